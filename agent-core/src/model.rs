@@ -1,0 +1,144 @@
+//! The model abstraction: one trait every provider adapter and test double implements.
+
+use std::sync::Arc;
+
+use crate::message::{AssistantMessage, Message, Usage};
+use crate::tool::{BoxFuture, ToolDef};
+
+/// A chat model that can call tools.
+///
+/// Object-safe: an agent can hold a `Box<dyn Model>` chosen at run time. The history is lent, not
+/// copied, on every step.
+pub trait Model: Send + Sync {
+    /// Sends the conversation and the tools on offer; returns the model's reply.
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>>;
+}
+
+/// What the agent sends the model on each step.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct ChatRequest<'a> {
+    /// The whole conversation so far, system prompt first.
+    pub messages: &'a [Message],
+    /// The tools the model may call.
+    pub tools: &'a [ToolDef],
+}
+
+impl<'a> ChatRequest<'a> {
+    /// A request for this history and these tools.
+    pub fn new(messages: &'a [Message], tools: &'a [ToolDef]) -> Self {
+        ChatRequest { messages, tools }
+    }
+}
+
+/// The model's reply and what the provider said about it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ChatResponse {
+    /// The reply that goes into the history.
+    pub message: AssistantMessage,
+    /// Tokens this call used (zero when the provider does not say).
+    pub usage: Usage,
+    /// Why the model stopped, when the provider says.
+    pub finish_reason: Option<FinishReason>,
+}
+
+impl ChatResponse {
+    /// A response carrying this reply and nothing else.
+    pub fn new(message: AssistantMessage) -> Self {
+        ChatResponse {
+            message,
+            ..ChatResponse::default()
+        }
+    }
+
+    /// Sets the token usage.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+
+    /// Sets the finish reason.
+    pub fn with_finish_reason(mut self, reason: FinishReason) -> Self {
+        self.finish_reason = Some(reason);
+        self
+    }
+}
+
+impl From<AssistantMessage> for ChatResponse {
+    fn from(message: AssistantMessage) -> Self {
+        ChatResponse::new(message)
+    }
+}
+
+/// Why the model stopped generating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FinishReason {
+    /// It finished its turn.
+    Stop,
+    /// It stopped to have tools run.
+    ToolCalls,
+    /// It hit the output token limit.
+    Length,
+    /// The provider filtered the content.
+    ContentFilter,
+    /// Anything else, as the provider spelled it.
+    Other(String),
+}
+
+/// Why a model call failed. A model error ends the run with that error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// A [`ScriptedModel`](crate::testing::ScriptedModel) was asked for more replies than it was given.
+    #[error(
+        "the scripted model has run out: it was asked for reply {request} but was given only {scripted}"
+    )]
+    ScriptExhausted {
+        /// Which request this was, counting from 1.
+        request: usize,
+        /// How many replies were scripted.
+        scripted: usize,
+    },
+    /// Any other failure.
+    #[error("{0}")]
+    Other(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl ModelError {
+    /// Wraps any error.
+    pub fn other(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        ModelError::Other(error.into())
+    }
+}
+
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        (**self).chat(request)
+    }
+}
+
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        (**self).chat(request)
+    }
+}
+
+impl<M: Model + ?Sized> Model for &M {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        (**self).chat(request)
+    }
+}

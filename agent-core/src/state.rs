@@ -1,0 +1,42 @@
+//! State injection: tools take values from the agent (a database handle, an HTTP client, the user's id)
+//! instead of from the model, in the style of axum's `State` extractor.
+
+/// A tool parameter filled from the agent's state rather than from the model's arguments.
+///
+/// It does not appear in the tool's schema. The agent is given its state with
+/// [`Agent::state`](crate::Agent::state); a tool whose state the agent lacks does not compile.
+///
+/// ```
+/// use agent_core::{State, tool};
+///
+/// #[derive(Clone)]
+/// struct Db { prefix: String }
+///
+/// /// Look up a customer by id.
+/// #[tool]
+/// fn lookup_customer(State(db): State<Db>, id: u32) -> String {
+///     format!("{}{id}", db.prefix)
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct State<T>(pub T);
+
+/// Gets a part of the agent's state out of the whole, as axum's `FromRef` does.
+///
+/// Every `Clone` type is its own part; implement this to hand tools a field of a larger state type.
+#[diagnostic::on_unimplemented(
+    message = "a tool needs state of type `{Self}`, but the agent's state is `{T}`",
+    label = "this tool takes `State<{Self}>`",
+    note = "give the agent its state with `.state(value)` on the agent",
+    note = "if `{Self}` is a part of a larger state, implement `FromRef<{T}> for {Self}`"
+)]
+pub trait FromRef<T> {
+    /// Takes this part out of the whole.
+    fn from_ref(input: &T) -> Self;
+}
+
+impl<T: Clone> FromRef<T> for T {
+    fn from_ref(input: &T) -> Self {
+        input.clone()
+    }
+}

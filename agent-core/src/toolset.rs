@@ -1,0 +1,303 @@
+//! The registry of an agent's tools and the dispatcher that runs one call (the reference loop's
+//! `runTool`): look the tool up, let it parse and run, catch every failure, stringify, truncate.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use futures_util::future::join_all;
+
+use crate::message::{ToolCall, ToolResultMessage};
+use crate::texts::{English, Texts};
+use crate::tool::{BoxFuture, Tool, ToolDef, ToolError, ToolOutput};
+
+/// The longest result, in characters, a tool call may hand the model unless configured otherwise.
+pub const DEFAULT_RESULT_LIMIT: usize = 8000;
+
+/// A set of tools with unique names, and the dispatcher that runs calls to them.
+pub struct ToolSet<S = ()> {
+    tools: Vec<Arc<dyn Tool<S>>>,
+    /// The tools' definitions in registration order, kept side by side so every request borrows them.
+    definitions: Vec<ToolDef>,
+    texts: Arc<dyn Texts>,
+    result_limit: usize,
+}
+
+/// Why a tool could not be added to a [`ToolSet`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolSetError {
+    /// A tool of that name is already there.
+    #[error("a tool named `{name}` is already registered; tool names must be unique")]
+    DuplicateName {
+        /// The name both tools have.
+        name: String,
+    },
+    /// The name is not one every provider accepts.
+    #[error("invalid tool name `{name}`: use 1 to 64 ASCII letters, digits, `_` or `-`")]
+    InvalidName {
+        /// The rejected name.
+        name: String,
+    },
+}
+
+impl<S: Send + Sync + 'static> Default for ToolSet<S> {
+    fn default() -> Self {
+        ToolSet::new()
+    }
+}
+
+impl<S: Send + Sync + 'static> ToolSet<S> {
+    /// An empty set with English texts and the default result limit.
+    pub fn new() -> Self {
+        ToolSet {
+            tools: Vec::new(),
+            definitions: Vec::new(),
+            texts: Arc::new(English),
+            result_limit: DEFAULT_RESULT_LIMIT,
+        }
+    }
+
+    /// Adds a tool; fails if its name is taken or invalid.
+    pub fn add(&mut self, tool: impl Tool<S>) -> Result<(), ToolSetError> {
+        self.add_shared(Arc::new(tool))
+    }
+
+    /// Adds a shared tool; fails if its name is taken or invalid.
+    pub fn add_shared(&mut self, tool: Arc<dyn Tool<S>>) -> Result<(), ToolSetError> {
+        let definition = tool.definition();
+        if !is_valid_tool_name(&definition.name) {
+            return Err(ToolSetError::InvalidName {
+                name: definition.name.clone(),
+            });
+        }
+        if self.get(&definition.name).is_some() {
+            return Err(ToolSetError::DuplicateName {
+                name: definition.name.clone(),
+            });
+        }
+        self.definitions.push(definition.clone());
+        self.tools.push(tool);
+        Ok(())
+    }
+
+    /// Sets the texts used for error results and markers.
+    pub fn set_texts(&mut self, texts: Arc<dyn Texts>) {
+        self.texts = texts;
+    }
+
+    /// The texts used for error results and markers.
+    pub fn texts(&self) -> &dyn Texts {
+        &*self.texts
+    }
+
+    /// Sets the longest result, in characters, a call may hand the model.
+    pub fn set_result_limit(&mut self, characters: usize) {
+        self.result_limit = characters;
+    }
+
+    /// The definitions of all tools, in the order they were added.
+    pub fn definitions(&self) -> &[ToolDef] {
+        &self.definitions
+    }
+
+    /// The tool with this name.
+    pub fn get(&self, name: &str) -> Option<&dyn Tool<S>> {
+        // A linear scan beats hashing for the handful of tools an agent has.
+        let index = self.definitions.iter().position(|def| def.name == name)?;
+        Some(&*self.tools[index])
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Runs one call. Never fails: every failure becomes a result with `is_error` set.
+    pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
+        let outcome = match self.get(&call.name) {
+            Some(tool) => run_catching_panics(tool, state, call).await,
+            None => Err(ToolError::UnknownTool {
+                name: call.name.clone(),
+                available: self
+                    .definitions
+                    .iter()
+                    .map(|def| def.name.clone())
+                    .collect(),
+            }),
+        };
+        let (content, is_error) = match outcome {
+            Ok(ToolOutput::Text(text) | ToolOutput::Json(text)) => (text, false),
+            Ok(ToolOutput::Done) => (self.texts.tool_done().to_owned(), false),
+            Err(error) => (self.texts.tool_error(&error), true),
+        };
+        ToolResultMessage {
+            tool_call_id: call.id.clone(),
+            content: truncate(content, self.result_limit, &*self.texts),
+            is_error,
+        }
+    }
+
+    /// Runs the calls of one model reply, concurrently or one after another; the results are in call
+    /// order either way.
+    pub async fn dispatch_all(
+        &self,
+        state: &S,
+        calls: &[ToolCall],
+        concurrently: bool,
+    ) -> Vec<ToolResultMessage> {
+        match calls {
+            [] => Vec::new(),
+            [call] => vec![self.dispatch(state, call).await],
+            _ if concurrently => {
+                join_all(calls.iter().map(|call| self.dispatch(state, call))).await
+            }
+            _ => {
+                let mut results = Vec::with_capacity(calls.len());
+                for call in calls {
+                    results.push(self.dispatch(state, call).await);
+                }
+                results
+            }
+        }
+    }
+
+    /// Binds the state: every tool gets `state` from now on, and the set no longer needs one.
+    pub fn with_state(self, state: S) -> ToolSet<()> {
+        let state = Arc::new(state);
+        let tools = self
+            .tools
+            .into_iter()
+            .map(|tool| {
+                Arc::new(WithState {
+                    tool,
+                    state: Arc::clone(&state),
+                }) as Arc<dyn Tool<()>>
+            })
+            .collect();
+        ToolSet {
+            tools,
+            definitions: self.definitions,
+            texts: self.texts,
+            result_limit: self.result_limit,
+        }
+    }
+}
+
+impl<S> std::fmt::Debug for ToolSet<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSet")
+            .field(
+                "tools",
+                &self
+                    .definitions
+                    .iter()
+                    .map(|def| &def.name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("result_limit", &self.result_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether `name` matches `^[A-Za-z0-9_-]{1,64}$`, the tool names every major provider and MCP accept.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+/// Runs a tool, turning a panic (while making the future or while polling it) into an error.
+async fn run_catching_panics<S: 'static>(
+    tool: &dyn Tool<S>,
+    state: &S,
+    call: &ToolCall,
+) -> Result<ToolOutput, ToolError> {
+    let future = catch_unwind(AssertUnwindSafe(|| tool.call(state, call))).map_err(panicked)?;
+    AssertUnwindSafe(future)
+        .catch_unwind()
+        .await
+        .map_err(panicked)?
+}
+
+fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
+    let message = if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_owned()
+    };
+    ToolError::Panicked { message }
+}
+
+/// Cuts `text` to `limit` characters (never inside a character) and appends the texts' marker.
+fn truncate(mut text: String, limit: usize, texts: &dyn Texts) -> String {
+    // A string of at most `limit` bytes has at most `limit` characters: the common case costs nothing.
+    if text.len() <= limit {
+        return text;
+    }
+    let Some((cut, _)) = text.char_indices().nth(limit) else {
+        return text;
+    };
+    let total = limit + text[cut..].chars().count();
+    text.truncate(cut);
+    text.push_str(&texts.truncated(limit, total));
+    text
+}
+
+/// A tool with its state bound, so it needs none from the caller.
+struct WithState<S> {
+    tool: Arc<dyn Tool<S>>,
+    state: Arc<S>,
+}
+
+impl<S: Send + Sync + 'static> Tool<()> for WithState<S> {
+    fn definition(&self) -> &ToolDef {
+        self.tool.definition()
+    }
+
+    fn call<'a>(
+        &'a self,
+        _state: &'a (),
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        self.tool.call(&self.state, call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_provider_rule() {
+        assert!(is_valid_tool_name("get_weather"));
+        assert!(is_valid_tool_name("a-b_C9"));
+        assert!(is_valid_tool_name(&"x".repeat(64)));
+        assert!(!is_valid_tool_name(""));
+        assert!(!is_valid_tool_name(&"x".repeat(65)));
+        assert!(!is_valid_tool_name("get weather"));
+        assert!(!is_valid_tool_name("天气"));
+        assert!(!is_valid_tool_name("a.b"));
+    }
+
+    #[test]
+    fn truncation_keeps_short_text_and_cuts_long_text_at_a_character() {
+        assert_eq!(truncate("短文本".to_owned(), 3, &English), "短文本");
+        let cut = truncate("北京今天小雨🌧️".to_owned(), 4, &English);
+        assert_eq!(
+            cut,
+            "北京今天\n[result truncated: showing the first 4 of 8 characters]"
+        );
+        let cut = truncate("ab🌧cd".to_owned(), 3, &crate::Chinese);
+        assert_eq!(cut, "ab🌧\n（结果过长，已截断）");
+    }
+}

@@ -1,0 +1,95 @@
+//! `agent!(model, tool_a, module::tool_b)`: parse, reject duplicates, expand into builder calls.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote, quote_spanned};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Path, Token};
+
+struct AgentInput {
+    model: Expr,
+    tools: Vec<Path>,
+}
+
+impl Parse for AgentInput {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.is_empty() {
+            return Err(input.error("expected a model: `agent!(model, tool_a, tool_b)`"));
+        }
+        let model: Expr = input.parse()?;
+        let mut tools = Vec::new();
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            let rest = Punctuated::<Path, Token![,]>::parse_terminated(input)?;
+            tools.extend(rest);
+        }
+        Ok(AgentInput { model, tools })
+    }
+}
+
+pub fn expand(input: TokenStream) -> TokenStream {
+    let input = match syn::parse2::<AgentInput>(input) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    if let Some(error) = listed_twice(&input.tools) {
+        return error.to_compile_error();
+    }
+    let name_checks = distinct_name_checks(&input.tools);
+    let model = &input.model;
+    let additions = input.tools.iter().map(|path| {
+        quote_spanned! {path.span()=> .__checked_tool(#path {}) }
+    });
+    quote! {{
+        #name_checks
+        ::agent_core::Agent::new(#model) #(#additions)*
+    }}
+}
+
+/// The same path listed twice is caught here, pointing at the second one.
+fn listed_twice(tools: &[Path]) -> Option<syn::Error> {
+    let mut errors: Option<syn::Error> = None;
+    for (index, path) in tools.iter().enumerate() {
+        let text = path.to_token_stream().to_string();
+        if tools[..index]
+            .iter()
+            .any(|earlier| earlier.to_token_stream().to_string() == text)
+        {
+            let error = syn::Error::new_spanned(
+                path,
+                format!(
+                    "`{}` is listed twice in `agent!`; list each tool once",
+                    text.replace(' ', "")
+                ),
+            );
+            match &mut errors {
+                Some(errors) => errors.combine(error),
+                None => errors = Some(error),
+            }
+        }
+    }
+    errors
+}
+
+/// Different functions may still share a tool name through `#[tool(name = "...")]`; that is checked
+/// at compile time by a constant assertion per pair.
+fn distinct_name_checks(tools: &[Path]) -> TokenStream {
+    let mut checks = TokenStream::new();
+    for (index, later) in tools.iter().enumerate() {
+        for earlier in &tools[..index] {
+            let message = format!(
+                "`{}` and `{}` have the same tool name; tool names in one agent must be unique (rename one with #[tool(name = \"...\")])",
+                earlier.to_token_stream().to_string().replace(' ', ""),
+                later.to_token_stream().to_string().replace(' ', ""),
+            );
+            checks.extend(quote_spanned! {later.span()=>
+                ::core::assert!(!::agent_core::__private::str_eq(<#earlier>::NAME, <#later>::NAME), #message);
+            });
+        }
+    }
+    if checks.is_empty() {
+        return checks;
+    }
+    quote! { const _: () = { #checks }; }
+}

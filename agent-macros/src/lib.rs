@@ -1,0 +1,24 @@
+//! Procedural macros for `agent-core`. Use them through `agent_core::{tool, agent}`: the generated
+//! code refers to `::agent_core`.
+
+use proc_macro::TokenStream;
+
+mod agent;
+mod tool;
+
+/// Turns a function into a tool the model can call. See `agent_core::tool` for the full story.
+///
+/// The function keeps its signature. Beside it appears a unit struct of the same name (in the type
+/// namespace only) that implements `agent_core::Tool`, which is what `agent!` and `Agent::try_tool` take.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand(attr.into(), item.into()).into()
+}
+
+/// Builds an agent from a model and `#[tool]` functions: `agent!(model, tool_a, module::tool_b)`.
+///
+/// Listing a tool twice, or two tools with the same name, is a compile error.
+#[proc_macro]
+pub fn agent(input: TokenStream) -> TokenStream {
+    agent::expand(input.into()).into()
+}

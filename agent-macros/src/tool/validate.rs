@@ -1,0 +1,251 @@
+//! Validate: everything the model or the generated code cannot work with is a compile error here,
+//! pointing at the offending tokens and saying how to fix it.
+
+use syn::spanned::Spanned;
+use syn::{GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
+
+use super::Errors;
+use super::attr::DefaultValue;
+use super::docs::{render, split_arguments};
+use super::parse::{Param, ToolFn};
+
+/// A tool ready to expand.
+pub struct ValidTool {
+    pub function: ItemFn,
+    pub name: String,
+    pub description: String,
+    pub params: Vec<ValidParam>,
+}
+
+pub enum ValidParam {
+    /// Filled from the model's arguments.
+    Model(ModelParam),
+    /// Filled from the agent's state: `State<inner>`.
+    State { ty: Type, inner: Type },
+}
+
+pub struct ModelParam {
+    pub ident: Ident,
+    /// The JSON field name: the identifier without `r#`.
+    pub field: String,
+    pub ty: Type,
+    pub description: Option<String>,
+    pub default: Option<DefaultValue>,
+    pub required: bool,
+}
+
+pub fn validate(tool: ToolFn) -> syn::Result<ValidTool> {
+    let mut errors = Errors::default();
+    let sig = &tool.function.sig;
+
+    if let Some(receiver) = &tool.receiver {
+        errors.push_spanned(
+            receiver,
+            "a tool cannot take `self`: the model calls it as a free function; take shared values from the agent with `State<T>`",
+        );
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.push_spanned(
+            &sig.generics,
+            "a tool cannot be generic: the model needs one concrete schema; use concrete types",
+        );
+    }
+    if let syn::Safety::Unsafe(token) = &sig.safety {
+        errors.push_spanned(
+            token,
+            "a tool cannot be `unsafe`: the model calls it with arguments it chose",
+        );
+    }
+    let (body, argument_docs) = split_arguments(tool.docs);
+    for doc in &argument_docs {
+        let exists = tool
+            .params
+            .iter()
+            .any(|param| param_name(param).as_deref() == Some(doc.name.as_str()));
+        if !exists {
+            errors.push(syn::Error::new(
+                doc.span,
+                format!(
+                    "`{}` is documented in `# Arguments`, but the function has no parameter of that name",
+                    doc.name
+                ),
+            ));
+        }
+    }
+
+    let mut params = Vec::new();
+    for param in tool.params {
+        if let Some(param) = validate_param(param, &argument_docs, &mut errors) {
+            params.push(param);
+        }
+    }
+
+    let description = match &tool.attrs.description {
+        Some(text) => text.value().trim().to_owned(),
+        None => render(&body),
+    };
+    if description.is_empty() {
+        let span = match &tool.attrs.description {
+            Some(text) => text.span(),
+            None => sig.ident.span(),
+        };
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "tool `{}` has no description, and the model cannot use a tool it does not understand: add a doc comment (`/// What it does and when to use it`) or #[tool(description = \"...\")]",
+                sig.ident
+            ),
+        ));
+    }
+
+    let (name, name_span) = match &tool.attrs.name {
+        Some(name) => (name.value(), name.span()),
+        None => (unraw(&sig.ident), sig.ident.span()),
+    };
+    if !is_valid_tool_name(&name) {
+        errors.push(syn::Error::new(
+            name_span,
+            format!(
+                "invalid tool name `{name}`: a tool name is 1 to 64 ASCII letters, digits, `_` or `-` (the rule every provider and MCP share); set another with #[tool(name = \"...\")]"
+            ),
+        ));
+    }
+
+    errors.finish(ValidTool {
+        function: tool.function,
+        name,
+        description,
+        params,
+    })
+}
+
+fn validate_param(
+    param: Param,
+    argument_docs: &[super::docs::ArgumentDoc],
+    errors: &mut Errors,
+) -> Option<ValidParam> {
+    if let Some(inner) = param.state {
+        if let Some(default) = &param.arg.default {
+            let span = match default {
+                DefaultValue::Trait(span) => *span,
+                DefaultValue::Expr(expr) => expr.span(),
+            };
+            errors.push(syn::Error::new(
+                span,
+                "a `State` parameter comes from the agent, not the model: it cannot have a default",
+            ));
+        }
+        // Any pattern is fine here: `State(db): State<Db>` is the usual way to take it.
+        return Some(ValidParam::State {
+            ty: param.ty,
+            inner,
+        });
+    }
+    let ident = match &param.pat {
+        Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
+        other => {
+            errors.push_spanned(
+                other,
+                "a tool parameter needs a plain name, which the model sees as a JSON field; destructure it inside the function",
+            );
+            return None;
+        }
+    };
+    let mut valid = true;
+    if let Some(found) = find_impl_trait(&param.ty) {
+        errors.push_spanned(
+            found,
+            "a tool parameter cannot be `impl Trait`: its schema needs a concrete type",
+        );
+        valid = false;
+    } else if let Some(reference) = find_reference(&param.ty) {
+        errors.push_spanned(
+            reference,
+            "a tool parameter must be an owned type (`String`, not `&str`): it is parsed from the model's JSON",
+        );
+        valid = false;
+    }
+    let field = unraw(&ident);
+    let description = if param.docs.is_empty() {
+        argument_docs
+            .iter()
+            .find(|doc| doc.name == field)
+            .map(|doc| doc.description.clone())
+    } else {
+        Some(render(&param.docs))
+    };
+    let required = param.arg.default.is_none() && !is_option(&param.ty);
+    valid.then_some(ValidParam::Model(ModelParam {
+        ident,
+        field,
+        ty: param.ty,
+        description,
+        default: param.arg.default,
+        required,
+    }))
+}
+
+fn param_name(param: &Param) -> Option<String> {
+    match &param.pat {
+        Pat::Ident(pat) => Some(unraw(&pat.ident)),
+        _ => None,
+    }
+}
+
+fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
+}
+
+/// The same rule as `agent_core::is_valid_tool_name`, checked at compile time.
+fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+/// `Option<T>` by its last path segment, as serde's derive decides that a missing field is `None`.
+fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+        && path.path.segments.last().is_some_and(|last| last.ident == "Option"
+            && matches!(last.arguments, PathArguments::AngleBracketed(_))))
+}
+
+/// The first `impl Trait` anywhere in a type.
+fn find_impl_trait(ty: &Type) -> Option<&Type> {
+    find_type(ty, &|ty| matches!(ty, Type::ImplTrait(_)))
+}
+
+/// The first reference anywhere in a type.
+fn find_reference(ty: &Type) -> Option<&Type> {
+    find_type(ty, &|ty| matches!(ty, Type::Reference(_)))
+}
+
+fn find_type<'a>(ty: &'a Type, wanted: &dyn Fn(&Type) -> bool) -> Option<&'a Type> {
+    if wanted(ty) {
+        return Some(ty);
+    }
+    match ty {
+        Type::Array(array) => find_type(&array.elem, wanted),
+        Type::Slice(slice) => find_type(&slice.elem, wanted),
+        Type::Paren(paren) => find_type(&paren.elem, wanted),
+        Type::Group(group) => find_type(&group.elem, wanted),
+        Type::Tuple(tuple) => tuple.elems.iter().find_map(|elem| find_type(elem, wanted)),
+        Type::Path(path) => {
+            path.path
+                .segments
+                .iter()
+                .find_map(|segment| match &segment.arguments {
+                    PathArguments::AngleBracketed(arguments) => {
+                        arguments.args.iter().find_map(|argument| match argument {
+                            GenericArgument::Type(inner) => find_type(inner, wanted),
+                            _ => None,
+                        })
+                    }
+                    _ => None,
+                })
+        }
+        _ => None,
+    }
+}

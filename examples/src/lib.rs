@@ -1,0 +1,1 @@
+//! Examples live in `examples/`; run one with `cargo run -p examples --example weather`.
