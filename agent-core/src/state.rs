@@ -40,3 +40,16 @@ impl<T: Clone> FromRef<T> for T {
         input.clone()
     }
 }
+
+/// A second `FromRef` impl that no one uses, so the compiler cannot guess an agent's state from the
+/// single blanket impl. Without it, `agent!(model, tool_needing_db)` would quietly become an
+/// `Agent<Db>` and a forgotten `.state(db)` would read "no method `run`" instead of the error that says
+/// which state is missing.
+#[doc(hidden)]
+pub struct NotAState<T>(std::marker::PhantomData<T>);
+
+impl<T: Clone> FromRef<NotAState<T>> for T {
+    fn from_ref(_: &NotAState<T>) -> Self {
+        unreachable!("NotAState is never constructed")
+    }
+}

@@ -83,7 +83,11 @@ fn distinct_name_checks(tools: &[Path]) -> TokenStream {
                 earlier.to_token_stream().to_string().replace(' ', ""),
                 later.to_token_stream().to_string().replace(' ', ""),
             );
-            checks.extend(quote_spanned! {later.span()=>
+            let span = later
+                .segments
+                .last()
+                .map_or_else(|| later.span(), |last| last.ident.span());
+            checks.extend(quote_spanned! {span=>
                 ::core::assert!(!::agent_core::__private::str_eq(<#earlier>::NAME, <#later>::NAME), #message);
             });
         }

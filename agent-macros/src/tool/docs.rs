@@ -33,9 +33,10 @@ pub fn doc_lines(attrs: &[Attribute]) -> Vec<DocLine> {
             ..
         }) = &meta.value
         {
-            for line in text.value().lines() {
+            // `split`, not `lines`: an empty `///` is a paragraph break and must stay a line.
+            for line in text.value().split('\n') {
                 lines.push(DocLine {
-                    text: line.to_owned(),
+                    text: line.trim_end_matches('\r').to_owned(),
                     span: attr.span(),
                 });
             }

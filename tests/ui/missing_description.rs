@@ -1,0 +1,8 @@
+use agent_core::tool;
+
+#[tool]
+fn get_weather(city: String) -> String {
+    city
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use agent_core::tool;
+
+struct Service;
+
+impl Service {
+    /// Look up the weather.
+    #[tool]
+    fn get_weather(&self, city: String) -> String {
+        city
+    }
+}
+
+fn main() {}
