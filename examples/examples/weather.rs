@@ -1,1 +1,185 @@
-fn main() {}
+//! The reference loop, in Rust: an agent with a weather tool and a clock answers "Do I need an
+//! umbrella in Beijing today?".
+//!
+//! `cargo run -p examples --example weather` runs offline: a scripted model plays the LLM, makes one
+//! mistake (a unit the tool does not know), reads the error result, corrects itself, and answers.
+//! Every step is printed: the model's tool calls, each tool result, the final answer.
+
+use std::fmt;
+
+use agent_core::testing::ScriptedModel;
+use agent_core::{
+    AssistantMessage, Message, RunError, RunOutput, StopReason, ToolCall, agent, tool,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A temperature unit.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Unit {
+    /// Degrees Celsius
+    Celsius,
+    /// Degrees Fahrenheit
+    Fahrenheit,
+}
+
+/// Today's weather in a city.
+#[derive(Debug, Serialize)]
+struct Weather {
+    city: String,
+    weather: &'static str,
+    temp: i32,
+    unit: &'static str,
+}
+
+/// Why there is no weather for a city.
+#[derive(Debug)]
+enum WeatherError {
+    UnknownCity(String),
+}
+
+impl fmt::Display for WeatherError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeatherError::UnknownCity(city) => {
+                write!(f, "no weather data for `{city}`; try a larger city nearby")
+            }
+        }
+    }
+}
+
+/// Look up today's weather for a city. Use it when the user asks about the weather,
+/// what to wear, or whether to take an umbrella.
+#[tool]
+async fn get_weather(
+    /// City name, e.g. "Beijing"
+    city: String,
+    /// Unit for temperatures; Celsius when left out
+    unit: Option<Unit>,
+) -> Result<Weather, WeatherError> {
+    // Sample data; a real tool would call a weather service here.
+    let (weather, celsius) = match city.as_str() {
+        "Beijing" | "北京" => ("light rain", 18),
+        "Shanghai" | "上海" => ("cloudy", 22),
+        _ => return Err(WeatherError::UnknownCity(city)),
+    };
+    let (temp, unit) = match unit.unwrap_or(Unit::Celsius) {
+        Unit::Celsius => (celsius, "°C"),
+        Unit::Fahrenheit => (celsius * 9 / 5 + 32, "°F"),
+    };
+    Ok(Weather {
+        city,
+        weather,
+        temp,
+        unit,
+    })
+}
+
+/// Tell the local time in a city.
+#[tool]
+fn get_time(
+    /// City name
+    city: String,
+) -> String {
+    format!("It is 08:30 in {city}.")
+}
+
+/// The offline stand-in for an LLM: the replies a model would plausibly give.
+fn scripted_model() -> ScriptedModel {
+    ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "call_1",
+            "get_weather",
+            r#"{"city":"Beijing","unit":"kelvin"}"#,
+        )]),
+        AssistantMessage {
+            content: "Kelvin is not supported; asking in Celsius, and checking the time too."
+                .into(),
+            tool_calls: vec![
+                ToolCall::new("call_2", "get_weather", r#"{"city":"Beijing"}"#),
+                ToolCall::new("call_3", "get_time", r#"{"city":"Beijing"}"#),
+            ],
+        },
+        AssistantMessage::text(
+            "Yes: light rain and 18°C in Beijing this morning. Take an umbrella.",
+        ),
+    ])
+}
+
+/// Runs the agent and renders its transcript.
+async fn run() -> Result<String, RunError> {
+    println!("(offline: a scripted model plays the LLM)");
+    let agent = agent!(scripted_model(), get_weather, get_time).max_steps(10);
+    let output = agent.run("Do I need an umbrella in Beijing today?").await?;
+    Ok(render(&output))
+}
+
+/// Each step of a run, readably: what the model said and called, what each tool returned.
+fn render(output: &RunOutput) -> String {
+    let mut text = String::new();
+    let mut step = 0;
+    for message in &output.messages {
+        match message {
+            Message::User { content } => text.push_str(&format!("user: {content}\n")),
+            Message::Assistant(reply) if !reply.tool_calls.is_empty() => {
+                step += 1;
+                text.push_str(&format!("step {step}:\n"));
+                if !reply.content.is_empty() {
+                    text.push_str(&format!("  model: {}\n", reply.content));
+                }
+                for call in &reply.tool_calls {
+                    text.push_str(&format!(
+                        "  call   {} {} {}\n",
+                        call.id, call.name, call.arguments
+                    ));
+                }
+            }
+            Message::Tool(result) => {
+                let status = if result.is_error { "error " } else { "result" };
+                text.push_str(&format!(
+                    "  {status} {} {}\n",
+                    result.tool_call_id, result.content
+                ));
+            }
+            Message::Assistant(reply) => text.push_str(&format!("answer: {}\n", reply.content)),
+            _ => {}
+        }
+    }
+    let ending = match output.stop_reason {
+        StopReason::Finished => "finished",
+        StopReason::StepLimit { .. } => "stopped at the step limit",
+        _ => "stopped",
+    };
+    text.push_str(&format!("({ending} after {} model calls)\n", output.steps));
+    text
+}
+
+#[tokio::main]
+async fn main() -> Result<(), RunError> {
+    print!("{}", run().await?);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn runs_offline_and_prints_every_step() {
+        let printed = super::run().await.unwrap();
+        let expected = "\
+user: Do I need an umbrella in Beijing today?
+step 1:
+  call   call_1 get_weather {\"city\":\"Beijing\",\"unit\":\"kelvin\"}
+  error  call_1 Error: invalid arguments: unit: unknown variant `kelvin`, expected `celsius` or `fahrenheit`
+step 2:
+  model: Kelvin is not supported; asking in Celsius, and checking the time too.
+  call   call_2 get_weather {\"city\":\"Beijing\"}
+  call   call_3 get_time {\"city\":\"Beijing\"}
+  result call_2 {\"city\":\"Beijing\",\"weather\":\"light rain\",\"temp\":18,\"unit\":\"°C\"}
+  result call_3 It is 08:30 in Beijing.
+answer: Yes: light rain and 18°C in Beijing this morning. Take an umbrella.
+(finished after 3 model calls)
+";
+        assert_eq!(printed, expected);
+    }
+}

@@ -1,1 +1,153 @@
-//! Integration tests live in `tests/`; this library is empty.
+//! Shared fixtures for the integration tests in `tests/`: tools with every kind of parameter and
+//! return type, and helpers to run calls through a real `Agent` driven by a `ScriptedModel`.
+
+use std::collections::HashMap;
+
+use agent_core::testing::ScriptedModel;
+use agent_core::{
+    Agent, AssistantMessage, Message, RunOutput, ToolCall, ToolError, ToolResultMessage, tool,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A temperature unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// Degrees Celsius
+    Celsius,
+    /// Degrees Fahrenheit
+    Fahrenheit,
+}
+
+/// Today's weather somewhere.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Weather {
+    pub city: String,
+    pub weather: String,
+    pub temp: i32,
+}
+
+/// Look up today's weather for a city.
+#[tool]
+pub async fn get_weather(
+    /// City name, e.g. "北京"
+    city: String,
+    /// Unit for temperatures; Celsius when left out
+    unit: Option<Unit>,
+) -> Result<Weather, String> {
+    if city == "Atlantis" {
+        return Err(format!("no weather station in {city}"));
+    }
+    let temp = match unit.unwrap_or(Unit::Celsius) {
+        Unit::Celsius => 18,
+        Unit::Fahrenheit => 64,
+    };
+    Ok(Weather {
+        city,
+        weather: "小雨".to_owned(),
+        temp,
+    })
+}
+
+/// A stop on a route.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct Stop {
+    /// City name
+    pub city: String,
+    /// Nights to stay
+    pub nights: u8,
+}
+
+/// Plan a route through several stops.
+#[tool]
+pub fn plan_route(
+    /// The stops, in order
+    stops: Vec<Stop>,
+    /// Extra preferences
+    preferences: Option<HashMap<String, bool>>,
+) -> String {
+    let names: Vec<&str> = stops.iter().map(|stop| stop.city.as_str()).collect();
+    format!(
+        "{} ({} preferences)",
+        names.join(" -> "),
+        preferences.map_or(0, |p| p.len())
+    )
+}
+
+/// Tell the time (no parameters).
+#[tool]
+pub fn now() -> &'static str {
+    "12:00"
+}
+
+/// Remember a note (returns nothing).
+#[tool]
+pub async fn remember(note: String) {
+    let _ = note;
+}
+
+/// Always panics.
+#[tool]
+pub fn explode(reason: String) -> String {
+    panic!("boom: {reason}")
+}
+
+/// Fails with a typed tool error.
+#[tool]
+pub fn refuse() -> Result<String, ToolError> {
+    Err(ToolError::failed("not allowed today"))
+}
+
+/// Repeats a text many times.
+#[tool]
+pub fn repeat(text: String, times: usize) -> String {
+    text.repeat(times)
+}
+
+/// A scripted model replying with `calls` first, then with `answer`.
+pub fn model_calling(calls: impl IntoIterator<Item = ToolCall>, answer: &str) -> ScriptedModel {
+    ScriptedModel::new([
+        AssistantMessage::tool_calls(calls),
+        AssistantMessage::text(answer),
+    ])
+}
+
+/// A call with an id derived from its position.
+pub fn call(index: usize, name: &str, arguments: &str) -> ToolCall {
+    ToolCall::new(format!("call_{index}"), name, arguments)
+}
+
+/// The tool results of a run, in history order.
+pub fn tool_results(output: &RunOutput) -> Vec<&ToolResultMessage> {
+    output
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::Tool(result) => Some(result),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Runs `calls` in one model turn through an agent with every fixture tool, and returns the output.
+pub async fn run_fixture_calls(
+    calls: Vec<ToolCall>,
+    configure: impl FnOnce(Agent) -> Agent,
+) -> RunOutput {
+    let model = model_calling(calls, "final answer");
+    let agent = agent_core::agent!(
+        model,
+        get_weather,
+        plan_route,
+        now,
+        remember,
+        explode,
+        refuse,
+        repeat
+    );
+    configure(agent)
+        .run("go")
+        .await
+        .expect("the scripted run succeeds")
+}

@@ -1,0 +1,450 @@
+//! The agent loop: history order, what the model is sent, limits, concurrency, state, errors.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_core::testing::ScriptedModel;
+use agent_core::{
+    Agent, AssistantMessage, BoxFuture, ChatResponse, FromRef, Message, Model, ModelError,
+    RunError, State, StopReason, Tool, ToolCall, ToolDef, ToolError, ToolOutput, ToolResultMessage,
+    ToolSetError, Usage, agent, tool,
+};
+use tests::{call, get_weather, model_calling, now, tool_results};
+use tokio::sync::Barrier;
+
+#[tokio::test]
+async fn the_history_is_system_user_reply_then_results_in_call_order() {
+    let model = model_calling(
+        [
+            call(0, "get_weather", r#"{"city":"北京"}"#),
+            call(1, "now", ""),
+        ],
+        "Take an umbrella.",
+    );
+    let agent = agent!(model.clone(), get_weather, now).system("Be brief.");
+    let output = agent.run("Umbrella in Beijing?").await.unwrap();
+
+    assert_eq!(output.text, "Take an umbrella.");
+    assert_eq!(output.steps, 2);
+    assert_eq!(output.stop_reason, StopReason::Finished);
+    assert!(output.is_finished());
+    let expected = vec![
+        Message::system("Be brief."),
+        Message::user("Umbrella in Beijing?"),
+        Message::Assistant(AssistantMessage::tool_calls([
+            call(0, "get_weather", r#"{"city":"北京"}"#),
+            call(1, "now", ""),
+        ])),
+        Message::Tool(ToolResultMessage {
+            tool_call_id: "call_0".into(),
+            content: r#"{"city":"北京","weather":"小雨","temp":18}"#.into(),
+            is_error: false,
+        }),
+        Message::Tool(ToolResultMessage {
+            tool_call_id: "call_1".into(),
+            content: "12:00".into(),
+            is_error: false,
+        }),
+        Message::Assistant(AssistantMessage::text("Take an umbrella.")),
+    ];
+    assert_eq!(output.messages, expected);
+
+    // The model saw the whole history each time, and every tool each time.
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].messages, expected[..2]);
+    assert_eq!(requests[1].messages, expected[..5]);
+    let names: Vec<&str> = requests[1]
+        .tools
+        .iter()
+        .map(|def| def.name.as_str())
+        .collect();
+    assert_eq!(names, ["get_weather", "now"]);
+}
+
+#[tokio::test]
+async fn the_default_system_prompt_comes_from_the_texts() {
+    let model = ScriptedModel::new([AssistantMessage::text("hi")]);
+    let output = Agent::new(model).run("hello").await.unwrap();
+    assert!(
+        output.messages[0]
+            .content()
+            .starts_with("You are a helpful assistant that can use tools.")
+    );
+    assert!(
+        output.messages[0]
+            .content()
+            .contains("Never make up results.")
+    );
+}
+
+#[tokio::test]
+async fn the_step_limit_is_a_typed_outcome_with_the_transcript() {
+    let replies = (0..20).map(|index| AssistantMessage::tool_calls([call(index, "now", "{}")]));
+    let model = ScriptedModel::new(replies);
+    let output = agent!(model.clone(), now)
+        .run("loop forever")
+        .await
+        .unwrap();
+    assert_eq!(output.stop_reason, StopReason::StepLimit { limit: 10 });
+    assert!(!output.is_finished());
+    assert_eq!(output.steps, 10);
+    assert_eq!(model.requests().len(), 10);
+    assert_eq!(
+        output.text,
+        "Stopped after 10 steps without finishing; try narrowing the question."
+    );
+    // system + user + 10 × (reply + result)
+    assert_eq!(output.messages.len(), 22);
+    assert!(matches!(output.messages.last(), Some(Message::Tool(_))));
+
+    let model = ScriptedModel::new(
+        (0..5).map(|index| AssistantMessage::tool_calls([call(index, "now", "{}")])),
+    );
+    let output = agent!(model, now).max_steps(3).run("loop").await.unwrap();
+    assert_eq!(output.stop_reason, StopReason::StepLimit { limit: 3 });
+    assert_eq!(output.steps, 3);
+}
+
+#[tokio::test]
+async fn a_model_error_ends_the_run_with_that_error_and_the_history() {
+    let model = ScriptedModel::new([AssistantMessage::tool_calls([call(0, "now", "{}")])]);
+    let error = agent!(model, now).run("what time is it").await.unwrap_err();
+    let RunError::Model {
+        step,
+        source,
+        messages,
+        ..
+    } = &error
+    else {
+        panic!("expected a model error, got {error:?}")
+    };
+    assert_eq!(*step, 2);
+    assert!(matches!(
+        source,
+        ModelError::ScriptExhausted {
+            request: 2,
+            scripted: 1
+        }
+    ));
+    assert_eq!(messages.len(), 4, "system, user, reply, result");
+    assert_eq!(
+        error.to_string(),
+        "the model failed at step 2: the scripted model has run out: it was asked for reply 2 but was given only 1"
+    );
+    assert_eq!(error.messages().len(), 4);
+}
+
+/// Waits until `parties` calls are inside at once, so it only finishes when calls run concurrently.
+#[tool]
+async fn rendezvous(State(barrier): State<Arc<Barrier>>, name: String) -> String {
+    barrier.wait().await;
+    name
+}
+
+#[tokio::test]
+async fn calls_of_one_reply_run_concurrently() {
+    let model = model_calling(
+        [
+            call(0, "rendezvous", r#"{"name":"a"}"#),
+            call(1, "rendezvous", r#"{"name":"b"}"#),
+            call(2, "rendezvous", r#"{"name":"c"}"#),
+        ],
+        "met",
+    );
+    let agent = agent!(model, rendezvous).state(Arc::new(Barrier::new(3)));
+    let output = tokio::time::timeout(Duration::from_secs(5), agent.run("meet"))
+        .await
+        .expect("three calls waiting for each other finish only if they run at once")
+        .unwrap();
+    let results: Vec<&str> = tool_results(&output)
+        .iter()
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(results, ["a", "b", "c"]);
+}
+
+#[derive(Clone, Default)]
+struct Timeline {
+    finished: Arc<Mutex<Vec<String>>>,
+    running: Arc<AtomicUsize>,
+    most_at_once: Arc<AtomicUsize>,
+}
+
+/// Sleeps, then reports its name.
+#[tool]
+async fn sleepy(State(timeline): State<Timeline>, name: String, millis: u64) -> String {
+    let now_running = timeline.running.fetch_add(1, Ordering::SeqCst) + 1;
+    timeline
+        .most_at_once
+        .fetch_max(now_running, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    timeline.running.fetch_sub(1, Ordering::SeqCst);
+    timeline.finished.lock().unwrap().push(name.clone());
+    name
+}
+
+fn sleepy_calls() -> [ToolCall; 3] {
+    [
+        call(0, "sleepy", r#"{"name":"slow","millis":80}"#),
+        call(1, "sleepy", r#"{"name":"medium","millis":40}"#),
+        call(2, "sleepy", r#"{"name":"fast","millis":0}"#),
+    ]
+}
+
+#[tokio::test]
+async fn results_keep_call_order_when_calls_finish_out_of_order() {
+    let timeline = Timeline::default();
+    let agent = agent!(model_calling(sleepy_calls(), "done"), sleepy).state(timeline.clone());
+    let output = agent.run("go").await.unwrap();
+    assert_eq!(
+        *timeline.finished.lock().unwrap(),
+        ["fast", "medium", "slow"]
+    );
+    assert_eq!(timeline.most_at_once.load(Ordering::SeqCst), 3);
+    let results: Vec<&str> = tool_results(&output)
+        .iter()
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(results, ["slow", "medium", "fast"]);
+}
+
+#[tokio::test]
+async fn sequential_tools_run_one_at_a_time() {
+    let timeline = Timeline::default();
+    let agent = agent!(model_calling(sleepy_calls(), "done"), sleepy)
+        .sequential_tools()
+        .state(timeline.clone());
+    let output = agent.run("go").await.unwrap();
+    assert_eq!(
+        *timeline.finished.lock().unwrap(),
+        ["slow", "medium", "fast"]
+    );
+    assert_eq!(timeline.most_at_once.load(Ordering::SeqCst), 1);
+    let results: Vec<&str> = tool_results(&output)
+        .iter()
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(results, ["slow", "medium", "fast"]);
+}
+
+/// The state of a whole application.
+#[derive(Clone)]
+struct AppState {
+    greeting: Greeting,
+    user_id: UserId,
+}
+
+#[derive(Clone)]
+struct Greeting(String);
+
+#[derive(Clone)]
+struct UserId(u32);
+
+impl FromRef<AppState> for Greeting {
+    fn from_ref(state: &AppState) -> Self {
+        state.greeting.clone()
+    }
+}
+
+impl FromRef<AppState> for UserId {
+    fn from_ref(state: &AppState) -> Self {
+        state.user_id.clone()
+    }
+}
+
+/// Greet the current user.
+#[tool]
+fn greet(
+    State(greeting): State<Greeting>,
+    State(user): State<UserId>,
+    punctuation: String,
+) -> String {
+    format!("{}, user {}{punctuation}", greeting.0, user.0)
+}
+
+#[tokio::test]
+async fn tools_take_parts_of_the_agent_state() {
+    let model = model_calling([call(0, "greet", r#"{"punctuation":"!"}"#)], "greeted");
+    let state = AppState {
+        greeting: Greeting("Hello".into()),
+        user_id: UserId(7),
+    };
+    let agent = agent!(model.clone(), greet, now).state(state);
+    let output = agent.run("greet me").await.unwrap();
+    assert_eq!(tool_results(&output)[0].content, "Hello, user 7!");
+    // State parameters are not in the schema.
+    let schema = &model.requests()[0].tools[0].parameters;
+    assert_eq!(schema["properties"].as_object().unwrap().len(), 1);
+    assert_eq!(schema["required"], serde_json::json!(["punctuation"]));
+}
+
+/// A tool defined at run time, say from a configuration file.
+struct Echo {
+    definition: ToolDef,
+}
+
+impl Echo {
+    fn named(name: &str) -> Self {
+        Echo {
+            definition: ToolDef::new(
+                name,
+                "Echo the arguments back.",
+                serde_json::json!({"type": "object"}),
+            ),
+        }
+    }
+}
+
+impl Tool for Echo {
+    fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
+    fn call<'a>(
+        &'a self,
+        _state: &'a (),
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { Ok(ToolOutput::Text(format!("echo {}", call.arguments))) })
+    }
+}
+
+#[tokio::test]
+async fn tools_built_at_run_time_join_the_macro_ones() {
+    let model = model_calling([call(0, "echo", r#"{"x":1}"#), call(1, "now", "")], "ok");
+    let agent = agent!(model, now).try_tool(Echo::named("echo")).unwrap();
+    let output = agent.run("echo").await.unwrap();
+    let results: Vec<&str> = tool_results(&output)
+        .iter()
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(results, [r#"echo {"x":1}"#, "12:00"]);
+}
+
+#[test]
+fn a_run_time_tool_with_a_taken_or_invalid_name_is_a_clear_error() {
+    let model = ScriptedModel::new([AssistantMessage::text("")]);
+    let error = agent!(model.clone(), now)
+        .try_tool(Echo::named("now"))
+        .unwrap_err();
+    assert_eq!(error, ToolSetError::DuplicateName { name: "now".into() });
+    assert_eq!(
+        error.to_string(),
+        "a tool named `now` is already registered; tool names must be unique"
+    );
+
+    let error = Agent::new(model)
+        .try_tool(Echo::named("echo all"))
+        .unwrap_err();
+    assert_eq!(
+        error,
+        ToolSetError::InvalidName {
+            name: "echo all".into()
+        }
+    );
+}
+
+/// A model chosen at run time, behind a `Box<dyn Model>`, counting tokens.
+struct CountingModel;
+
+impl Model for CountingModel {
+    fn chat<'a>(
+        &'a self,
+        request: agent_core::ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let reply = if request.messages.len() < 4 {
+            AssistantMessage::tool_calls([call(0, "now", "")])
+        } else {
+            AssistantMessage::text(format!("{} messages", request.messages.len()))
+        };
+        let usage = Usage {
+            input_tokens: 10 * request.messages.len() as u64,
+            output_tokens: 5,
+        };
+        Box::pin(async move { Ok(ChatResponse::new(reply).with_usage(usage)) })
+    }
+}
+
+#[tokio::test]
+async fn a_boxed_model_works_and_usage_is_summed() {
+    let model: Box<dyn Model> = Box::new(CountingModel);
+    let output = agent!(model, now).run("time?").await.unwrap();
+    assert_eq!(output.text, "4 messages");
+    assert_eq!(
+        output.usage,
+        Usage {
+            input_tokens: 20 + 40,
+            output_tokens: 10
+        }
+    );
+    assert_eq!(output.usage.total_tokens(), 70);
+}
+
+#[tokio::test]
+async fn a_conversation_goes_on_from_a_saved_transcript() {
+    let model = ScriptedModel::new([
+        AssistantMessage::text("It rains."),
+        AssistantMessage::text("Yes, take one."),
+    ]);
+    let agent = agent!(model.clone(), get_weather);
+    let first = agent.run("Weather?").await.unwrap();
+
+    // Save and load the transcript as JSON, as a chat application would.
+    let saved = serde_json::to_string(&first.messages).unwrap();
+    let loaded: Vec<Message> = serde_json::from_str(&saved).unwrap();
+    assert_eq!(loaded, first.messages);
+
+    let second = agent.run_with_history(loaded, "Umbrella?").await.unwrap();
+    assert_eq!(second.text, "Yes, take one.");
+    assert_eq!(second.messages.len(), 5, "system, user, reply, user, reply");
+    assert_eq!(model.requests()[1].messages.len(), 4);
+    assert!(matches!(&second.messages[0], Message::System { .. }));
+}
+
+#[test]
+fn the_transcript_format_is_stable_json() {
+    let messages = vec![
+        Message::user("hi"),
+        Message::Assistant(AssistantMessage::tool_calls([call(0, "now", "{}")])),
+        Message::Tool(ToolResultMessage {
+            tool_call_id: "call_0".into(),
+            content: "12:00".into(),
+            is_error: false,
+        }),
+    ];
+    assert_eq!(
+        serde_json::to_value(&messages).unwrap(),
+        serde_json::json!([
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "call_0", "name": "now", "arguments": "{}"}]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "12:00", "is_error": false}
+        ])
+    );
+}
+
+#[tokio::test]
+async fn a_tool_function_stays_an_ordinary_function() {
+    let weather = get_weather("上海".into(), None).await.unwrap();
+    assert_eq!(weather.city, "上海");
+    assert_eq!(now(), "12:00");
+    assert_eq!(get_weather::NAME, "get_weather");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_agent_serves_many_runs_at_once_across_threads() {
+    // The model answers from the history alone, so concurrent runs cannot disturb each other.
+    let agent = Arc::new(agent!(CountingModel, now));
+    let handles: Vec<_> = (0..50)
+        .map(|index| {
+            let agent = Arc::clone(&agent);
+            tokio::spawn(async move { agent.run(format!("time {index}")).await })
+        })
+        .collect();
+    for (index, handle) in handles.into_iter().enumerate() {
+        let output = handle.await.unwrap().unwrap();
+        assert_eq!(output.text, "4 messages");
+        assert_eq!(output.messages[1], Message::user(format!("time {index}")));
+    }
+}

@@ -1,0 +1,241 @@
+//! Every outcome of one tool call, driven through a real `Agent` by a scripted model: each failure
+//! reaches the model as an error result and the run goes on to its final answer.
+
+use agent_core::{Chinese, Message};
+use tests::{call, run_fixture_calls, tool_results};
+
+async fn one_result(name: &str, arguments: &str) -> (String, bool) {
+    let output = run_fixture_calls(vec![call(0, name, arguments)], |agent| agent).await;
+    assert_eq!(
+        output.text, "final answer",
+        "the run must go on after the call"
+    );
+    let results = tool_results(&output);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].tool_call_id, "call_0");
+    (results[0].content.clone(), results[0].is_error)
+}
+
+#[tokio::test]
+async fn success_serializes_a_struct_as_json() {
+    let (content, is_error) = one_result("get_weather", r#"{"city":"北京"}"#).await;
+    assert!(!is_error);
+    assert_eq!(content, r#"{"city":"北京","weather":"小雨","temp":18}"#);
+}
+
+#[tokio::test]
+async fn success_passes_a_string_verbatim() {
+    let (content, is_error) =
+        one_result("plan_route", r#"{"stops":[{"city":"Paris","nights":2}]}"#).await;
+    assert!(!is_error);
+    assert_eq!(content, "Paris (0 preferences)");
+    assert_eq!(one_result("now", "{}").await, ("12:00".to_owned(), false));
+}
+
+#[tokio::test]
+async fn unit_result_is_a_short_success_text() {
+    assert_eq!(
+        one_result("remember", r#"{"note":"milk"}"#).await,
+        ("Done.".to_owned(), false)
+    );
+}
+
+#[tokio::test]
+async fn empty_arguments_mean_an_empty_object() {
+    assert_eq!(one_result("now", "").await, ("12:00".to_owned(), false));
+    assert_eq!(one_result("now", "  ").await, ("12:00".to_owned(), false));
+    let (content, is_error) = one_result("get_weather", "").await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: city: missing required field"
+    );
+}
+
+#[tokio::test]
+async fn unknown_tool_names_it_and_the_tools_that_exist() {
+    let (content, is_error) = one_result("get_wether", "{}").await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: there is no tool named `get_wether`. Available tools: get_weather, plan_route, now, remember, explode, refuse, repeat."
+    );
+}
+
+#[tokio::test]
+async fn invalid_json_carries_the_parser_message() {
+    let (content, is_error) = one_result("get_weather", r#"{"city":"#).await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: the arguments are not valid JSON: EOF while parsing a value at line 1 column 8"
+    );
+}
+
+#[tokio::test]
+async fn schema_mismatch_lists_every_field_with_its_path() {
+    let (content, is_error) = one_result(
+        "get_weather",
+        r#"{"city":42,"unit":"kelvin","country":"CN"}"#,
+    )
+    .await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: city: invalid type: integer `42`, expected a string; \
+         unit: unknown variant `kelvin`, expected `celsius` or `fahrenheit`; \
+         country: unknown field, expected one of `city`, `unit`"
+    );
+}
+
+#[tokio::test]
+async fn nested_mismatches_have_nested_paths() {
+    let arguments = r#"{"stops":[{"city":"Paris","nights":2},{"city":"Lyon","nights":300}],"preferences":{"quiet":"yes"}}"#;
+    let (content, is_error) = one_result("plan_route", arguments).await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: stops.1.nights: invalid value: integer `300`, expected u8; \
+         preferences.quiet: invalid type: string \"yes\", expected a boolean"
+    );
+}
+
+#[tokio::test]
+async fn null_is_none_for_an_option_and_an_error_for_a_required_field() {
+    let (content, is_error) = one_result("get_weather", r#"{"city":"北京","unit":null}"#).await;
+    assert!(!is_error, "{content}");
+    let (content, is_error) = one_result("get_weather", r#"{"city":null}"#).await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: city: invalid type: null, expected a string"
+    );
+}
+
+#[tokio::test]
+async fn arguments_that_are_not_an_object_are_rejected() {
+    let (content, is_error) = one_result("get_weather", r#"["北京"]"#).await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: arguments: expected a JSON object of named arguments, got an array"
+    );
+}
+
+#[tokio::test]
+async fn a_duplicate_key_is_rejected_with_its_field() {
+    let (content, is_error) = one_result("get_weather", r#"{"city":"北京","city":"上海"}"#).await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: arguments: duplicate field `city`"
+    );
+}
+
+#[tokio::test]
+async fn a_tool_error_reaches_the_model() {
+    let (content, is_error) = one_result("get_weather", r#"{"city":"Atlantis"}"#).await;
+    assert!(is_error);
+    assert_eq!(content, "Error: no weather station in Atlantis");
+    assert_eq!(
+        one_result("refuse", "{}").await,
+        ("Error: not allowed today".to_owned(), true)
+    );
+}
+
+#[tokio::test]
+async fn a_panicking_tool_becomes_an_error_and_the_next_call_still_runs() {
+    let output = run_fixture_calls(
+        vec![
+            call(0, "explode", r#"{"reason":"test"}"#),
+            call(1, "now", "{}"),
+        ],
+        |agent| agent,
+    )
+    .await;
+    let results = tool_results(&output);
+    assert_eq!(results[0].content, "Error: the tool crashed: boom: test");
+    assert!(results[0].is_error);
+    assert_eq!(results[1].content, "12:00");
+    assert_eq!(output.text, "final answer");
+}
+
+#[tokio::test]
+async fn long_chinese_results_are_cut_at_a_character_with_a_marker() {
+    let output = run_fixture_calls(
+        vec![call(0, "repeat", r#"{"text":"北京🌧","times":5000}"#)],
+        |agent| agent,
+    )
+    .await;
+    let content = &tool_results(&output)[0].content;
+    let (kept, marker) = content.split_at(content.find('\n').expect("a marker line"));
+    assert_eq!(kept.chars().count(), 8000);
+    assert!(kept.starts_with("北京🌧北京🌧"));
+    assert_eq!(
+        marker,
+        "\n[result truncated: showing the first 8000 of 15000 characters]"
+    );
+}
+
+#[tokio::test]
+async fn the_result_limit_is_configurable() {
+    let output = run_fixture_calls(
+        vec![call(0, "repeat", r#"{"text":"雨","times":10}"#)],
+        |agent| agent.result_limit(3),
+    )
+    .await;
+    assert_eq!(
+        tool_results(&output)[0].content,
+        "雨雨雨\n[result truncated: showing the first 3 of 10 characters]"
+    );
+    let exact = run_fixture_calls(
+        vec![call(0, "repeat", r#"{"text":"雨","times":3}"#)],
+        |agent| agent.result_limit(3),
+    )
+    .await;
+    assert_eq!(tool_results(&exact)[0].content, "雨雨雨");
+}
+
+#[tokio::test]
+async fn chinese_texts_reproduce_the_reference_loop() {
+    let calls = vec![
+        call(0, "missing", "{}"),
+        call(1, "get_weather", r#"{"city":42}"#),
+        call(2, "get_weather", "{"),
+        call(3, "get_weather", r#"{"city":"Atlantis"}"#),
+        call(4, "remember", r#"{"note":"x"}"#),
+        call(5, "repeat", r#"{"text":"雨","times":9000}"#),
+        call(6, "get_weather", r#"["x"]"#),
+    ];
+    let output = run_fixture_calls(calls, |agent| agent.texts(Chinese)).await;
+    let Message::System { content } = &output.messages[0] else {
+        panic!("the history starts with the system prompt")
+    };
+    assert_eq!(
+        content,
+        "你是一个能使用工具的助手。工具出错时根据错误信息调整；无法完成时如实说明，不要编造结果。"
+    );
+    let results: Vec<&str> = tool_results(&output)
+        .iter()
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(results[0], "不存在工具 missing");
+    assert_eq!(
+        results[1],
+        "参数校验失败：city：invalid type: integer `42`, expected a string"
+    );
+    assert_eq!(
+        results[2],
+        "出错：EOF while parsing an object at line 1 column 1"
+    );
+    assert_eq!(results[3], "出错：no weather station in Atlantis");
+    assert_eq!(results[4], "执行成功");
+    assert_eq!(
+        results[5],
+        format!("{}\n（结果过长，已截断）", "雨".repeat(8000))
+    );
+    assert_eq!(
+        results[6],
+        "参数校验失败：参数：expected a JSON object of named arguments, got an array"
+    );
+}
