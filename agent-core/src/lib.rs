@@ -54,4 +54,93 @@ pub use texts::{Chinese, English, Texts};
 pub use tool::{ArgumentIssue, BoxFuture, Tool, ToolDef, ToolError, ToolOutput};
 pub use toolset::{DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};
 
-pub use agent_macros::{agent, tool};
+/// Builds an [`Agent`] from a model and `#[tool]` functions.
+///
+/// ```
+/// # use agent_core::{Agent, agent, tool, testing::ScriptedModel, AssistantMessage};
+/// /// Tell the time.
+/// #[tool]
+/// fn now() -> &'static str { "12:00" }
+///
+/// mod maps {
+///     /// Find a place by name.
+///     #[agent_core::tool]
+///     pub fn find_place(name: String) -> String { name }
+/// }
+///
+/// let model = ScriptedModel::new([AssistantMessage::text("hi")]);
+/// let agent: Agent = agent!(model, now, maps::find_place).system("Be brief.").max_steps(5);
+/// ```
+///
+/// The agent's state type is inferred from a later `.state(...)` or `.run(...)`; where neither is in
+/// sight (as here), name the type: a plain [`Agent`] needs no state.
+///
+/// Further settings are builder methods on [`Agent`]; tools that take [`State`] need
+/// [`Agent::state`] before the agent can run. Listing a tool twice, or two tools that share a name,
+/// does not compile.
+pub use agent_macros::agent;
+
+/// Turns a function into a tool the model can call.
+///
+/// ```
+/// use agent_core::{State, ToolError, tool};
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Unit {
+///     /// Degrees Celsius
+///     Celsius,
+///     /// Degrees Fahrenheit
+///     Fahrenheit,
+/// }
+///
+/// #[derive(Serialize)]
+/// struct Forecast { city: String, days: u32 }
+///
+/// #[derive(Clone)]
+/// struct Http { base_url: String }
+///
+/// /// Forecast the weather for a city. Use it for questions about the coming days.
+/// #[tool(name = "forecast")]
+/// async fn get_forecast(
+///     State(http): State<Http>,
+///     /// City name, e.g. "Beijing"
+///     city: String,
+///     /// Temperature unit; Celsius when left out
+///     unit: Option<Unit>,
+///     /// How many days ahead
+///     #[arg(default = 3)]
+///     days: u32,
+/// ) -> Result<Forecast, ToolError> {
+///     if city.is_empty() {
+///         return Err(ToolError::failed("the city is empty"));
+///     }
+///     let _ = (http.base_url, unit);
+///     Ok(Forecast { city, days })
+/// }
+/// ```
+///
+/// - **Description**: the doc comment (paragraphs kept, wrapped lines joined, intra-doc links
+///   unwrapped, the `# Arguments` section taken out), or `#[tool(description = "...")]`. A tool with
+///   no description does not compile: the model cannot use a tool it does not understand.
+/// - **Name**: the function's, or `#[tool(name = "...")]`; it must match `^[A-Za-z0-9_-]{1,64}$`.
+/// - **Parameters**: any `Deserialize + JsonSchema` type. `///` on a parameter (or an entry
+///   `` * `name` - text `` in a rustdoc `# Arguments` list) describes it. `Option<T>` and parameters
+///   with `#[arg(default = expr)]` / `#[arg(default)]` are not required; the default shows in the schema.
+///   Unknown fields are rejected, so a misspelt argument reaches the model as an error.
+/// - **State**: a parameter of type [`State<T>`](State) comes from the agent ([`Agent::state`]), not the
+///   model, and is not in the schema; `T` must be the agent's state or a part of it ([`FromRef`]).
+/// - **Returns**: `String` and `&'static str` go verbatim, `()` as a short success text, a
+///   [`ToolOutput`] as it is, anything else `Serialize` as JSON; `Result<T, E>` with `E` a
+///   [`ToolError`] or anything that displays.
+///
+/// The function keeps its signature and stays callable. Beside it, in the type namespace, appears a
+/// unit struct of the same name implementing [`Tool`], with the tool's name as `NAME`.
+pub use agent_macros::tool;
+
+/// The README's example, compiled and run as a doc test so it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -90,7 +90,11 @@ enum Shape {
 /// Draw a shape.
 #[tool]
 fn draw(shape: Shape, unit: Unit) -> String {
-    format!("{shape:?}{unit:?}")
+    let area = match shape {
+        Shape::Circle { radius } => std::f64::consts::PI * radius * radius,
+        Shape::Rectangle { width, height } => width * height,
+    };
+    format!("{area}{unit:?}")
 }
 
 #[test]
@@ -117,7 +121,11 @@ fn plan_trip(
     /// Tags for the trip
     tags: Vec<String>,
 ) -> String {
-    format!("{from:?}{stops:?}{tags:?}")
+    let places: Vec<String> = std::iter::once(from)
+        .chain(stops)
+        .map(|stop| format!("{}{}", stop.city, stop.country.unwrap_or_default()))
+        .collect();
+    format!("{places:?}{tags:?}")
 }
 
 #[test]

@@ -85,11 +85,11 @@ pub fn split_arguments(lines: Vec<DocLine>) -> (Vec<DocLine>, Vec<ArgumentDoc>) 
                 continue;
             }
         }
-        if let Some((level, title)) = heading {
-            if title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters") {
-                section_level = Some(level);
-                continue;
-            }
+        if let Some((level, title)) = heading
+            && (title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters"))
+        {
+            section_level = Some(level);
+            continue;
         }
         body.push(line);
     }
@@ -221,21 +221,22 @@ fn render_inline(text: &str) -> String {
     while let Some(c) = rest.chars().next() {
         if c == '`' {
             in_code = !in_code;
-        } else if c == '[' && !in_code {
-            if let Some(end) = rest.find(']') {
-                let inner = &rest[1..end];
-                let after = &rest[end + 1..];
-                if !inner.is_empty() && !inner.contains('[') && !after.starts_with('(') {
-                    out.push_str(inner);
-                    rest = after;
-                    // `[text][target]`: keep the text, drop the target.
-                    if let Some(target) = rest.strip_prefix('[') {
-                        if let Some(close) = target.find(']') {
-                            rest = &target[close + 1..];
-                        }
-                    }
-                    continue;
+        } else if c == '['
+            && !in_code
+            && let Some(end) = rest.find(']')
+        {
+            let inner = &rest[1..end];
+            let after = &rest[end + 1..];
+            if !inner.is_empty() && !inner.contains('[') && !after.starts_with('(') {
+                out.push_str(inner);
+                rest = after;
+                // `[text][target]`: keep the text, drop the target.
+                if let Some(target) = rest.strip_prefix('[')
+                    && let Some(close) = target.find(']')
+                {
+                    rest = &target[close + 1..];
                 }
+                continue;
             }
         }
         out.push(c);

@@ -11,7 +11,7 @@ use proc_macro2::TokenStream;
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let original = item.clone();
     let result = parse::parse(attr, item)
-        .and_then(|parsed| validate::validate(parsed))
+        .and_then(validate::validate)
         .map(|valid| expand::expand(&valid));
     match result {
         Ok(tokens) => tokens,
