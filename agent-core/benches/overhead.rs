@@ -1,0 +1,112 @@
+//! The framework's own cost per tool call and per step, next to the floor: `serde_json` parsing the
+//! same arguments and serializing the same result, which no dispatch can beat.
+//!
+//! `cargo bench -p agent-core --bench overhead`. Every future here completes without waiting, so it is
+//! polled once (`now_or_never`) and no runtime's cost is measured.
+
+mod common;
+
+use std::time::Duration;
+
+use agent_core::{Agent, ToolCall, ToolSet, agent};
+use common::{ARGUMENTS, TurnsModel, Weather, get_weather};
+use divan::{Bencher, black_box};
+use futures_util::FutureExt;
+
+fn main() {
+    divan::main();
+}
+
+/// The arguments `get_weather` parses, as a plain serde struct: what the floor deserializes.
+#[derive(serde::Deserialize)]
+struct WeatherArgs {
+    city: String,
+}
+
+fn tools() -> ToolSet {
+    let mut tools = ToolSet::new();
+    tools.add(get_weather {}).expect("one tool");
+    tools
+}
+
+fn dispatch(bencher: Bencher, name: &str, arguments: &str, expect_error: bool) {
+    let tools = tools();
+    let call = ToolCall::new("call_1", name, arguments);
+    bencher.bench_local(|| {
+        let result = tools
+            .dispatch(&(), black_box(&call))
+            .now_or_never()
+            .expect("ready");
+        debug_assert_eq!(result.is_error, expect_error);
+        result
+    });
+}
+
+/// The floor: parse the arguments into the same struct, serialize the same result.
+#[divan::bench]
+fn floor_serde(bencher: Bencher) {
+    bencher.bench_local(|| {
+        let args: WeatherArgs = serde_json::from_str(black_box(ARGUMENTS)).expect("valid");
+        let weather = Weather {
+            city: args.city,
+            weather: "小雨",
+            temp: 18,
+        };
+        serde_json::to_string(&weather).expect("serializable")
+    });
+}
+
+#[divan::bench]
+fn dispatch_ok(bencher: Bencher) {
+    dispatch(bencher, "get_weather", ARGUMENTS, false);
+}
+
+#[divan::bench]
+fn dispatch_invalid_args(bencher: Bencher) {
+    dispatch(bencher, "get_weather", r#"{"city":42}"#, true);
+}
+
+#[divan::bench]
+fn dispatch_bad_json(bencher: Bencher) {
+    dispatch(bencher, "get_weather", r#"{"city":"#, true);
+}
+
+#[divan::bench]
+fn dispatch_unknown_tool(bencher: Bencher) {
+    dispatch(bencher, "get_wether", ARGUMENTS, true);
+}
+
+fn agent_with_turns(turns: usize) -> Agent {
+    let model = TurnsModel {
+        turns,
+        latency: Duration::ZERO,
+    };
+    agent!(model, get_weather).max_steps(turns)
+}
+
+fn run_to_the_end(agent: &Agent, turns: usize) {
+    let output = agent
+        .run("Umbrella?")
+        .now_or_never()
+        .expect("ready")
+        .expect("runs");
+    debug_assert_eq!(output.steps, turns);
+    debug_assert!(output.is_finished());
+    drop(black_box(output));
+}
+
+/// A whole run: 9 turns asking for `get_weather`, an answer on the 10th.
+#[divan::bench]
+fn loop_10_steps(bencher: Bencher) {
+    let agent = agent_with_turns(10);
+    bencher.bench_local(|| run_to_the_end(&agent, 10));
+}
+
+/// The same run, longer: the time per step (the throughput divan prints) must stay flat.
+#[divan::bench(args = [10, 100, 1000])]
+fn loop_steps_scaling(bencher: Bencher, steps: usize) {
+    let agent = agent_with_turns(steps);
+    bencher
+        .counter(divan::counter::ItemsCount::new(steps))
+        .bench_local(|| run_to_the_end(&agent, steps));
+}
