@@ -40,6 +40,8 @@ mod texts;
 mod tool;
 mod toolset;
 
+#[cfg(feature = "http")]
+pub mod providers;
 pub mod testing;
 
 #[doc(hidden)]

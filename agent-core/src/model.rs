@@ -1,6 +1,7 @@
 //! The model abstraction: one trait every provider adapter and test double implements.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::message::{AssistantMessage, Message, Usage};
 use crate::tool::{BoxFuture, ToolDef};
@@ -91,9 +92,72 @@ pub enum FinishReason {
 }
 
 /// Why a model call failed. A model error ends the run with that error.
+///
+/// Provider adapters sort every failure into one of these, so callers can match on what happened
+/// rather than on message text. No variant ever carries an API key.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ModelError {
+    /// The provider rejected the credentials (401, 403).
+    #[error("authentication failed ({status}): {message}")]
+    Authentication {
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+    },
+    /// Too many requests (429); retried automatically until the retry budget is spent.
+    #[error("rate limited{}: {message}", retry_after.map(|after| format!(" (retry after {:.1} s)", after.as_secs_f64())).unwrap_or_default())]
+    RateLimited {
+        /// How long the provider asked to wait, when it said.
+        retry_after: Option<Duration>,
+        /// The provider's message.
+        message: String,
+    },
+    /// The request was refused as invalid (400, 404, 413, 422): not retried.
+    #[error("invalid request ({status}): {message}")]
+    InvalidRequest {
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+    },
+    /// The provider is overloaded (Anthropic's 529, 503); retried automatically.
+    #[error("the provider is overloaded ({status}): {message}")]
+    Overloaded {
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+    },
+    /// The provider failed (5xx); retried automatically.
+    #[error("server error ({status}): {message}")]
+    Server {
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+    },
+    /// No answer within the configured time.
+    #[error("the request timed out after {:.1} s", after.as_secs_f64())]
+    Timeout {
+        /// The timeout that was exceeded.
+        after: Duration,
+    },
+    /// The connection failed or broke off.
+    #[error("transport error: {message}")]
+    Transport {
+        /// What went wrong.
+        message: String,
+    },
+    /// The provider answered with something that is not the documented reply.
+    #[error("could not decode the reply: {message}; the body began with: {excerpt:?}")]
+    Decode {
+        /// What did not fit.
+        message: String,
+        /// The first characters of the body.
+        excerpt: String,
+    },
     /// A [`ScriptedModel`](crate::testing::ScriptedModel) was asked for more replies than it was given.
     #[error(
         "the scripted model has run out: it was asked for reply {request} but was given only {scripted}"
@@ -110,6 +174,19 @@ pub enum ModelError {
 }
 
 impl ModelError {
+    /// Whether trying the same request again may succeed: rate limits, overload, server errors,
+    /// timeouts and broken connections.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            ModelError::RateLimited { .. }
+                | ModelError::Overloaded { .. }
+                | ModelError::Server { .. }
+                | ModelError::Timeout { .. }
+                | ModelError::Transport { .. }
+        )
+    }
+
     /// Wraps any error.
     pub fn other(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         ModelError::Other(error.into())

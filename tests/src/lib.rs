@@ -1,5 +1,8 @@
 //! Shared fixtures for the integration tests in `tests/`: tools with every kind of parameter and
-//! return type, and helpers to run calls through a real `Agent` driven by a `ScriptedModel`.
+//! return type, helpers to run calls through a real `Agent` driven by a `ScriptedModel`, and a
+//! loopback HTTP toolkit for the provider tests.
+
+pub mod http;
 
 use std::collections::HashMap;
 
@@ -85,6 +88,15 @@ pub fn now() -> &'static str {
 #[tool]
 pub async fn remember(note: String) {
     let _ = note;
+}
+
+/// Tell the local time in a city.
+#[tool]
+pub fn get_time(
+    /// City name
+    city: String,
+) -> String {
+    format!("It is 08:30 in {city}.")
 }
 
 /// Always panics.

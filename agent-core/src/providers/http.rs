@@ -1,0 +1,392 @@
+//! What every HTTP adapter shares: the client, timeouts, retries with backoff and jitter, the
+//! sorting of failures into [`ModelError`]s, and API keys that never show.
+
+use std::fmt;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde::de::DeserializeOwned;
+
+use crate::model::ModelError;
+
+/// An API key. Its `Debug` shows `<redacted>`, it has no `Display`, and the header made from it is
+/// marked sensitive, so it appears in no log, error or debug print.
+#[derive(Clone)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// Wraps a key.
+    pub fn new(key: impl Into<String>) -> Self {
+        ApiKey(key.into())
+    }
+
+    /// A header value carrying `prefix` and the key, marked sensitive.
+    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ModelError> {
+        let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.0)).map_err(|_| {
+            ModelError::Authentication {
+                status: 0,
+                message: "the API key holds characters an HTTP header cannot carry".to_owned(),
+            }
+        })?;
+        value.set_sensitive(true);
+        Ok(value)
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+impl<T: Into<String>> From<T> for ApiKey {
+    fn from(key: T) -> Self {
+        ApiKey::new(key)
+    }
+}
+
+/// Timeouts and retries of an HTTP adapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpConfig {
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    max_retries: u32,
+    initial_backoff: Duration,
+    max_backoff: Duration,
+    max_retry_time: Duration,
+}
+
+impl Default for HttpConfig {
+    /// Connect within 10 s, answer within 120 s; up to 3 retries, backing off from 0.5 s to at most
+    /// 20 s, and no retry that would end more than 60 s after the first attempt began.
+    fn default() -> Self {
+        HttpConfig {
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(120),
+            max_retries: 3,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(20),
+            max_retry_time: Duration::from_secs(60),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// How long establishing a connection may take.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long one attempt may take, from sending to the last byte of the reply.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// How many times a retryable failure is tried again (0: never).
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// The first backoff; each retry doubles it, up to `max`, with random jitter.
+    pub fn backoff(mut self, initial: Duration, max: Duration) -> Self {
+        self.initial_backoff = initial;
+        self.max_backoff = max;
+        self
+    }
+
+    /// The most time retrying may add: a retry whose wait would end later is not made.
+    pub fn max_retry_time(mut self, time: Duration) -> Self {
+        self.max_retry_time = time;
+        self
+    }
+
+    /// The wait before retry number `attempt` (from 0): exponential, capped, with "equal jitter"
+    /// (half fixed, half random) so that many clients do not retry in step.
+    fn backoff_for(&self, attempt: u32) -> Duration {
+        let exponential = self
+            .initial_backoff
+            .saturating_mul(2u32.saturating_pow(attempt));
+        let capped = exponential.min(self.max_backoff);
+        capped.mul_f64(0.5 + fastrand::f64() / 2.0)
+    }
+}
+
+/// An HTTP client with the retry policy of one adapter.
+pub(crate) struct HttpClient {
+    config: HttpConfig,
+    // Built on first use: building can fail (a TLS backend that does not start), and that failure
+    // belongs to a request, not to constructing an adapter.
+    client: OnceLock<Result<reqwest::Client, String>>,
+}
+
+impl HttpClient {
+    pub(crate) fn new(config: HttpConfig) -> Self {
+        HttpClient {
+            config,
+            client: OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn config(&self) -> &HttpConfig {
+        &self.config
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, ModelError> {
+        let built = self.client.get_or_init(|| {
+            reqwest::Client::builder()
+                .connect_timeout(self.config.connect_timeout)
+                .timeout(self.config.request_timeout)
+                .build()
+                .map_err(|error| error_chain(&error))
+        });
+        built.as_ref().map_err(|message| ModelError::Transport {
+            message: format!("the HTTP client could not be built: {message}"),
+        })
+    }
+
+    /// POSTs a JSON body and returns the reply body of a success, retrying what may succeed later.
+    pub(crate) async fn post_json(
+        &self,
+        url: &str,
+        headers: &HeaderMap,
+        body: Vec<u8>,
+    ) -> Result<Vec<u8>, ModelError> {
+        let started = Instant::now();
+        let mut attempt = 0;
+        loop {
+            let (error, server_delay) = match self.attempt(url, headers, body.clone()).await {
+                Ok(reply) => return Ok(reply),
+                Err(failure) => failure,
+            };
+            if !error.is_retryable() || attempt >= self.config.max_retries {
+                return Err(error);
+            }
+            let delay = server_delay.unwrap_or_else(|| self.config.backoff_for(attempt));
+            if started.elapsed() + delay > self.config.max_retry_time {
+                return Err(error);
+            }
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    async fn attempt(
+        &self,
+        url: &str,
+        headers: &HeaderMap,
+        body: Vec<u8>,
+    ) -> Result<Vec<u8>, (ModelError, Option<Duration>)> {
+        let client = self.client().map_err(|error| (error, None))?;
+        let response = client
+            .post(url)
+            .headers(headers.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await
+            .map_err(|error| (self.transport_error(error), None))?;
+        let status = response.status();
+        let retry_after = retry_after(response.headers());
+        let reply = response
+            .bytes()
+            .await
+            .map_err(|error| (self.transport_error(error), None))?;
+        if status.is_success() {
+            Ok(reply.to_vec())
+        } else {
+            Err((status_error(status, &reply, retry_after), retry_after))
+        }
+    }
+
+    fn transport_error(&self, error: reqwest::Error) -> ModelError {
+        if error.is_timeout() {
+            return ModelError::Timeout {
+                after: self.config.request_timeout,
+            };
+        }
+        ModelError::Transport {
+            message: error_chain(&error.without_url()),
+        }
+    }
+}
+
+/// An error and its sources, as one line.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// `retry-after-ms` (OpenAI) or `retry-after` in seconds. The HTTP-date form is not read: the
+/// backoff applies instead.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let seconds = |name: &str, scale: f64| {
+        headers
+            .get(name)?
+            .to_str()
+            .ok()?
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|value| value.is_finite() && *value >= 0.0)
+            .map(|value| Duration::from_secs_f64(value / scale))
+    };
+    seconds("retry-after-ms", 1000.0).or_else(|| seconds("retry-after", 1.0))
+}
+
+/// Sorts a failed status into its [`ModelError`], with the provider's message.
+fn status_error(status: StatusCode, body: &[u8], retry_after: Option<Duration>) -> ModelError {
+    let message = provider_message(body);
+    let status = status.as_u16();
+    match status {
+        401 | 403 => ModelError::Authentication { status, message },
+        429 => ModelError::RateLimited {
+            retry_after,
+            message,
+        },
+        503 | 529 => ModelError::Overloaded { status, message },
+        500..=599 => ModelError::Server { status, message },
+        _ => ModelError::InvalidRequest { status, message },
+    }
+}
+
+/// The message in an error body: OpenAI, Anthropic and Gemini all put it at `error.message`; some
+/// compatible servers put it at `message` or make `error` a string. Otherwise an excerpt of the body.
+fn provider_message(body: &[u8]) -> String {
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) {
+        let found = value
+            .pointer("/error/message")
+            .or_else(|| value.get("message"))
+            .or_else(|| value.get("error"))
+            .and_then(|message| message.as_str());
+        if let Some(message) = found {
+            return message.to_owned();
+        }
+    }
+    let text = excerpt(body);
+    if text.is_empty() {
+        "(empty body)".to_owned()
+    } else {
+        text
+    }
+}
+
+/// The first 200 characters of a body, for error messages.
+pub(crate) fn excerpt(body: &[u8]) -> String {
+    String::from_utf8_lossy(body)
+        .chars()
+        .take(200)
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// Parses a reply body, or says what did not fit and shows how the body began.
+pub(crate) fn parse_reply<T: DeserializeOwned>(body: &[u8]) -> Result<T, ModelError> {
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        let message = if path == "." {
+            error.inner().to_string()
+        } else {
+            format!("{path}: {}", error.inner())
+        };
+        ModelError::Decode {
+            message,
+            excerpt: excerpt(body),
+        }
+    })
+}
+
+/// A reply that parsed but lacks what the adapter needs.
+pub(crate) fn unexpected_reply(message: &str, body: &[u8]) -> ModelError {
+    ModelError::Decode {
+        message: message.to_owned(),
+        excerpt: excerpt(body),
+    }
+}
+
+/// Joins a base URL and a path with exactly one slash.
+pub(crate) fn join_url(base: &str, path: &str) -> String {
+    format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_keys_do_not_show_in_debug() {
+        let key = ApiKey::new("sk-secret-value");
+        assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
+        let header = key.header("Bearer ").unwrap();
+        assert!(!format!("{header:?}").contains("secret"));
+    }
+
+    #[test]
+    fn retry_after_reads_milliseconds_then_seconds() {
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
+        headers.insert("retry-after-ms", HeaderValue::from_static("150"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_millis(150)));
+        let mut dated = HeaderMap::new();
+        dated.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2026 07:28:00 GMT"),
+        );
+        assert_eq!(retry_after(&dated), None);
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap_with_jitter() {
+        let config =
+            HttpConfig::default().backoff(Duration::from_millis(100), Duration::from_millis(500));
+        for _ in 0..50 {
+            let first = config.backoff_for(0);
+            assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100));
+            let third = config.backoff_for(2);
+            assert!(third >= Duration::from_millis(200) && third <= Duration::from_millis(400));
+            let late = config.backoff_for(30);
+            assert!(late >= Duration::from_millis(250) && late <= Duration::from_millis(500));
+        }
+    }
+
+    #[test]
+    fn statuses_sort_into_typed_errors() {
+        let body = br#"{"error":{"message":"bad key","type":"invalid_request_error"}}"#;
+        assert!(matches!(
+            status_error(StatusCode::UNAUTHORIZED, body, None),
+            ModelError::Authentication { status: 401, message } if message == "bad key"
+        ));
+        assert!(matches!(
+            status_error(StatusCode::from_u16(529).unwrap(), b"", None),
+            ModelError::Overloaded { status: 529, message } if message == "(empty body)"
+        ));
+        assert!(matches!(
+            status_error(StatusCode::BAD_GATEWAY, b"<html>oops</html>", None),
+            ModelError::Server { status: 502, message } if message == "<html>oops</html>"
+        ));
+        assert!(matches!(
+            status_error(StatusCode::NOT_FOUND, br#"{"message":"no such model"}"#, None),
+            ModelError::InvalidRequest { status: 404, message } if message == "no such model"
+        ));
+    }
+}

@@ -1,0 +1,19 @@
+//! Adapters for the real vendor APIs over HTTP, each behind its cargo feature (all on by default).
+//!
+//! Each adapter maps the core's history onto its provider's wire format and back, sends the tool
+//! schemas through its provider's [`dialect`], retries what may succeed later (429, 5xx, 529,
+//! broken connections) with exponential backoff and jitter, honouring `retry-after`, and sorts every
+//! failure into a typed [`ModelError`](crate::ModelError).
+
+pub mod dialect;
+mod http;
+
+#[cfg(feature = "openai")]
+mod openai;
+
+pub use http::{ApiKey, HttpConfig};
+#[cfg(feature = "openai")]
+pub use openai::{OPENAI_BASE_URL, OpenAi};
+
+/// Re-exported so extra headers can be built without depending on `reqwest`.
+pub use reqwest::header::{HeaderName, HeaderValue};

@@ -1,0 +1,390 @@
+//! OpenAI Chat Completions (`POST {base}/chat/completions`), and every service that speaks it:
+//! OpenAI, Azure OpenAI, DeepSeek, Qwen (DashScope), Groq, OpenRouter, Ollama, vLLM, llama.cpp,
+//! LM Studio.
+//!
+//! Wire format: <https://platform.openai.com/docs/api-reference/chat/create>.
+
+use std::fmt;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::dialect;
+use super::http::{ApiKey, HttpClient, HttpConfig, join_url, parse_reply, unexpected_reply};
+use crate::message::{AssistantMessage, Message, ToolCall, Usage};
+use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
+use crate::tool::{BoxFuture, ToolDef};
+
+/// OpenAI's own endpoint.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// A model behind the OpenAI Chat Completions API.
+///
+/// ```
+/// use agent_core::providers::OpenAi;
+///
+/// let openai = OpenAi::new("gpt-4o-mini").api_key("sk-...");
+/// let local = OpenAi::new("qwen2.5").base_url("http://127.0.0.1:11434/v1");
+/// ```
+pub struct OpenAi {
+    http: HttpClient,
+    url: String,
+    model: String,
+    api_key: Option<ApiKey>,
+    /// `Authorization: Bearer` for OpenAI and most others; `api-key` for Azure.
+    key_header: KeyHeader,
+    headers: HeaderMap,
+    strict_tools: bool,
+    max_tokens: Option<u32>,
+    temperature: Option<f32>,
+}
+
+enum KeyHeader {
+    Bearer,
+    Azure,
+}
+
+impl OpenAi {
+    /// A model on OpenAI's endpoint; give it a key with [`api_key`](Self::api_key).
+    pub fn new(model: impl Into<String>) -> Self {
+        OpenAi {
+            http: HttpClient::new(HttpConfig::default()),
+            url: join_url(OPENAI_BASE_URL, "chat/completions"),
+            model: model.into(),
+            api_key: None,
+            key_header: KeyHeader::Bearer,
+            headers: HeaderMap::new(),
+            strict_tools: false,
+            max_tokens: None,
+            temperature: None,
+        }
+    }
+
+    /// An Azure OpenAI deployment: `{endpoint}/openai/deployments/{deployment}/chat/completions`,
+    /// with the key in the `api-key` header.
+    pub fn azure(endpoint: &str, deployment: &str, api_version: &str) -> Self {
+        let mut openai = OpenAi::new(deployment);
+        openai.url = format!(
+            "{}?api-version={api_version}",
+            join_url(
+                endpoint,
+                &format!("openai/deployments/{deployment}/chat/completions")
+            )
+        );
+        openai.key_header = KeyHeader::Azure;
+        openai
+    }
+
+    /// Sets the API key (sent as `Authorization: Bearer`, or `api-key` for Azure).
+    pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// Sends requests to another OpenAI-compatible service: `base` is the part before
+    /// `/chat/completions`, e.g. `http://127.0.0.1:11434/v1` for Ollama.
+    pub fn base_url(mut self, base: &str) -> Self {
+        self.url = join_url(base, "chat/completions");
+        self
+    }
+
+    /// Adds a header to every request (e.g. OpenRouter's `HTTP-Referer`).
+    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.insert(name, value);
+        self
+    }
+
+    /// Sends tools in strict mode (Structured Outputs), so the model's arguments always fit the
+    /// schema. A tool whose schema strict mode cannot express (a map) is sent without it.
+    pub fn strict_tools(mut self, strict: bool) -> Self {
+        self.strict_tools = strict;
+        self
+    }
+
+    /// Caps the tokens of each reply (`max_completion_tokens`).
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self
+    }
+
+    /// Sets the sampling temperature.
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets timeouts and retries.
+    pub fn http_config(mut self, config: HttpConfig) -> Self {
+        self.http = HttpClient::new(config);
+        self
+    }
+
+    /// The model name sent with each request.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The request body for this conversation, as it goes on the wire.
+    pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
+        let tools: Vec<WireTool<'_>> = request
+            .tools
+            .iter()
+            .map(|tool| self.wire_tool(tool))
+            .collect();
+        let body = WireRequest {
+            model: &self.model,
+            messages: request.messages.iter().filter_map(wire_message).collect(),
+            tools,
+            max_completion_tokens: self.max_tokens,
+            temperature: self.temperature,
+        };
+        serde_json::to_value(body).unwrap_or(Value::Null)
+    }
+
+    fn wire_tool<'a>(&self, tool: &'a ToolDef) -> WireTool<'a> {
+        let strict = if self.strict_tools {
+            dialect::openai_strict(&tool.parameters)
+        } else {
+            None
+        };
+        WireTool {
+            kind: "function",
+            function: WireFunction {
+                name: &tool.name,
+                description: &tool.description,
+                strict: strict.is_some().then_some(true),
+                parameters: strict.unwrap_or_else(|| dialect::openai(&tool.parameters)),
+            },
+        }
+    }
+
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
+        let mut headers = self.headers.clone();
+        if let Some(key) = &self.api_key {
+            match self.key_header {
+                KeyHeader::Bearer => {
+                    headers.insert(reqwest::header::AUTHORIZATION, key.header("Bearer ")?)
+                }
+                KeyHeader::Azure => {
+                    headers.insert(HeaderName::from_static("api-key"), key.header("")?)
+                }
+            };
+        }
+        Ok(headers)
+    }
+}
+
+impl Model for OpenAi {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let body = serde_json::to_vec(&self.request_body(request));
+        Box::pin(async move {
+            let body = body.map_err(ModelError::other)?;
+            let headers = self.headers()?;
+            let reply = self.http.post_json(&self.url, &headers, body).await?;
+            parse_response(&reply)
+        })
+    }
+}
+
+impl fmt::Debug for OpenAi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAi")
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key)
+            .field("strict_tools", &self.strict_tools)
+            .field("http", self.http.config())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Parses a Chat Completions reply body.
+pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+    let reply: WireResponse = parse_reply(body)?;
+    let Some(choice) = reply.choices.into_iter().next() else {
+        return Err(unexpected_reply("the reply has no choices", body));
+    };
+    let mut finish_reason = choice.finish_reason.as_deref().map(finish_reason);
+    let content = match (choice.message.content, choice.message.refusal) {
+        (Some(content), _) => content,
+        (None, Some(refusal)) => {
+            finish_reason = Some(FinishReason::ContentFilter);
+            refusal
+        }
+        (None, None) => String::new(),
+    };
+    let tool_calls = choice
+        .message
+        .tool_calls
+        .into_iter()
+        .map(|call| ToolCall::new(call.id, call.function.name, call.function.arguments))
+        .collect();
+    let usage = reply
+        .usage
+        .map(|usage| Usage {
+            input_tokens: usage.prompt_tokens,
+            output_tokens: usage.completion_tokens,
+        })
+        .unwrap_or_default();
+    let mut response = ChatResponse::new(AssistantMessage {
+        content,
+        tool_calls,
+    })
+    .with_usage(usage);
+    response.finish_reason = finish_reason;
+    Ok(response)
+}
+
+fn finish_reason(reason: &str) -> FinishReason {
+    match reason {
+        "stop" => FinishReason::Stop,
+        "tool_calls" | "function_call" => FinishReason::ToolCalls,
+        "length" => FinishReason::Length,
+        "content_filter" => FinishReason::ContentFilter,
+        other => FinishReason::Other(other.to_owned()),
+    }
+}
+
+fn wire_message(message: &Message) -> Option<WireMessage<'_>> {
+    Some(match message {
+        Message::System { content } => WireMessage::System { content },
+        Message::User { content } => WireMessage::User { content },
+        Message::Assistant(reply) => WireMessage::Assistant {
+            // An assistant turn that only calls tools has `content: null`.
+            content: (!reply.content.is_empty() || reply.tool_calls.is_empty())
+                .then_some(reply.content.as_str()),
+            tool_calls: reply
+                .tool_calls
+                .iter()
+                .map(|call| WireToolCall {
+                    id: &call.id,
+                    kind: "function",
+                    function: WireCalledFunction {
+                        name: &call.name,
+                        arguments: &call.arguments,
+                    },
+                })
+                .collect(),
+        },
+        // The wire format has no error flag: the text says it (the dispatcher's error texts do).
+        Message::Tool(result) => WireMessage::Tool {
+            tool_call_id: &result.tool_call_id,
+            content: &result.content,
+        },
+    })
+}
+
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+enum WireMessage<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: &'a str,
+    },
+    Assistant {
+        content: Option<&'a str>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<WireToolCall<'a>>,
+    },
+    Tool {
+        tool_call_id: &'a str,
+        content: &'a str,
+    },
+}
+
+#[derive(Serialize)]
+struct WireToolCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireCalledFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireCalledFunction<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+#[derive(Serialize)]
+struct WireTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunction<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strict: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct WireResponse {
+    choices: Vec<WireChoice>,
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct WireChoice {
+    message: WireReply,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireReply {
+    content: Option<String>,
+    refusal: Option<String>,
+    #[serde(default, deserialize_with = "null_as_empty")]
+    tool_calls: Vec<WireReplyCall>,
+}
+
+#[derive(Deserialize)]
+struct WireReplyCall {
+    id: String,
+    function: WireReplyFunction,
+}
+
+#[derive(Deserialize)]
+struct WireReplyFunction {
+    name: String,
+    /// A JSON text the model wrote; it may not be valid JSON, and the tool runner says so.
+    #[serde(default)]
+    arguments: String,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+/// Some compatible servers send `"tool_calls": null`.
+fn null_as_empty<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Vec<T>, D::Error> {
+    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
+}

@@ -1,0 +1,87 @@
+//! Loopback HTTP helpers for the provider tests: fixture bodies, a scripted sequence of replies on a
+//! wiremock server, and a raw TCP server that breaks a reply off in the middle.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agent_core::providers::HttpConfig;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+
+/// A fixture file's text: `tests/fixtures/{provider}/{name}`.
+pub fn fixture(provider: &str, name: &str) -> String {
+    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "fixtures", provider, name]
+        .iter()
+        .collect();
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("fixture {}: {error}", path.display()))
+}
+
+/// A JSON reply with this status and body.
+pub fn json_reply(status: u16, body: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_raw(body.as_bytes().to_vec(), "application/json")
+}
+
+/// Serves `replies` in order, one per POST, on a fresh loopback server.
+pub async fn serve_in_order(replies: Vec<ResponseTemplate>) -> MockServer {
+    let server = MockServer::start().await;
+    for (index, reply) in replies.into_iter().enumerate() {
+        Mock::given(method("POST"))
+            .respond_with(reply)
+            .up_to_n_times(1)
+            .with_priority(u8::try_from(index + 1).unwrap_or(u8::MAX))
+            .mount(&server)
+            .await;
+    }
+    server
+}
+
+/// The JSON bodies of every request the server received, in order.
+pub async fn request_bodies(server: &MockServer) -> Vec<Value> {
+    received(server)
+        .await
+        .iter()
+        .map(|request| serde_json::from_slice(&request.body).expect("a JSON request body"))
+        .collect()
+}
+
+/// Every request the server received.
+pub async fn received(server: &MockServer) -> Vec<Request> {
+    server.received_requests().await.expect("recording is on")
+}
+
+/// Fast retries, so failure tests take milliseconds, not seconds.
+pub fn quick_retries() -> HttpConfig {
+    HttpConfig::default()
+        .backoff(Duration::from_millis(5), Duration::from_millis(20))
+        .request_timeout(Duration::from_secs(5))
+}
+
+/// A server on 127.0.0.1 that answers one request with a header promising a longer body than it
+/// sends, then closes the connection. Returns its base URL.
+pub async fn serve_truncated_once(promised: usize, sent: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let address = listener.local_addr().expect("an address");
+    tokio::spawn(async move {
+        // Serve a few connections in case the client retries, then stop.
+        for _ in 0..4 {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let mut buffer = vec![0u8; 64 * 1024];
+            let _ = socket.read(&mut buffer).await;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {promised}\r\n\r\n"
+            );
+            let _ = socket.write_all(head.as_bytes()).await;
+            let _ = socket.write_all(sent.as_bytes()).await;
+            let _ = socket.shutdown().await;
+        }
+    });
+    format!("http://{address}")
+}
