@@ -78,7 +78,7 @@ async fn a_full_run_with_two_tool_turns_over_http() {
 async fn strict_tools_are_sent_in_strict_mode() {
     let server = serve_in_order(vec![json_reply(200, &fixture("openai", "answer.json"))]).await;
     let agent = agent!(openai_at(&server.uri()).strict_tools(true), get_weather);
-    agent.run("hi").await.unwrap();
+    assert!(agent.run("hi").await.unwrap().is_finished());
     let body = &request_bodies(&server).await[0];
     insta::assert_json_snapshot!("openai_strict_tool", body["tools"]);
 }
@@ -269,7 +269,13 @@ async fn azure_deployments_use_their_url_and_key_header() {
     let model = OpenAi::azure(&server.uri(), "my-gpt", "2024-10-21")
         .api_key("azure-key")
         .http_config(quick_retries());
-    agent!(model, get_weather).run("hi").await.unwrap();
+    assert!(
+        agent!(model, get_weather)
+            .run("hi")
+            .await
+            .unwrap()
+            .is_finished()
+    );
     let request = &received(&server).await[0];
     assert_eq!(
         request.url.path(),
