@@ -37,38 +37,56 @@ pub fn check_field<T: DeserializeOwned>(value: &Value) -> Option<(String, String
 }
 
 /// Parses a tool's raw arguments. The fast path is one `serde_json::from_str`; only when it fails does
-/// the slower diagnosis run, which finds every field that is wrong, missing or unknown.
+/// the slower path run: it reads `null` for an optional parameter as "left out" (what OpenAI's strict
+/// mode sends), and otherwise finds every field that is wrong, missing or unknown.
 pub fn parse_arguments<T: DeserializeOwned>(
     raw: &str,
     fields: &[FieldSpec],
 ) -> Result<T, ToolError> {
     // Models send "" for "no arguments".
     let raw = if raw.trim().is_empty() { "{}" } else { raw };
-    match serde_json::from_str::<T>(raw) {
-        Ok(arguments) => Ok(arguments),
-        Err(error) if error.is_data() => Err(diagnose::<T>(raw, fields)),
-        Err(error) => Err(ToolError::InvalidJson {
+    let error = match serde_json::from_str::<T>(raw) {
+        Ok(arguments) => return Ok(arguments),
+        Err(error) => error,
+    };
+    if !error.is_data() {
+        return Err(ToolError::InvalidJson {
             message: error.to_string(),
-        }),
+        });
     }
-}
-
-fn diagnose<T: DeserializeOwned>(raw: &str, fields: &[FieldSpec]) -> ToolError {
-    let value: Value = match serde_json::from_str(raw) {
+    let mut value: Value = match serde_json::from_str(raw) {
         Ok(value) => value,
         Err(error) => {
-            return ToolError::InvalidJson {
+            return Err(ToolError::InvalidJson {
                 message: error.to_string(),
-            };
+            });
         }
     };
-    let Value::Object(map) = &value else {
+    if let Value::Object(map) = &mut value {
+        let before = map.len();
+        map.retain(|key, value| {
+            !(value.is_null()
+                && fields
+                    .iter()
+                    .any(|field| field.name == key && !field.required))
+        });
+        if map.len() < before
+            && let Ok(arguments) = T::deserialize(&value)
+        {
+            return Ok(arguments);
+        }
+    }
+    Err(diagnose::<T>(raw, &value, fields))
+}
+
+fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec]) -> ToolError {
+    let Value::Object(map) = value else {
         return ToolError::InvalidArguments {
             issues: vec![ArgumentIssue::new(
                 "",
                 format!(
                     "expected a JSON object of named arguments, got {}",
-                    json_kind(&value)
+                    json_kind(value)
                 ),
             )],
         };

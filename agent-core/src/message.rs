@@ -106,6 +106,10 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments as the model wrote them: a JSON text, not yet parsed (it may not even be JSON).
     pub arguments: String,
+    /// An opaque token the provider attached to the call and wants back with the history (Gemini's
+    /// `thoughtSignature`); `None` for most providers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 impl ToolCall {
@@ -119,6 +123,7 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            signature: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! loopback HTTP toolkit for the provider tests.
 
 pub mod http;
+pub mod schema_set;
 
 use std::collections::HashMap;
 
@@ -99,6 +100,18 @@ pub fn get_time(
     format!("It is 08:30 in {city}.")
 }
 
+/// Forecast the weather for some days.
+#[tool]
+pub fn forecast(
+    /// City name
+    city: String,
+    /// Days ahead
+    #[arg(default = 3)]
+    days: u32,
+) -> String {
+    format!("{city}: {days} days")
+}
+
 /// Always panics.
 #[tool]
 pub fn explode(reason: String) -> String {
@@ -156,7 +169,8 @@ pub async fn run_fixture_calls(
         remember,
         explode,
         refuse,
-        repeat
+        repeat,
+        forecast
     );
     configure(agent)
         .run("go")

@@ -58,7 +58,7 @@ async fn unknown_tool_names_it_and_the_tools_that_exist() {
     assert!(is_error);
     assert_eq!(
         content,
-        "Error: there is no tool named `get_wether`. Available tools: get_weather, plan_route, now, remember, explode, refuse, repeat."
+        "Error: there is no tool named `get_wether`. Available tools: get_weather, plan_route, now, remember, explode, refuse, repeat, forecast."
     );
 }
 
@@ -105,6 +105,29 @@ async fn null_is_none_for_an_option_and_an_error_for_a_required_field() {
     let (content, is_error) = one_result("get_weather", r#"{"city":"北京","unit":null}"#).await;
     assert!(!is_error, "{content}");
     let (content, is_error) = one_result("get_weather", r#"{"city":null}"#).await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: city: invalid type: null, expected a string"
+    );
+}
+
+#[tokio::test]
+async fn a_default_applies_when_the_model_leaves_it_out_or_sends_null() {
+    assert_eq!(
+        one_result("forecast", r#"{"city":"Oslo"}"#).await,
+        ("Oslo: 3 days".to_owned(), false)
+    );
+    assert_eq!(
+        one_result("forecast", r#"{"city":"Oslo","days":5}"#).await,
+        ("Oslo: 5 days".to_owned(), false)
+    );
+    // OpenAI's strict mode makes optional parameters nullable, so `null` means "left out".
+    assert_eq!(
+        one_result("forecast", r#"{"city":"Oslo","days":null}"#).await,
+        ("Oslo: 3 days".to_owned(), false)
+    );
+    let (content, is_error) = one_result("forecast", r#"{"city":null,"days":null}"#).await;
     assert!(is_error);
     assert_eq!(
         content,

@@ -115,6 +115,8 @@ pub fn gemini(schema: &Value) -> Value {
     let mut schema = schema.clone();
     inline_references(&mut schema, &definitions, 0);
     for_each_schema(&mut schema, &mut |node| {
+        // First, since collapsing `anyOf: [X, null]` merges X's keys into this node.
+        gemini_nullable(node);
         for key in ["$schema", "$defs", "$id", "additionalProperties", "title"] {
             node.remove(key);
         }
@@ -123,7 +125,6 @@ pub fn gemini(schema: &Value) -> Value {
         }
         rename_key(node, "oneOf", "anyOf");
         move_into_description(node, &["default"]);
-        gemini_nullable(node);
         let known = match node.get("type").and_then(Value::as_str) {
             Some("string") => &["date-time", "enum"][..],
             Some("integer") => &["int32", "int64"][..],

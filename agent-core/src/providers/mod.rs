@@ -8,9 +8,17 @@
 pub mod dialect;
 mod http;
 
+#[cfg(feature = "anthropic")]
+mod anthropic;
+#[cfg(feature = "gemini")]
+mod gemini;
 #[cfg(feature = "openai")]
 mod openai;
 
+#[cfg(feature = "anthropic")]
+pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, Anthropic};
+#[cfg(feature = "gemini")]
+pub use gemini::{GEMINI_BASE_URL, Gemini};
 pub use http::{ApiKey, HttpConfig};
 #[cfg(feature = "openai")]
 pub use openai::{OPENAI_BASE_URL, OpenAi};

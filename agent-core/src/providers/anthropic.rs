@@ -1,0 +1,332 @@
+//! Anthropic Messages (`POST {base}/v1/messages`).
+//!
+//! Wire format: <https://docs.anthropic.com/en/api/messages> and the tool-use guide
+//! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>.
+
+use std::fmt;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::dialect;
+use super::http::{ApiKey, HttpClient, HttpConfig, join_url, parse_reply};
+use crate::message::{AssistantMessage, Message, ToolCall, Usage};
+use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
+use crate::tool::BoxFuture;
+
+/// Anthropic's own endpoint.
+pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+
+/// The API version this adapter speaks.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// A Claude model behind the Anthropic Messages API.
+///
+/// ```
+/// use agent_core::providers::Anthropic;
+///
+/// let claude = Anthropic::new("claude-sonnet-4-5").api_key("sk-ant-...").max_tokens(2048);
+/// ```
+pub struct Anthropic {
+    http: HttpClient,
+    url: String,
+    model: String,
+    api_key: Option<ApiKey>,
+    headers: HeaderMap,
+    max_tokens: u32,
+    temperature: Option<f32>,
+}
+
+impl Anthropic {
+    /// A model on Anthropic's endpoint, replies capped at 4096 tokens (the API requires a cap).
+    pub fn new(model: impl Into<String>) -> Self {
+        Anthropic {
+            http: HttpClient::new(HttpConfig::default()),
+            url: join_url(ANTHROPIC_BASE_URL, "v1/messages"),
+            model: model.into(),
+            api_key: None,
+            headers: HeaderMap::new(),
+            max_tokens: 4096,
+            temperature: None,
+        }
+    }
+
+    /// Sets the API key (sent as `x-api-key`).
+    pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// Sends requests elsewhere: `base` is the part before `/v1/messages`.
+    pub fn base_url(mut self, base: &str) -> Self {
+        self.url = join_url(base, "v1/messages");
+        self
+    }
+
+    /// Adds a header to every request (e.g. `anthropic-beta`).
+    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.insert(name, value);
+        self
+    }
+
+    /// Caps the tokens of each reply (`max_tokens`).
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = tokens;
+        self
+    }
+
+    /// Sets the sampling temperature.
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets timeouts and retries.
+    pub fn http_config(mut self, config: HttpConfig) -> Self {
+        self.http = HttpClient::new(config);
+        self
+    }
+
+    /// The model name sent with each request.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The request body for this conversation, as it goes on the wire.
+    pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
+        let system: Vec<&str> = request
+            .messages
+            .iter()
+            .filter_map(|message| match message {
+                Message::System { content } => Some(content.as_str()),
+                _ => None,
+            })
+            .collect();
+        let body = WireRequest {
+            model: &self.model,
+            max_tokens: self.max_tokens,
+            system: (!system.is_empty()).then(|| system.join("\n\n")),
+            messages: wire_messages(request.messages),
+            tools: request
+                .tools
+                .iter()
+                .map(|tool| WireTool {
+                    name: &tool.name,
+                    description: &tool.description,
+                    input_schema: dialect::anthropic(&tool.parameters),
+                })
+                .collect(),
+            temperature: self.temperature,
+        };
+        serde_json::to_value(body).unwrap_or(Value::Null)
+    }
+
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
+        let mut headers = self.headers.clone();
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+        if let Some(key) = &self.api_key {
+            headers.insert(HeaderName::from_static("x-api-key"), key.header("")?);
+        }
+        Ok(headers)
+    }
+}
+
+impl Model for Anthropic {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let body = serde_json::to_vec(&self.request_body(request));
+        Box::pin(async move {
+            let body = body.map_err(ModelError::other)?;
+            let headers = self.headers()?;
+            let reply = self.http.post_json(&self.url, &headers, body).await?;
+            parse_response(&reply)
+        })
+    }
+}
+
+impl fmt::Debug for Anthropic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key)
+            .field("max_tokens", &self.max_tokens)
+            .field("http", self.http.config())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Parses a Messages reply body.
+pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+    let reply: WireResponse = parse_reply(body)?;
+    let mut content = String::new();
+    let mut tool_calls = Vec::new();
+    for block in reply.content {
+        match block {
+            WireReplyBlock::Text { text } => content.push_str(&text),
+            WireReplyBlock::ToolUse { id, name, input } => {
+                tool_calls.push(ToolCall::new(id, name, input.to_string()));
+            }
+            // Thinking and server-side blocks are not part of the conversation the core keeps.
+            WireReplyBlock::Other => {}
+        }
+    }
+    let finish_reason = reply.stop_reason.as_deref().map(|reason| match reason {
+        "end_turn" | "stop_sequence" => FinishReason::Stop,
+        "tool_use" => FinishReason::ToolCalls,
+        "max_tokens" => FinishReason::Length,
+        "refusal" => FinishReason::ContentFilter,
+        other => FinishReason::Other(other.to_owned()),
+    });
+    let mut response = ChatResponse::new(AssistantMessage {
+        content,
+        tool_calls,
+    })
+    .with_usage(Usage {
+        input_tokens: reply.usage.input_tokens,
+        output_tokens: reply.usage.output_tokens,
+    });
+    response.finish_reason = finish_reason;
+    Ok(response)
+}
+
+/// The history as Anthropic wants it: system messages go to their own field, and consecutive
+/// messages of one role are merged, so every tool result of a turn lands in one user message (tool
+/// results first, as the API requires).
+fn wire_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
+    let mut wire: Vec<WireMessage<'_>> = Vec::new();
+    for message in messages {
+        let (role, blocks): (&str, Vec<WireBlock<'_>>) = match message {
+            Message::System { .. } => continue,
+            Message::User { content } => ("user", vec![WireBlock::Text { text: content }]),
+            Message::Assistant(reply) => {
+                let mut blocks = Vec::with_capacity(1 + reply.tool_calls.len());
+                // The API refuses empty text blocks.
+                if !reply.content.is_empty() {
+                    blocks.push(WireBlock::Text {
+                        text: &reply.content,
+                    });
+                }
+                for call in &reply.tool_calls {
+                    blocks.push(WireBlock::ToolUse {
+                        id: &call.id,
+                        name: &call.name,
+                        input: tool_input(&call.arguments),
+                    });
+                }
+                ("assistant", blocks)
+            }
+            Message::Tool(result) => (
+                "user",
+                vec![WireBlock::ToolResult {
+                    tool_use_id: &result.tool_call_id,
+                    content: &result.content,
+                    is_error: result.is_error,
+                }],
+            ),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match wire.last_mut() {
+            Some(last) if last.role == role => last.content.extend(blocks),
+            _ => wire.push(WireMessage {
+                role,
+                content: blocks,
+            }),
+        }
+    }
+    wire
+}
+
+/// Anthropic takes a tool's input as a JSON object. Arguments recorded from another provider that
+/// are not an object (the model wrote invalid JSON there) are sent as `{}`: the error result that
+/// follows in the history already says what went wrong.
+fn tool_input(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(object @ Value::Object(_)) => object,
+        _ => Value::Object(serde_json::Map::new()),
+    }
+}
+
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<String>,
+    messages: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+}
+
+#[derive(Serialize)]
+struct WireMessage<'a> {
+    role: &'static str,
+    content: Vec<WireBlock<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireBlock<'a> {
+    Text {
+        text: &'a str,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: &'a str,
+        is_error: bool,
+    },
+}
+
+#[derive(Serialize)]
+struct WireTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: Value,
+}
+
+#[derive(Deserialize)]
+struct WireResponse {
+    content: Vec<WireReplyBlock>,
+    stop_reason: Option<String>,
+    #[serde(default)]
+    usage: WireUsage,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireReplyBlock {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize, Default)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}

@@ -1,0 +1,114 @@
+//! Each provider's schema dialect, snapshot-tested on every schema of the core's snapshot set.
+
+use agent_core::providers::dialect;
+use tests::schema_set;
+
+#[test]
+fn openai_strict_dialect() {
+    for (name, definition) in schema_set::all() {
+        insta::assert_json_snapshot!(
+            format!("openai_strict_{name}"),
+            dialect::openai_strict(&definition.parameters)
+        );
+    }
+}
+
+#[test]
+fn openai_dialect() {
+    for (name, definition) in schema_set::all() {
+        insta::assert_json_snapshot!(
+            format!("openai_{name}"),
+            dialect::openai(&definition.parameters)
+        );
+    }
+}
+
+#[test]
+fn anthropic_dialect() {
+    for (name, definition) in schema_set::all() {
+        insta::assert_json_snapshot!(
+            format!("anthropic_{name}"),
+            dialect::anthropic(&definition.parameters)
+        );
+    }
+}
+
+#[test]
+fn gemini_dialect() {
+    for (name, definition) in schema_set::all() {
+        insta::assert_json_snapshot!(
+            format!("gemini_{name}"),
+            dialect::gemini(&definition.parameters)
+        );
+    }
+}
+
+/// What no provider accepts never reaches one: schemars' own formats, and for Gemini every
+/// reference, `additionalProperties`, `const` and `null` type.
+#[test]
+fn dialects_hold_no_keyword_their_provider_rejects() {
+    fn keys(value: &serde_json::Value, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, child) in map {
+                    if key == "format" {
+                        found.push(format!("format={child}"));
+                    } else if key != "properties" {
+                        found.push(key.clone());
+                    }
+                    keys(child, found);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|item| keys(item, found)),
+            _ => {}
+        }
+    }
+    for (name, definition) in schema_set::all() {
+        let schemars_formats = [
+            "\"uint8\"",
+            "\"uint16\"",
+            "\"uint32\"",
+            "\"uint64\"",
+            "\"uint\"",
+            "\"int8\"",
+            "\"int16\"",
+            "\"int32\"",
+            "\"int64\"",
+            "\"int\"",
+            "\"float\"",
+            "\"double\"",
+        ];
+        for (dialect_name, transformed) in [
+            ("openai", dialect::openai(&definition.parameters)),
+            ("anthropic", dialect::anthropic(&definition.parameters)),
+        ] {
+            let mut found = Vec::new();
+            keys(&transformed, &mut found);
+            for format in schemars_formats {
+                assert!(
+                    !found.contains(&format!("format={format}")),
+                    "{name}, {dialect_name}: {found:?}"
+                );
+            }
+        }
+        let mut found = Vec::new();
+        keys(&dialect::gemini(&definition.parameters), &mut found);
+        // Gemini knows int32, int64, float and double, but not the unsigned ones.
+        for rejected in [
+            "$ref",
+            "$defs",
+            "additionalProperties",
+            "const",
+            "$schema",
+            "title",
+            "oneOf",
+            "format=\"uint8\"",
+            "format=\"uint32\"",
+        ] {
+            assert!(
+                !found.iter().any(|key| key == rejected),
+                "{name}: gemini got {rejected}: {found:?}"
+            );
+        }
+    }
+}
