@@ -4,12 +4,17 @@
 //! `cargo run -p examples --example weather` runs offline: a scripted model plays the LLM, makes one
 //! mistake (a unit the tool does not know), reads the error result, corrects itself, and answers.
 //! Every step is printed: the model's tool calls, each tool result, the final answer.
+//!
+//! With a provider in the environment it runs against the real model instead, e.g.
+//! `OPENAI_API_KEY=... cargo run -p examples --example weather`, or
+//! `AGENT_MODEL=ollama:qwen2.5 cargo run -p examples --example weather` (see `providers::from_env`).
 
 use std::fmt;
 
+use agent_core::providers::from_env;
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    AssistantMessage, Message, RunError, RunOutput, StopReason, ToolCall, agent, tool,
+    AssistantMessage, Message, Model, RunError, RunOutput, StopReason, ToolCall, agent, tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -107,10 +112,9 @@ fn scripted_model() -> ScriptedModel {
     ])
 }
 
-/// Runs the agent and renders its transcript.
-async fn run() -> Result<String, RunError> {
-    println!("(offline: a scripted model plays the LLM)");
-    let agent = agent!(scripted_model(), get_weather, get_time).max_steps(10);
+/// Runs the agent with `model` and renders its transcript.
+async fn run(model: impl Model + 'static) -> Result<String, RunError> {
+    let agent = agent!(model, get_weather, get_time).max_steps(10);
     let output = agent.run("Do I need an umbrella in Beijing today?").await?;
     Ok(render(&output))
 }
@@ -156,16 +160,39 @@ fn render(output: &RunOutput) -> String {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), RunError> {
-    print!("{}", run().await?);
-    Ok(())
+async fn main() -> std::process::ExitCode {
+    match choose_model_and_run().await {
+        Ok(printed) => {
+            print!("{printed}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs against the model the environment names, or offline when it names none.
+async fn choose_model_and_run() -> Result<String, Box<dyn std::error::Error>> {
+    let printed = match from_env()? {
+        Some(model) => {
+            println!("(model: {model})");
+            run(model).await?
+        }
+        None => {
+            println!("(offline: no AGENT_MODEL or API key set, so a scripted model plays the LLM)");
+            run(scripted_model()).await?
+        }
+    };
+    Ok(printed)
 }
 
 #[cfg(test)]
 mod tests {
     #[tokio::test]
     async fn runs_offline_and_prints_every_step() {
-        let printed = super::run().await.unwrap();
+        let printed = super::run(super::scripted_model()).await.unwrap();
         let expected = "\
 user: Do I need an umbrella in Beijing today?
 step 1:

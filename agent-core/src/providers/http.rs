@@ -312,6 +312,7 @@ pub(crate) fn parse_reply<T: DeserializeOwned>(body: &[u8]) -> Result<T, ModelEr
 }
 
 /// A reply that parsed but lacks what the adapter needs.
+#[cfg_attr(not(any(feature = "openai", feature = "gemini")), allow(dead_code))]
 pub(crate) fn unexpected_reply(message: &str, body: &[u8]) -> ModelError {
     ModelError::Decode {
         message: message.to_owned(),

@@ -6,6 +6,7 @@
 //! failure into a typed [`ModelError`](crate::ModelError).
 
 pub mod dialect;
+mod env;
 mod http;
 
 #[cfg(feature = "anthropic")]
@@ -17,6 +18,7 @@ mod openai;
 
 #[cfg(feature = "anthropic")]
 pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, Anthropic};
+pub use env::{EnvError, EnvModel, from_env, from_variables};
 #[cfg(feature = "gemini")]
 pub use gemini::{GEMINI_BASE_URL, Gemini};
 pub use http::{ApiKey, HttpConfig};

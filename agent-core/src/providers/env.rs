@@ -1,0 +1,433 @@
+//! Choosing a model from the environment: `AGENT_MODEL=provider:model` plus the usual key variables.
+
+use std::fmt;
+
+use crate::model::{ChatRequest, ChatResponse, Model, ModelError};
+use crate::tool::BoxFuture;
+
+/// Reads `AGENT_MODEL` (`openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`,
+/// `gemini:gemini-2.5-flash`, `ollama:qwen2.5`, ...) and the provider's key variable.
+///
+/// Without `AGENT_MODEL`, the first key found picks a provider and its default model:
+/// `OPENAI_API_KEY`, then `ANTHROPIC_API_KEY`, then `GEMINI_API_KEY` (or `GOOGLE_API_KEY`). With
+/// neither, `Ok(None)`: the caller can fall back to an offline model.
+///
+/// | provider | key | base URL variable (default) |
+/// |---|---|---|
+/// | `openai` | `OPENAI_API_KEY` (not needed when `OPENAI_BASE_URL` points at a local server) | `OPENAI_BASE_URL` |
+/// | `anthropic` | `ANTHROPIC_API_KEY` | `ANTHROPIC_BASE_URL` |
+/// | `gemini` | `GEMINI_API_KEY` or `GOOGLE_API_KEY` | `GEMINI_BASE_URL` |
+/// | `deepseek`, `groq`, `openrouter`, `qwen` | `DEEPSEEK_API_KEY`, `GROQ_API_KEY`, `OPENROUTER_API_KEY`, `DASHSCOPE_API_KEY` | `{PROVIDER}_BASE_URL` |
+/// | `ollama`, `vllm`, `llamacpp`, `lmstudio` | none | `OLLAMA_BASE_URL` (`http://localhost:11434/v1`), ... |
+pub fn from_env() -> Result<Option<EnvModel>, EnvError> {
+    from_variables(|name| {
+        std::env::var(name)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+    })
+}
+
+/// [`from_env`] over any source of variables (a config file, a test's map).
+pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<Option<EnvModel>, EnvError> {
+    let choice = match var("AGENT_MODEL") {
+        Some(choice) => choice,
+        None => match DEFAULT_BY_KEY.iter().find(|(key, _)| var(key).is_some()) {
+            Some((_, choice)) => (*choice).to_owned(),
+            None => return Ok(None),
+        },
+    };
+    let (provider, model) = choice
+        .split_once(':')
+        .map(|(provider, model)| {
+            (
+                provider.trim().to_ascii_lowercase(),
+                model.trim().to_owned(),
+            )
+        })
+        .filter(|(provider, model)| !provider.is_empty() && !model.is_empty())
+        .ok_or_else(|| EnvError::Malformed {
+            value: choice.clone(),
+        })?;
+    let preset = PRESETS
+        .iter()
+        .find(|preset| preset.name == provider)
+        .ok_or_else(|| EnvError::UnknownProvider {
+            name: provider.clone(),
+            known: PRESETS.iter().map(|preset| preset.name).collect(),
+        })?;
+    let key = preset
+        .key_variables
+        .iter()
+        .find_map(|variable| var(variable));
+    let base_url = var(preset.base_url_variable);
+    if key.is_none() && preset.needs_key(base_url.is_some()) {
+        return Err(EnvError::MissingKey {
+            provider: preset.name,
+            variable: preset.key_variables.join(" or "),
+        });
+    }
+    let base_url = base_url.unwrap_or_else(|| preset.default_base_url.to_owned());
+    let built = build(preset.wire, &model, &base_url, key).ok_or(EnvError::NotCompiled {
+        provider: preset.name,
+    })?;
+    Ok(Some(EnvModel {
+        provider: preset.name,
+        name: model,
+        model: built,
+    }))
+}
+
+/// A model chosen from the environment, and what was chosen.
+pub struct EnvModel {
+    provider: &'static str,
+    name: String,
+    model: Box<dyn Model>,
+}
+
+impl EnvModel {
+    /// The provider, as spelled in `AGENT_MODEL` (`openai`, `ollama`, ...).
+    pub fn provider(&self) -> &str {
+        self.provider
+    }
+
+    /// The model name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Model for EnvModel {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        self.model.chat(request)
+    }
+}
+
+impl fmt::Display for EnvModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.provider, self.name)
+    }
+}
+
+impl fmt::Debug for EnvModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnvModel")
+            .field("provider", &self.provider)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why no model could be made from the environment.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvError {
+    /// `AGENT_MODEL` is not `provider:model`.
+    #[error("AGENT_MODEL={value:?} is not `provider:model`, e.g. `openai:gpt-4o-mini`")]
+    Malformed {
+        /// The value found.
+        value: String,
+    },
+    /// The provider is not one this crate knows.
+    #[error("unknown provider `{name}` in AGENT_MODEL; known: {}", known.join(", "))]
+    UnknownProvider {
+        /// The provider asked for.
+        name: String,
+        /// The providers there are.
+        known: Vec<&'static str>,
+    },
+    /// The provider's API key is not set.
+    #[error("AGENT_MODEL asks for {provider}, but {variable} is not set")]
+    MissingKey {
+        /// The provider.
+        provider: &'static str,
+        /// The variable to set.
+        variable: String,
+    },
+    /// The provider's adapter is behind a cargo feature that is off.
+    #[error("the {provider} adapter is not compiled in: enable its cargo feature")]
+    NotCompiled {
+        /// The provider.
+        provider: &'static str,
+    },
+}
+
+/// Which wire format a provider speaks.
+#[derive(Clone, Copy)]
+enum Wire {
+    OpenAi,
+    Anthropic,
+    Gemini,
+}
+
+struct Preset {
+    name: &'static str,
+    wire: Wire,
+    key_variables: &'static [&'static str],
+    base_url_variable: &'static str,
+    default_base_url: &'static str,
+    /// Local servers take no key.
+    local: bool,
+}
+
+impl Preset {
+    fn needs_key(&self, custom_base_url: bool) -> bool {
+        // An OpenAI-compatible local server at a custom URL usually takes none either.
+        let local_openai_compatible = custom_base_url && matches!(self.wire, Wire::OpenAi);
+        !(self.local || local_openai_compatible)
+    }
+}
+
+const DEFAULT_BY_KEY: &[(&str, &str)] = &[
+    ("OPENAI_API_KEY", "openai:gpt-4o-mini"),
+    ("ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5"),
+    ("GEMINI_API_KEY", "gemini:gemini-2.5-flash"),
+    ("GOOGLE_API_KEY", "gemini:gemini-2.5-flash"),
+];
+
+const fn preset(
+    name: &'static str,
+    wire: Wire,
+    key_variables: &'static [&'static str],
+    base_url_variable: &'static str,
+    default_base_url: &'static str,
+    local: bool,
+) -> Preset {
+    Preset {
+        name,
+        wire,
+        key_variables,
+        base_url_variable,
+        default_base_url,
+        local,
+    }
+}
+
+const PRESETS: &[Preset] = &[
+    preset(
+        "openai",
+        Wire::OpenAi,
+        &["OPENAI_API_KEY"],
+        "OPENAI_BASE_URL",
+        "https://api.openai.com/v1",
+        false,
+    ),
+    preset(
+        "anthropic",
+        Wire::Anthropic,
+        &["ANTHROPIC_API_KEY"],
+        "ANTHROPIC_BASE_URL",
+        "https://api.anthropic.com",
+        false,
+    ),
+    preset(
+        "gemini",
+        Wire::Gemini,
+        &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+        "GEMINI_BASE_URL",
+        "https://generativelanguage.googleapis.com/v1beta",
+        false,
+    ),
+    preset(
+        "deepseek",
+        Wire::OpenAi,
+        &["DEEPSEEK_API_KEY"],
+        "DEEPSEEK_BASE_URL",
+        "https://api.deepseek.com/v1",
+        false,
+    ),
+    preset(
+        "groq",
+        Wire::OpenAi,
+        &["GROQ_API_KEY"],
+        "GROQ_BASE_URL",
+        "https://api.groq.com/openai/v1",
+        false,
+    ),
+    preset(
+        "openrouter",
+        Wire::OpenAi,
+        &["OPENROUTER_API_KEY"],
+        "OPENROUTER_BASE_URL",
+        "https://openrouter.ai/api/v1",
+        false,
+    ),
+    preset(
+        "qwen",
+        Wire::OpenAi,
+        &["DASHSCOPE_API_KEY"],
+        "DASHSCOPE_BASE_URL",
+        "https://dashscope.aliyuncs.com/compatible-mode/v1",
+        false,
+    ),
+    preset(
+        "ollama",
+        Wire::OpenAi,
+        &[],
+        "OLLAMA_BASE_URL",
+        "http://localhost:11434/v1",
+        true,
+    ),
+    preset(
+        "vllm",
+        Wire::OpenAi,
+        &[],
+        "VLLM_BASE_URL",
+        "http://localhost:8000/v1",
+        true,
+    ),
+    preset(
+        "llamacpp",
+        Wire::OpenAi,
+        &[],
+        "LLAMACPP_BASE_URL",
+        "http://localhost:8080/v1",
+        true,
+    ),
+    preset(
+        "lmstudio",
+        Wire::OpenAi,
+        &[],
+        "LMSTUDIO_BASE_URL",
+        "http://localhost:1234/v1",
+        true,
+    ),
+];
+
+/// The adapter for a wire format, or `None` when its feature is off.
+#[allow(unused_variables)]
+fn build(wire: Wire, model: &str, base_url: &str, key: Option<String>) -> Option<Box<dyn Model>> {
+    match wire {
+        #[cfg(feature = "openai")]
+        Wire::OpenAi => {
+            let mut openai = super::OpenAi::new(model).base_url(base_url);
+            if let Some(key) = key {
+                openai = openai.api_key(key);
+            }
+            Some(Box::new(openai))
+        }
+        #[cfg(feature = "anthropic")]
+        Wire::Anthropic => {
+            let mut anthropic = super::Anthropic::new(model).base_url(base_url);
+            if let Some(key) = key {
+                anthropic = anthropic.api_key(key);
+            }
+            Some(Box::new(anthropic))
+        }
+        #[cfg(feature = "gemini")]
+        Wire::Gemini => {
+            let mut gemini = super::Gemini::new(model).base_url(base_url);
+            if let Some(key) = key {
+                gemini = gemini.api_key(key);
+            }
+            Some(Box::new(gemini))
+        }
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn choose(pairs: &[(&str, &str)]) -> Result<Option<EnvModel>, EnvError> {
+        let vars: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        from_variables(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn nothing_set_means_no_model() {
+        assert!(choose(&[]).unwrap().is_none());
+    }
+
+    #[test]
+    fn agent_model_picks_provider_and_model() {
+        let model = choose(&[
+            ("AGENT_MODEL", "anthropic:claude-haiku-4-5"),
+            ("ANTHROPIC_API_KEY", "k"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(model.to_string(), "anthropic:claude-haiku-4-5");
+        let model = choose(&[("AGENT_MODEL", "ollama:qwen2.5")])
+            .unwrap()
+            .unwrap();
+        assert_eq!((model.provider(), model.name()), ("ollama", "qwen2.5"));
+        let model = choose(&[
+            ("AGENT_MODEL", "Gemini:gemini-2.5-flash"),
+            ("GOOGLE_API_KEY", "k"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(model.provider(), "gemini");
+    }
+
+    #[test]
+    fn a_key_alone_picks_its_provider() {
+        let model = choose(&[("GEMINI_API_KEY", "k")]).unwrap().unwrap();
+        assert_eq!(model.to_string(), "gemini:gemini-2.5-flash");
+        let model = choose(&[("OPENAI_API_KEY", "k"), ("GEMINI_API_KEY", "k")])
+            .unwrap()
+            .unwrap();
+        assert_eq!(model.to_string(), "openai:gpt-4o-mini");
+    }
+
+    #[test]
+    fn a_missing_key_is_a_clear_error() {
+        let error = choose(&[("AGENT_MODEL", "openai:gpt-4o")]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "AGENT_MODEL asks for openai, but OPENAI_API_KEY is not set"
+        );
+        let error = choose(&[("AGENT_MODEL", "gemini:gemini-2.5-pro")]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "AGENT_MODEL asks for gemini, but GEMINI_API_KEY or GOOGLE_API_KEY is not set"
+        );
+        // A local OpenAI-compatible server needs none.
+        assert!(
+            choose(&[
+                ("AGENT_MODEL", "openai:local"),
+                ("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
+            ])
+            .unwrap()
+            .is_some()
+        );
+    }
+
+    #[test]
+    fn unknown_and_malformed_choices_are_clear_errors() {
+        let error = choose(&[("AGENT_MODEL", "mistral:large")]).unwrap_err();
+        assert!(
+            error.to_string().starts_with(
+                "unknown provider `mistral` in AGENT_MODEL; known: openai, anthropic, gemini"
+            ),
+            "{error}"
+        );
+        assert_eq!(
+            choose(&[("AGENT_MODEL", "gpt-4o")]).unwrap_err(),
+            EnvError::Malformed {
+                value: "gpt-4o".into()
+            }
+        );
+    }
+
+    #[test]
+    fn the_key_never_shows() {
+        let model = choose(&[
+            ("AGENT_MODEL", "openai:gpt-4o"),
+            ("OPENAI_API_KEY", "very-secret-value"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert!(!format!("{model:?} {model}").contains("very-secret"));
+    }
+}
