@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use crate::message::{Message, ToolCall};
+use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, Model, ModelError};
 use crate::tool::{BoxFuture, ToolDef};
 
@@ -66,14 +66,6 @@ impl ScriptedModel {
     /// The last request received.
     pub fn last_request(&self) -> Option<RecordedRequest> {
         self.lock().last().cloned()
-    }
-
-    /// The tool calls of the whole script, in order: handy to check every call got a result.
-    pub fn scripted_calls(&self) -> impl Iterator<Item = &ToolCall> {
-        self.inner
-            .script
-            .iter()
-            .flat_map(|response| &response.message.tool_calls)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<RecordedRequest>> {
