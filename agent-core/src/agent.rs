@@ -1,16 +1,18 @@
-//! The agent: a model, its tools and its settings, and the loop that runs them.
+//! The agent: a model, its tools and its settings. The loop that runs it is in `run.rs`.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use crate::message::{Message, Usage};
-use crate::model::{ChatRequest, Model, ModelError};
+use crate::hooks::{Approver, Hooks};
+use crate::limits::{AtStepLimit, Limits};
+use crate::message::Message;
+use crate::model::Model;
+use crate::run::{RunError, RunOutput, drive};
 use crate::texts::Texts;
 use crate::tool::Tool;
 use crate::toolset::{ToolSet, ToolSetError};
-
-/// How many model calls a run may make unless configured otherwise.
-pub const DEFAULT_MAX_STEPS: usize = 10;
 
 /// A model with tools, ready to run.
 ///
@@ -20,11 +22,13 @@ pub const DEFAULT_MAX_STEPS: usize = 10;
 /// `S` is the state the tools still need: an agent whose tools take [`State<Db>`](crate::State) is an
 /// `Agent<Db>` until [`state`](Agent::state) hands it a `Db`; only an `Agent<()>` (plain [`Agent`]) runs.
 pub struct Agent<S = ()> {
-    model: Arc<dyn Model>,
-    tools: ToolSet<S>,
-    system_prompt: Option<String>,
-    max_steps: usize,
-    concurrent_tools: bool,
+    pub(crate) model: Arc<dyn Model>,
+    pub(crate) tools: ToolSet<S>,
+    pub(crate) system_prompt: Option<String>,
+    pub(crate) limits: Limits,
+    pub(crate) concurrent_tools: bool,
+    pub(crate) hooks: Vec<Arc<dyn Hooks>>,
+    pub(crate) approver: Option<Arc<dyn Approver>>,
 }
 
 impl<S: Send + Sync + 'static> Agent<S> {
@@ -34,8 +38,10 @@ impl<S: Send + Sync + 'static> Agent<S> {
             model: Arc::new(model),
             tools: ToolSet::new(),
             system_prompt: None,
-            max_steps: DEFAULT_MAX_STEPS,
+            limits: Limits::default(),
             concurrent_tools: true,
+            hooks: Vec::new(),
+            approver: None,
         }
     }
 
@@ -47,7 +53,46 @@ impl<S: Send + Sync + 'static> Agent<S> {
 
     /// Sets how many model calls a run may make (default 10).
     pub fn max_steps(mut self, steps: usize) -> Self {
-        self.max_steps = steps;
+        self.limits.max_steps = steps;
+        self
+    }
+
+    /// Chooses what happens at the step limit: stop (the default) or ask for a final answer.
+    pub fn at_step_limit(mut self, behaviour: AtStepLimit) -> Self {
+        self.limits.at_step_limit = behaviour;
+        self
+    }
+
+    /// Caps the tool calls of a run: calls beyond the cap get an error result and the run stops.
+    pub fn max_tool_calls(mut self, calls: usize) -> Self {
+        self.limits.max_tool_calls = Some(calls);
+        self
+    }
+
+    /// Stops the run before a model call once this many input tokens were used (as the provider
+    /// reports usage).
+    pub fn max_input_tokens(mut self, tokens: u64) -> Self {
+        self.limits.max_input_tokens = Some(tokens);
+        self
+    }
+
+    /// Stops the run before a model call once this many output tokens were used.
+    pub fn max_output_tokens(mut self, tokens: u64) -> Self {
+        self.limits.max_output_tokens = Some(tokens);
+        self
+    }
+
+    /// Gives each run a wall-clock budget: when it runs out, the model call or the tool calls in
+    /// flight are cancelled and the run stops.
+    pub fn time_limit(mut self, limit: Duration) -> Self {
+        self.limits.time_limit = Some(limit);
+        self
+    }
+
+    /// Sets how long one tool call may run when its tool sets no timeout (default 120 s); a call
+    /// past it is cancelled and the model gets an error result.
+    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
+        self.tools.set_tool_timeout(timeout);
         self
     }
 
@@ -69,6 +114,19 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// Their results are in call order either way.
     pub fn sequential_tools(mut self) -> Self {
         self.concurrent_tools = false;
+        self
+    }
+
+    /// Adds hooks; several are called in the order they were added.
+    pub fn hook(mut self, hooks: impl Hooks) -> Self {
+        self.hooks.push(Arc::new(hooks));
+        self
+    }
+
+    /// Sets who approves calls to tools marked `requires_approval`. Without an approver such calls
+    /// are denied.
+    pub fn approve_with(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
         self
     }
 
@@ -99,8 +157,10 @@ impl<S: Send + Sync + 'static> Agent<S> {
             model: self.model,
             tools: self.tools.with_state(state),
             system_prompt: self.system_prompt,
-            max_steps: self.max_steps,
+            limits: self.limits,
             concurrent_tools: self.concurrent_tools,
+            hooks: self.hooks,
+            approver: self.approver,
         }
     }
 
@@ -120,8 +180,20 @@ impl<S: Send + Sync + 'static> Agent<S> {
 impl Agent<()> {
     /// Runs the agent on a new conversation: system prompt, then `input`.
     pub async fn run(&self, input: impl Into<String>) -> Result<RunOutput, RunError> {
+        self.run_until(input, std::future::pending()).await
+    }
+
+    /// Runs like [`run`](Agent::run) until `cancel` completes; then the model call or tool calls in
+    /// flight are dropped (cancelled) and the run ends with
+    /// [`StopReason::Cancelled`](crate::StopReason::Cancelled) and the transcript so far. Dropping the
+    /// future of any run cancels it as well.
+    pub async fn run_until(
+        &self,
+        input: impl Into<String>,
+        cancel: impl Future<Output = ()> + Send,
+    ) -> Result<RunOutput, RunError> {
         let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
-        self.run_loop(messages).await
+        drive(self, messages, cancel).await
     }
 
     /// Goes on with an earlier conversation (say, the `messages` of a previous [`RunOutput`]): appends
@@ -135,60 +207,12 @@ impl Agent<()> {
             history.insert(0, Message::system(self.system_prompt()));
         }
         history.push(Message::user(input));
-        self.run_loop(history).await
+        drive(self, history, std::future::pending()).await
     }
 
     /// Runs on a history as it is, adding nothing: for instance to go on after a step limit.
     pub async fn resume(&self, messages: Vec<Message>) -> Result<RunOutput, RunError> {
-        self.run_loop(messages).await
-    }
-
-    async fn run_loop(&self, mut messages: Vec<Message>) -> Result<RunOutput, RunError> {
-        let mut usage = Usage::default();
-        for step in 1..=self.max_steps {
-            let request = ChatRequest::new(&messages, self.tools.definitions());
-            let response = match self.model.chat(request).await {
-                Ok(response) => response,
-                Err(source) => {
-                    return Err(RunError::Model {
-                        step,
-                        source,
-                        messages,
-                        usage,
-                    });
-                }
-            };
-            usage += response.usage;
-            let reply = response.message;
-            if reply.tool_calls.is_empty() {
-                let text = reply.content.clone();
-                messages.push(Message::Assistant(reply));
-                return Ok(RunOutput {
-                    text,
-                    messages,
-                    steps: step,
-                    stop_reason: StopReason::Finished,
-                    usage,
-                });
-            }
-            let results = self
-                .tools
-                .dispatch_all(&(), &reply.tool_calls, self.concurrent_tools)
-                .await;
-            // The reply first, then one result per call, in call order.
-            messages.reserve(1 + results.len());
-            messages.push(Message::Assistant(reply));
-            messages.extend(results.into_iter().map(Message::Tool));
-        }
-        Ok(RunOutput {
-            text: self.tools.texts().step_limit_reached(self.max_steps),
-            messages,
-            steps: self.max_steps,
-            stop_reason: StopReason::StepLimit {
-                limit: self.max_steps,
-            },
-            usage,
-        })
+        drive(self, messages, std::future::pending()).await
     }
 }
 
@@ -197,91 +221,10 @@ impl<S> fmt::Debug for Agent<S> {
         f.debug_struct("Agent")
             .field("tools", &self.tools)
             .field("system_prompt", &self.system_prompt)
-            .field("max_steps", &self.max_steps)
+            .field("limits", &self.limits)
             .field("concurrent_tools", &self.concurrent_tools)
+            .field("hooks", &self.hooks.len())
+            .field("approver", &self.approver.is_some())
             .finish_non_exhaustive()
-    }
-}
-
-/// What a run produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[must_use]
-pub struct RunOutput {
-    /// The model's final answer; when the run stopped at a limit, the texts' note saying so.
-    pub text: String,
-    /// The whole conversation: system prompt, input, every reply and every tool result.
-    pub messages: Vec<Message>,
-    /// How many model calls the run made.
-    pub steps: usize,
-    /// Why the run ended.
-    pub stop_reason: StopReason,
-    /// Tokens used over the whole run.
-    pub usage: Usage,
-}
-
-impl RunOutput {
-    /// Whether the model gave a final answer (rather than the run hitting a limit).
-    pub fn is_finished(&self) -> bool {
-        self.stop_reason == StopReason::Finished
-    }
-}
-
-/// Why a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum StopReason {
-    /// The model answered without asking for tools.
-    Finished,
-    /// The run made its last allowed model call and the model still wanted tools.
-    StepLimit {
-        /// The step limit.
-        limit: usize,
-    },
-}
-
-/// Why a run failed. The conversation up to the failure comes with it, so nothing is lost.
-#[derive(thiserror::Error)]
-#[non_exhaustive]
-pub enum RunError {
-    /// A model call failed.
-    #[error("the model failed at step {step}: {source}")]
-    Model {
-        /// The step whose model call failed, counting from 1.
-        step: usize,
-        /// The model's error.
-        #[source]
-        source: ModelError,
-        /// The conversation before the failed call.
-        messages: Vec<Message>,
-        /// Tokens used before the failure.
-        usage: Usage,
-    },
-}
-
-impl RunError {
-    /// The conversation before the failure.
-    pub fn messages(&self) -> &[Message] {
-        match self {
-            RunError::Model { messages, .. } => messages,
-        }
-    }
-}
-
-impl fmt::Debug for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RunError::Model {
-                step,
-                source,
-                messages,
-                usage,
-            } => f
-                .debug_struct("Model")
-                .field("step", step)
-                .field("source", source)
-                .field("messages", &format_args!("[{} messages]", messages.len()))
-                .field("usage", usage)
-                .finish(),
-        }
     }
 }

@@ -32,8 +32,11 @@
 //! panic) reaches the model as an error result it can act on; the run goes on.
 
 mod agent;
+mod hooks;
+mod limits;
 mod message;
 mod model;
+mod run;
 mod schema;
 mod state;
 mod texts;
@@ -47,13 +50,16 @@ pub mod testing;
 #[doc(hidden)]
 pub mod __private;
 
-pub use agent::{Agent, DEFAULT_MAX_STEPS, RunError, RunOutput, StopReason};
+pub use agent::Agent;
+pub use hooks::{Approval, Approver, Hooks, ToolDecision};
+pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 pub use model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
+pub use run::{RunError, RunOutput, StopReason, TokenKind};
 pub use schema::parameters_schema;
 pub use state::{FromRef, State};
-pub use texts::{Chinese, English, Texts};
-pub use tool::{ArgumentIssue, BoxFuture, Tool, ToolDef, ToolError, ToolOutput};
+pub use texts::{Chinese, English, NotRun, Texts};
+pub use tool::{ArgumentIssue, BoxFuture, Tool, ToolAnnotations, ToolDef, ToolError, ToolOutput};
 pub use toolset::{DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};
 
 /// Builds an [`Agent`] from a model and `#[tool]` functions.

@@ -3,6 +3,8 @@
 //! English by default; [`Chinese`] reproduces the reference loop's texts exactly. Implement [`Texts`]
 //! for any other language.
 
+use std::time::Duration;
+
 use crate::tool::{ArgumentIssue, ToolError};
 
 /// Every text the agent writes itself.
@@ -21,6 +23,29 @@ pub trait Texts: Send + Sync + 'static {
 
     /// The run's final text when it stopped at the step limit without an answer.
     fn step_limit_reached(&self, steps: usize) -> String;
+
+    /// Why a call was not run, as the model is told.
+    fn not_run(&self, why: NotRun<'_>) -> String;
+
+    /// The run's final text when it stopped before the model answered for any other reason
+    /// (a limit, a hook, cancellation).
+    fn run_stopped(&self) -> &str;
+}
+
+/// Why the agent did not run a call the model asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotRun<'a> {
+    /// The approver said no, with its reason if it gave one.
+    Denied(Option<&'a str>),
+    /// The tool needs approval and the agent has no approver.
+    NoApprover,
+    /// The run's limit of tool calls is reached.
+    ToolCallLimit(usize),
+    /// The run's time limit passed while the call was in flight.
+    TimeLimit,
+    /// The run was cancelled while the call was in flight.
+    Cancelled,
 }
 
 /// English texts (the default).
@@ -52,6 +77,11 @@ impl Texts for English {
             ),
             ToolError::Failed { message } => format!("Error: {message}"),
             ToolError::Panicked { message } => format!("Error: the tool crashed: {message}"),
+            ToolError::TimedOut { after } => format!(
+                "Error: the tool did not finish within {} and was cancelled.",
+                seconds(*after)
+            ),
+            ToolError::NotRun { reason } => format!("Error: the call was not run: {reason}"),
         }
     }
 
@@ -65,6 +95,25 @@ impl Texts for English {
 
     fn step_limit_reached(&self, steps: usize) -> String {
         format!("Stopped after {steps} steps without finishing; try narrowing the question.")
+    }
+
+    fn not_run(&self, why: NotRun<'_>) -> String {
+        match why {
+            NotRun::Denied(Some(reason)) => format!("the user did not approve this call: {reason}"),
+            NotRun::Denied(None) => "the user did not approve this call".to_owned(),
+            NotRun::NoApprover => {
+                "this tool needs approval and no one is there to approve it".to_owned()
+            }
+            NotRun::ToolCallLimit(limit) => {
+                format!("the run's limit of {limit} tool calls is reached")
+            }
+            NotRun::TimeLimit => "the run's time limit passed before this call finished".to_owned(),
+            NotRun::Cancelled => "the run was cancelled before this call finished".to_owned(),
+        }
+    }
+
+    fn run_stopped(&self) -> &str {
+        "Stopped before finishing."
     }
 }
 
@@ -89,6 +138,10 @@ impl Texts for Chinese {
             ToolError::InvalidJson { message }
             | ToolError::Failed { message }
             | ToolError::Panicked { message } => format!("出错：{message}"),
+            ToolError::TimedOut { after } => {
+                format!("出错：工具在 {} 内未完成，已取消", seconds(*after))
+            }
+            ToolError::NotRun { reason } => format!("出错：未执行：{reason}"),
         }
     }
 
@@ -102,5 +155,29 @@ impl Texts for Chinese {
 
     fn step_limit_reached(&self, steps: usize) -> String {
         format!("已执行 {steps} 步仍未完成，请缩小问题范围后重试。")
+    }
+
+    fn not_run(&self, why: NotRun<'_>) -> String {
+        match why {
+            NotRun::Denied(Some(reason)) => format!("用户未批准此调用：{reason}"),
+            NotRun::Denied(None) => "用户未批准此调用".to_owned(),
+            NotRun::NoApprover => "此工具需要批准，但没有批准人".to_owned(),
+            NotRun::ToolCallLimit(limit) => format!("已达到本次运行 {limit} 次工具调用的上限"),
+            NotRun::TimeLimit => "此调用完成前，本次运行已超过时间上限".to_owned(),
+            NotRun::Cancelled => "此调用完成前，运行已取消".to_owned(),
+        }
+    }
+
+    fn run_stopped(&self) -> &str {
+        "运行已停止，未完成。"
+    }
+}
+
+/// A duration for people: `1.5 s`, `250 ms`.
+fn seconds(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{} ms", duration.as_millis())
+    } else {
+        format!("{} s", (duration.as_secs_f64() * 10.0).round() / 10.0)
     }
 }

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +43,108 @@ pub struct ToolDef {
     pub description: String,
     /// A JSON schema (draft 2020-12) of the arguments object. Provider adapters adapt it to their dialect.
     pub parameters: serde_json::Value,
+    /// How the tool behaves and how it must be run: hints (as MCP has them), approval, timeout.
+    #[serde(default, skip_serializing_if = "ToolAnnotations::is_default")]
+    pub annotations: ToolAnnotations,
+}
+
+/// What a tool says about itself beyond its schema. Set them with `#[tool(read_only, destructive,
+/// idempotent, open_world, requires_approval, timeout = "30s")]`.
+///
+/// The hints are the MCP tool annotations: advice for clients and people, not guarantees.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// The tool does not change its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// The tool may destroy or overwrite things (meaningful when not read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// Calling it again with the same arguments has no further effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// The tool reaches an open world (the web, other people) rather than a closed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+    /// Each call must be approved first (see [`Agent::approve_with`](crate::Agent::approve_with));
+    /// without an approver, calls are denied.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub requires_approval: bool,
+    /// How long one call may run before it is cancelled; the agent's default when `None`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "duration_millis"
+    )]
+    pub timeout: Option<Duration>,
+}
+
+impl ToolAnnotations {
+    fn is_default(&self) -> bool {
+        *self == ToolAnnotations::default()
+    }
+
+    /// Marks the tool read-only (or not).
+    pub fn read_only(mut self, value: bool) -> Self {
+        self.read_only = Some(value);
+        self
+    }
+
+    /// Marks the tool destructive (or not).
+    pub fn destructive(mut self, value: bool) -> Self {
+        self.destructive = Some(value);
+        self
+    }
+
+    /// Marks the tool idempotent (or not).
+    pub fn idempotent(mut self, value: bool) -> Self {
+        self.idempotent = Some(value);
+        self
+    }
+
+    /// Marks the tool open-world (or not).
+    pub fn open_world(mut self, value: bool) -> Self {
+        self.open_world = Some(value);
+        self
+    }
+
+    /// Requires approval of each call.
+    pub fn requires_approval(mut self, value: bool) -> Self {
+        self.requires_approval = value;
+        self
+    }
+
+    /// Sets the tool's own timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+/// Durations in transcripts and definitions are whole milliseconds.
+mod duration_millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        value: &Option<Duration>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(duration) => {
+                serializer.serialize_u64(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+            }
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(deserializer)?.map(Duration::from_millis))
+    }
 }
 
 impl ToolDef {
@@ -55,7 +158,14 @@ impl ToolDef {
             name: name.into(),
             description: description.into(),
             parameters,
+            annotations: ToolAnnotations::default(),
         }
+    }
+
+    /// Sets the annotations.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
     }
 }
 
@@ -116,6 +226,18 @@ pub enum ToolError {
     Panicked {
         /// The panic message.
         message: String,
+    },
+    /// The tool ran past its timeout and was cancelled.
+    #[error("the tool did not finish within {:.1} s and was cancelled", after.as_secs_f64())]
+    TimedOut {
+        /// The timeout.
+        after: Duration,
+    },
+    /// The call was not run: not approved, skipped by a hook, or past a limit of the run.
+    #[error("the call was not run: {reason}")]
+    NotRun {
+        /// Why, in words the model can act on.
+        reason: String,
     },
 }
 

@@ -2,12 +2,17 @@
 //! `runTool`): look the tool up, let it parse and run, catch every failure, stringify, truncate.
 
 use std::any::Any;
+use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
 
 use futures_util::FutureExt;
-use futures_util::future::join_all;
+use futures_util::future::{Either, select};
 
+use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::texts::{English, Texts};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolError, ToolOutput};
@@ -22,6 +27,7 @@ pub struct ToolSet<S = ()> {
     definitions: Vec<ToolDef>,
     texts: Arc<dyn Texts>,
     result_limit: usize,
+    tool_timeout: Duration,
 }
 
 /// Why a tool could not be added to a [`ToolSet`].
@@ -56,6 +62,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             definitions: Vec::new(),
             texts: Arc::new(English),
             result_limit: DEFAULT_RESULT_LIMIT,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
         }
     }
 
@@ -97,6 +104,11 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         self.result_limit = characters;
     }
 
+    /// Sets how long a call may run when its tool sets no timeout of its own (default 120 s).
+    pub fn set_tool_timeout(&mut self, timeout: Duration) {
+        self.tool_timeout = timeout;
+    }
+
     /// The definitions of all tools, in the order they were added.
     pub fn definitions(&self) -> &[ToolDef] {
         &self.definitions
@@ -119,19 +131,46 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         self.tools.is_empty()
     }
 
-    /// Runs one call. Never fails: every failure becomes a result with `is_error` set.
+    /// Runs one call. Never fails: every failure becomes a result with `is_error` set. A call that
+    /// runs past its timeout is cancelled.
     pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
-        let outcome = match self.get(&call.name) {
-            Some(tool) => run_catching_panics(tool, state, call).await,
-            None => Err(ToolError::UnknownTool {
-                name: call.name.clone(),
-                available: self
-                    .definitions
-                    .iter()
-                    .map(|def| def.name.clone())
-                    .collect(),
-            }),
+        let outcome = self.run(state, call).await;
+        self.result_message(call, outcome)
+    }
+
+    /// Runs one call and returns its outcome, before it becomes the text the model sees.
+    pub async fn run(&self, state: &S, call: &ToolCall) -> Result<ToolOutput, ToolError> {
+        let Some(tool) = self.get(&call.name) else {
+            return Err(self.unknown_tool(&call.name));
         };
+        let timeout = tool
+            .definition()
+            .annotations
+            .timeout
+            .unwrap_or(self.tool_timeout);
+        within(timeout, run_catching_panics(tool, state, call))
+            .await
+            .unwrap_or(Err(ToolError::TimedOut { after: timeout }))
+    }
+
+    /// The error for a name no tool has.
+    fn unknown_tool(&self, name: &str) -> ToolError {
+        ToolError::UnknownTool {
+            name: name.to_owned(),
+            available: self
+                .definitions
+                .iter()
+                .map(|def| def.name.clone())
+                .collect(),
+        }
+    }
+
+    /// What the model sees for an outcome: the text (or the error text), truncated to the limit.
+    pub fn result_message(
+        &self,
+        call: &ToolCall,
+        outcome: Result<ToolOutput, ToolError>,
+    ) -> ToolResultMessage {
         let (content, is_error) = match outcome {
             Ok(ToolOutput::Text(text) | ToolOutput::Json(text)) => (text, false),
             Ok(ToolOutput::Done) => (self.texts.tool_done().to_owned(), false),
@@ -141,30 +180,6 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             tool_call_id: call.id.clone(),
             content: truncate(content, self.result_limit, &*self.texts),
             is_error,
-        }
-    }
-
-    /// Runs the calls of one model reply, concurrently or one after another; the results are in call
-    /// order either way.
-    pub async fn dispatch_all(
-        &self,
-        state: &S,
-        calls: &[ToolCall],
-        concurrently: bool,
-    ) -> Vec<ToolResultMessage> {
-        match calls {
-            [] => Vec::new(),
-            [call] => vec![self.dispatch(state, call).await],
-            _ if concurrently => {
-                join_all(calls.iter().map(|call| self.dispatch(state, call))).await
-            }
-            _ => {
-                let mut results = Vec::with_capacity(calls.len());
-                for call in calls {
-                    results.push(self.dispatch(state, call).await);
-                }
-                results
-            }
         }
     }
 
@@ -186,6 +201,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             definitions: self.definitions,
             texts: self.texts,
             result_limit: self.result_limit,
+            tool_timeout: self.tool_timeout,
         }
     }
 }
@@ -212,6 +228,21 @@ pub fn is_valid_tool_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+/// Runs `work` for at most `limit`; `None` when the time ran out (and `work` was dropped).
+///
+/// A timer is only armed if `work` does not finish on its first poll, so quick calls cost nothing.
+/// The timer is runtime-independent (`futures-timer`): no executor setting can make it panic.
+pub(crate) async fn within<F: Future>(limit: Duration, work: F) -> Option<F::Output> {
+    let mut work = pin!(work);
+    if let Poll::Ready(output) = poll_fn(|context| Poll::Ready(work.as_mut().poll(context))).await {
+        return Some(output);
+    }
+    match select(work, futures_timer::Delay::new(limit)).await {
+        Either::Left((output, _)) => Some(output),
+        Either::Right(_) => None,
+    }
 }
 
 /// Runs a tool, turning a panic (while making the future or while polling it) into an error.

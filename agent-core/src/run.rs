@@ -1,0 +1,600 @@
+//! The agent loop (the reference loop's `runAgent`), with its limits, hooks, approval, tracing and
+//! cancellation: ask the model, run the tools it asks for, feed the results back, stop when it
+//! answers without tools or when something says stop.
+
+use std::fmt;
+use std::future::{Future, pending};
+use std::pin::pin;
+use std::time::Duration;
+
+use futures_util::future::{Either, join_all, select};
+use tracing::field::Empty;
+use tracing::{Instrument, info_span};
+
+use crate::agent::Agent;
+use crate::hooks::{Approval, ToolDecision};
+use crate::limits::AtStepLimit;
+use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
+use crate::model::{ChatRequest, ChatResponse, ModelError};
+use crate::texts::NotRun;
+use crate::tool::ToolError;
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct RunOutput {
+    /// The model's final answer; when the run stopped before one, the texts' note saying so.
+    pub text: String,
+    /// The whole conversation: system prompt, input, every reply and every tool result.
+    pub messages: Vec<Message>,
+    /// How many model calls the run made.
+    pub steps: usize,
+    /// Why the run ended.
+    pub stop_reason: StopReason,
+    /// Tokens used over the whole run.
+    pub usage: Usage,
+    /// Tokens used by each model call, in order.
+    pub step_usage: Vec<Usage>,
+}
+
+impl RunOutput {
+    /// Whether the model gave a final answer (rather than the run stopping before one).
+    pub fn is_finished(&self) -> bool {
+        self.stop_reason == StopReason::Finished
+    }
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// The model answered without asking for tools.
+    Finished,
+    /// The run made its last allowed model call and the model still wanted tools.
+    StepLimit {
+        /// The step limit.
+        limit: usize,
+    },
+    /// At the step limit, one more model call without tools gave the final answer.
+    StepLimitAnswered {
+        /// The step limit.
+        limit: usize,
+    },
+    /// The model asked for more tool calls than the run allows.
+    ToolCallLimit {
+        /// The limit.
+        limit: usize,
+    },
+    /// The run used up its input or output tokens.
+    TokenLimit {
+        /// Which tokens.
+        kind: TokenKind,
+        /// The limit.
+        limit: u64,
+        /// How many were used.
+        used: u64,
+    },
+    /// The run's time limit passed.
+    TimeLimit {
+        /// The limit.
+        limit: Duration,
+    },
+    /// A hook stopped the run.
+    Stopped {
+        /// The hook's reason.
+        reason: String,
+    },
+    /// The run was cancelled from outside.
+    Cancelled,
+}
+
+/// Input or output tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    /// Tokens sent to the model.
+    Input,
+    /// Tokens the model generated.
+    Output,
+}
+
+/// Why a run failed. The conversation up to the failure comes with it, so nothing is lost.
+#[derive(thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// A model call failed.
+    #[error("the model failed at step {step}: {source}")]
+    Model {
+        /// The step whose model call failed, counting from 1.
+        step: usize,
+        /// The model's error.
+        #[source]
+        source: ModelError,
+        /// The conversation before the failed call.
+        messages: Vec<Message>,
+        /// Tokens used before the failure.
+        usage: Usage,
+    },
+}
+
+impl RunError {
+    /// The conversation before the failure.
+    pub fn messages(&self) -> &[Message] {
+        match self {
+            RunError::Model { messages, .. } => messages,
+        }
+    }
+}
+
+impl fmt::Debug for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Model {
+                step,
+                source,
+                messages,
+                usage,
+            } => f
+                .debug_struct("Model")
+                .field("step", step)
+                .field("source", source)
+                .field("messages", &format_args!("[{} messages]", messages.len()))
+                .field("usage", usage)
+                .finish(),
+        }
+    }
+}
+
+/// Runs `agent` on `messages` until it finishes, stops, fails or `cancel` completes.
+pub(crate) async fn drive(
+    agent: &Agent,
+    messages: Vec<Message>,
+    cancel: impl Future<Output = ()> + Send,
+) -> Result<RunOutput, RunError> {
+    let span = info_span!(
+        "invoke_agent",
+        "gen_ai.operation.name" = "invoke_agent",
+        "gen_ai.usage.input_tokens" = Empty,
+        "gen_ai.usage.output_tokens" = Empty,
+        "agent.steps" = Empty,
+        "agent.stop_reason" = Empty,
+    );
+    let mut run = Run {
+        agent,
+        messages,
+        usage: Usage::default(),
+        step_usage: Vec::new(),
+        tool_calls: 0,
+        deadline: agent
+            .limits
+            .time_limit
+            .map(|limit| std::time::Instant::now() + limit),
+    };
+    let outcome = run.go(pin!(cancel)).instrument(span.clone()).await;
+    match &outcome {
+        Ok(output) => {
+            span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);
+            span.record("gen_ai.usage.output_tokens", output.usage.output_tokens);
+            span.record("agent.steps", output.steps);
+            span.record(
+                "agent.stop_reason",
+                tracing::field::debug(&output.stop_reason),
+            );
+        }
+        Err(error) => {
+            span.record("agent.stop_reason", tracing::field::display(error));
+        }
+    }
+    for hook in &agent.hooks {
+        hook.on_run_end(&outcome);
+    }
+    outcome
+}
+
+/// One run in progress.
+struct Run<'a> {
+    agent: &'a Agent,
+    messages: Vec<Message>,
+    usage: Usage,
+    step_usage: Vec<Usage>,
+    /// Calls started so far (those over the limit are not counted: they never start).
+    tool_calls: usize,
+    deadline: Option<std::time::Instant>,
+}
+
+/// How a step ended.
+enum Step {
+    /// The model wants its results: go on.
+    Continue,
+    /// The run is over.
+    End(StopReason, Option<String>),
+    /// The model call failed.
+    Failed(ModelError),
+}
+
+/// Why something in flight was dropped.
+enum Interrupt {
+    Cancelled,
+    TimeLimit,
+}
+
+impl Run<'_> {
+    async fn go<C: Future<Output = ()> + Send>(
+        &mut self,
+        mut cancel: std::pin::Pin<&mut C>,
+    ) -> Result<RunOutput, RunError> {
+        let max_steps = self.agent.limits.max_steps;
+        for step in 1..=max_steps {
+            let span = info_span!("step", "agent.step" = step);
+            match self.step(step, &mut cancel).instrument(span).await {
+                Step::Continue => {}
+                Step::End(reason, text) => return Ok(self.finish(reason, text)),
+                Step::Failed(source) => {
+                    return Err(RunError::Model {
+                        step,
+                        source,
+                        messages: std::mem::take(&mut self.messages),
+                        usage: self.usage,
+                    });
+                }
+            }
+        }
+        if self.agent.limits.at_step_limit == AtStepLimit::AskForFinalAnswer {
+            return self.final_answer(max_steps, &mut cancel).await;
+        }
+        Ok(self.finish(StopReason::StepLimit { limit: max_steps }, None))
+    }
+
+    async fn step<C: Future<Output = ()> + Send>(
+        &mut self,
+        step: usize,
+        cancel: &mut std::pin::Pin<&mut C>,
+    ) -> Step {
+        if let Some(reason) = self.budget_spent() {
+            return Step::End(reason, None);
+        }
+        let response = match self.ask_model(step, true, cancel).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(error)) => return Step::Failed(error),
+            Err(interrupt) => return Step::End(self.interrupted(interrupt), None),
+        };
+        let reply = response.message;
+        if reply.tool_calls.is_empty() {
+            let text = reply.content.clone();
+            self.messages.push(Message::Assistant(reply));
+            return Step::End(StopReason::Finished, Some(text));
+        }
+
+        let allowed = self
+            .agent
+            .limits
+            .max_tool_calls
+            .map_or(usize::MAX, |limit| limit.saturating_sub(self.tool_calls));
+        let calls = &reply.tool_calls;
+        let outcomes = {
+            let run_all = async {
+                if self.agent.concurrent_tools && calls.len() > 1 {
+                    join_all(
+                        calls
+                            .iter()
+                            .enumerate()
+                            .map(|(index, call)| self.call(call, index < allowed)),
+                    )
+                    .await
+                } else {
+                    let mut outcomes = Vec::with_capacity(calls.len());
+                    for (index, call) in calls.iter().enumerate() {
+                        outcomes.push(self.call(call, index < allowed).await);
+                    }
+                    outcomes
+                }
+            };
+            self.interruptible(run_all, cancel).await
+        };
+        let (results, stop) = match outcomes {
+            Ok(outcomes) => {
+                let mut stop = None;
+                let results = outcomes
+                    .into_iter()
+                    .map(|outcome| {
+                        if stop.is_none() {
+                            stop = outcome.stop;
+                        }
+                        outcome.result
+                    })
+                    .collect::<Vec<_>>();
+                (results, stop.map(|reason| StopReason::Stopped { reason }))
+            }
+            Err(interrupt) => {
+                // Whatever was in flight is dropped; every call is answered, so the history stays valid.
+                let why = match interrupt {
+                    Interrupt::Cancelled => NotRun::Cancelled,
+                    Interrupt::TimeLimit => NotRun::TimeLimit,
+                };
+                let results = calls.iter().map(|call| self.not_run(call, why)).collect();
+                (results, Some(self.interrupted(interrupt)))
+            }
+        };
+        self.tool_calls += calls.len().min(allowed);
+        let over_limit = calls.len() > allowed;
+        // The reply first, then one result per call, in call order.
+        self.messages.reserve(1 + results.len());
+        self.messages.push(Message::Assistant(reply));
+        self.messages.extend(results.into_iter().map(Message::Tool));
+        match (stop, self.agent.limits.max_tool_calls) {
+            (Some(reason), _) => Step::End(reason, None),
+            (None, Some(limit)) if over_limit => {
+                Step::End(StopReason::ToolCallLimit { limit }, None)
+            }
+            _ => Step::Continue,
+        }
+    }
+
+    /// One more model call with no tools offered, for the best answer at the step limit.
+    async fn final_answer<C: Future<Output = ()> + Send>(
+        &mut self,
+        limit: usize,
+        cancel: &mut std::pin::Pin<&mut C>,
+    ) -> Result<RunOutput, RunError> {
+        let step = limit + 1;
+        let response = match self.ask_model(step, false, cancel).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(source)) => {
+                return Err(RunError::Model {
+                    step,
+                    source,
+                    messages: std::mem::take(&mut self.messages),
+                    usage: self.usage,
+                });
+            }
+            Err(interrupt) => {
+                let reason = self.interrupted(interrupt);
+                return Ok(self.finish(reason, None));
+            }
+        };
+        let mut reply = response.message;
+        // Offered no tools, it should call none; calls it makes anyway would stay unanswered.
+        reply.tool_calls.clear();
+        let text = reply.content.clone();
+        self.messages.push(Message::Assistant(reply));
+        Ok(self.finish(StopReason::StepLimitAnswered { limit }, Some(text)))
+    }
+
+    /// Calls the model (with or without the tools), observed by the hooks and traced.
+    async fn ask_model<C: Future<Output = ()> + Send>(
+        &mut self,
+        step: usize,
+        offer_tools: bool,
+        cancel: &mut std::pin::Pin<&mut C>,
+    ) -> Result<Result<ChatResponse, ModelError>, Interrupt> {
+        for hook in &self.agent.hooks {
+            hook.on_model_request(step, &self.messages);
+        }
+        let span = info_span!(
+            "chat",
+            "gen_ai.operation.name" = "chat",
+            "gen_ai.usage.input_tokens" = Empty,
+            "gen_ai.usage.output_tokens" = Empty,
+            "gen_ai.response.finish_reasons" = Empty,
+        );
+        let tools = if offer_tools {
+            self.agent.tools.definitions()
+        } else {
+            &[]
+        };
+        let request = ChatRequest::new(&self.messages, tools);
+        let response = self
+            .interruptible(
+                self.agent.model.chat(request).instrument(span.clone()),
+                cancel,
+            )
+            .await?;
+        if let Ok(response) = &response {
+            span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
+            span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
+            if let Some(reason) = &response.finish_reason {
+                span.record(
+                    "gen_ai.response.finish_reasons",
+                    tracing::field::debug(reason),
+                );
+            }
+            self.usage += response.usage;
+            self.step_usage.push(response.usage);
+            for hook in &self.agent.hooks {
+                hook.on_model_response(step, response);
+            }
+        }
+        Ok(response)
+    }
+
+    /// Runs one call through the hooks, the approver and the dispatcher.
+    async fn call(&self, call: &ToolCall, allowed: bool) -> CallOutcome {
+        let span = info_span!(
+            "execute_tool",
+            "gen_ai.operation.name" = "execute_tool",
+            "gen_ai.tool.name" = %call.name,
+            "gen_ai.tool.call.id" = %call.id,
+            "gen_ai.tool.type" = "function",
+            "error.type" = Empty,
+        );
+        let outcome = self
+            .call_inner(call, allowed)
+            .instrument(span.clone())
+            .await;
+        if outcome.result.is_error {
+            span.record("error.type", "tool_error");
+        }
+        outcome
+    }
+
+    async fn call_inner(&self, call: &ToolCall, allowed: bool) -> CallOutcome {
+        let started = std::time::Instant::now();
+        if !allowed {
+            let limit = self.agent.limits.max_tool_calls.unwrap_or_default();
+            return self.observed(
+                call,
+                self.not_run(call, NotRun::ToolCallLimit(limit)),
+                None,
+                started,
+            );
+        }
+        tracing::debug!(arguments = %call.arguments, "tool call");
+        let tools = &self.agent.tools;
+        let definition = tools.get(&call.name).map(|tool| tool.definition());
+        let mut rewritten: Option<ToolCall> = None;
+        for hook in &self.agent.hooks {
+            let current = rewritten.as_ref().unwrap_or(call);
+            match hook.before_tool_call(current, definition).await {
+                ToolDecision::Run => {}
+                ToolDecision::RunWith { arguments } => {
+                    rewritten = Some(ToolCall {
+                        arguments,
+                        ..current.clone()
+                    });
+                }
+                ToolDecision::Skip { reason } => {
+                    let result = tools.result_message(call, Err(ToolError::NotRun { reason }));
+                    return self.observed(call, result, None, started);
+                }
+                ToolDecision::Stop { reason } => {
+                    let result = tools.result_message(
+                        call,
+                        Err(ToolError::NotRun {
+                            reason: reason.clone(),
+                        }),
+                    );
+                    return self.observed(call, result, Some(reason), started);
+                }
+            }
+        }
+        let call_to_run = rewritten.as_ref().unwrap_or(call);
+        if let Some(definition) =
+            definition.filter(|definition| definition.annotations.requires_approval)
+        {
+            let verdict = match &self.agent.approver {
+                None => Some(NotRun::NoApprover),
+                Some(approver) => match approver.approve(call_to_run, definition).await {
+                    Approval::Approved => None,
+                    Approval::Denied { reason } => {
+                        let result = self.not_run(call, NotRun::Denied(reason.as_deref()));
+                        return self.observed(call, result, None, started);
+                    }
+                },
+            };
+            if let Some(why) = verdict {
+                return self.observed(call, self.not_run(call, why), None, started);
+            }
+        }
+        let outcome = tools.run(&(), call_to_run).await;
+        let result = tools.result_message(call, outcome);
+        tracing::debug!(is_error = result.is_error, content = %result.content, "tool result");
+        self.observed(call, result, None, started)
+    }
+
+    /// Shows a result to the hooks and packs it.
+    fn observed(
+        &self,
+        call: &ToolCall,
+        result: ToolResultMessage,
+        stop: Option<String>,
+        started: std::time::Instant,
+    ) -> CallOutcome {
+        let elapsed = started.elapsed();
+        for hook in &self.agent.hooks {
+            hook.on_tool_result(call, &result, elapsed);
+        }
+        CallOutcome { result, stop }
+    }
+
+    fn not_run(&self, call: &ToolCall, why: NotRun<'_>) -> ToolResultMessage {
+        let tools = &self.agent.tools;
+        let reason = tools.texts().not_run(why);
+        tools.result_message(call, Err(ToolError::NotRun { reason }))
+    }
+
+    /// Runs `work` unless the run is cancelled or its time runs out first.
+    async fn interruptible<T, C: Future<Output = ()> + Send>(
+        &self,
+        work: impl Future<Output = T>,
+        cancel: &mut std::pin::Pin<&mut C>,
+    ) -> Result<T, Interrupt> {
+        let deadline = self.deadline;
+        let time_up = pin!(async move {
+            match deadline {
+                Some(deadline) => {
+                    futures_timer::Delay::new(
+                        deadline.saturating_duration_since(std::time::Instant::now()),
+                    )
+                    .await;
+                }
+                None => pending().await,
+            }
+        });
+        let work = pin!(work);
+        match select(work, select(cancel.as_mut(), time_up)).await {
+            Either::Left((value, _)) => Ok(value),
+            Either::Right((Either::Left(_), _)) => Err(Interrupt::Cancelled),
+            Either::Right((Either::Right(_), _)) => Err(Interrupt::TimeLimit),
+        }
+    }
+
+    fn interrupted(&self, interrupt: Interrupt) -> StopReason {
+        match interrupt {
+            Interrupt::Cancelled => StopReason::Cancelled,
+            Interrupt::TimeLimit => StopReason::TimeLimit {
+                limit: self.agent.limits.time_limit.unwrap_or_default(),
+            },
+        }
+    }
+
+    /// The limit reached before the next model call, if any.
+    fn budget_spent(&self) -> Option<StopReason> {
+        let limits = &self.agent.limits;
+        if let Some(limit) = limits.max_input_tokens
+            && self.usage.input_tokens >= limit
+        {
+            return Some(StopReason::TokenLimit {
+                kind: TokenKind::Input,
+                limit,
+                used: self.usage.input_tokens,
+            });
+        }
+        if let Some(limit) = limits.max_output_tokens
+            && self.usage.output_tokens >= limit
+        {
+            return Some(StopReason::TokenLimit {
+                kind: TokenKind::Output,
+                limit,
+                used: self.usage.output_tokens,
+            });
+        }
+        if self
+            .deadline
+            .is_some_and(|deadline| std::time::Instant::now() >= deadline)
+        {
+            return Some(self.interrupted(Interrupt::TimeLimit));
+        }
+        None
+    }
+
+    fn finish(&mut self, stop_reason: StopReason, text: Option<String>) -> RunOutput {
+        let texts = self.agent.tools.texts();
+        let text = text.unwrap_or_else(|| match stop_reason {
+            StopReason::StepLimit { limit } => texts.step_limit_reached(limit),
+            _ => texts.run_stopped().to_owned(),
+        });
+        RunOutput {
+            text,
+            messages: std::mem::take(&mut self.messages),
+            steps: self.step_usage.len(),
+            stop_reason,
+            usage: self.usage,
+            step_usage: std::mem::take(&mut self.step_usage),
+        }
+    }
+}
+
+/// A call's result, and whether a hook asked to stop the run.
+struct CallOutcome {
+    result: ToolResultMessage,
+    stop: Option<String>,
+}
