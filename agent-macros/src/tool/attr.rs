@@ -6,35 +6,84 @@ use syn::{Expr, LitStr};
 
 use super::Errors;
 
-/// `#[tool(name = "...", description = "...")]`.
+/// `#[tool(name = "...", description = "...", read_only, destructive, idempotent, open_world,
+/// requires_approval, timeout = "30s")]`.
 #[derive(Default)]
 pub struct ToolAttrs {
     pub name: Option<LitStr>,
     pub description: Option<LitStr>,
+    /// The MCP-style hints and `requires_approval`, as (annotation method, value).
+    pub flags: Vec<(&'static str, bool)>,
+    pub timeout_millis: Option<u64>,
 }
+
+const FLAGS: &[&str] = &[
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "requires_approval",
+];
+
+const KEYS_HELP: &str = "expected `name = \"...\"`, `description = \"...\"`, `read_only`, `destructive`, `idempotent`, `open_world`, `requires_approval` or `timeout = \"30s\"`";
 
 pub fn parse_tool_attrs(tokens: TokenStream) -> syn::Result<ToolAttrs> {
     let mut attrs = ToolAttrs::default();
     let mut errors = Errors::default();
+    let mut seen: Vec<String> = Vec::new();
     let parser = syn::meta::parser(|meta| {
-        let slot = if meta.path.is_ident("name") {
-            &mut attrs.name
-        } else if meta.path.is_ident("description") {
-            &mut attrs.description
-        } else {
-            return Err(meta.error(
-                "unknown #[tool] key; expected `name = \"...\"` or `description = \"...\"`",
-            ));
+        let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
+            return Err(meta.error(format!("unknown #[tool] key; {KEYS_HELP}")));
         };
-        let value: LitStr = meta.value()?.parse()?;
-        if slot.is_some() {
+        if seen.contains(&key) {
             errors.push_spanned(&meta.path, "this key is given twice; give it once");
         }
-        *slot = Some(value);
+        seen.push(key.clone());
+        if let Some(flag) = FLAGS.iter().find(|flag| **flag == key) {
+            // `read_only` alone means true; `read_only = false` says so explicitly.
+            let value = if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::LitBool>()?.value
+            } else {
+                true
+            };
+            attrs.flags.push((flag, value));
+            return Ok(());
+        }
+        match key.as_str() {
+            "name" => attrs.name = Some(meta.value()?.parse()?),
+            "description" => attrs.description = Some(meta.value()?.parse()?),
+            "timeout" => {
+                let text: LitStr = meta.value()?.parse()?;
+                match parse_duration_millis(&text.value()) {
+                    Some(millis) => attrs.timeout_millis = Some(millis),
+                    None => errors.push_spanned(
+                        &text,
+                        "invalid timeout; write a number and a unit: \"500ms\", \"30s\", \"2m\" or \"1h\"",
+                    ),
+                }
+            }
+            _ => return Err(meta.error(format!("unknown #[tool] key; {KEYS_HELP}"))),
+        }
         Ok(())
     });
     parser.parse2(tokens)?;
     errors.finish(attrs)
+}
+
+/// `"500ms"`, `"30s"`, `"2m"`, `"1h"` in milliseconds; `None` for anything else or zero.
+fn parse_duration_millis(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.parse().ok()?;
+    let scale = match unit.trim() {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" | "min" => 60_000,
+        "h" => 3_600_000,
+        _ => return None,
+    };
+    number.checked_mul(scale).filter(|millis| *millis > 0)
 }
 
 /// What `#[arg(...)]` says about a parameter.

@@ -68,6 +68,13 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
             }
         })
         .collect();
+    let annotation_calls = tool.flags.iter().map(|(flag, value)| {
+        let method = format_ident!("{}", flag);
+        quote! { .#method(#value) }
+    });
+    let timeout_call = tool.timeout_millis.map(|millis| {
+        quote! { .timeout(::core::time::Duration::from_millis(#millis)) }
+    });
     let awaited = function.sig.asyncness.map(|_| quote!(.await));
     let output_span = match &function.sig.output {
         syn::ReturnType::Type(_, ty) => ty.span(),
@@ -124,6 +131,7 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
                     static DEFINITION: __p::DefinitionCell = __p::DefinitionCell::new();
                     DEFINITION.get_or_init(|| {
                         ::agent_core::ToolDef::new(#name, #description, __p::parameters_schema::<__Arguments>())
+                            .with_annotations(::agent_core::ToolAnnotations::default() #(#annotation_calls)* #timeout_call)
                     })
                 }
 

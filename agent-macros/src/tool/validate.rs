@@ -15,6 +15,8 @@ pub struct ValidTool {
     pub name: String,
     pub description: String,
     pub params: Vec<ValidParam>,
+    pub flags: Vec<(&'static str, bool)>,
+    pub timeout_millis: Option<u64>,
 }
 
 pub enum ValidParam {
@@ -116,6 +118,8 @@ pub fn validate(tool: ToolFn) -> syn::Result<ValidTool> {
         name,
         description,
         params,
+        flags: tool.attrs.flags,
+        timeout_millis: tool.attrs.timeout_millis,
     })
 }
 

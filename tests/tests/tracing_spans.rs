@@ -1,0 +1,149 @@
+//! The run is traced: spans for the run, each step, each model call and each tool call, with
+//! OpenTelemetry GenAI field names; arguments and results only at debug level.
+
+use std::sync::{Arc, Mutex};
+
+use agent_core::{ChatResponse, Usage, agent};
+use tests::{call, get_weather};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+#[derive(Clone, Default)]
+struct Captured {
+    spans: Arc<Mutex<Vec<(String, Vec<(String, String)>)>>>,
+    events: Arc<Mutex<Vec<(Level, Vec<(String, String)>)>>>,
+}
+
+struct Fields(Vec<(String, String)>);
+
+impl Visit for Fields {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.push((field.name().to_owned(), format!("{value:?}")));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.push((field.name().to_owned(), value.to_owned()));
+    }
+}
+
+/// Keeps each span's fields (at creation and recorded later) and each event.
+struct Capture(Captured);
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Capture {
+    fn on_new_span(&self, attributes: &Attributes<'_>, id: &Id, _context: Context<'_, S>) {
+        let mut fields = Fields(Vec::new());
+        attributes.record(&mut fields);
+        let mut spans = self.0.spans.lock().unwrap();
+        spans.push((attributes.metadata().name().to_owned(), fields.0));
+        let _ = id;
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, context: Context<'_, S>) {
+        let Some(span) = context.span(id) else { return };
+        let mut fields = Fields(Vec::new());
+        values.record(&mut fields);
+        let mut spans = self.0.spans.lock().unwrap();
+        if let Some(entry) = spans.iter_mut().rev().find(|(name, _)| name == span.name()) {
+            entry.1.extend(fields.0);
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, _context: Context<'_, S>) {
+        let mut fields = Fields(Vec::new());
+        event.record(&mut fields);
+        self.0
+            .events
+            .lock()
+            .unwrap()
+            .push((*event.metadata().level(), fields.0));
+    }
+}
+
+/// A model that calls `get_weather` once, then answers, reporting usage.
+struct Weatherman;
+
+impl agent_core::Model for Weatherman {
+    fn chat<'a>(
+        &'a self,
+        request: agent_core::ChatRequest<'a>,
+    ) -> agent_core::BoxFuture<'a, Result<ChatResponse, agent_core::ModelError>> {
+        let reply = if request.messages.len() < 3 {
+            agent_core::AssistantMessage::tool_calls([call(7, "get_weather", r#"{"city":"北京"}"#)])
+        } else {
+            agent_core::AssistantMessage::text("rain")
+        };
+        Box::pin(async move {
+            Ok(ChatResponse::new(reply).with_usage(Usage {
+                input_tokens: 50,
+                output_tokens: 5,
+            }))
+        })
+    }
+}
+
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    fields
+        .iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.as_str())
+}
+
+#[tokio::test]
+async fn runs_steps_model_calls_and_tool_calls_are_spans() {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::registry().with(Capture(captured.clone()));
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let output = agent!(Weatherman, get_weather)
+        .run("weather?")
+        .await
+        .unwrap();
+    assert!(output.is_finished());
+
+    let spans = captured.spans.lock().unwrap().clone();
+    let names: Vec<&str> = spans.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "invoke_agent",
+            "step",
+            "chat",
+            "execute_tool",
+            "step",
+            "chat"
+        ]
+    );
+
+    let run = &spans[0].1;
+    assert_eq!(field(run, "gen_ai.operation.name"), Some("invoke_agent"));
+    assert_eq!(field(run, "gen_ai.usage.input_tokens"), Some("100"));
+    assert_eq!(field(run, "gen_ai.usage.output_tokens"), Some("10"));
+    assert_eq!(field(run, "agent.steps"), Some("2"));
+    assert_eq!(field(run, "agent.stop_reason"), Some("Finished"));
+    assert_eq!(field(&spans[1].1, "agent.step"), Some("1"));
+    assert_eq!(field(&spans[2].1, "gen_ai.operation.name"), Some("chat"));
+    assert_eq!(field(&spans[2].1, "gen_ai.usage.input_tokens"), Some("50"));
+    let tool = &spans[3].1;
+    assert_eq!(field(tool, "gen_ai.operation.name"), Some("execute_tool"));
+    assert_eq!(field(tool, "gen_ai.tool.name"), Some("get_weather"));
+    assert_eq!(field(tool, "gen_ai.tool.call.id"), Some("call_7"));
+    assert_eq!(field(tool, "error.type"), None);
+
+    // Arguments and results may hold user data: never in spans, and only in debug events.
+    let all_span_text = format!("{spans:?}");
+    assert!(!all_span_text.contains("北京"), "{all_span_text}");
+    let events = captured.events.lock().unwrap().clone();
+    for (level, fields) in &events {
+        let text = format!("{fields:?}");
+        if text.contains("北京") {
+            assert!(
+                matches!(*level, Level::DEBUG | Level::TRACE),
+                "{level} {text}"
+            );
+        }
+    }
+    assert!(events.iter().any(|(level, fields)| *level == Level::DEBUG && format!("{fields:?}").contains("北京")));
+}
