@@ -12,13 +12,16 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 
+/// Field names and their values, as text.
+type FieldList = Vec<(String, String)>;
+
 #[derive(Clone, Default)]
 struct Captured {
-    spans: Arc<Mutex<Vec<(String, Vec<(String, String)>)>>>,
-    events: Arc<Mutex<Vec<(Level, Vec<(String, String)>)>>>,
+    spans: Arc<Mutex<Vec<(String, FieldList)>>>,
+    events: Arc<Mutex<Vec<(Level, FieldList)>>>,
 }
 
-struct Fields(Vec<(String, String)>);
+struct Fields(FieldList);
 
 impl Visit for Fields {
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
