@@ -45,14 +45,17 @@ pub fn parse_arguments<T: DeserializeOwned>(
 ) -> Result<T, ToolError> {
     // Models send "" for "no arguments".
     let raw = if raw.trim().is_empty() { "{}" } else { raw };
-    let error = match serde_json::from_str::<T>(raw) {
-        Ok(arguments) => return Ok(arguments),
-        Err(error) => error,
-    };
-    if !error.is_data() {
-        return Err(ToolError::InvalidJson {
-            message: error.to_string(),
-        });
+    // Only an object: serde's derive would also take an array as positional fields.
+    if raw.trim_start().starts_with('{') {
+        match serde_json::from_str::<T>(raw) {
+            Ok(arguments) => return Ok(arguments),
+            Err(error) if !error.is_data() => {
+                return Err(ToolError::InvalidJson {
+                    message: error.to_string(),
+                });
+            }
+            Err(_) => {}
+        }
     }
     let mut value: Value = match serde_json::from_str(raw) {
         Ok(value) => value,
