@@ -28,7 +28,12 @@ struct Order {
 /// Place an order.
 #[tool]
 fn place_order(order: Order) -> String {
-    format!("{} items, note {:?}", order.items.len(), order.note)
+    let units: u32 = order.items.iter().map(|item| u32::from(item.qty)).sum();
+    let skus: Vec<&str> = order.items.iter().map(|item| item.sku.as_str()).collect();
+    format!(
+        "order {}: {units} units of {skus:?}, note {:?}",
+        order.id, order.note
+    )
 }
 
 /// Never answers.
@@ -196,6 +201,6 @@ async fn valid_orders_still_go_through() {
     let output = agent!(model, place_order).run("order").await.unwrap();
     assert_eq!(
         tool_results(&output)[0].content,
-        r#"1 items, note Some("雨伞")"#
+        r#"order 1: 2 units of ["x"], note Some("雨伞")"#
     );
 }
