@@ -180,7 +180,8 @@ impl<S: Send + Sync + 'static> Agent<S> {
 impl Agent<()> {
     /// Runs the agent on a new conversation: system prompt, then `input`.
     pub async fn run(&self, input: impl Into<String>) -> Result<RunOutput, RunError> {
-        self.run_until(input, std::future::pending()).await
+        let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
+        drive(self, messages, None::<std::future::Pending<()>>).await
     }
 
     /// Runs like [`run`](Agent::run) until `cancel` completes; then the model call or tool calls in
@@ -193,7 +194,7 @@ impl Agent<()> {
         cancel: impl Future<Output = ()> + Send,
     ) -> Result<RunOutput, RunError> {
         let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
-        drive(self, messages, cancel).await
+        drive(self, messages, Some(cancel)).await
     }
 
     /// Goes on with an earlier conversation (say, the `messages` of a previous [`RunOutput`]): appends
@@ -207,12 +208,12 @@ impl Agent<()> {
             history.insert(0, Message::system(self.system_prompt()));
         }
         history.push(Message::user(input));
-        drive(self, history, std::future::pending()).await
+        drive(self, history, None::<std::future::Pending<()>>).await
     }
 
     /// Runs on a history as it is, adding nothing: for instance to go on after a step limit.
     pub async fn resume(&self, messages: Vec<Message>) -> Result<RunOutput, RunError> {
-        drive(self, messages, std::future::pending()).await
+        drive(self, messages, None::<std::future::Pending<()>>).await
     }
 }
 

@@ -2,15 +2,14 @@
 //! `runTool`): look the tool up, let it parse and run, catch every failure, stringify, truncate.
 
 use std::any::Any;
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use futures_util::future::{Either, select};
 
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
@@ -148,7 +147,13 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             .annotations
             .timeout
             .unwrap_or(self.tool_timeout);
-        within(timeout, run_catching_panics(tool, state, call))
+        let work = pin!(run_catching_panics(tool, state, call));
+        let within = Within {
+            work,
+            limit: timeout,
+            timer: None,
+        };
+        within
             .await
             .unwrap_or(Err(ToolError::TimedOut { after: timeout }))
     }
@@ -230,18 +235,28 @@ pub fn is_valid_tool_name(name: &str) -> bool {
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
 }
 
-/// Runs `work` for at most `limit`; `None` when the time ran out (and `work` was dropped).
+/// `work`, given at most `limit` to finish: `None` when the time ran out (and `work` is dropped).
 ///
-/// A timer is only armed if `work` does not finish on its first poll, so quick calls cost nothing.
-/// The timer is runtime-independent (`futures-timer`): no executor setting can make it panic.
-pub(crate) async fn within<F: Future>(limit: Duration, work: F) -> Option<F::Output> {
-    let mut work = pin!(work);
-    if let Poll::Ready(output) = poll_fn(|context| Poll::Ready(work.as_mut().poll(context))).await {
-        return Some(output);
-    }
-    match select(work, futures_timer::Delay::new(limit)).await {
-        Either::Left((output, _)) => Some(output),
-        Either::Right(_) => None,
+/// The timer is armed only if `work` does not finish on its first poll, so quick calls cost nothing,
+/// and it is runtime-independent (`futures-timer`): no executor setting can make it panic.
+struct Within<'a, F> {
+    work: Pin<&'a mut F>,
+    limit: Duration,
+    timer: Option<futures_timer::Delay>,
+}
+
+impl<F: Future> Future for Within<'_, F> {
+    type Output = Option<F::Output>;
+
+    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Poll::Ready(output) = self.work.as_mut().poll(context) {
+            return Poll::Ready(Some(output));
+        }
+        let limit = self.limit;
+        let timer = self
+            .timer
+            .get_or_insert_with(|| futures_timer::Delay::new(limit));
+        Pin::new(timer).poll(context).map(|()| None)
     }
 }
 
