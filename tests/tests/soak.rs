@@ -41,7 +41,7 @@ static ALLOCATOR: CountingAlloc = CountingAlloc;
 /// Fails for every third number.
 #[tool]
 fn flaky(n: u64) -> Result<String, String> {
-    if n % 3 == 0 {
+    if n.is_multiple_of(3) {
         Err(format!("flaky failure for {n}"))
     } else {
         Ok(format!("ok {n}"))
@@ -77,7 +77,7 @@ impl Model for ChaosModel {
         };
         let turn = (request.messages.len() - 2) / 2;
         let dice = mix(run * 16 + turn as u64);
-        let reply = if dice % 50 == 0 {
+        let reply = if dice.is_multiple_of(50) {
             Err(ModelError::other("chaos: the model fell over"))
         } else {
             Ok(match turn {
@@ -85,7 +85,7 @@ impl Model for ChaosModel {
                     ToolCall::new("a", "flaky", format!(r#"{{"n":{}}}"#, dice % 100)),
                     ToolCall::new("b", "slow", format!(r#"{{"millis":{}}}"#, dice % 40)),
                 ]),
-                1 if dice % 4 == 0 => {
+                1 if dice.is_multiple_of(4) => {
                     AssistantMessage::tool_calls([ToolCall::new("c", "flaky", "{")])
                 }
                 _ => AssistantMessage::text("done"),
