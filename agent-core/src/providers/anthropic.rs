@@ -93,6 +93,12 @@ impl Anthropic {
         &self.model
     }
 
+    /// Parses a Messages reply body into the core's reply, as `chat` does. Never panics, whatever
+    /// the body.
+    pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+        parse_response(body)
+    }
+
     /// The request body for this conversation, as it goes on the wire.
     pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
         let system: Vec<&str> = request
@@ -163,7 +169,7 @@ impl fmt::Debug for Anthropic {
 }
 
 /// Parses a Messages reply body.
-pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     let mut content = String::new();
     let mut tool_calls = Vec::new();

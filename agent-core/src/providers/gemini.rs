@@ -98,6 +98,12 @@ impl Gemini {
         &self.model
     }
 
+    /// Parses a generateContent reply body into the core's reply, as `chat` does. Never panics, whatever
+    /// the body.
+    pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+        parse_response(body)
+    }
+
     /// The request body for this conversation, as it goes on the wire.
     pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
         let system: Vec<&str> = request
@@ -188,7 +194,7 @@ impl fmt::Debug for Gemini {
 
 /// Parses a `generateContent` reply body. Calls without an id get one made up, so their results
 /// still pair with them.
-pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     let usage = reply
         .usage_metadata

@@ -125,6 +125,12 @@ impl OpenAi {
         &self.model
     }
 
+    /// Parses a Chat Completions reply body into the core's reply, as `chat` does. Never panics, whatever
+    /// the body.
+    pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+        parse_response(body)
+    }
+
     /// The request body for this conversation, as it goes on the wire.
     pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
         let tools: Vec<WireTool<'_>> = request
@@ -203,7 +209,7 @@ impl fmt::Debug for OpenAi {
 }
 
 /// Parses a Chat Completions reply body.
-pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     let Some(choice) = reply.choices.into_iter().next() else {
         return Err(unexpected_reply("the reply has no choices", body));
