@@ -5,12 +5,13 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::common::{Common, KeyHeader, common_builder_methods};
 use super::dialect;
-use super::http::{ApiKey, HttpClient, HttpConfig, join_url, parse_reply};
+use super::http::{join_url, parse_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::tool::BoxFuture;
@@ -29,68 +30,34 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// let claude = Anthropic::new("claude-sonnet-4-5").api_key("sk-ant-...").max_tokens(2048);
 /// ```
 pub struct Anthropic {
-    http: HttpClient,
+    common: Common,
     url: String,
-    model: String,
-    api_key: Option<ApiKey>,
-    headers: HeaderMap,
-    max_tokens: u32,
-    temperature: Option<f32>,
 }
 
+/// The reply cap when none is set: the Messages API requires one.
+const DEFAULT_MAX_TOKENS: u32 = 4096;
+
 impl Anthropic {
-    /// A model on Anthropic's endpoint, replies capped at 4096 tokens (the API requires a cap).
+    /// A model on Anthropic's endpoint, replies capped at 4096 tokens unless
+    /// [`max_tokens`](Self::max_tokens) says otherwise (the API requires a cap).
     pub fn new(model: impl Into<String>) -> Self {
+        let mut common = Common::new(model);
+        common.headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
         Anthropic {
-            http: HttpClient::new(HttpConfig::default()),
+            common,
             url: join_url(ANTHROPIC_BASE_URL, "v1/messages"),
-            model: model.into(),
-            api_key: None,
-            headers: HeaderMap::new(),
-            max_tokens: 4096,
-            temperature: None,
         }
     }
 
-    /// Sets the API key (sent as `x-api-key`).
-    pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
-        self.api_key = Some(key.into());
-        self
-    }
+    common_builder_methods!();
 
     /// Sends requests elsewhere: `base` is the part before `/v1/messages`.
     pub fn base_url(mut self, base: &str) -> Self {
         self.url = join_url(base, "v1/messages");
         self
-    }
-
-    /// Adds a header to every request (e.g. `anthropic-beta`).
-    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
-        self.headers.insert(name, value);
-        self
-    }
-
-    /// Caps the tokens of each reply (`max_tokens`).
-    pub fn max_tokens(mut self, tokens: u32) -> Self {
-        self.max_tokens = tokens;
-        self
-    }
-
-    /// Sets the sampling temperature.
-    pub fn temperature(mut self, temperature: f32) -> Self {
-        self.temperature = Some(temperature);
-        self
-    }
-
-    /// Sets timeouts and retries.
-    pub fn http_config(mut self, config: HttpConfig) -> Self {
-        self.http = HttpClient::new(config);
-        self
-    }
-
-    /// The model name sent with each request.
-    pub fn model(&self) -> &str {
-        &self.model
     }
 
     /// Parses a Messages reply body into the core's reply, as `chat` does. Never panics, whatever
@@ -110,8 +77,8 @@ impl Anthropic {
             })
             .collect();
         let body = WireRequest {
-            model: &self.model,
-            max_tokens: self.max_tokens,
+            model: &self.common.model,
+            max_tokens: self.common.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
             system: (!system.is_empty()).then(|| system.join("\n\n")),
             messages: wire_messages(request.messages),
             tools: request
@@ -123,21 +90,9 @@ impl Anthropic {
                     input_schema: dialect::anthropic(&tool.parameters),
                 })
                 .collect(),
-            temperature: self.temperature,
+            temperature: self.common.temperature,
         };
         serde_json::to_value(body).unwrap_or(Value::Null)
-    }
-
-    fn headers(&self) -> Result<HeaderMap, ModelError> {
-        let mut headers = self.headers.clone();
-        headers.insert(
-            HeaderName::from_static("anthropic-version"),
-            HeaderValue::from_static(ANTHROPIC_VERSION),
-        );
-        if let Some(key) = &self.api_key {
-            headers.insert(HeaderName::from_static("x-api-key"), key.header("")?);
-        }
-        Ok(headers)
     }
 }
 
@@ -147,12 +102,14 @@ impl Model for Anthropic {
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let body = serde_json::to_vec(&self.request_body(request));
-        Box::pin(async move {
-            let body = body.map_err(ModelError::other)?;
-            let headers = self.headers()?;
-            let reply = self.http.post_json(&self.url, &headers, body).await?;
-            parse_response(&reply)
-        })
+        let key_header = KeyHeader {
+            name: HeaderName::from_static("x-api-key"),
+            prefix: "",
+        };
+        Box::pin(
+            self.common
+                .send(&self.url, key_header, body, parse_response),
+        )
     }
 }
 
@@ -160,11 +117,8 @@ impl fmt::Debug for Anthropic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Anthropic")
             .field("url", &self.url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key)
-            .field("max_tokens", &self.max_tokens)
-            .field("http", self.http.config())
-            .finish_non_exhaustive()
+            .field("common", &self.common)
+            .finish()
     }
 }
 

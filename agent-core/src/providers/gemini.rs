@@ -7,12 +7,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::common::{Common, KeyHeader, common_builder_methods};
 use super::dialect;
-use super::http::{ApiKey, HttpClient, HttpConfig, join_url, parse_reply, unexpected_reply};
+use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::tool::BoxFuture;
@@ -34,68 +35,25 @@ static NEXT_CALL_ID: AtomicU64 = AtomicU64::new(1);
 /// let gemini = Gemini::new("gemini-2.5-flash").api_key("...");
 /// ```
 pub struct Gemini {
-    http: HttpClient,
+    common: Common,
     base_url: String,
-    model: String,
-    api_key: Option<ApiKey>,
-    headers: HeaderMap,
-    max_tokens: Option<u32>,
-    temperature: Option<f32>,
 }
 
 impl Gemini {
     /// A model on Google's endpoint.
     pub fn new(model: impl Into<String>) -> Self {
         Gemini {
-            http: HttpClient::new(HttpConfig::default()),
+            common: Common::new(model),
             base_url: GEMINI_BASE_URL.to_owned(),
-            model: model.into(),
-            api_key: None,
-            headers: HeaderMap::new(),
-            max_tokens: None,
-            temperature: None,
         }
     }
 
-    /// Sets the API key (sent as `x-goog-api-key`, never in the URL).
-    pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
-        self.api_key = Some(key.into());
-        self
-    }
+    common_builder_methods!();
 
     /// Sends requests elsewhere: `base` is the part before `/models/{model}:generateContent`.
     pub fn base_url(mut self, base: &str) -> Self {
         self.base_url = base.to_owned();
         self
-    }
-
-    /// Adds a header to every request.
-    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
-        self.headers.insert(name, value);
-        self
-    }
-
-    /// Caps the tokens of each reply (`maxOutputTokens`).
-    pub fn max_tokens(mut self, tokens: u32) -> Self {
-        self.max_tokens = Some(tokens);
-        self
-    }
-
-    /// Sets the sampling temperature.
-    pub fn temperature(mut self, temperature: f32) -> Self {
-        self.temperature = Some(temperature);
-        self
-    }
-
-    /// Sets timeouts and retries.
-    pub fn http_config(mut self, config: HttpConfig) -> Self {
-        self.http = HttpClient::new(config);
-        self
-    }
-
-    /// The model name sent with each request.
-    pub fn model(&self) -> &str {
-        &self.model
     }
 
     /// Parses a generateContent reply body into the core's reply, as `chat` does. Never panics, whatever
@@ -133,10 +91,10 @@ impl Gemini {
             })
             .collect();
         let mut generation = Map::new();
-        if let Some(tokens) = self.max_tokens {
+        if let Some(tokens) = self.common.max_tokens {
             generation.insert("maxOutputTokens".into(), tokens.into());
         }
-        if let Some(temperature) = self.temperature {
+        if let Some(temperature) = self.common.temperature {
             generation.insert("temperature".into(), temperature.into());
         }
         let body = WireRequest {
@@ -153,16 +111,8 @@ impl Gemini {
     fn url(&self) -> String {
         join_url(
             &self.base_url,
-            &format!("models/{}:generateContent", self.model),
+            &format!("models/{}:generateContent", self.common.model),
         )
-    }
-
-    fn headers(&self) -> Result<HeaderMap, ModelError> {
-        let mut headers = self.headers.clone();
-        if let Some(key) = &self.api_key {
-            headers.insert(HeaderName::from_static("x-goog-api-key"), key.header("")?);
-        }
-        Ok(headers)
     }
 }
 
@@ -172,11 +122,14 @@ impl Model for Gemini {
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let body = serde_json::to_vec(&self.request_body(request));
+        let key_header = KeyHeader {
+            name: HeaderName::from_static("x-goog-api-key"),
+            prefix: "",
+        };
         Box::pin(async move {
-            let body = body.map_err(ModelError::other)?;
-            let headers = self.headers()?;
-            let reply = self.http.post_json(&self.url(), &headers, body).await?;
-            parse_response(&reply)
+            self.common
+                .send(&self.url(), key_header, body, parse_response)
+                .await
         })
     }
 }
@@ -185,10 +138,8 @@ impl fmt::Debug for Gemini {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Gemini")
             .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key)
-            .field("http", self.http.config())
-            .finish_non_exhaustive()
+            .field("common", &self.common)
+            .finish()
     }
 }
 

@@ -5,6 +5,7 @@
 //! broken connections) with exponential backoff and jitter, honouring `retry-after`, and sorts every
 //! failure into a typed [`ModelError`](crate::ModelError).
 
+mod common;
 pub mod dialect;
 mod env;
 mod http;

@@ -6,12 +6,13 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::common::{Common, KeyHeader, common_builder_methods};
 use super::dialect;
-use super::http::{ApiKey, HttpClient, HttpConfig, join_url, parse_reply, unexpected_reply};
+use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::tool::{BoxFuture, ToolDef};
@@ -28,36 +29,21 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// let local = OpenAi::new("qwen2.5").base_url("http://127.0.0.1:11434/v1");
 /// ```
 pub struct OpenAi {
-    http: HttpClient,
+    common: Common,
     url: String,
-    model: String,
-    api_key: Option<ApiKey>,
     /// `Authorization: Bearer` for OpenAI and most others; `api-key` for Azure.
-    key_header: KeyHeader,
-    headers: HeaderMap,
+    azure: bool,
     strict_tools: bool,
-    max_tokens: Option<u32>,
-    temperature: Option<f32>,
-}
-
-enum KeyHeader {
-    Bearer,
-    Azure,
 }
 
 impl OpenAi {
     /// A model on OpenAI's endpoint; give it a key with [`api_key`](Self::api_key).
     pub fn new(model: impl Into<String>) -> Self {
         OpenAi {
-            http: HttpClient::new(HttpConfig::default()),
+            common: Common::new(model),
             url: join_url(OPENAI_BASE_URL, "chat/completions"),
-            model: model.into(),
-            api_key: None,
-            key_header: KeyHeader::Bearer,
-            headers: HeaderMap::new(),
+            azure: false,
             strict_tools: false,
-            max_tokens: None,
-            temperature: None,
         }
     }
 
@@ -65,22 +51,13 @@ impl OpenAi {
     /// with the key in the `api-key` header.
     pub fn azure(endpoint: &str, deployment: &str, api_version: &str) -> Self {
         let mut openai = OpenAi::new(deployment);
-        openai.url = format!(
-            "{}?api-version={api_version}",
-            join_url(
-                endpoint,
-                &format!("openai/deployments/{deployment}/chat/completions")
-            )
-        );
-        openai.key_header = KeyHeader::Azure;
+        let path = format!("openai/deployments/{deployment}/chat/completions");
+        openai.url = format!("{}?api-version={api_version}", join_url(endpoint, &path));
+        openai.azure = true;
         openai
     }
 
-    /// Sets the API key (sent as `Authorization: Bearer`, or `api-key` for Azure).
-    pub fn api_key(mut self, key: impl Into<ApiKey>) -> Self {
-        self.api_key = Some(key.into());
-        self
-    }
+    common_builder_methods!();
 
     /// Sends requests to another OpenAI-compatible service: `base` is the part before
     /// `/chat/completions`, e.g. `http://127.0.0.1:11434/v1` for Ollama.
@@ -89,40 +66,11 @@ impl OpenAi {
         self
     }
 
-    /// Adds a header to every request (e.g. OpenRouter's `HTTP-Referer`).
-    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
-        self.headers.insert(name, value);
-        self
-    }
-
     /// Sends tools in strict mode (Structured Outputs), so the model's arguments always fit the
     /// schema. A tool whose schema strict mode cannot express (a map) is sent without it.
     pub fn strict_tools(mut self, strict: bool) -> Self {
         self.strict_tools = strict;
         self
-    }
-
-    /// Caps the tokens of each reply (`max_completion_tokens`).
-    pub fn max_tokens(mut self, tokens: u32) -> Self {
-        self.max_tokens = Some(tokens);
-        self
-    }
-
-    /// Sets the sampling temperature.
-    pub fn temperature(mut self, temperature: f32) -> Self {
-        self.temperature = Some(temperature);
-        self
-    }
-
-    /// Sets timeouts and retries.
-    pub fn http_config(mut self, config: HttpConfig) -> Self {
-        self.http = HttpClient::new(config);
-        self
-    }
-
-    /// The model name sent with each request.
-    pub fn model(&self) -> &str {
-        &self.model
     }
 
     /// Parses a Chat Completions reply body into the core's reply, as `chat` does. Never panics, whatever
@@ -139,11 +87,11 @@ impl OpenAi {
             .map(|tool| self.wire_tool(tool))
             .collect();
         let body = WireRequest {
-            model: &self.model,
+            model: &self.common.model,
             messages: request.messages.iter().filter_map(wire_message).collect(),
             tools,
-            max_completion_tokens: self.max_tokens,
-            temperature: self.temperature,
+            max_completion_tokens: self.common.max_tokens,
+            temperature: self.common.temperature,
         };
         serde_json::to_value(body).unwrap_or(Value::Null)
     }
@@ -164,21 +112,6 @@ impl OpenAi {
             },
         }
     }
-
-    fn headers(&self) -> Result<HeaderMap, ModelError> {
-        let mut headers = self.headers.clone();
-        if let Some(key) = &self.api_key {
-            match self.key_header {
-                KeyHeader::Bearer => {
-                    headers.insert(reqwest::header::AUTHORIZATION, key.header("Bearer ")?)
-                }
-                KeyHeader::Azure => {
-                    headers.insert(HeaderName::from_static("api-key"), key.header("")?)
-                }
-            };
-        }
-        Ok(headers)
-    }
 }
 
 impl Model for OpenAi {
@@ -187,12 +120,21 @@ impl Model for OpenAi {
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let body = serde_json::to_vec(&self.request_body(request));
-        Box::pin(async move {
-            let body = body.map_err(ModelError::other)?;
-            let headers = self.headers()?;
-            let reply = self.http.post_json(&self.url, &headers, body).await?;
-            parse_response(&reply)
-        })
+        let key_header = if self.azure {
+            KeyHeader {
+                name: HeaderName::from_static("api-key"),
+                prefix: "",
+            }
+        } else {
+            KeyHeader {
+                name: reqwest::header::AUTHORIZATION,
+                prefix: "Bearer ",
+            }
+        };
+        Box::pin(
+            self.common
+                .send(&self.url, key_header, body, parse_response),
+        )
     }
 }
 
@@ -200,11 +142,9 @@ impl fmt::Debug for OpenAi {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAi")
             .field("url", &self.url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key)
+            .field("common", &self.common)
             .field("strict_tools", &self.strict_tools)
-            .field("http", self.http.config())
-            .finish_non_exhaustive()
+            .finish()
     }
 }
 

@@ -1,0 +1,113 @@
+//! What every adapter shares besides its wire format: the model name, the API key, extra headers,
+//! the HTTP client and the sampling settings, their builder methods, and the send-and-parse step.
+
+use std::fmt;
+
+use reqwest::header::{HeaderMap, HeaderName};
+
+use super::http::{ApiKey, HttpClient, HttpConfig};
+use crate::model::{ChatResponse, ModelError};
+
+pub(crate) struct Common {
+    pub(crate) model: String,
+    pub(crate) http: HttpClient,
+    pub(crate) api_key: Option<ApiKey>,
+    pub(crate) headers: HeaderMap,
+    pub(crate) max_tokens: Option<u32>,
+    pub(crate) temperature: Option<f32>,
+}
+
+/// Where an adapter puts the API key: the header, and what comes before the key in it.
+pub(crate) struct KeyHeader {
+    pub(crate) name: HeaderName,
+    pub(crate) prefix: &'static str,
+}
+
+impl Common {
+    pub(crate) fn new(model: impl Into<String>) -> Self {
+        Common {
+            model: model.into(),
+            http: HttpClient::new(HttpConfig::default()),
+            api_key: None,
+            headers: HeaderMap::new(),
+            max_tokens: None,
+            temperature: None,
+        }
+    }
+
+    /// Sends a request body and parses the reply with the adapter's parser.
+    pub(crate) async fn send(
+        &self,
+        url: &str,
+        key_header: KeyHeader,
+        body: Result<Vec<u8>, serde_json::Error>,
+        parse: fn(&[u8]) -> Result<ChatResponse, ModelError>,
+    ) -> Result<ChatResponse, ModelError> {
+        let body = body.map_err(ModelError::other)?;
+        let mut headers = self.headers.clone();
+        if let Some(key) = &self.api_key {
+            headers.insert(key_header.name, key.header(key_header.prefix)?);
+        }
+        let reply = self.http.post_json(url, &headers, body).await?;
+        parse(&reply)
+    }
+}
+
+impl fmt::Debug for Common {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Common")
+            .field("model", &self.model)
+            .field("api_key", &self.api_key)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("max_tokens", &self.max_tokens)
+            .field("temperature", &self.temperature)
+            .field("http", self.http.config())
+            .finish()
+    }
+}
+
+/// The builder methods every adapter has, over its `common` field.
+macro_rules! common_builder_methods {
+    () => {
+        /// Sets the API key. It never shows in `Debug`, errors or logs.
+        pub fn api_key(mut self, key: impl Into<$crate::providers::ApiKey>) -> Self {
+            self.common.api_key = Some(key.into());
+            self
+        }
+
+        /// Adds a header to every request.
+        pub fn header(
+            mut self,
+            name: $crate::providers::HeaderName,
+            value: $crate::providers::HeaderValue,
+        ) -> Self {
+            self.common.headers.insert(name, value);
+            self
+        }
+
+        /// Caps the tokens of each reply.
+        pub fn max_tokens(mut self, tokens: u32) -> Self {
+            self.common.max_tokens = Some(tokens);
+            self
+        }
+
+        /// Sets the sampling temperature.
+        pub fn temperature(mut self, temperature: f32) -> Self {
+            self.common.temperature = Some(temperature);
+            self
+        }
+
+        /// Sets timeouts and retries.
+        pub fn http_config(mut self, config: $crate::providers::HttpConfig) -> Self {
+            self.common.http = $crate::providers::http::HttpClient::new(config);
+            self
+        }
+
+        /// The model name sent with each request.
+        pub fn model(&self) -> &str {
+            &self.common.model
+        }
+    };
+}
+
+pub(crate) use common_builder_methods;
