@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::message::{AssistantMessage, Message, Usage};
+use crate::stream::{BoxStream, StreamEvent};
 use crate::tool::{BoxFuture, ToolDef};
 
 /// A chat model that can call tools.
@@ -16,6 +17,23 @@ pub trait Model: Send + Sync {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>>;
+
+    /// Like [`chat`](Model::chat), but yields the reply as it arrives, ending with
+    /// [`StreamEvent::Finished`] carrying the same reply `chat` would give. The default makes the
+    /// plain call and streams its result, so every model can be streamed.
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+        use futures_util::StreamExt;
+        let reply = self.chat(request);
+        Box::pin(futures_util::stream::once(reply).flat_map(|result| {
+            futures_util::stream::iter(match result {
+                Ok(response) => crate::stream::events_of(response),
+                Err(error) => vec![Err(error)],
+            })
+        }))
+    }
 }
 
 /// What the agent sends the model on each step.
@@ -200,6 +218,13 @@ impl<M: Model + ?Sized> Model for Box<M> {
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         (**self).chat(request)
     }
+
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+        (**self).chat_stream(request)
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -209,6 +234,13 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         (**self).chat(request)
     }
+
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+        (**self).chat_stream(request)
+    }
 }
 
 impl<M: Model + ?Sized> Model for &M {
@@ -217,5 +249,12 @@ impl<M: Model + ?Sized> Model for &M {
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         (**self).chat(request)
+    }
+
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+        (**self).chat_stream(request)
     }
 }

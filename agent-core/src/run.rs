@@ -7,6 +7,8 @@ use std::future::{Future, pending};
 use std::pin::pin;
 use std::time::{Duration, Instant};
 
+use futures_channel::mpsc::UnboundedSender;
+use futures_util::StreamExt;
 use futures_util::future::{Either, join_all, select};
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
@@ -16,6 +18,7 @@ use crate::hooks::{Approval, ToolDecision};
 use crate::limits::AtStepLimit;
 use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{ChatRequest, ChatResponse, ModelError};
+use crate::stream::{BoxStream, RunEvent, StreamEvent};
 use crate::texts::NotRun;
 use crate::tool::{ToolDef, ToolError};
 
@@ -149,6 +152,7 @@ pub(crate) async fn drive<C: Future<Output = ()> + Send>(
     agent: &Agent,
     messages: Vec<Message>,
     cancel: Option<C>,
+    events: Option<UnboundedSender<RunEvent>>,
 ) -> Result<RunOutput, RunError> {
     let span = info_span!(
         "invoke_agent",
@@ -162,6 +166,7 @@ pub(crate) async fn drive<C: Future<Output = ()> + Send>(
     let mut run = Run {
         agent,
         can_be_interrupted: cancel.is_some() || deadline.is_some(),
+        events,
         deadline,
         messages,
         usage: Usage::default(),
@@ -207,6 +212,8 @@ struct Run<'a> {
     deadline: Option<Instant>,
     /// Whether anything can cut an await short: a cancel signal or a deadline.
     can_be_interrupted: bool,
+    /// Where a streamed run sends its events; `None` for a plain run, which then pays nothing.
+    events: Option<UnboundedSender<RunEvent>>,
     /// The first reason a hook gave to stop the run, set while the calls of a step run.
     stop_request: std::sync::OnceLock<String>,
 }
@@ -235,7 +242,11 @@ impl Run<'_> {
         let max_steps = self.agent.limits.max_steps;
         for step in 1..=max_steps {
             let span = info_span!("step", "agent.step" = step);
-            match self.step(step, &mut cancel).instrument(span).await {
+            self.emit(|| RunEvent::StepStarted { step });
+            let outcome = self.step(step, &mut cancel).instrument(span).await;
+            let usage = self.step_usage.get(step - 1).copied().unwrap_or_default();
+            self.emit(|| RunEvent::StepFinished { step, usage });
+            match outcome {
                 Step::Continue => {}
                 Step::End(reason, text) => return Ok(self.finish(reason, text)),
                 Step::Failed(source) => {
@@ -272,6 +283,9 @@ impl Run<'_> {
             let text = reply.content.clone();
             self.messages.push(Message::Assistant(reply));
             return Step::End(StopReason::Finished, Some(text));
+        }
+        for call in &reply.tool_calls {
+            self.emit(|| RunEvent::ToolCallRequested(call.clone()));
         }
 
         let allowed = self
@@ -316,6 +330,9 @@ impl Run<'_> {
         }
         self.tool_calls += calls.len().min(allowed);
         let over_limit = calls.len() > allowed;
+        for result in &results {
+            self.emit(|| RunEvent::ToolResult(result.clone()));
+        }
         // The reply first, then one result per call, in call order.
         self.messages.reserve(1 + results.len());
         self.messages.push(Message::Assistant(reply));
@@ -382,12 +399,18 @@ impl Run<'_> {
             &[]
         };
         let request = ChatRequest::new(&self.messages, tools);
-        let response = self
-            .interruptible(
-                self.agent.model.chat(request).instrument(span.clone()),
-                cancel,
-            )
-            .await?;
+        let response = match &self.events {
+            Some(events) => {
+                let streamed = streamed_reply(self.agent.model.chat_stream(request), events);
+                self.interruptible(streamed.instrument(span.clone()), cancel)
+                    .await?
+            }
+            None => {
+                let reply = self.agent.model.chat(request);
+                self.interruptible(reply.instrument(span.clone()), cancel)
+                    .await?
+            }
+        };
         if let Ok(response) = &response {
             span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
             span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
@@ -518,6 +541,14 @@ impl Run<'_> {
         tools.result_message(call, Err(ToolError::NotRun { reason }))
     }
 
+    /// Sends an event to the stream, if this run is streamed (the event is only made then).
+    fn emit(&self, event: impl FnOnce() -> RunEvent) {
+        if let Some(events) = &self.events {
+            // A receiver that went away just stops listening; the run goes on.
+            let _ = events.unbounded_send(event());
+        }
+    }
+
     /// Runs `work` unless the run is cancelled or its time runs out first.
     async fn interruptible<T, C: Future<Output = ()> + Send>(
         &self,
@@ -599,4 +630,24 @@ impl Run<'_> {
             step_usage: std::mem::take(&mut self.step_usage),
         }
     }
+}
+
+/// Reads a streamed reply to its end, passing text on as it arrives; the reply is the one in
+/// [`StreamEvent::Finished`]. A stream that ends without it is an error, never a half-built reply.
+async fn streamed_reply(
+    mut stream: BoxStream<'_, Result<StreamEvent, ModelError>>,
+    events: &UnboundedSender<RunEvent>,
+) -> Result<ChatResponse, ModelError> {
+    while let Some(event) = stream.next().await {
+        match event? {
+            StreamEvent::TextDelta(text) => {
+                let _ = events.unbounded_send(RunEvent::TextDelta(text));
+            }
+            StreamEvent::Finished(response) => return Ok(response),
+            _ => {}
+        }
+    }
+    Err(ModelError::Transport {
+        message: "the reply stream ended before the reply was finished".to_owned(),
+    })
 }

@@ -1,0 +1,171 @@
+//! Streaming: a model's reply as it arrives, and a live view of a run that ends with exactly what
+//! `run` returns.
+
+use agent_core::testing::ScriptedModel;
+use agent_core::{
+    AssistantMessage, BoxFuture, BoxStream, ChatRequest, ChatResponse, Model, ModelError, RunError,
+    RunEvent, StreamEvent, Usage, agent,
+};
+use futures_util::StreamExt;
+use tests::{call, get_weather, model_calling};
+
+/// Renders events compactly so a whole stream can be compared at once.
+fn describe(event: &RunEvent) -> String {
+    match event {
+        RunEvent::StepStarted { step } => format!("step {step}"),
+        RunEvent::TextDelta(text) => format!("text {text:?}"),
+        RunEvent::ToolCallRequested(call) => format!("call {} {}", call.id, call.name),
+        RunEvent::ToolResult(result) => {
+            format!("result {} error={}", result.tool_call_id, result.is_error)
+        }
+        RunEvent::StepFinished { step, usage } => format!("end {step} ({} in)", usage.input_tokens),
+        RunEvent::Finished(Ok(output)) => format!("finished {:?}", output.text),
+        RunEvent::Finished(Err(error)) => format!("failed {error}"),
+        _ => "other".to_owned(),
+    }
+}
+
+#[tokio::test]
+async fn a_streamed_run_shows_each_step_and_ends_with_what_run_returns() {
+    let script = || {
+        model_calling(
+            [call(0, "get_weather", r#"{"city":"北京"}"#)],
+            "Take an umbrella.",
+        )
+    };
+    let expected = agent!(script(), get_weather)
+        .run("Umbrella?")
+        .await
+        .unwrap();
+
+    let agent = agent!(script(), get_weather);
+    let events: Vec<RunEvent> = agent.run_stream("Umbrella?").collect().await;
+    let described: Vec<String> = events.iter().map(describe).collect();
+    assert_eq!(
+        described,
+        [
+            "step 1",
+            "call call_0 get_weather",
+            "result call_0 error=false",
+            "end 1 (0 in)",
+            "step 2",
+            "text \"Take an umbrella.\"",
+            "end 2 (0 in)",
+            "finished \"Take an umbrella.\"",
+        ]
+    );
+    let Some(RunEvent::Finished(Ok(output))) = events.last() else {
+        panic!()
+    };
+    assert_eq!(*output, expected);
+}
+
+/// A model with native streaming: its text comes in pieces, and it can be told to break off.
+struct Typist {
+    pieces: Vec<&'static str>,
+    break_off: bool,
+}
+
+impl Model for Typist {
+    fn chat<'a>(
+        &'a self,
+        _request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let text: String = self.pieces.concat();
+        Box::pin(async move { Ok(ChatResponse::new(AssistantMessage::text(text))) })
+    }
+
+    fn chat_stream<'a>(
+        &'a self,
+        _request: ChatRequest<'a>,
+    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+        let mut events: Vec<Result<StreamEvent, ModelError>> = self
+            .pieces
+            .iter()
+            .map(|piece| Ok(StreamEvent::TextDelta((*piece).to_owned())))
+            .collect();
+        if !self.break_off {
+            events.push(Ok(StreamEvent::Usage(Usage {
+                input_tokens: 7,
+                output_tokens: 3,
+            })));
+            let reply =
+                ChatResponse::new(AssistantMessage::text(self.pieces.concat())).with_usage(Usage {
+                    input_tokens: 7,
+                    output_tokens: 3,
+                });
+            events.push(Ok(StreamEvent::Finished(reply)));
+        }
+        Box::pin(futures_util::stream::iter(events))
+    }
+}
+
+#[tokio::test]
+async fn text_arrives_in_pieces_from_a_natively_streaming_model() {
+    let agent = agent!(
+        Typist {
+            pieces: vec!["北", "京今天", "有雨。"],
+            break_off: false
+        },
+        get_weather
+    );
+    let events: Vec<String> = agent
+        .run_stream("天气？")
+        .map(|event| describe(&event))
+        .collect()
+        .await;
+    assert_eq!(
+        events,
+        [
+            "step 1",
+            "text \"北\"",
+            "text \"京今天\"",
+            "text \"有雨。\"",
+            "end 1 (7 in)",
+            "finished \"北京今天有雨。\""
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_stream_that_breaks_off_is_a_typed_error_not_a_half_built_reply() {
+    let agent = agent!(
+        Typist {
+            pieces: vec!["Light ", "ra"],
+            break_off: true
+        },
+        get_weather
+    );
+    let events: Vec<RunEvent> = agent.run_stream("weather?").collect().await;
+    let Some(RunEvent::Finished(Err(RunError::Model { source, step, .. }))) = events.last() else {
+        panic!("{:?}", events.iter().map(describe).collect::<Vec<_>>())
+    };
+    assert_eq!(*step, 1);
+    assert!(
+        matches!(source, ModelError::Transport { message } if message.contains("ended before the reply was finished"))
+    );
+}
+
+#[tokio::test]
+async fn a_conversation_streams_across_turns() {
+    let model = ScriptedModel::new([
+        AssistantMessage::text("Hello!"),
+        AssistantMessage::text("Still here."),
+    ]);
+    let agent = agent!(model.clone(), get_weather);
+    let mut first = None;
+    let mut stream = agent.run_stream("hi");
+    while let Some(event) = stream.next().await {
+        if let RunEvent::Finished(outcome) = event {
+            first = Some(outcome.unwrap());
+        }
+    }
+    let history = first.unwrap().messages;
+    let events: Vec<String> = agent
+        .run_stream_with_history(history, "you there?")
+        .map(|event| describe(&event))
+        .collect()
+        .await;
+    assert_eq!(events.last().unwrap(), "finished \"Still here.\"");
+    assert_eq!(model.requests()[1].messages.len(), 4);
+}
