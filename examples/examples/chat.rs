@@ -1,0 +1,150 @@
+//! A terminal chat over any provider from the environment (scripted offline when none is set):
+//! the model's words print as they arrive, each tool call and result on its own line, and the
+//! conversation carries across turns. `/reset` starts over; Ctrl-D (end of input) quits.
+//!
+//! `cargo run -p examples --example chat`
+
+use std::io::{BufRead, Write};
+
+use agent_core::providers::from_env;
+use agent_core::testing::ScriptedModel;
+use agent_core::{Agent, AssistantMessage, Message, Model, RunEvent, ToolCall, agent, tool};
+use futures_util::StreamExt;
+
+/// Look up today's weather for a city.
+#[tool]
+fn get_weather(
+    /// City name, e.g. "Beijing"
+    city: String,
+) -> String {
+    format!("{city}: light rain, 18°C")
+}
+
+/// The offline stand-in for an LLM: one reply per turn of the session the test plays.
+fn scripted_model() -> ScriptedModel {
+    ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "call_1",
+            "get_weather",
+            r#"{"city":"Beijing"}"#,
+        )]),
+        AssistantMessage::text("Light rain in Beijing: take an umbrella."),
+        AssistantMessage::text("You asked about Beijing a moment ago."),
+        AssistantMessage::text("Hello! What would you like to know?"),
+    ])
+}
+
+/// Runs the chat loop until the input ends.
+async fn chat(
+    agent: &Agent,
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+) -> std::io::Result<()> {
+    let mut history: Vec<Message> = Vec::new();
+    loop {
+        write!(output, "> ")?;
+        output.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(output)?;
+            return Ok(());
+        }
+        let line = line.trim();
+        match line {
+            "" => continue,
+            "/reset" => {
+                history.clear();
+                writeln!(output, "(conversation reset)")?;
+                continue;
+            }
+            _ => {}
+        }
+        let mut events = agent.run_stream_with_history(std::mem::take(&mut history), line);
+        while let Some(event) = events.next().await {
+            match event {
+                RunEvent::TextDelta(text) => {
+                    write!(output, "{text}")?;
+                    output.flush()?;
+                }
+                RunEvent::ToolCallRequested(call) => {
+                    writeln!(output, "  [call {} {}]", call.name, call.arguments)?
+                }
+                RunEvent::ToolResult(result) => {
+                    let label = if result.is_error { "error" } else { "result" };
+                    writeln!(output, "  [{label} {}]", result.content)?;
+                }
+                RunEvent::Finished(Ok(run)) => {
+                    writeln!(output)?;
+                    history = run.messages;
+                }
+                RunEvent::Finished(Err(error)) => {
+                    writeln!(output, "\n(error: {error})")?;
+                    history = error.messages().to_vec();
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn agent_with(model: impl Model + 'static) -> Agent {
+    agent!(model, get_weather).system("You are a brief, friendly assistant.")
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let agent = match from_env() {
+        Ok(Some(model)) => {
+            println!("(model: {model}; /reset starts over, Ctrl-D quits)");
+            agent_with(model)
+        }
+        Ok(None) => {
+            println!(
+                "(offline: no AGENT_MODEL or API key set, so a scripted model plays the LLM; /reset starts over, Ctrl-D quits)"
+            );
+            agent_with(scripted_model())
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut output = std::io::stdout();
+    match chat(&agent, &mut input, &mut output).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use super::{agent_with, chat, scripted_model};
+
+    #[tokio::test]
+    async fn a_session_keeps_the_conversation_resets_and_quits_at_the_end_of_input() {
+        let agent = agent_with(scripted_model());
+        let mut input = Cursor::new("Umbrella in Beijing?\n\nWhat did I ask?\n/reset\nhi\n");
+        let mut output = Vec::new();
+        chat(&agent, &mut input, &mut output).await.unwrap();
+        let screen = String::from_utf8(output).unwrap();
+        assert_eq!(
+            screen,
+            "\
+>   [call get_weather {\"city\":\"Beijing\"}]
+  [result Beijing: light rain, 18°C]
+Light rain in Beijing: take an umbrella.
+> > You asked about Beijing a moment ago.
+> (conversation reset)
+> Hello! What would you like to know?
+> 
+"
+        );
+    }
+}
