@@ -176,6 +176,12 @@ pub enum ModelError {
         /// The first characters of the body.
         excerpt: String,
     },
+    /// The provider reported an error in the middle of a streamed reply, or the stream broke off.
+    #[error("the reply stream failed: {message}")]
+    Stream {
+        /// What the provider said, or what went wrong.
+        message: String,
+    },
     /// A [`ScriptedModel`](crate::testing::ScriptedModel) was asked for more replies than it was given.
     #[error(
         "the scripted model has run out: it was asked for reply {request} but was given only {scripted}"

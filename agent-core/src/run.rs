@@ -647,7 +647,7 @@ async fn streamed_reply(
             _ => {}
         }
     }
-    Err(ModelError::Transport {
-        message: "the reply stream ended before the reply was finished".to_owned(),
+    Err(ModelError::Stream {
+        message: "the stream ended before the reply was finished".to_owned(),
     })
 }

@@ -85,3 +85,68 @@ pub async fn serve_truncated_once(promised: usize, sent: &'static str) -> String
     });
     format!("http://{address}")
 }
+
+/// A server on 127.0.0.1 that answers each request in turn with the next of `bodies` as a
+/// server-sent-event stream, written `piece` bytes at a time (so pieces split characters and
+/// escapes wherever they fall), then closes. Returns its base URL and a handle to the request bodies
+/// it received.
+pub async fn serve_event_streams(
+    bodies: Vec<String>,
+    piece: usize,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let address = listener.local_addr().expect("an address");
+    let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = std::sync::Arc::clone(&received);
+    tokio::spawn(async move {
+        for body in bodies {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let request = read_request(&mut socket).await;
+            record.lock().expect("not poisoned").push(request);
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
+            let _ = socket.write_all(head.as_bytes()).await;
+            let _ = socket.set_nodelay(true);
+            for (index, chunk) in body.as_bytes().chunks(piece.max(1)).enumerate() {
+                let _ = socket.write_all(chunk).await;
+                let _ = socket.flush().await;
+                // A pause now and then, so the client sees the pieces as separate reads.
+                if index % 8 == 0 {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+            let _ = socket.shutdown().await;
+        }
+    });
+    (format!("http://{address}"), received)
+}
+
+/// Reads one HTTP request (head and `content-length` body) and returns its body.
+async fn read_request(socket: &mut tokio::net::TcpStream) -> String {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    while let Ok(read) = socket.read(&mut chunk).await {
+        if read == 0 {
+            break;
+        }
+        buffer.extend_from_slice(&chunk[..read]);
+        let text = String::from_utf8_lossy(&buffer);
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text[..end]
+                .lines()
+                .find_map(|line| {
+                    let (name, value) = line.split_once(':')?;
+                    name.eq_ignore_ascii_case("content-length")
+                        .then(|| value.trim().parse::<usize>().ok())?
+                })
+                .unwrap_or(0);
+            if buffer.len() >= end + 4 + length {
+                return String::from_utf8_lossy(&buffer[end + 4..end + 4 + length]).into_owned();
+            }
+        }
+    }
+    String::new()
+}

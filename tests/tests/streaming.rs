@@ -142,7 +142,7 @@ async fn a_stream_that_breaks_off_is_a_typed_error_not_a_half_built_reply() {
     };
     assert_eq!(*step, 1);
     assert!(
-        matches!(source, ModelError::Transport { message } if message.contains("ended before the reply was finished"))
+        matches!(source, ModelError::Stream { message } if message.contains("ended before the reply was finished"))
     );
 }
 

@@ -44,12 +44,30 @@ impl Common {
         parse: fn(&[u8]) -> Result<ChatResponse, ModelError>,
     ) -> Result<ChatResponse, ModelError> {
         let body = body.map_err(ModelError::other)?;
+        let headers = self.headers(key_header)?;
+        let reply = self.http.post_json(url, &headers, body).await?;
+        parse(&reply)
+    }
+
+    /// Sends a request body and hands back the successful response to be read as a stream.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    pub(crate) async fn open_stream(
+        &self,
+        url: &str,
+        key_header: KeyHeader,
+        body: Result<Vec<u8>, serde_json::Error>,
+    ) -> Result<reqwest::Response, ModelError> {
+        let body = body.map_err(ModelError::other)?;
+        let headers = self.headers(key_header)?;
+        self.http.post_for_stream(url, &headers, body).await
+    }
+
+    fn headers(&self, key_header: KeyHeader) -> Result<HeaderMap, ModelError> {
         let mut headers = self.headers.clone();
         if let Some(key) = &self.api_key {
             headers.insert(key_header.name, key.header(key_header.prefix)?);
         }
-        let reply = self.http.post_json(url, &headers, body).await?;
-        parse(&reply)
+        Ok(headers)
     }
 }
 

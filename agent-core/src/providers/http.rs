@@ -105,6 +105,12 @@ impl HttpConfig {
         self
     }
 
+    /// How long one attempt may take.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    pub(crate) fn request_timeout_value(&self) -> Duration {
+        self.request_timeout
+    }
+
     /// The wait before retry number `attempt` (from 0): exponential, capped, with "equal jitter"
     /// (half fixed, half random) so that many clients do not retry in step.
     fn backoff_for(&self, attempt: u32) -> Duration {
@@ -156,31 +162,64 @@ impl HttpClient {
         headers: &HeaderMap,
         body: Vec<u8>,
     ) -> Result<Vec<u8>, ModelError> {
-        let started = Instant::now();
-        let mut attempt = 0;
-        loop {
-            let (error, server_delay) = match self.attempt(url, headers, body.clone()).await {
-                Ok(reply) => return Ok(reply),
-                Err(failure) => failure,
-            };
-            if !error.is_retryable() || attempt >= self.config.max_retries {
-                return Err(error);
-            }
-            let delay = server_delay.unwrap_or_else(|| self.config.backoff_for(attempt));
-            if started.elapsed() + delay > self.config.max_retry_time {
-                return Err(error);
-            }
-            tokio::time::sleep(delay).await;
-            attempt += 1;
-        }
+        self.with_retries(|| async {
+            let response = self.open(url, headers, body.clone()).await?;
+            let reply = response
+                .bytes()
+                .await
+                .map_err(|error| (self.transport_error(error), None))?;
+            Ok(reply.to_vec())
+        })
+        .await
     }
 
-    async fn attempt(
+    /// POSTs a JSON body and hands back a successful response before its body is read (a stream);
+    /// failures before that point are retried like any other request.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    pub(crate) async fn post_for_stream(
         &self,
         url: &str,
         headers: &HeaderMap,
         body: Vec<u8>,
-    ) -> Result<Vec<u8>, (ModelError, Option<Duration>)> {
+    ) -> Result<reqwest::Response, ModelError> {
+        self.with_retries(|| self.open(url, headers, body.clone()))
+            .await
+    }
+
+    /// Makes attempts until one succeeds, the failure is not retryable, or the retry budget is spent.
+    async fn with_retries<T, Attempt>(
+        &self,
+        mut attempt: impl FnMut() -> Attempt,
+    ) -> Result<T, ModelError>
+    where
+        Attempt: std::future::Future<Output = Result<T, (ModelError, Option<Duration>)>>,
+    {
+        let started = Instant::now();
+        let mut retries = 0;
+        loop {
+            let (error, server_delay) = match attempt().await {
+                Ok(value) => return Ok(value),
+                Err(failure) => failure,
+            };
+            if !error.is_retryable() || retries >= self.config.max_retries {
+                return Err(error);
+            }
+            let delay = server_delay.unwrap_or_else(|| self.config.backoff_for(retries));
+            if started.elapsed() + delay > self.config.max_retry_time {
+                return Err(error);
+            }
+            tokio::time::sleep(delay).await;
+            retries += 1;
+        }
+    }
+
+    /// Sends one request; a failed status becomes its typed error, with the server's delay.
+    async fn open(
+        &self,
+        url: &str,
+        headers: &HeaderMap,
+        body: Vec<u8>,
+    ) -> Result<reqwest::Response, (ModelError, Option<Duration>)> {
         let client = self.client().map_err(|error| (error, None))?;
         let response = client
             .post(url)
@@ -191,19 +230,18 @@ impl HttpClient {
             .await
             .map_err(|error| (self.transport_error(error), None))?;
         let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
         let retry_after = retry_after(response.headers());
         let reply = response
             .bytes()
             .await
             .map_err(|error| (self.transport_error(error), None))?;
-        if status.is_success() {
-            Ok(reply.to_vec())
-        } else {
-            Err((status_error(status, &reply, retry_after), retry_after))
-        }
+        Err((status_error(status, &reply, retry_after), retry_after))
     }
 
-    fn transport_error(&self, error: reqwest::Error) -> ModelError {
+    pub(crate) fn transport_error(&self, error: reqwest::Error) -> ModelError {
         if error.is_timeout() {
             return ModelError::Timeout {
                 after: self.config.request_timeout,

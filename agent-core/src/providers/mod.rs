@@ -16,6 +16,8 @@ mod anthropic;
 mod gemini;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(feature = "openai")]
+mod openai_stream;
 
 #[cfg(feature = "anthropic")]
 pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, Anthropic};

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use futures_util::StreamExt;
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -15,6 +16,7 @@ use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
+use crate::stream::{BoxStream, StreamEvent};
 use crate::tool::{BoxFuture, ToolDef};
 
 /// OpenAI's own endpoint.
@@ -120,7 +122,34 @@ impl Model for OpenAi {
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let body = serde_json::to_vec(&self.request_body(request));
-        let key_header = if self.azure {
+        Box::pin(
+            self.common
+                .send(&self.url, self.key_header(), body, parse_response),
+        )
+    }
+
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+        let mut body = self.request_body(request);
+        body["stream"] = Value::Bool(true);
+        body["stream_options"] = serde_json::json!({"include_usage": true});
+        let body = serde_json::to_vec(&body);
+        let opened = self.common.open_stream(&self.url, self.key_header(), body);
+        let timeout = self.common.http.config().request_timeout_value();
+        Box::pin(
+            futures_util::stream::once(opened).flat_map(move |opened| match opened {
+                Ok(response) => super::openai_stream::events(response, timeout).boxed(),
+                Err(error) => futures_util::stream::iter([Err(error)]).boxed(),
+            }),
+        )
+    }
+}
+
+impl OpenAi {
+    fn key_header(&self) -> KeyHeader {
+        if self.azure {
             KeyHeader {
                 name: HeaderName::from_static("api-key"),
                 prefix: "",
@@ -130,11 +159,7 @@ impl Model for OpenAi {
                 name: reqwest::header::AUTHORIZATION,
                 prefix: "Bearer ",
             }
-        };
-        Box::pin(
-            self.common
-                .send(&self.url, key_header, body, parse_response),
-        )
+        }
     }
 }
 
@@ -185,7 +210,7 @@ fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     Ok(response)
 }
 
-fn finish_reason(reason: &str) -> FinishReason {
+pub(super) fn finish_reason(reason: &str) -> FinishReason {
     match reason {
         "stop" => FinishReason::Stop,
         "tool_calls" | "function_call" => FinishReason::ToolCalls,
