@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use futures_util::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -14,6 +15,7 @@ use super::dialect;
 use super::http::{join_url, parse_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
+use crate::stream::{BoxStream, StreamEvent};
 use crate::tool::BoxFuture;
 
 /// Anthropic's own endpoint.
@@ -102,14 +104,37 @@ impl Model for Anthropic {
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let body = serde_json::to_vec(&self.request_body(request));
-        let key_header = KeyHeader {
-            name: HeaderName::from_static("x-api-key"),
-            prefix: "",
-        };
         Box::pin(
             self.common
-                .send(&self.url, key_header, body, parse_response),
+                .send(&self.url, key_header(), body, parse_response),
         )
+    }
+
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+        let mut body = self.request_body(request);
+        body["stream"] = Value::Bool(true);
+        let body = serde_json::to_vec(&body);
+        let opened = self.common.open_stream(&self.url, key_header(), body);
+        let timeout = self.common.http.config().request_timeout_value();
+        Box::pin(
+            futures_util::stream::once(opened).flat_map(move |opened| match opened {
+                Ok(response) => {
+                    let reassembler = super::anthropic_stream::AnthropicReassembler::default();
+                    super::sse::events(response, timeout, reassembler).boxed()
+                }
+                Err(error) => futures_util::stream::iter([Err(error)]).boxed(),
+            }),
+        )
+    }
+}
+
+fn key_header() -> KeyHeader {
+    KeyHeader {
+        name: HeaderName::from_static("x-api-key"),
+        prefix: "",
     }
 }
 

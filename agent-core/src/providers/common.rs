@@ -50,7 +50,6 @@ impl Common {
     }
 
     /// Sends a request body and hands back the successful response to be read as a stream.
-    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) async fn open_stream(
         &self,
         url: &str,

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use futures_util::StreamExt;
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -16,6 +17,7 @@ use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
+use crate::stream::{BoxStream, StreamEvent};
 use crate::tool::BoxFuture;
 
 /// Gemini's own endpoint.
@@ -108,10 +110,11 @@ impl Gemini {
         serde_json::to_value(body).unwrap_or(Value::Null)
     }
 
-    fn url(&self) -> String {
+    /// The URL of one of the model's methods (`generateContent`, `streamGenerateContent`).
+    fn url(&self, method: &str) -> String {
         join_url(
             &self.base_url,
-            &format!("models/{}:generateContent", self.common.model),
+            &format!("models/{}:{method}", self.common.model),
         )
     }
 }
@@ -122,15 +125,40 @@ impl Model for Gemini {
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let body = serde_json::to_vec(&self.request_body(request));
-        let key_header = KeyHeader {
-            name: HeaderName::from_static("x-goog-api-key"),
-            prefix: "",
-        };
         Box::pin(async move {
+            let url = self.url("generateContent");
             self.common
-                .send(&self.url(), key_header, body, parse_response)
+                .send(&url, key_header(), body, parse_response)
                 .await
         })
+    }
+
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+        let body = serde_json::to_vec(&self.request_body(request));
+        let opened = async move {
+            let url = format!("{}?alt=sse", self.url("streamGenerateContent"));
+            self.common.open_stream(&url, key_header(), body).await
+        };
+        let timeout = self.common.http.config().request_timeout_value();
+        Box::pin(
+            futures_util::stream::once(opened).flat_map(move |opened| match opened {
+                Ok(response) => {
+                    let reassembler = super::gemini_stream::GeminiReassembler::default();
+                    super::sse::events(response, timeout, reassembler).boxed()
+                }
+                Err(error) => futures_util::stream::iter([Err(error)]).boxed(),
+            }),
+        )
+    }
+}
+
+fn key_header() -> KeyHeader {
+    KeyHeader {
+        name: HeaderName::from_static("x-goog-api-key"),
+        prefix: "",
     }
 }
 
@@ -143,17 +171,29 @@ impl fmt::Debug for Gemini {
     }
 }
 
+/// Parses one chunk of a streamed reply: a reply in the same shape, where a chunk with only usage
+/// (no candidates) is fine.
+pub(super) fn parse_chunk(body: &[u8]) -> Result<ChatResponse, ModelError> {
+    let reply: WireResponse = parse_reply(body)?;
+    if reply.candidates.is_empty() && reply.prompt_feedback.is_none() {
+        let usage = reply.usage_metadata.map(usage_of).unwrap_or_default();
+        return Ok(ChatResponse::new(AssistantMessage::default()).with_usage(usage));
+    }
+    parse_response(body)
+}
+
+fn usage_of(usage: WireUsage) -> Usage {
+    Usage {
+        input_tokens: usage.prompt_token_count,
+        output_tokens: usage.candidates_token_count + usage.thoughts_token_count,
+    }
+}
+
 /// Parses a `generateContent` reply body. Calls without an id get one made up, so their results
 /// still pair with them.
 fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
-    let usage = reply
-        .usage_metadata
-        .map(|usage| Usage {
-            input_tokens: usage.prompt_token_count,
-            output_tokens: usage.candidates_token_count + usage.thoughts_token_count,
-        })
-        .unwrap_or_default();
+    let usage = reply.usage_metadata.map(usage_of).unwrap_or_default();
     let Some(candidate) = reply.candidates.into_iter().next() else {
         if reply
             .prompt_feedback

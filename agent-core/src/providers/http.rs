@@ -106,7 +106,6 @@ impl HttpConfig {
     }
 
     /// How long one attempt may take.
-    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn request_timeout_value(&self) -> Duration {
         self.request_timeout
     }
@@ -175,7 +174,6 @@ impl HttpClient {
 
     /// POSTs a JSON body and hands back a successful response before its body is read (a stream);
     /// failures before that point are retried like any other request.
-    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) async fn post_for_stream(
         &self,
         url: &str,

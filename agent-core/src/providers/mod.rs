@@ -12,12 +12,17 @@ mod http;
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
+#[cfg(feature = "anthropic")]
+mod anthropic_stream;
 #[cfg(feature = "gemini")]
 mod gemini;
+#[cfg(feature = "gemini")]
+mod gemini_stream;
 #[cfg(feature = "openai")]
 mod openai;
 #[cfg(feature = "openai")]
 mod openai_stream;
+mod sse;
 
 #[cfg(feature = "anthropic")]
 pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, Anthropic};

@@ -140,7 +140,10 @@ impl Model for OpenAi {
         let timeout = self.common.http.config().request_timeout_value();
         Box::pin(
             futures_util::stream::once(opened).flat_map(move |opened| match opened {
-                Ok(response) => super::openai_stream::events(response, timeout).boxed(),
+                Ok(response) => {
+                    let reassembler = super::openai_stream::OpenAiReassembler::default();
+                    super::sse::events(response, timeout, reassembler).boxed()
+                }
                 Err(error) => futures_util::stream::iter([Err(error)]).boxed(),
             }),
         )

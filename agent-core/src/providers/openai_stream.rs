@@ -1,123 +1,64 @@
-//! OpenAI Chat Completions streaming (`"stream": true`): Server-Sent Events of `chat.completion.chunk`
-//! objects, ended by `data: [DONE]`. Tool-call fragments are assembled by index into whole calls,
-//! exactly as the non-streaming reply would have them.
+//! OpenAI Chat Completions streaming (`"stream": true`): server-sent events of
+//! `chat.completion.chunk` objects, ended by `data: [DONE]`. Tool-call fragments are assembled by
+//! index into whole calls, exactly as the non-streaming reply would have them.
 //!
 //! Wire format: <https://platform.openai.com/docs/api-reference/chat-streaming>.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::time::Duration;
+use std::collections::BTreeMap;
 
-use eventsource_stream::{EventStreamError, Eventsource};
-use futures_util::{Stream, StreamExt};
+use eventsource_stream::Event;
 use serde::Deserialize;
 
+use super::sse::{Out, Reassembler, bad_event, cut_off};
 use crate::message::{AssistantMessage, ToolCall, Usage};
 use crate::model::{ChatResponse, ModelError};
 use crate::stream::StreamEvent;
 
-/// The events of a streamed reply, read from a successful response.
-pub(crate) fn events(
-    response: reqwest::Response,
-    request_timeout: Duration,
-) -> impl Stream<Item = Result<StreamEvent, ModelError>> + Send {
-    let state = State {
-        source: Box::pin(response.bytes_stream().eventsource()),
-        assembly: Assembly::default(),
-        pending: VecDeque::new(),
-        finished: false,
-        request_timeout,
-    };
-    futures_util::stream::unfold(state, |mut state| async move {
-        loop {
-            if let Some(event) = state.pending.pop_front() {
-                return Some((event, state));
-            }
-            if state.finished {
-                return None;
-            }
-            match state.source.next().await {
-                Some(Ok(event)) => state.take(&event.data),
-                Some(Err(error)) => {
-                    state.finished = true;
-                    state.pending.push_back(Err(state.error(error)));
-                }
-                None => {
-                    state.finished = true;
-                    // Some compatible servers end without `[DONE]` once the reply has finished.
-                    let event = if state.assembly.finish_reason.is_some() {
-                        Ok(state.assembly.finish())
-                    } else {
-                        Err(ModelError::Stream {
-                            message: "the stream was cut off before the reply was finished"
-                                .to_owned(),
-                        })
-                    };
-                    state.pending.push_back(event);
-                }
-            }
-        }
-    })
+/// The reply so far.
+#[derive(Default)]
+pub(crate) struct OpenAiReassembler {
+    content: String,
+    calls: BTreeMap<usize, ToolCall>,
+    finish_reason: Option<String>,
+    usage: Usage,
 }
 
-type Source = std::pin::Pin<
-    Box<
-        dyn Stream<Item = Result<eventsource_stream::Event, EventStreamError<reqwest::Error>>>
-            + Send,
-    >,
->;
-
-struct State {
-    source: Source,
-    assembly: Assembly,
-    pending: VecDeque<Result<StreamEvent, ModelError>>,
-    finished: bool,
-    request_timeout: Duration,
-}
-
-impl State {
-    /// Takes one event's data: a chunk, `[DONE]`, or an error object.
-    fn take(&mut self, data: &str) {
+impl Reassembler for OpenAiReassembler {
+    fn take(&mut self, event: &Event, out: &mut Out) -> bool {
+        let data = event.data.as_str();
         if data.trim() == "[DONE]" {
-            self.finished = true;
-            self.pending
-                .push_back(Ok(StreamEvent::Usage(self.assembly.usage)));
-            self.pending.push_back(Ok(self.assembly.finish()));
-            return;
+            out.push_back(Ok(StreamEvent::Usage(self.usage)));
+            out.push_back(Ok(self.finish()));
+            return true;
         }
         let chunk: Chunk = match serde_json::from_str(data) {
             Ok(chunk) => chunk,
             Err(error) => {
-                self.finished = true;
-                self.pending.push_back(Err(ModelError::Decode {
-                    message: format!("a stream chunk is not the documented shape: {error}"),
-                    excerpt: data.chars().take(200).collect(),
-                }));
-                return;
+                out.push_back(Err(bad_event(error, data)));
+                return true;
             }
         };
         if let Some(error) = chunk.error {
-            self.finished = true;
             let message = error
                 .get("message")
                 .and_then(|message| message.as_str())
                 .map_or_else(|| error.to_string(), str::to_owned);
-            self.pending.push_back(Err(ModelError::Stream { message }));
-            return;
+            out.push_back(Err(ModelError::Stream { message }));
+            return true;
         }
         if let Some(usage) = chunk.usage {
-            self.assembly.usage = Usage {
+            self.usage = Usage {
                 input_tokens: usage.prompt_tokens,
                 output_tokens: usage.completion_tokens,
             };
         }
         for choice in chunk.choices.into_iter().filter(|choice| choice.index == 0) {
             if let Some(text) = choice.delta.content.filter(|text| !text.is_empty()) {
-                self.assembly.content.push_str(&text);
-                self.pending.push_back(Ok(StreamEvent::TextDelta(text)));
+                self.content.push_str(&text);
+                out.push_back(Ok(StreamEvent::TextDelta(text)));
             }
             for fragment in choice.delta.tool_calls.unwrap_or_default() {
                 let call = self
-                    .assembly
                     .calls
                     .entry(fragment.index)
                     .or_insert_with(|| ToolCall::new("", "", ""));
@@ -130,7 +71,7 @@ impl State {
                     call.name.push_str(&name);
                 }
                 if is_new && !(call.id.is_empty() && call.name.is_empty()) {
-                    self.pending.push_back(Ok(StreamEvent::ToolCallStart {
+                    out.push_back(Ok(StreamEvent::ToolCallStart {
                         index: fragment.index,
                         id: call.id.clone(),
                         name: call.name.clone(),
@@ -140,48 +81,34 @@ impl State {
                     function.arguments.filter(|arguments| !arguments.is_empty())
                 {
                     call.arguments.push_str(&arguments);
-                    self.pending.push_back(Ok(StreamEvent::ToolCallArguments {
+                    out.push_back(Ok(StreamEvent::ToolCallArguments {
                         index: fragment.index,
                         fragment: arguments,
                     }));
                 }
             }
             if let Some(reason) = choice.finish_reason {
-                self.assembly.finish_reason = Some(reason);
+                self.finish_reason = Some(reason);
             }
         }
+        false
     }
 
-    fn error(&self, error: EventStreamError<reqwest::Error>) -> ModelError {
-        match error {
-            EventStreamError::Transport(error) if error.is_timeout() => ModelError::Timeout {
-                after: self.request_timeout,
-            },
-            EventStreamError::Transport(error) => ModelError::Stream {
-                message: format!("the connection broke: {error}"),
-            },
-            other => ModelError::Stream {
-                message: format!("the stream is not valid server-sent events: {other}"),
-            },
+    fn at_end(&mut self) -> Result<StreamEvent, ModelError> {
+        // Some compatible servers end without `[DONE]` once the reply has finished.
+        if self.finish_reason.is_some() {
+            Ok(self.finish())
+        } else {
+            Err(cut_off())
         }
     }
 }
 
-/// The reply so far.
-#[derive(Default)]
-struct Assembly {
-    content: String,
-    calls: BTreeMap<usize, ToolCall>,
-    finish_reason: Option<String>,
-    usage: Usage,
-}
-
-impl Assembly {
+impl OpenAiReassembler {
     fn finish(&mut self) -> StreamEvent {
-        let calls = std::mem::take(&mut self.calls).into_values().collect();
         let message = AssistantMessage {
             content: std::mem::take(&mut self.content),
-            tool_calls: calls,
+            tool_calls: std::mem::take(&mut self.calls).into_values().collect(),
         };
         let mut response = ChatResponse::new(message).with_usage(self.usage);
         response.finish_reason = self

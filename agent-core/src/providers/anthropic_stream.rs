@@ -1,0 +1,245 @@
+//! Anthropic Messages streaming (`"stream": true`): named server-sent events (`message_start`,
+//! `content_block_start`, `content_block_delta`, `content_block_stop`, `message_delta`,
+//! `message_stop`, `ping`, `error`). Text and `input_json_delta` fragments are assembled per block
+//! into the same reply the non-streaming call gives.
+//!
+//! Wire format: <https://docs.anthropic.com/en/docs/build-with-claude/streaming>.
+
+use std::collections::BTreeMap;
+
+use eventsource_stream::Event;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::sse::{Out, Reassembler, bad_event};
+use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::model::{ChatResponse, FinishReason, ModelError};
+use crate::stream::StreamEvent;
+
+#[derive(Default)]
+pub(crate) struct AnthropicReassembler {
+    blocks: BTreeMap<usize, Block>,
+    /// How many tool calls have started: a call's index in the reply.
+    calls: usize,
+    stop_reason: Option<String>,
+    usage: Usage,
+}
+
+enum Block {
+    Text(String),
+    Tool {
+        call: usize,
+        id: String,
+        name: String,
+        json: String,
+    },
+    Other,
+}
+
+impl Reassembler for AnthropicReassembler {
+    fn take(&mut self, event: &Event, out: &mut Out) -> bool {
+        let data = event.data.as_str();
+        let message: Wire = match serde_json::from_str(data) {
+            Ok(message) => message,
+            Err(error) => {
+                out.push_back(Err(bad_event(error, data)));
+                return true;
+            }
+        };
+        match message {
+            Wire::MessageStart { message } => {
+                self.usage.input_tokens = message.usage.input_tokens;
+                self.usage.output_tokens = message.usage.output_tokens;
+            }
+            Wire::ContentBlockStart {
+                index,
+                content_block,
+            } => {
+                let block = match content_block {
+                    StartBlock::Text { text } => {
+                        if !text.is_empty() {
+                            out.push_back(Ok(StreamEvent::TextDelta(text.clone())));
+                        }
+                        Block::Text(text)
+                    }
+                    StartBlock::ToolUse { id, name } => {
+                        let call = self.calls;
+                        self.calls += 1;
+                        out.push_back(Ok(StreamEvent::ToolCallStart {
+                            index: call,
+                            id: id.clone(),
+                            name: name.clone(),
+                        }));
+                        Block::Tool {
+                            call,
+                            id,
+                            name,
+                            json: String::new(),
+                        }
+                    }
+                    StartBlock::Other => Block::Other,
+                };
+                self.blocks.insert(index, block);
+            }
+            Wire::ContentBlockDelta { index, delta } => {
+                match (self.blocks.get_mut(&index), delta) {
+                    (Some(Block::Text(text)), Delta::TextDelta { text: more }) => {
+                        text.push_str(&more);
+                        out.push_back(Ok(StreamEvent::TextDelta(more)));
+                    }
+                    (
+                        Some(Block::Tool { call, json, .. }),
+                        Delta::InputJsonDelta { partial_json },
+                    ) => {
+                        json.push_str(&partial_json);
+                        if !partial_json.is_empty() {
+                            out.push_back(Ok(StreamEvent::ToolCallArguments {
+                                index: *call,
+                                fragment: partial_json,
+                            }));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Wire::MessageDelta { delta, usage } => {
+                if let Some(reason) = delta.stop_reason {
+                    self.stop_reason = Some(reason);
+                }
+                if let Some(usage) = usage {
+                    self.usage.output_tokens = usage.output_tokens;
+                }
+            }
+            Wire::MessageStop => {
+                out.push_back(Ok(StreamEvent::Usage(self.usage)));
+                out.push_back(Ok(self.finish()));
+                return true;
+            }
+            Wire::Error { error } => {
+                let message = error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| error.to_string(), str::to_owned);
+                out.push_back(Err(ModelError::Stream { message }));
+                return true;
+            }
+            Wire::Other => {}
+        }
+        false
+    }
+}
+
+impl AnthropicReassembler {
+    fn finish(&mut self) -> StreamEvent {
+        let mut content = String::new();
+        let mut tool_calls = Vec::new();
+        for block in std::mem::take(&mut self.blocks).into_values() {
+            match block {
+                Block::Text(text) => content.push_str(&text),
+                Block::Tool { id, name, json, .. } => {
+                    // The non-streaming reply carries the input as an object; write it the same way.
+                    let arguments = if json.trim().is_empty() {
+                        "{}".to_owned()
+                    } else {
+                        serde_json::from_str::<Value>(&json).map_or(json, |input| input.to_string())
+                    };
+                    tool_calls.push(ToolCall::new(id, name, arguments));
+                }
+                Block::Other => {}
+            }
+        }
+        let mut response = ChatResponse::new(AssistantMessage {
+            content,
+            tool_calls,
+        })
+        .with_usage(self.usage);
+        response.finish_reason = self.stop_reason.as_deref().map(|reason| match reason {
+            "end_turn" | "stop_sequence" => FinishReason::Stop,
+            "tool_use" => FinishReason::ToolCalls,
+            "max_tokens" => FinishReason::Length,
+            "refusal" => FinishReason::ContentFilter,
+            other => FinishReason::Other(other.to_owned()),
+        });
+        StreamEvent::Finished(response)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Wire {
+    MessageStart {
+        message: StartMessage,
+    },
+    ContentBlockStart {
+        index: usize,
+        content_block: StartBlock,
+    },
+    ContentBlockDelta {
+        index: usize,
+        delta: Delta,
+    },
+    MessageDelta {
+        delta: MessageDeltaBody,
+        usage: Option<DeltaUsage>,
+    },
+    MessageStop,
+    Error {
+        error: Value,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct StartMessage {
+    #[serde(default)]
+    usage: StartUsage,
+}
+
+#[derive(Deserialize, Default)]
+struct StartUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum StartBlock {
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Delta {
+    TextDelta {
+        text: String,
+    },
+    InputJsonDelta {
+        #[serde(default)]
+        partial_json: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct MessageDeltaBody {
+    stop_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DeltaUsage {
+    #[serde(default)]
+    output_tokens: u64,
+}

@@ -1,0 +1,75 @@
+//! Gemini streaming (`streamGenerateContent?alt=sse`): each server-sent event carries a whole
+//! `GenerateContentResponse` chunk. Text parts arrive piece by piece, function calls whole; the
+//! stream simply ends after the chunk with the finish reason.
+//!
+//! Wire format: <https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent>.
+
+use eventsource_stream::Event;
+
+use super::sse::{Out, Reassembler, cut_off};
+use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::model::{ChatResponse, FinishReason};
+use crate::stream::StreamEvent;
+
+#[derive(Default)]
+pub(crate) struct GeminiReassembler {
+    content: String,
+    calls: Vec<ToolCall>,
+    finish_reason: Option<FinishReason>,
+    usage: Usage,
+}
+
+impl Reassembler for GeminiReassembler {
+    fn take(&mut self, event: &Event, out: &mut Out) -> bool {
+        // Each chunk is a reply in the non-streaming shape; the adapter's own parser reads it.
+        let chunk = match super::gemini::parse_chunk(event.data.as_bytes()) {
+            Ok(chunk) => chunk,
+            Err(error) => {
+                out.push_back(Err(error));
+                return true;
+            }
+        };
+        if chunk.usage != Usage::default() {
+            // Each chunk reports the usage so far.
+            self.usage = chunk.usage;
+        }
+        if !chunk.message.content.is_empty() {
+            self.content.push_str(&chunk.message.content);
+            out.push_back(Ok(StreamEvent::TextDelta(chunk.message.content)));
+        }
+        for call in chunk.message.tool_calls {
+            let index = self.calls.len();
+            out.push_back(Ok(StreamEvent::ToolCallStart {
+                index,
+                id: call.id.clone(),
+                name: call.name.clone(),
+            }));
+            out.push_back(Ok(StreamEvent::ToolCallArguments {
+                index,
+                fragment: call.arguments.clone(),
+            }));
+            self.calls.push(call);
+        }
+        if chunk.finish_reason.is_some() {
+            self.finish_reason = chunk.finish_reason;
+        }
+        false
+    }
+
+    fn at_end(&mut self) -> Result<StreamEvent, crate::model::ModelError> {
+        // Gemini has no end marker: the reply is whole once a chunk gave the finish reason.
+        let Some(mut reason) = self.finish_reason.take() else {
+            return Err(cut_off());
+        };
+        if reason == FinishReason::Stop && !self.calls.is_empty() {
+            reason = FinishReason::ToolCalls;
+        }
+        let message = AssistantMessage {
+            content: std::mem::take(&mut self.content),
+            tool_calls: std::mem::take(&mut self.calls),
+        };
+        let mut response = ChatResponse::new(message).with_usage(self.usage);
+        response.finish_reason = Some(reason);
+        Ok(StreamEvent::Finished(response))
+    }
+}

@@ -1,0 +1,111 @@
+//! Server-sent events into [`StreamEvent`]s: the driver every streaming adapter shares. Each adapter
+//! gives a [`Reassembler`] that reads its provider's events and builds the reply.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures_util::{Stream, StreamExt};
+
+use crate::model::ModelError;
+use crate::stream::StreamEvent;
+
+/// Where stream events go.
+pub(crate) type Out = VecDeque<Result<StreamEvent, ModelError>>;
+
+/// Reads one provider's events and assembles its reply.
+pub(crate) trait Reassembler: Send + 'static {
+    /// Takes one event, pushing what it means onto `out`; `true` once the reply is complete (the
+    /// last thing pushed is then `Finished`, or an error).
+    fn take(&mut self, event: &Event, out: &mut Out) -> bool;
+
+    /// The stream ended before `take` said the reply was complete: the reply if it is whole
+    /// anyway, else the error.
+    fn at_end(&mut self) -> Result<StreamEvent, ModelError> {
+        Err(cut_off())
+    }
+}
+
+/// The error for a stream that stopped before the reply was finished.
+pub(crate) fn cut_off() -> ModelError {
+    ModelError::Stream {
+        message: "the stream was cut off before the reply was finished".to_owned(),
+    }
+}
+
+/// The error for an event whose data is not the documented shape.
+#[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
+pub(crate) fn bad_event(error: serde_json::Error, data: &str) -> ModelError {
+    ModelError::Decode {
+        message: format!("a stream event is not the documented shape: {error}"),
+        excerpt: data.chars().take(200).collect(),
+    }
+}
+
+/// The events of a streamed reply, read from a successful response.
+pub(crate) fn events<R: Reassembler>(
+    response: reqwest::Response,
+    request_timeout: Duration,
+    reassembler: R,
+) -> impl Stream<Item = Result<StreamEvent, ModelError>> + Send {
+    let state = State {
+        source: Box::pin(response.bytes_stream().eventsource()),
+        reassembler,
+        pending: VecDeque::new(),
+        finished: false,
+        request_timeout,
+    };
+    futures_util::stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(event) = state.pending.pop_front() {
+                return Some((event, state));
+            }
+            if state.finished {
+                return None;
+            }
+            match state.source.next().await {
+                Some(Ok(event)) => {
+                    state.finished = state.reassembler.take(&event, &mut state.pending)
+                }
+                Some(Err(error)) => {
+                    state.finished = true;
+                    let error = transport_error(error, state.request_timeout);
+                    state.pending.push_back(Err(error));
+                }
+                None => {
+                    state.finished = true;
+                    let end = state.reassembler.at_end();
+                    state.pending.push_back(end);
+                }
+            }
+        }
+    })
+}
+
+type Source =
+    std::pin::Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::Error>>> + Send>>;
+
+struct State<R> {
+    source: Source,
+    reassembler: R,
+    pending: Out,
+    finished: bool,
+    request_timeout: Duration,
+}
+
+fn transport_error(
+    error: EventStreamError<reqwest::Error>,
+    request_timeout: Duration,
+) -> ModelError {
+    match error {
+        EventStreamError::Transport(error) if error.is_timeout() => ModelError::Timeout {
+            after: request_timeout,
+        },
+        EventStreamError::Transport(error) => ModelError::Stream {
+            message: format!("the connection broke: {error}"),
+        },
+        other => ModelError::Stream {
+            message: format!("the stream is not valid server-sent events: {other}"),
+        },
+    }
+}
