@@ -83,13 +83,13 @@ impl Reassembler for AnthropicReassembler {
             }
             Wire::ContentBlockDelta { index, delta } => {
                 match (self.blocks.get_mut(&index), delta) {
-                    (Some(Block::Text(text)), Delta::TextDelta { text: more }) => {
+                    (Some(Block::Text(text)), BlockDelta::TextDelta { text: more }) => {
                         text.push_str(&more);
                         out.push_back(Ok(StreamEvent::TextDelta(more)));
                     }
                     (
                         Some(Block::Tool { call, json, .. }),
-                        Delta::InputJsonDelta { partial_json },
+                        BlockDelta::InputJsonDelta { partial_json },
                     ) => {
                         json.push_str(&partial_json);
                         if !partial_json.is_empty() {
@@ -221,7 +221,7 @@ enum StartBlock {
 
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum Delta {
+enum BlockDelta {
     TextDelta {
         text: String,
     },
