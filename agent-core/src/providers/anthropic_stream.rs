@@ -176,7 +176,7 @@ enum Wire {
     },
     ContentBlockDelta {
         index: usize,
-        delta: Delta,
+        delta: BlockDelta,
     },
     MessageDelta {
         delta: MessageDeltaBody,
