@@ -5,7 +5,6 @@
 
 use std::fmt;
 
-use futures_util::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -119,15 +118,7 @@ impl Model for Anthropic {
         let body = serde_json::to_vec(&body);
         let opened = self.common.open_stream(&self.url, key_header(), body);
         let timeout = self.common.http.config().request_timeout_value();
-        Box::pin(
-            futures_util::stream::once(opened).flat_map(move |opened| match opened {
-                Ok(response) => {
-                    let reassembler = super::anthropic_stream::AnthropicReassembler::default();
-                    super::sse::events(response, timeout, reassembler).boxed()
-                }
-                Err(error) => futures_util::stream::iter([Err(error)]).boxed(),
-            }),
-        )
+        super::sse::stream_reply::<super::anthropic_stream::AnthropicReassembler>(opened, timeout)
     }
 }
 

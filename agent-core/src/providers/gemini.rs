@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use futures_util::StreamExt;
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -143,15 +142,7 @@ impl Model for Gemini {
             self.common.open_stream(&url, key_header(), body).await
         };
         let timeout = self.common.http.config().request_timeout_value();
-        Box::pin(
-            futures_util::stream::once(opened).flat_map(move |opened| match opened {
-                Ok(response) => {
-                    let reassembler = super::gemini_stream::GeminiReassembler::default();
-                    super::sse::events(response, timeout, reassembler).boxed()
-                }
-                Err(error) => futures_util::stream::iter([Err(error)]).boxed(),
-            }),
-        )
+        super::sse::stream_reply::<super::gemini_stream::GeminiReassembler>(opened, timeout)
     }
 }
 

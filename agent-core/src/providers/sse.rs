@@ -2,13 +2,14 @@
 //! gives a [`Reassembler`] that reads its provider's events and builds the reply.
 
 use std::collections::VecDeque;
+use std::future::Future;
 use std::time::Duration;
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
 
 use crate::model::ModelError;
-use crate::stream::StreamEvent;
+use crate::stream::{BoxStream, StreamEvent};
 
 /// Where stream events go.
 pub(crate) type Out = VecDeque<Result<StreamEvent, ModelError>>;
@@ -42,8 +43,22 @@ pub(crate) fn bad_event(error: serde_json::Error, data: &str) -> ModelError {
     }
 }
 
+/// A streamed reply: `opened` sends the request (with the adapter's retries); its response is
+/// read as events by a fresh `R`, or its error becomes the stream's only item.
+pub(crate) fn stream_reply<'a, R: Reassembler + Default>(
+    opened: impl Future<Output = Result<reqwest::Response, ModelError>> + Send + 'a,
+    request_timeout: Duration,
+) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+    Box::pin(
+        futures_util::stream::once(opened).flat_map(move |opened| match opened {
+            Ok(response) => events(response, request_timeout, R::default()).boxed(),
+            Err(error) => futures_util::stream::iter([Err(error)]).boxed(),
+        }),
+    )
+}
+
 /// The events of a streamed reply, read from a successful response.
-pub(crate) fn events<R: Reassembler>(
+fn events<R: Reassembler>(
     response: reqwest::Response,
     request_timeout: Duration,
     reassembler: R,
