@@ -29,7 +29,16 @@
 //! ```
 //!
 //! Every failure of a tool call (an unknown tool, bad JSON, arguments that do not fit, an error, a
-//! panic) reaches the model as an error result it can act on; the run goes on.
+//! panic, a timeout) reaches the model as an error result it can act on; the run goes on.
+//!
+//! Where to look:
+//! - [`tool`], [`Tool`], [`ToolSet`]: tools, their definitions and the dispatcher; [`State`] for
+//!   values from the agent rather than the model.
+//! - [`Agent`]: the builder (limits, timeouts, texts, [`Hooks`], approval) and the runs: [`Agent::run`],
+//!   [`Agent::run_until`] (cancellable), [`Agent::run_stream`] (a live [`RunEvent`] view).
+//! - [`Model`]: the one trait every model implements; `providers` has OpenAI-compatible, Anthropic
+//!   and Gemini adapters over HTTP (cargo features, on by default) and `providers::from_env()`; [`testing::ScriptedModel`] replays a
+//!   script for tests and offline runs.
 
 mod agent;
 mod hooks;
