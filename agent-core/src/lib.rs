@@ -37,8 +37,8 @@
 //! - [`Agent`]: the builder (limits, timeouts, texts, [`Hooks`], approval) and the runs: [`Agent::run`],
 //!   [`Agent::run_until`] (cancellable), [`Agent::run_stream`] (a live [`RunEvent`] view).
 //! - [`Model`]: the one trait every model implements; `providers` has OpenAI-compatible, Anthropic
-//!   and Gemini adapters over HTTP (cargo features, on by default) and `providers::from_env()`; [`testing::ScriptedModel`] replays a
-//!   script for tests and offline runs.
+//!   and Gemini adapters over HTTP (cargo features, on by default) and `providers::from_env()`;
+//!   [`testing::ScriptedModel`] replays a script for tests and offline runs.
 
 mod agent;
 mod hooks;
