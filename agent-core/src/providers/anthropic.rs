@@ -9,7 +9,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::common::{Common, KeyHeader, common_builder_methods};
+use super::common::{Common, KeyHeader, common_builder_methods, system_text};
 use super::dialect;
 use super::http::{join_url, parse_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
@@ -69,18 +69,11 @@ impl Anthropic {
 
     /// The request body for this conversation, as it goes on the wire.
     pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
-        let system: Vec<&str> = request
-            .messages
-            .iter()
-            .filter_map(|message| match message {
-                Message::System { content } => Some(content.as_str()),
-                _ => None,
-            })
-            .collect();
+        let system = system_text(request.messages);
         let body = WireRequest {
             model: &self.common.model,
             max_tokens: self.common.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-            system: (!system.is_empty()).then(|| system.join("\n\n")),
+            system,
             messages: wire_messages(request.messages),
             tools: request
                 .tools

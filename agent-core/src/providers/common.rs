@@ -6,6 +6,7 @@ use std::fmt;
 use reqwest::header::{HeaderMap, HeaderName};
 
 use super::http::{ApiKey, HttpClient, HttpConfig};
+use crate::message::Message;
 use crate::model::{ChatResponse, ModelError};
 
 pub(crate) struct Common {
@@ -81,6 +82,19 @@ impl fmt::Debug for Common {
             .field("http", self.http.config())
             .finish()
     }
+}
+
+/// The system messages of a history, joined: for the providers that take them apart from the turns.
+#[cfg_attr(not(any(feature = "anthropic", feature = "gemini")), allow(dead_code))]
+pub(crate) fn system_text(messages: &[Message]) -> Option<String> {
+    let parts: Vec<&str> = messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::System { content } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
 /// The builder methods every adapter has, over its `common` field.

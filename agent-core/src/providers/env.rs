@@ -299,31 +299,22 @@ const PRESETS: &[Preset] = &[
 /// The adapter for a wire format, or `None` when its feature is off.
 #[allow(unused_variables)]
 fn build(wire: Wire, model: &str, base_url: &str, key: Option<String>) -> Option<Box<dyn Model>> {
+    macro_rules! adapter {
+        ($adapter:ty) => {{
+            let adapter = <$adapter>::new(model).base_url(base_url);
+            Some(Box::new(match key {
+                Some(key) => adapter.api_key(key),
+                None => adapter,
+            }))
+        }};
+    }
     match wire {
         #[cfg(feature = "openai")]
-        Wire::OpenAi => {
-            let mut openai = super::OpenAi::new(model).base_url(base_url);
-            if let Some(key) = key {
-                openai = openai.api_key(key);
-            }
-            Some(Box::new(openai))
-        }
+        Wire::OpenAi => adapter!(super::OpenAi),
         #[cfg(feature = "anthropic")]
-        Wire::Anthropic => {
-            let mut anthropic = super::Anthropic::new(model).base_url(base_url);
-            if let Some(key) = key {
-                anthropic = anthropic.api_key(key);
-            }
-            Some(Box::new(anthropic))
-        }
+        Wire::Anthropic => adapter!(super::Anthropic),
         #[cfg(feature = "gemini")]
-        Wire::Gemini => {
-            let mut gemini = super::Gemini::new(model).base_url(base_url);
-            if let Some(key) = key {
-                gemini = gemini.api_key(key);
-            }
-            Some(Box::new(gemini))
-        }
+        Wire::Gemini => adapter!(super::Gemini),
         #[allow(unreachable_patterns)]
         _ => None,
     }

@@ -11,7 +11,7 @@ use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::common::{Common, KeyHeader, common_builder_methods};
+use super::common::{Common, KeyHeader, common_builder_methods, system_text};
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
@@ -65,14 +65,7 @@ impl Gemini {
 
     /// The request body for this conversation, as it goes on the wire.
     pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
-        let system: Vec<&str> = request
-            .messages
-            .iter()
-            .filter_map(|message| match message {
-                Message::System { content } => Some(content.as_str()),
-                _ => None,
-            })
-            .collect();
+        let system = system_text(request.messages);
         let declarations: Vec<Value> = request
             .tools
             .iter()
@@ -99,8 +92,7 @@ impl Gemini {
             generation.insert("temperature".into(), temperature.into());
         }
         let body = WireRequest {
-            system_instruction: (!system.is_empty())
-                .then(|| json!({"parts": [{"text": system.join("\n\n")}]})),
+            system_instruction: system.map(|text| json!({"parts": [{"text": text}]})),
             contents: wire_contents(request.messages),
             tools: (!declarations.is_empty())
                 .then(|| json!([{"functionDeclarations": declarations}])),
