@@ -4,9 +4,10 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::schema::parameters_schema;
+pub use crate::schema::{output_schema, parameters_schema};
 
 use std::fmt::Display;
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use serde::Serialize;
@@ -333,6 +334,56 @@ impl DisplayTag {
         ToolError::failed(error.to_string())
     }
 }
+
+// The output schema is chosen by type alone (no value exists when the definition is built), with the
+// same autoref trick on a zero-sized `Probe<T>`: first the success type of the return type, then
+// whether it has a schema.
+
+/// Names a type so it can pick an impl.
+pub struct Probe<T: ?Sized>(PhantomData<fn() -> T>);
+
+impl<T: ?Sized> Probe<T> {
+    /// A probe for `T`.
+    pub const fn new() -> Self {
+        Probe(PhantomData)
+    }
+}
+
+/// The success type of a `Result`.
+pub trait ResultSuccess<T> {
+    /// Probes the success type.
+    fn __success(&self) -> Probe<T> {
+        Probe::new()
+    }
+}
+impl<T, E> ResultSuccess<T> for &Probe<Result<T, E>> {}
+/// Any other return type is its own success type.
+pub trait PlainSuccess<T> {
+    /// Probes the success type.
+    fn __success(&self) -> Probe<T> {
+        Probe::new()
+    }
+}
+impl<T> PlainSuccess<T> for Probe<T> {}
+
+/// A success type with a schema, which is the output schema when it describes an object.
+pub trait WithOutputSchema {
+    /// The output schema.
+    fn __output_schema(&self) -> Option<Value>;
+}
+impl<T: schemars::JsonSchema> WithOutputSchema for &Probe<T> {
+    fn __output_schema(&self) -> Option<Value> {
+        output_schema::<T>()
+    }
+}
+/// A success type without a schema has no output schema.
+pub trait WithoutOutputSchema {
+    /// No output schema.
+    fn __output_schema(&self) -> Option<Value> {
+        None
+    }
+}
+impl<T> WithoutOutputSchema for Probe<T> {}
 
 /// A type a tool parameter may have.
 #[diagnostic::on_unimplemented(

@@ -146,9 +146,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// Adds a `#[tool]` listed in `agent!`, which checked its name at compile time.
     #[doc(hidden)]
     pub fn __checked_tool(mut self, tool: impl Tool<S>) -> Self {
-        // `#[tool]` validated the name and `agent!` proved the names distinct, so this cannot fail.
-        let added = self.tools.add(tool);
-        debug_assert!(added.is_ok(), "{added:?}");
+        self.tools = self.tools.__checked_tool(tool);
         self
     }
 

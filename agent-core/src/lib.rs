@@ -66,7 +66,7 @@ pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 pub use model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 pub use run::{RunError, RunOutput, StopReason, TokenKind};
-pub use schema::parameters_schema;
+pub use schema::{output_schema, parameters_schema};
 pub use state::{FromRef, State};
 pub use stream::{BoxStream, RunEvent, RunStream, StreamEvent};
 pub use texts::{Chinese, English, NotRun, Texts};
@@ -98,6 +98,26 @@ pub use toolset::{DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_nam
 /// [`Agent::state`] before the agent can run. Listing a tool twice, or two tools that share a name,
 /// does not compile.
 pub use agent_macros::agent;
+
+/// Builds a [`ToolSet`] from `#[tool]` functions, with the compile-time checks of [`agent!`]: for
+/// serving the tools over MCP, or running calls without an agent.
+///
+/// ```
+/// # use agent_core::{ToolCall, ToolSet, tool, tools};
+/// /// Tell the time.
+/// #[tool]
+/// fn now() -> &'static str { "12:00" }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let tools: ToolSet = tools!(now);
+/// let result = tools.dispatch(&(), &ToolCall::new("1", "now", "{}")).await;
+/// assert_eq!(result.content, "12:00");
+/// # });
+/// ```
+///
+/// As with `agent!`, the state type comes from the context: a `ToolSet<Db>` for tools that take
+/// `State<Db>`, to be bound with [`ToolSet::with_state`].
+pub use agent_macros::tools;
 
 /// Turns a function into a tool the model can call.
 ///

@@ -46,6 +46,11 @@ pub struct ToolDef {
     /// How the tool behaves and how it must be run: hints (as MCP has them), approval, timeout.
     #[serde(default, skip_serializing_if = "ToolAnnotations::is_default")]
     pub annotations: ToolAnnotations,
+    /// A JSON schema of the tool's result when it is a JSON object (see [`output_schema`](crate::output_schema)):
+    /// MCP clients get it as `outputSchema` and the result as `structuredContent`. `#[tool]` fills it in
+    /// when the success type implements `JsonSchema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Value>,
 }
 
 /// What a tool says about itself beyond its schema. Set them with `#[tool(read_only, destructive,
@@ -159,7 +164,14 @@ impl ToolDef {
             description: description.into(),
             parameters,
             annotations: ToolAnnotations::default(),
+            output_schema: None,
         }
+    }
+
+    /// Sets the schema of the tool's JSON results.
+    pub fn with_output_schema(mut self, schema: Option<serde_json::Value>) -> Self {
+        self.output_schema = schema;
+        self
     }
 
     /// Sets the annotations.

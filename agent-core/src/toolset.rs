@@ -88,6 +88,15 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         Ok(())
     }
 
+    /// Adds a `#[tool]` listed in `tools!` or `agent!`, which checked its name at compile time.
+    #[doc(hidden)]
+    pub fn __checked_tool(mut self, tool: impl Tool<S>) -> Self {
+        // `#[tool]` validated the name and the macro proved the names distinct, so this cannot fail.
+        let added = self.add(tool);
+        debug_assert!(added.is_ok(), "{added:?}");
+        self
+    }
+
     /// Sets the texts used for error results and markers.
     pub fn set_texts(&mut self, texts: Arc<dyn Texts>) {
         self.texts = texts;
@@ -205,6 +214,19 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             tools,
             definitions: self.definitions,
             texts: self.texts,
+            result_limit: self.result_limit,
+            tool_timeout: self.tool_timeout,
+        }
+    }
+}
+
+/// A copy shares the tools themselves; settings changed on it do not reach the original.
+impl<S> Clone for ToolSet<S> {
+    fn clone(&self) -> Self {
+        ToolSet {
+            tools: self.tools.clone(),
+            definitions: self.definitions.clone(),
+            texts: Arc::clone(&self.texts),
             result_limit: self.result_limit,
             tool_timeout: self.tool_timeout,
         }

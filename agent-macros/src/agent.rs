@@ -1,4 +1,5 @@
-//! `agent!(model, tool_a, module::tool_b)`: parse, reject duplicates, expand into builder calls.
+//! `agent!(model, tool_a, module::tool_b)` and `tools!(tool_a, module::tool_b)`: parse, reject
+//! duplicates, expand into builder calls.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote, quote_spanned};
@@ -28,27 +29,57 @@ impl Parse for AgentInput {
     }
 }
 
-pub fn expand(input: TokenStream) -> TokenStream {
-    let input = match syn::parse2::<AgentInput>(input) {
-        Ok(input) => input,
-        Err(error) => return error.to_compile_error(),
-    };
-    if let Some(error) = listed_twice(&input.tools) {
+/// The tools alone, for `tools!`.
+struct ToolList {
+    tools: Vec<Path>,
+}
+
+impl Parse for ToolList {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let tools = Punctuated::<Path, Token![,]>::parse_terminated(input)?;
+        Ok(ToolList {
+            tools: tools.into_iter().collect(),
+        })
+    }
+}
+
+/// `agent!`: an `Agent` with the tools added.
+pub fn expand_agent(input: TokenStream) -> TokenStream {
+    match syn::parse2::<AgentInput>(input) {
+        Ok(AgentInput { model, tools }) => {
+            with_checked_tools(quote!(::agent_core::Agent::new(#model)), &tools, "agent!")
+        }
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// `tools!`: a `ToolSet` with the tools added.
+pub fn expand_tools(input: TokenStream) -> TokenStream {
+    match syn::parse2::<ToolList>(input) {
+        Ok(ToolList { tools }) => {
+            with_checked_tools(quote!(::agent_core::ToolSet::new()), &tools, "tools!")
+        }
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// `start` followed by one `.__checked_tool(...)` per tool, after proving the tools distinct.
+fn with_checked_tools(start: TokenStream, tools: &[Path], macro_name: &str) -> TokenStream {
+    if let Some(error) = listed_twice(tools, macro_name) {
         return error.to_compile_error();
     }
-    let name_checks = distinct_name_checks(&input.tools);
-    let model = &input.model;
-    let additions = input.tools.iter().map(|path| {
+    let name_checks = distinct_name_checks(tools);
+    let additions = tools.iter().map(|path| {
         quote_spanned! {path.span()=> .__checked_tool(#path {}) }
     });
     quote! {{
         #name_checks
-        ::agent_core::Agent::new(#model) #(#additions)*
+        #start #(#additions)*
     }}
 }
 
 /// The same path listed twice is caught here, pointing at the second one.
-fn listed_twice(tools: &[Path]) -> Option<syn::Error> {
+fn listed_twice(tools: &[Path], macro_name: &str) -> Option<syn::Error> {
     let mut errors: Option<syn::Error> = None;
     for (index, path) in tools.iter().enumerate() {
         let text = path.to_token_stream().to_string();
@@ -59,7 +90,7 @@ fn listed_twice(tools: &[Path]) -> Option<syn::Error> {
             let error = syn::Error::new_spanned(
                 path,
                 format!(
-                    "`{}` is listed twice in `agent!`; list each tool once",
+                    "`{}` is listed twice in `{macro_name}`; list each tool once",
                     text.replace(' ', "")
                 ),
             );
@@ -79,7 +110,7 @@ fn distinct_name_checks(tools: &[Path]) -> TokenStream {
     for (index, later) in tools.iter().enumerate() {
         for earlier in &tools[..index] {
             let message = format!(
-                "`{}` and `{}` have the same tool name; tool names in one agent must be unique (rename one with #[tool(name = \"...\")])",
+                "`{}` and `{}` have the same tool name; tool names must be unique (rename one with #[tool(name = \"...\")])",
                 earlier.to_token_stream().to_string().replace(' ', ""),
                 later.to_token_stream().to_string().replace(' ', ""),
             );

@@ -1,4 +1,4 @@
-//! Procedural macros for `agent-core`. Use them through `agent_core::{tool, agent}`: the generated
+//! Procedural macros for `agent-core`. Use them through `agent_core::{tool, agent, tools}`: the generated
 //! code refers to `::agent_core`.
 
 use proc_macro::TokenStream;
@@ -20,5 +20,12 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Listing a tool twice, or two tools with the same name, is a compile error.
 #[proc_macro]
 pub fn agent(input: TokenStream) -> TokenStream {
-    agent::expand(input.into()).into()
+    agent::expand_agent(input.into()).into()
+}
+
+/// Builds a tool set from `#[tool]` functions: `tools!(tool_a, module::tool_b)`, with the checks of
+/// `agent!`. For serving tools over MCP or dispatching calls without an agent.
+#[proc_macro]
+pub fn tools(input: TokenStream) -> TokenStream {
+    agent::expand_tools(input.into()).into()
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use agent_core::{Tool, ToolDef, tool};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Takes one of each primitive.
 #[tool]
@@ -14,7 +14,7 @@ pub fn primitives(text: String, count: i64, ratio: f64, flag: bool, small: u8) -
 }
 
 /// A temperature unit.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Unit {
     /// Degrees Celsius, used almost everywhere.
@@ -152,6 +152,44 @@ pub fn rustdoc_arguments(city: String, unit: Option<Unit>) -> String {
 #[tool(description = "Says hello.")]
 pub fn hello() -> String {
     "hello".to_owned()
+}
+
+/// What `report` returns: an object, so it is the tool's output schema.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Report {
+    /// Degrees in the unit asked for
+    pub temperature: f64,
+    /// The unit of `temperature`
+    pub unit: Unit,
+    pub warnings: Vec<String>,
+}
+
+/// Reports the weather as structured data.
+#[tool]
+pub async fn report(unit: Unit) -> Result<Report, std::io::Error> {
+    Ok(Report {
+        temperature: 18.5,
+        unit,
+        warnings: Vec::new(),
+    })
+}
+
+/// What `ping` returns: serializable, but without a schema.
+#[derive(Debug, Serialize)]
+pub struct Pong {
+    pub at: u64,
+}
+
+/// Answers a ping.
+#[tool]
+pub fn ping() -> Pong {
+    Pong { at: 0 }
+}
+
+/// Lists numbers: JSON, but not an object, so no output schema.
+#[tool]
+pub fn numbers() -> Vec<u32> {
+    vec![1, 2]
 }
 
 /// Every tool of the set with its snapshot name, in a stable order.

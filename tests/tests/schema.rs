@@ -53,6 +53,19 @@ fn rustdoc_arguments_list_and_renamed_tool() {
 }
 
 #[test]
+fn object_result_has_an_output_schema() {
+    insta::assert_json_snapshot!(definition(&report {}));
+}
+
+#[test]
+fn results_that_are_not_objects_or_have_no_schema_have_no_output_schema() {
+    assert_eq!(definition(&ping {}).output_schema, None);
+    assert_eq!(definition(&numbers {}).output_schema, None);
+    assert_eq!(definition(&now {}).output_schema, None);
+    assert_eq!(definition(&primitives {}).output_schema, None);
+}
+
+#[test]
 fn description_attribute_overrides_docs() {
     assert_eq!(definition(&hello {}).description, "Says hello.");
     assert_eq!(hello::NAME, "hello");

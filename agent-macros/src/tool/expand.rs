@@ -2,7 +2,7 @@
 //! argument struct, the schema and the parsing glue.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::attr::DefaultValue;
@@ -80,6 +80,7 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
         syn::ReturnType::Type(_, ty) => ty.span(),
         syn::ReturnType::Default => ident.span(),
     };
+    let output_schema = output_schema(&function.sig.output);
     let convert = quote_spanned! {output_span=>
         match (&&__p::Kind(&__returned)).__result_kind().split(__returned) {
             ::core::result::Result::Ok(__value) => (&&__p::Kind(&__value)).__output_kind().convert(__value),
@@ -132,6 +133,7 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
                     DEFINITION.get_or_init(|| {
                         ::agent_core::ToolDef::new(#name, #description, __p::parameters_schema::<__Arguments>())
                             .with_annotations(::agent_core::ToolAnnotations::default() #(#annotation_calls)* #timeout_call)
+                            .with_output_schema(#output_schema)
                     })
                 }
 
@@ -150,6 +152,30 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
             }
         };
     }
+}
+
+/// The schema of the success type, when it has one; found by type in `__private`. A return type
+/// written as `impl Trait` cannot be named, so its tool has none.
+fn output_schema(output: &syn::ReturnType) -> TokenStream {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return quote!(::core::option::Option::None);
+    };
+    if names_impl_trait(ty.to_token_stream()) {
+        return quote!(::core::option::Option::None);
+    }
+    quote! {{
+        #[allow(unused_imports)]
+        use __p::{PlainSuccess as _, ResultSuccess as _, WithOutputSchema as _, WithoutOutputSchema as _};
+        (&&(&&__p::Probe::<#ty>::new()).__success()).__output_schema()
+    }}
+}
+
+fn names_impl_trait(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|token| match token {
+        proc_macro2::TokenTree::Ident(ident) => ident == "impl",
+        proc_macro2::TokenTree::Group(group) => names_impl_trait(group.stream()),
+        _ => false,
+    })
 }
 
 /// One field of the argument struct: the parameter's type, description and default.
