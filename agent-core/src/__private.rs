@@ -349,6 +349,12 @@ impl<T: ?Sized> Probe<T> {
     }
 }
 
+impl<T: ?Sized> Default for Probe<T> {
+    fn default() -> Self {
+        Probe::new()
+    }
+}
+
 /// The success type of a `Result`.
 pub trait ResultSuccess<T> {
     /// Probes the success type.
