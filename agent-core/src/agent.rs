@@ -137,6 +137,18 @@ impl<S: Send + Sync + 'static> Agent<S> {
         Ok(self)
     }
 
+    /// Adds tools built at run time (say, an MCP server's); fails at the first name that is taken
+    /// or invalid.
+    pub fn try_tools<T: Tool<S>>(
+        mut self,
+        tools: impl IntoIterator<Item = T>,
+    ) -> Result<Self, ToolSetError> {
+        for tool in tools {
+            self.tools.add(tool)?;
+        }
+        Ok(self)
+    }
+
     /// Adds a shared tool built at run time; fails if its name is taken or invalid.
     pub fn try_shared_tool(mut self, tool: Arc<dyn Tool<S>>) -> Result<Self, ToolSetError> {
         self.tools.add_shared(tool)?;

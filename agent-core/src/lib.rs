@@ -39,6 +39,7 @@
 //! - [`Model`]: the one trait every model implements; `providers` has OpenAI-compatible, Anthropic
 //!   and Gemini adapters over HTTP (cargo features, on by default) and `providers::from_env()`;
 //!   [`testing::ScriptedModel`] replays a script for tests and offline runs.
+//! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
 
 mod agent;
 mod hooks;
@@ -53,6 +54,8 @@ mod texts;
 mod tool;
 mod toolset;
 
+#[cfg(feature = "mcp")]
+pub mod mcp;
 #[cfg(feature = "http")]
 pub mod providers;
 pub mod testing;
@@ -66,7 +69,7 @@ pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 pub use model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 pub use run::{RunError, RunOutput, StopReason, TokenKind};
-pub use schema::{output_schema, parameters_schema};
+pub use schema::{neutral_parameters, output_schema, parameters_schema};
 pub use state::{FromRef, State};
 pub use stream::{BoxStream, RunEvent, RunStream, StreamEvent};
 pub use texts::{Chinese, English, NotRun, Texts};

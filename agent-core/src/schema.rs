@@ -43,3 +43,88 @@ fn root_schema<T: JsonSchema>() -> Option<Map<String, Value>> {
     root.remove("$schema");
     Some(root)
 }
+
+/// Brings a tool's parameter schema from elsewhere (an MCP server, a config file; often draft-07)
+/// into the neutral form the provider dialects start from: no `$schema`, definitions under `$defs`
+/// with `#/$defs/...` references, and an object root with `properties`.
+pub fn neutral_parameters(schema: Value) -> Value {
+    let mut root = match schema {
+        Value::Object(root) => root,
+        // `true` or a non-schema: the arguments are an object of anything.
+        _ => Map::new(),
+    };
+    root.remove("$schema");
+    if let Some(definitions) = root.remove("definitions") {
+        root.entry("$defs").or_insert(definitions);
+    }
+    rewrite_definition_references(&mut root);
+    root.entry("type").or_insert_with(|| Value::from("object"));
+    root.entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    Value::Object(root)
+}
+
+/// `#/definitions/X` (draft-07) becomes `#/$defs/X` everywhere in `node`.
+fn rewrite_definition_references(node: &mut Map<String, Value>) {
+    for (key, child) in node.iter_mut() {
+        match child {
+            Value::String(reference) if key == "$ref" => {
+                if let Some(name) = reference.strip_prefix("#/definitions/") {
+                    *reference = format!("#/$defs/{name}");
+                }
+            }
+            Value::Object(child) => rewrite_definition_references(child),
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::Object(item) = item {
+                        rewrite_definition_references(item);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn draft_07_schemas_become_neutral() {
+        let imported = neutral_parameters(json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "point": { "$ref": "#/definitions/Point" },
+                "points": { "type": "array", "items": { "$ref": "#/definitions/Point" } }
+            },
+            "definitions": { "Point": { "type": "object", "properties": { "x": { "type": "number" } } } }
+        }));
+        assert_eq!(
+            imported,
+            json!({
+                "type": "object",
+                "properties": {
+                    "point": { "$ref": "#/$defs/Point" },
+                    "points": { "type": "array", "items": { "$ref": "#/$defs/Point" } }
+                },
+                "$defs": { "Point": { "type": "object", "properties": { "x": { "type": "number" } } } }
+            })
+        );
+    }
+
+    #[test]
+    fn a_schema_without_properties_gets_an_empty_object_root() {
+        assert_eq!(
+            neutral_parameters(json!(true)),
+            json!({ "type": "object", "properties": {} })
+        );
+        assert_eq!(
+            neutral_parameters(json!({ "type": "object" })),
+            json!({ "type": "object", "properties": {} })
+        );
+    }
+}

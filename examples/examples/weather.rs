@@ -9,86 +9,12 @@
 //! `OPENAI_API_KEY=... cargo run -p examples --example weather`, or
 //! `AGENT_MODEL=ollama:qwen2.5 cargo run -p examples --example weather` (see `providers::from_env`).
 
-use std::fmt;
-
 use agent_core::providers::from_env;
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    AssistantMessage, Message, Model, RunError, RunOutput, StopReason, ToolCall, agent, tool,
+    AssistantMessage, Message, Model, RunError, RunOutput, StopReason, ToolCall, agent,
 };
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-/// A temperature unit.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Unit {
-    /// Degrees Celsius
-    Celsius,
-    /// Degrees Fahrenheit
-    Fahrenheit,
-}
-
-/// Today's weather in a city.
-#[derive(Debug, Serialize)]
-struct Weather {
-    city: String,
-    weather: &'static str,
-    temp: i32,
-    unit: &'static str,
-}
-
-/// Why there is no weather for a city.
-#[derive(Debug)]
-enum WeatherError {
-    UnknownCity(String),
-}
-
-impl fmt::Display for WeatherError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WeatherError::UnknownCity(city) => {
-                write!(f, "no weather data for `{city}`; try a larger city nearby")
-            }
-        }
-    }
-}
-
-/// Look up today's weather for a city. Use it when the user asks about the weather,
-/// what to wear, or whether to take an umbrella.
-#[tool]
-async fn get_weather(
-    /// City name, e.g. "Beijing"
-    city: String,
-    /// Unit for temperatures; Celsius when left out
-    unit: Option<Unit>,
-) -> Result<Weather, WeatherError> {
-    // Sample data; a real tool would call a weather service here.
-    let (weather, celsius) = match city.as_str() {
-        "Beijing" | "北京" => ("light rain", 18),
-        "Shanghai" | "上海" => ("cloudy", 22),
-        _ => return Err(WeatherError::UnknownCity(city)),
-    };
-    let (temp, unit) = match unit.unwrap_or(Unit::Celsius) {
-        Unit::Celsius => (celsius, "°C"),
-        Unit::Fahrenheit => (celsius * 9 / 5 + 32, "°F"),
-    };
-    Ok(Weather {
-        city,
-        weather,
-        temp,
-        unit,
-    })
-}
-
-/// Tell the local time in a city.
-#[tool]
-fn get_time(
-    /// City name
-    city: String,
-) -> String {
-    format!("It is 08:30 in {city}.")
-}
+use examples::weather::{get_time, get_weather};
 
 /// The offline stand-in for an LLM: the replies a model would plausibly give.
 fn scripted_model() -> ScriptedModel {

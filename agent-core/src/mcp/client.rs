@@ -1,0 +1,376 @@
+//! Using an MCP server's tools: connect (spawned or by URL), list the tools, and call them as
+//! [`Tool`]s of an agent.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    JsonObject, ProtocolVersion, Tool as ListedTool,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceError, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use super::McpError;
+use super::content;
+use crate::message::ToolCall;
+use crate::schema::neutral_parameters;
+use crate::tool::{
+    ArgumentIssue, BoxFuture, Tool, ToolAnnotations, ToolDef, ToolError, ToolOutput,
+};
+
+/// A connection to an MCP server, shared by the client and every tool it lists.
+///
+/// The connection stays open while the client or any of its tools is alive; when the last one is
+/// dropped, it is closed (and a spawned server is stopped).
+#[derive(Clone)]
+pub struct McpClient {
+    connection: Arc<Connection>,
+}
+
+struct Connection {
+    service: RunningService<RoleClient, ClientConfig>,
+    /// The server's name for messages: the one it gave, or how it was reached.
+    name: String,
+    process_id: Option<u32>,
+}
+
+impl McpClient {
+    /// Starts the server as a child process and talks to it over its stdin and stdout (its stderr
+    /// is the caller's).
+    pub async fn spawn(command: tokio::process::Command) -> Result<Self, McpError> {
+        let program = command
+            .as_std()
+            .get_program()
+            .to_string_lossy()
+            .into_owned();
+        let transport = TokioChildProcess::new(command).map_err(|source| McpError::Spawn {
+            command: program.clone(),
+            source,
+        })?;
+        let process_id = transport.id();
+        McpClient::start(transport, format!("`{program}`"), process_id).await
+    }
+
+    /// Connects to a server over streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`.
+    pub async fn connect(url: impl Into<String>) -> Result<Self, McpError> {
+        let url = url.into();
+        let transport = StreamableHttpClientTransport::from_uri(url.clone());
+        McpClient::start(transport, format!("at {url}"), None).await
+    }
+
+    /// Connects over streamable HTTP with the SDK's settings: an `Authorization` bearer token,
+    /// custom headers, retries, size limits.
+    pub async fn connect_with(
+        config: StreamableHttpClientTransportConfig,
+    ) -> Result<Self, McpError> {
+        let label = format!("at {}", config.uri);
+        let transport = StreamableHttpClientTransport::from_config(config);
+        McpClient::start(transport, label, None).await
+    }
+
+    /// Talks to a server over any byte stream (a pipe, a socket).
+    pub async fn connect_io<R, W>(read: R, write: W) -> Result<Self, McpError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        McpClient::start((read, write), "over a stream".to_owned(), None).await
+    }
+
+    async fn start<T, E, A>(
+        transport: T,
+        label: String,
+        process_id: Option<u32>,
+    ) -> Result<Self, McpError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let identity = Implementation::new("agent-core", env!("CARGO_PKG_VERSION"));
+        // The newest version with an `initialize` handshake, which every server speaks today.
+        let config = ClientConfig::new(ClientCapabilities::default(), identity)
+            .with_protocol_version(ProtocolVersion::V_2025_11_25);
+        let service = config
+            .serve(transport)
+            .await
+            .map_err(|error| McpError::Connect {
+                server: label.clone(),
+                source: Box::new(error),
+            })?;
+        let name = service
+            .peer_info()
+            .and_then(|info| {
+                info.server_info
+                    .as_ref()
+                    .map(|server| format!("`{}`", server.name))
+            })
+            .unwrap_or(label);
+        Ok(McpClient {
+            connection: Arc::new(Connection {
+                service,
+                name,
+                process_id,
+            }),
+        })
+    }
+
+    /// The server's name as it gave it (in backquotes), or how it was reached.
+    pub fn server_name(&self) -> &str {
+        &self.connection.name
+    }
+
+    /// The process id of a spawned server.
+    pub fn process_id(&self) -> Option<u32> {
+        self.connection.process_id
+    }
+
+    /// The server's tools, ready for [`Agent::try_tools`](crate::Agent::try_tools).
+    ///
+    /// Names are made valid for every provider (`^[A-Za-z0-9_-]{1,64}$`: other characters become
+    /// `_`, longer names are cut); calls use the server's own name. Schemas are brought into the
+    /// neutral form ([`neutral_parameters`](crate::neutral_parameters)), so each provider adapter
+    /// transforms them as it does a `#[tool]`'s.
+    pub async fn tools(&self) -> Result<Vec<McpTool>, McpError> {
+        let listed = self
+            .connection
+            .service
+            .list_all_tools()
+            .await
+            .map_err(|error| McpError::Request {
+                server: self.connection.name.clone(),
+                method: "tools/list",
+                source: Box::new(error),
+            })?;
+        Ok(listed
+            .into_iter()
+            .map(|tool| McpTool::new(tool, self.clone()))
+            .collect())
+    }
+
+    async fn call(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+    ) -> Result<CallToolResult, ServiceError> {
+        let request = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        self.connection.service.peer().call_tool(request).await
+    }
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("server", &self.connection.name)
+            .field("process_id", &self.connection.process_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One tool of an MCP server, callable like any [`Tool`]: each call is a `tools/call` request.
+///
+/// A result the server marks as an error, a protocol error, and a server that stopped all become
+/// error results for the model; the run goes on.
+#[derive(Debug, Clone)]
+pub struct McpTool {
+    definition: ToolDef,
+    /// The name the server knows the tool by.
+    remote_name: String,
+    client: McpClient,
+}
+
+impl McpTool {
+    fn new(listed: ListedTool, client: McpClient) -> Self {
+        let remote_name = listed.name.into_owned();
+        let description = listed
+            .description
+            .map(|text| text.into_owned())
+            .or_else(|| listed.title.clone())
+            .or_else(|| {
+                listed
+                    .annotations
+                    .as_ref()
+                    .and_then(|hints| hints.title.clone())
+            })
+            .unwrap_or_default();
+        let parameters = neutral_parameters(Value::Object((*listed.input_schema).clone()));
+        let mut annotations = ToolAnnotations::default();
+        if let Some(hints) = &listed.annotations {
+            annotations.read_only = hints.read_only_hint;
+            annotations.destructive = hints.destructive_hint;
+            annotations.idempotent = hints.idempotent_hint;
+            annotations.open_world = hints.open_world_hint;
+        }
+        let definition = ToolDef::new(provider_safe_name(&remote_name), description, parameters)
+            .with_annotations(annotations)
+            .with_output_schema(
+                listed
+                    .output_schema
+                    .map(|schema| Value::Object((*schema).clone())),
+            );
+        McpTool {
+            definition,
+            remote_name,
+            client,
+        }
+    }
+
+    /// The name the server knows the tool by (the model may see another, see [`McpClient::tools`]).
+    pub fn remote_name(&self) -> &str {
+        &self.remote_name
+    }
+
+    /// Shows the tool to the model under another name (made provider-safe as well).
+    pub fn renamed(mut self, name: &str) -> Self {
+        self.definition.name = provider_safe_name(name);
+        self
+    }
+
+    /// Puts `prefix` before the name the model sees: for tools of several servers in one agent.
+    pub fn with_prefix(self, prefix: &str) -> Self {
+        let name = format!("{prefix}{}", self.definition.name);
+        self.renamed(&name)
+    }
+
+    /// Turns a failed request into what the model is told.
+    fn request_error(&self, error: ServiceError) -> ToolError {
+        let server = &self.client.connection.name;
+        match error {
+            ServiceError::McpError(error) => ToolError::failed(format!(
+                "the MCP server {server} refused the call: {} (error {})",
+                error.message, error.code.0
+            )),
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                ToolError::failed(format!(
+                    "the MCP server {server} cannot be reached: it stopped or closed the connection"
+                ))
+            }
+            other => ToolError::failed(format!(
+                "the call to the MCP server {server} failed: {other}"
+            )),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> Tool<S> for McpTool {
+    fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
+    fn call<'a>(
+        &'a self,
+        _state: &'a S,
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let arguments = arguments_object(&call.arguments)?;
+            let result = self
+                .client
+                .call(&self.remote_name, arguments)
+                .await
+                .map_err(|error| self.request_error(error))?;
+            output(result)
+        })
+    }
+}
+
+/// The model's arguments as the JSON object `tools/call` carries; the server checks the rest.
+fn arguments_object(arguments: &str) -> Result<JsonObject, ToolError> {
+    if arguments.trim().is_empty() {
+        return Ok(JsonObject::new());
+    }
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(other) => Err(ToolError::InvalidArguments {
+            issues: vec![ArgumentIssue::new(
+                "",
+                format!("expected a JSON object, found {}", json_type(&other)),
+            )],
+        }),
+        Err(error) => Err(ToolError::InvalidJson {
+            message: error.to_string(),
+        }),
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A `tools/call` result as the tool's outcome: its content as text, or the structured result
+/// when there is no content.
+fn output(result: CallToolResult) -> Result<ToolOutput, ToolError> {
+    let text = content::as_text(&result.content);
+    if result.is_error == Some(true) {
+        return Err(ToolError::failed(text));
+    }
+    match result.structured_content {
+        Some(structured) if result.content.is_empty() => {
+            Ok(ToolOutput::Json(structured.to_string()))
+        }
+        _ => Ok(ToolOutput::Text(text)),
+    }
+}
+
+/// `name` with every character outside `[A-Za-z0-9_-]` replaced by `_`, cut to 64.
+fn provider_safe_name(name: &str) -> String {
+    let mut safe: String = name
+        .chars()
+        .map(|character| {
+            if character.is_ascii_alphanumeric() || character == '_' || character == '-' {
+                character
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if safe.is_empty() {
+        safe.push('_');
+    }
+    // Every character is ASCII now, so any byte index is a boundary.
+    safe.truncate(64);
+    safe
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolset::is_valid_tool_name;
+
+    #[test]
+    fn names_become_provider_safe() {
+        assert_eq!(provider_safe_name("get-sum"), "get-sum");
+        assert_eq!(provider_safe_name("files.read"), "files_read");
+        assert_eq!(provider_safe_name("天气/today"), "___today");
+        let long = provider_safe_name(&"x".repeat(100));
+        assert_eq!(long.len(), 64);
+        assert!(is_valid_tool_name(&provider_safe_name("")));
+    }
+
+    #[test]
+    fn arguments_must_be_an_object() {
+        assert_eq!(arguments_object("").unwrap(), JsonObject::new());
+        assert!(matches!(
+            arguments_object("[1]"),
+            Err(ToolError::InvalidArguments { .. })
+        ));
+        assert!(matches!(
+            arguments_object("{"),
+            Err(ToolError::InvalidJson { .. })
+        ));
+        assert_eq!(
+            arguments_object(r#"{"a":1}"#).unwrap().get("a"),
+            Some(&Value::from(1))
+        );
+    }
+}

@@ -1,0 +1,292 @@
+//! Serving a [`ToolSet`] over MCP: `tools/list` from the definitions, `tools/call` through the
+//! dispatcher.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool as ListedTool, ToolAnnotations as ListedAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+
+use super::McpError;
+use crate::message::ToolCall;
+use crate::tool::{ToolDef, ToolOutput};
+use crate::toolset::ToolSet;
+
+/// Tools served to MCP clients.
+///
+/// Build it from the tools you would give an agent (`McpServer::new(tools!(a, b))`, or
+/// `agent.tools().clone()`), then serve it with [`serve_stdio`](McpServer::serve_stdio),
+/// [`serve_http`](McpServer::serve_http), or mount [`http_service`](McpServer::http_service) in
+/// your own axum router.
+///
+/// - `tools/list`: each tool's name, description, `inputSchema`, `outputSchema` (when its result is
+///   a JSON object) and the hints of `#[tool(read_only, destructive, idempotent, open_world)]`.
+/// - `tools/call`: the set's dispatcher runs the call, with its timeout, panic catching, texts and
+///   result limit. Every failure of the call (bad arguments, an error, a panic, a timeout) is a result
+///   with `isError: true`; an unknown tool is the JSON-RPC error `-32602`. A call the client cancels
+///   is dropped.
+///
+/// Approval (`requires_approval`) has no place in MCP's tool listing: over MCP, asking the person
+/// is the client's job, and such tools are served like any other.
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+}
+
+#[derive(Clone)]
+struct Shared {
+    tools: ToolSet,
+    /// What `tools/list` answers, built once.
+    listed: Vec<ListedTool>,
+    name: String,
+    version: String,
+    instructions: Option<String>,
+}
+
+impl McpServer {
+    /// Serves these tools, as `agent-core` at this crate's version until
+    /// [`name`](McpServer::name) and [`version`](McpServer::version) say otherwise.
+    pub fn new(tools: ToolSet) -> Self {
+        let listed = tools.definitions().iter().map(listing).collect();
+        McpServer {
+            shared: Arc::new(Shared {
+                tools,
+                listed,
+                name: "agent-core".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                instructions: None,
+            }),
+        }
+    }
+
+    /// Sets the server name clients see.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.shared).name = name.into();
+        self
+    }
+
+    /// Sets the server version clients see.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.shared).version = version.into();
+        self
+    }
+
+    /// Sets instructions for the client's model: how the tools fit together.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.shared).instructions = Some(instructions.into());
+        self
+    }
+
+    /// The tools served.
+    pub fn tools(&self) -> &ToolSet {
+        &self.shared.tools
+    }
+
+    /// Serves one client on stdin and stdout until it disconnects. Nothing else may write to
+    /// stdout meanwhile: log to stderr.
+    pub async fn serve_stdio(self) -> Result<(), McpError> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one client over any byte stream (a pipe, a socket) until it disconnects.
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), McpError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let running = self
+            .serve((read, write))
+            .await
+            .map_err(|error| McpError::Serve {
+                source: Box::new(error),
+            })?;
+        running.waiting().await.map_err(|error| McpError::Serve {
+            source: Box::new(error),
+        })?;
+        Ok(())
+    }
+
+    /// Serves MCP's streamable HTTP transport at `/mcp` on `listener` until `shutdown` completes.
+    ///
+    /// Requests whose `Host` is not `localhost`, `127.0.0.1` or `::1` are refused (DNS rebinding
+    /// protection); to serve other hosts, mount [`http_service_with`](McpServer::http_service_with)
+    /// with the hosts allowed.
+    pub async fn serve_http(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError> {
+        let stop = tokio_util::sync::CancellationToken::new();
+        let config = StreamableHttpServerConfig::default().with_cancellation_token(stop.clone());
+        let router = axum::Router::new().nest_service("/mcp", self.http_service_with(config));
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                // Ends the open sessions and their event streams, or shutdown would wait for them.
+                stop.cancel();
+            })
+            .await
+            .map_err(|error| McpError::Serve {
+                source: Box::new(error),
+            })
+    }
+
+    /// The streamable HTTP transport as a tower service, to mount in an axum router
+    /// (`Router::new().nest_service("/mcp", server.http_service())`); sessions are kept in memory.
+    pub fn http_service(self) -> StreamableHttpService<McpServer, LocalSessionManager> {
+        self.http_service_with(StreamableHttpServerConfig::default())
+    }
+
+    /// [`http_service`](McpServer::http_service) with the SDK's settings: allowed hosts and
+    /// origins, keep-alive, stateless mode, shutdown.
+    pub fn http_service_with(
+        self,
+        config: StreamableHttpServerConfig,
+    ) -> StreamableHttpService<McpServer, LocalSessionManager> {
+        StreamableHttpService::new(
+            // Called per session: a clone shares everything behind one `Arc`.
+            move || Ok(self.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        )
+    }
+
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let tools = &self.shared.tools;
+        let Some(tool) = tools.get(&request.name) else {
+            let available: Vec<&str> = tools
+                .definitions()
+                .iter()
+                .map(|def| def.name.as_str())
+                .collect();
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {}", request.name),
+                Some(json!({ "name": request.name, "available": available })),
+            ));
+        };
+        let arguments = match &request.arguments {
+            Some(arguments) => Value::Object(arguments.clone()).to_string(),
+            None => String::new(),
+        };
+        let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
+        // The SDK does not drop a handler whose request was cancelled; dropping it here cancels the
+        // tool, as the agent loop does.
+        let outcome = tokio::select! {
+            outcome = tools.run(&(), &call) => outcome,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("the call was cancelled", None));
+            }
+        };
+        let structured = match (&outcome, &tool.definition().output_schema) {
+            (Ok(ToolOutput::Json(text)), Some(_)) => serde_json::from_str(text).ok(),
+            _ => None,
+        };
+        let message = tools.result_message(&call, outcome);
+        let content = vec![ContentBlock::text(message.content)];
+        let mut result = if message.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        result.structured_content = structured;
+        Ok(result)
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let shared = &self.shared;
+        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(&shared.name, &shared.version));
+        match &shared.instructions {
+            Some(instructions) => config.with_instructions(instructions),
+            None => config,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.shared.listed.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<ListedTool> {
+        self.shared
+            .listed
+            .iter()
+            .find(|tool| tool.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(request, context).await.map(Into::into)
+    }
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("name", &self.shared.name)
+            .field("version", &self.shared.version)
+            .field("tools", &self.shared.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A tool as `tools/list` shows it.
+fn listing(definition: &ToolDef) -> ListedTool {
+    let mut tool = ListedTool::new(
+        definition.name.clone(),
+        definition.description.clone(),
+        Arc::new(as_object(&definition.parameters)),
+    );
+    if let Some(schema) = &definition.output_schema {
+        tool = tool.with_raw_output_schema(Arc::new(as_object(schema)));
+    }
+    let hints = &definition.annotations;
+    if [
+        hints.read_only,
+        hints.destructive,
+        hints.idempotent,
+        hints.open_world,
+    ]
+    .iter()
+    .any(Option::is_some)
+    {
+        tool = tool.with_annotations(ListedAnnotations::from_raw(
+            None,
+            hints.read_only,
+            hints.destructive,
+            hints.idempotent,
+            hints.open_world,
+        ));
+    }
+    tool
+}
+
+fn as_object(schema: &Value) -> JsonObject {
+    match schema {
+        Value::Object(object) => object.clone(),
+        _ => JsonObject::new(),
+    }
+}
