@@ -192,9 +192,14 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         };
         ToolResultMessage {
             tool_call_id: call.id.clone(),
-            content: truncate(content, self.result_limit, &*self.texts),
+            content: self.limited(content),
             is_error,
         }
+    }
+
+    /// `text` cut to the result limit, with the marker when it was cut.
+    pub(crate) fn limited(&self, text: String) -> String {
+        truncate(text, self.result_limit, &*self.texts)
     }
 
     /// Binds the state: every tool gets `state` from now on, and the set no longer needs one.

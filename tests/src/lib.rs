@@ -1,8 +1,9 @@
 //! Shared fixtures for the integration tests in `tests/`: tools with every kind of parameter and
 //! return type, helpers to run calls through a real `Agent` driven by a `ScriptedModel`, and a
-//! loopback HTTP toolkit for the provider tests.
+//! loopback HTTP toolkit for the provider tests, and the Node side of the MCP interop tests.
 
 pub mod http;
+pub mod node;
 pub mod schema_set;
 
 use std::collections::HashMap;

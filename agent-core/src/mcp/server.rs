@@ -31,10 +31,10 @@ use crate::toolset::ToolSet;
 ///
 /// - `tools/list`: each tool's name, description, `inputSchema`, `outputSchema` (when its result is
 ///   a JSON object) and the hints of `#[tool(read_only, destructive, idempotent, open_world)]`.
-/// - `tools/call`: the set's dispatcher runs the call, with its timeout, panic catching, texts and
-///   result limit. Every failure of the call (bad arguments, an error, a panic, a timeout) is a result
-///   with `isError: true`; an unknown tool is the JSON-RPC error `-32602`. A call the client cancels
-///   is dropped.
+/// - `tools/call`: the set's dispatcher runs the call, with its timeout, panic catching and result
+///   limit. Every failure of the call (bad arguments, an error, a panic, a timeout) is a result with
+///   `isError: true` and the error's message, in English; an unknown tool is the JSON-RPC error
+///   `-32602`. A call the client cancels is dropped.
 ///
 /// Approval (`requires_approval`) has no place in MCP's tool listing: over MCP, asking the person
 /// is the client's job, and such tools are served like any other.
@@ -195,12 +195,16 @@ impl McpServer {
             (Ok(ToolOutput::Json(text)), Some(_)) => serde_json::from_str(text).ok(),
             _ => None,
         };
-        let message = tools.result_message(&call, outcome);
-        let content = vec![ContentBlock::text(message.content)];
-        let mut result = if message.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
+        let mut result = match outcome {
+            Ok(output) => {
+                let text = tools.result_message(&call, Ok(output)).content;
+                CallToolResult::success(vec![ContentBlock::text(text)])
+            }
+            // `isError` says it is an error; the text says what went wrong, without the "Error:"
+            // the agent's texts put in front (a client's agent adds its own).
+            Err(error) => {
+                CallToolResult::error(vec![ContentBlock::text(tools.limited(error.to_string()))])
+            }
         };
         result.structured_content = structured;
         Ok(result)

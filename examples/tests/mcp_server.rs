@@ -1,0 +1,143 @@
+//! The `mcp_server` binary, driven by the official TypeScript SDK's client over stdio and over
+//! streamable HTTP: what it lists is what `#[tool]` generated, and every kind of call comes back as
+//! the spec says.
+
+use std::process::Stdio;
+
+use agent_core::Tool;
+use examples::weather::{get_time, get_weather};
+use serde_json::{Value, json};
+use tests::node::{node_ready, sdk_client};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_mcp_server");
+
+/// One call of each kind: structured success, plain success, bad argument, the tool's own error,
+/// an unknown tool.
+fn calls() -> Value {
+    json!([
+        { "name": "get_weather", "arguments": { "city": "Beijing", "unit": "fahrenheit" } },
+        { "name": "get_time", "arguments": { "city": "Paris" } },
+        { "name": "get_weather", "arguments": { "city": "Beijing", "unit": "kelvin" } },
+        { "name": "get_weather", "arguments": { "city": "Atlantis" } },
+        { "name": "get_forecast", "arguments": {} }
+    ])
+}
+
+fn check_report(report: &Value) {
+    assert_eq!(report["serverInfo"]["name"], "agent-core-weather");
+
+    let tools = report["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["get_weather", "get_time"]);
+    let weather = Tool::<()>::definition(&get_weather {});
+    assert_eq!(tools[0]["description"], weather.description.as_str());
+    assert_eq!(tools[0]["inputSchema"], weather.parameters);
+    assert_eq!(
+        &tools[0]["outputSchema"],
+        weather.output_schema.as_ref().unwrap()
+    );
+    assert_eq!(
+        tools[0]["annotations"],
+        json!({ "readOnlyHint": true, "idempotentHint": true })
+    );
+    assert_eq!(
+        tools[1]["inputSchema"],
+        Tool::<()>::definition(&get_time {}).parameters
+    );
+    assert!(
+        tools[1].get("outputSchema").is_none(),
+        "text results have no schema"
+    );
+
+    let calls = report["calls"].as_array().unwrap();
+    let structured = &calls[0]["result"];
+    assert_eq!(structured["isError"], false);
+    let expected = json!({ "city": "Beijing", "weather": "light rain", "temp": 64, "unit": "°F" });
+    assert_eq!(structured["structuredContent"], expected);
+    // The text block carries the same JSON, for clients that ignore structured content.
+    let text: Value =
+        serde_json::from_str(structured["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, expected);
+
+    assert_eq!(
+        calls[1]["result"],
+        json!({ "content": [{ "type": "text", "text": "It is 08:30 in Paris." }], "isError": false })
+    );
+
+    let bad_argument = &calls[2]["result"];
+    assert_eq!(bad_argument["isError"], true);
+    assert_eq!(
+        bad_argument["content"][0]["text"],
+        "invalid arguments: unit: unknown variant `kelvin`, expected `celsius` or `fahrenheit`"
+    );
+
+    let failed = &calls[3]["result"];
+    assert_eq!(failed["isError"], true);
+    assert_eq!(
+        failed["content"][0]["text"],
+        "no weather data for `Atlantis`; try a larger city nearby"
+    );
+
+    let unknown = &calls[4]["error"];
+    assert_eq!(unknown["code"], -32602, "{unknown}");
+    assert_eq!(unknown["message"], "Unknown tool: get_forecast");
+    assert_eq!(
+        unknown["data"]["available"],
+        json!(["get_weather", "get_time"])
+    );
+}
+
+#[tokio::test]
+async fn the_sdk_client_uses_it_over_stdio() {
+    if !node_ready("the_sdk_client_uses_it_over_stdio") {
+        return;
+    }
+    let report = sdk_client(&["stdio", SERVER], &calls()).await;
+    check_report(&report);
+}
+
+#[tokio::test]
+async fn the_sdk_client_uses_it_over_http() {
+    if !node_ready("the_sdk_client_uses_it_over_http") {
+        return;
+    }
+    let mut server = tokio::process::Command::new(SERVER)
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let line = lines
+        .next_line()
+        .await
+        .unwrap()
+        .expect("the server prints its address");
+    let url = line
+        .strip_prefix("listening on ")
+        .expect("an address line")
+        .to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+
+    let report = sdk_client(&["http", &url], &calls()).await;
+    check_report(&report);
+    server.kill().await.unwrap();
+}
+
+#[test]
+fn a_wrong_argument_is_refused_with_the_usage() {
+    let output = std::process::Command::new(SERVER)
+        .arg("--sse")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("usage: mcp_server [--stdio | --http ADDRESS]"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,110 @@
+//! The Node side of the MCP interop tests: the official SDK's client (`mcp/client.mjs`) and the
+//! reference server `@modelcontextprotocol/server-everything`, installed by `npm ci --prefix tests/mcp`.
+//!
+//! Without Node or those packages the interop tests say so on stderr and pass, so that
+//! `cargo test` works with only the Rust toolchain; with `AGENT_CORE_REQUIRE_NODE=1` (as `.ci/run`
+//! sets) they fail instead.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// `tests/mcp`, where `package.json` and the scripts are.
+pub fn interop_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp")
+}
+
+/// Whether the interop tests can run here; see the module docs for what happens when not.
+pub fn node_ready(test: &str) -> bool {
+    let packages = interop_dir().join("node_modules/@modelcontextprotocol");
+    let node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    let missing = match (
+        node,
+        packages.join("sdk").is_dir() && packages.join("server-everything").is_dir(),
+    ) {
+        (true, true) => return true,
+        (false, _) => "Node.js is not installed",
+        (true, false) => "the npm packages are not installed (run `npm ci --prefix tests/mcp`)",
+    };
+    if std::env::var_os("AGENT_CORE_REQUIRE_NODE").is_some() {
+        panic!("{test}: {missing}, and AGENT_CORE_REQUIRE_NODE is set");
+    }
+    eprintln!("{test}: skipped: {missing}");
+    false
+}
+
+/// `node <server-everything> stdio`, ready to spawn.
+pub fn everything_stdio() -> Command {
+    let mut command = Command::new("node");
+    command.arg(everything_script()).arg("stdio");
+    command
+}
+
+fn everything_script() -> PathBuf {
+    interop_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+/// server-everything over streamable HTTP on a free loopback port: the process (killed when
+/// dropped) and its endpoint URL.
+pub async fn everything_http() -> (Child, String) {
+    let mut child = Command::new("node")
+        .current_dir(interop_dir())
+        .arg("--import")
+        .arg("./loopback.mjs")
+        .arg(everything_script())
+        .arg("streamableHttp")
+        .env("PORT", "0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node starts");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let mut lines = BufReader::new(stderr).lines();
+    let base = loop {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("server-everything starts within 30 s")
+            .expect("its stderr is readable")
+            .expect("server-everything exited before listening");
+        if let Some(address) = line.strip_prefix("loopback.mjs: listening on ") {
+            break address.to_owned();
+        }
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, format!("{base}/mcp"))
+}
+
+/// Runs the official SDK's client (`mcp/client.mjs`) with `arguments` (`stdio <command...>` or
+/// `http <url>`), making `calls`; returns its report: `{serverInfo, tools, calls}`.
+pub async fn sdk_client(arguments: &[&str], calls: &Value) -> Value {
+    let mut child = Command::new("node")
+        .arg(interop_dir().join("client.mjs"))
+        .args(arguments)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin
+        .write_all(calls.to_string().as_bytes())
+        .await
+        .expect("the client reads its calls");
+    drop(stdin);
+    let output = child.wait_with_output().await.expect("the client runs");
+    assert!(
+        output.status.success(),
+        "client.mjs failed ({}); its stderr is above",
+        output.status
+    );
+    serde_json::from_slice(&output.stdout).expect("client.mjs prints one JSON report")
+}

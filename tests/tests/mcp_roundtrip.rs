@@ -1,0 +1,206 @@
+//! Our MCP server and our MCP client, connected in process: a tool served over MCP and used by an
+//! agent behaves as the same tool given to the agent directly.
+
+use agent_core::mcp::{McpClient, McpServer, McpTool, rmcp};
+use agent_core::{Agent, Tool, ToolDef, ToolSet, neutral_parameters, tools};
+use tests::schema_set::report;
+use tests::{call, explode, get_weather, model_calling, now, refuse, remember, tool_results};
+
+/// The fixture tools served by an in-process server, and a client connected to it.
+async fn connected() -> (McpClient, tokio::task::JoinHandle<()>) {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let served: ToolSet = tools!(get_weather, explode, refuse, remember, report);
+    let server = McpServer::new(served).name("fixtures");
+    let (read, write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(async move {
+        server.serve_io(read, write).await.unwrap();
+    });
+    let (read, write) = tokio::io::split(client_end);
+    let client = McpClient::connect_io(read, write).await.unwrap();
+    (client, serving)
+}
+
+fn local(tool: &impl Tool) -> ToolDef {
+    tool.definition().clone()
+}
+
+#[tokio::test]
+async fn definitions_survive_the_trip() {
+    let (client, _serving) = connected().await;
+    assert_eq!(client.server_name(), "`fixtures`");
+    let remote: Vec<ToolDef> = client
+        .tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|tool| Tool::<()>::definition(tool).clone())
+        .collect();
+    let expected = [
+        local(&get_weather {}),
+        local(&explode {}),
+        local(&refuse {}),
+        local(&remember {}),
+        local(&report {}),
+    ];
+    assert_eq!(remote, expected);
+    // Our schemas are neutral already, so importing them changes nothing.
+    for definition in &expected {
+        assert_eq!(
+            neutral_parameters(definition.parameters.clone()),
+            definition.parameters
+        );
+    }
+}
+
+#[tokio::test]
+async fn served_tools_behave_in_an_agent_as_native_ones() {
+    let (client, _serving) = connected().await;
+    let remote: Vec<McpTool> = client
+        .tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.with_prefix("remote_"))
+        .collect();
+    let model = model_calling(
+        [
+            call(
+                0,
+                "remote_get_weather",
+                r#"{"city":"Beijing","unit":"fahrenheit"}"#,
+            ),
+            call(
+                1,
+                "remote_get_weather",
+                r#"{"city":"Beijing","unit":"kelvin"}"#,
+            ),
+            call(2, "remote_explode", r#"{"reason":"test"}"#),
+            call(3, "remote_refuse", ""),
+            call(4, "remote_remember", r#"{"note":"milk"}"#),
+            call(5, "remote_report", r#"{"unit":"celsius"}"#),
+            call(6, "remote_get_weather", "[1, 2]"),
+            call(7, "now", "{}"),
+        ],
+        "done",
+    );
+    let agent = Agent::new(model)
+        .try_tools(remote)
+        .unwrap()
+        .try_tool(now {})
+        .unwrap();
+    let output = agent.run("go").await.unwrap();
+    assert_eq!(output.text, "done");
+    let results: Vec<(bool, &str)> = tool_results(&output)
+        .iter()
+        .map(|result| (result.is_error, result.content.as_str()))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (false, r#"{"city":"Beijing","weather":"小雨","temp":64}"#),
+            (
+                true,
+                "Error: invalid arguments: unit: unknown variant `kelvin`, expected `celsius` or `fahrenheit`"
+            ),
+            (true, "Error: the tool panicked: boom: test"),
+            (true, "Error: not allowed today"),
+            (false, "Done."),
+            (
+                false,
+                r#"{"temperature":18.5,"unit":"celsius","warnings":[]}"#
+            ),
+            (
+                true,
+                "Error: invalid arguments: arguments: expected a JSON object, found an array"
+            ),
+            (false, "12:00"),
+        ]
+    );
+}
+
+/// A server that lists a tool it then does not know: as after a redeploy between list and call.
+struct Forgetful;
+
+impl rmcp::ServerHandler for Forgetful {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+        .with_server_info(rmcp::model::Implementation::new("forgetful", "1.0.0"))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let schema = serde_json::json!({ "type": "object" });
+        let tool = rmcp::model::Tool::new(
+            "files.read",
+            "Reads a file.",
+            std::sync::Arc::new(schema.as_object().unwrap().clone()),
+        );
+        Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        Err(rmcp::ErrorData::invalid_params(
+            format!("Unknown tool: {}", request.name),
+            None,
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_protocol_error_reaches_the_model_as_an_error_result() {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        use rmcp::ServiceExt;
+        let running = Forgetful.serve(server_end).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    let (read, write) = tokio::io::split(client_end);
+    let client = McpClient::connect_io(read, write).await.unwrap();
+    let tools = client.tools().await.unwrap();
+    // A name no provider accepts is made safe; calls still use the server's.
+    assert_eq!(Tool::<()>::definition(&tools[0]).name, "files_read");
+    assert_eq!(tools[0].remote_name(), "files.read");
+    assert_eq!(
+        Tool::<()>::definition(&tools[0]).parameters,
+        serde_json::json!({ "type": "object", "properties": {} })
+    );
+
+    let model = model_calling([call(0, "files_read", "{}")], "the file is gone");
+    let agent = Agent::new(model).try_tools(tools).unwrap();
+    let output = agent.run("go").await.unwrap();
+    let result = tool_results(&output)[0];
+    assert!(result.is_error);
+    assert_eq!(
+        result.content,
+        "Error: the MCP server `forgetful` refused the call: Unknown tool: files.read (error -32602)"
+    );
+}
+
+#[tokio::test]
+async fn a_closed_connection_gives_error_results() {
+    let (client, serving) = connected().await;
+    let tools = client.tools().await.unwrap();
+    serving.abort();
+    let _ = serving.await;
+    let model = model_calling([call(0, "get_weather", r#"{"city":"Beijing"}"#)], "sorry");
+    let agent = Agent::new(model).try_tools(tools).unwrap();
+    let output = agent.run("go").await.unwrap();
+    let result = tool_results(&output)[0];
+    assert!(result.is_error);
+    assert_eq!(
+        result.content,
+        "Error: the MCP server `fixtures` cannot be reached: it stopped or closed the connection"
+    );
+    assert_eq!(output.text, "sorry");
+}
