@@ -1,15 +1,36 @@
 //! Our MCP server and our MCP client, connected in process: a tool served over MCP and used by an
 //! agent behaves as the same tool given to the agent directly.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
 use agent_core::mcp::{McpClient, McpServer, McpTool, rmcp};
 use agent_core::{Agent, Tool, ToolDef, ToolSet, neutral_parameters, tools};
 use tests::schema_set::report;
 use tests::{call, explode, get_weather, model_calling, now, refuse, remember, tool_results};
 
+static HANG_DROPPED: AtomicBool = AtomicBool::new(false);
+
+/// Sets [`HANG_DROPPED`] when the call holding it is dropped.
+struct DropFlag;
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        HANG_DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Never finishes.
+#[agent_core::tool]
+async fn hang() -> String {
+    let _flag = DropFlag;
+    std::future::pending::<String>().await
+}
+
 /// The fixture tools served by an in-process server, and a client connected to it.
 async fn connected() -> (McpClient, tokio::task::JoinHandle<()>) {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let served: ToolSet = tools!(get_weather, explode, refuse, remember, report);
+    let served: ToolSet = tools!(get_weather, explode, refuse, remember, report, hang);
     let server = McpServer::new(served).name("fixtures");
     let (read, write) = tokio::io::split(server_end);
     let serving = tokio::spawn(async move {
@@ -41,6 +62,7 @@ async fn definitions_survive_the_trip() {
         local(&refuse {}),
         local(&remember {}),
         local(&report {}),
+        local(&hang {}),
     ];
     assert_eq!(remote, expected);
     // Our schemas are neutral already, so importing them changes nothing.
@@ -203,4 +225,29 @@ async fn a_closed_connection_gives_error_results() {
         "Error: the MCP server `fixtures` cannot be reached: it stopped or closed the connection"
     );
     assert_eq!(output.text, "sorry");
+}
+
+#[tokio::test]
+async fn a_call_the_client_gives_up_on_is_cancelled_on_the_server() {
+    let (client, _serving) = connected().await;
+    let tools = client.tools().await.unwrap();
+    let model = model_calling([call(0, "hang", "{}")], "it took too long");
+    let agent = Agent::new(model)
+        .tool_timeout(Duration::from_millis(200))
+        .try_tools(tools)
+        .unwrap();
+    let output = agent.run("go").await.unwrap();
+    assert_eq!(
+        tool_results(&output)[0].content,
+        "Error: the tool did not finish within 200 ms and was cancelled."
+    );
+    // Dropping the client's call sends `notifications/cancelled`; the server drops the tool's future.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !HANG_DROPPED.load(Ordering::SeqCst) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the server never dropped the call"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }

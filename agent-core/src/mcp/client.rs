@@ -1,6 +1,7 @@
 //! Using an MCP server's tools: connect (spawned or by URL), list the tools, and call them as
 //! [`Tool`]s of an agent.
 
+use std::process::Stdio;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -39,18 +40,30 @@ struct Connection {
 }
 
 impl McpClient {
-    /// Starts the server as a child process and talks to it over its stdin and stdout (its stderr
-    /// is the caller's).
+    /// Starts the server as a child process and talks to it over its stdin and stdout; its stderr
+    /// is the caller's.
     pub async fn spawn(command: tokio::process::Command) -> Result<Self, McpError> {
+        McpClient::spawn_with_stderr(command, Stdio::inherit()).await
+    }
+
+    /// [`spawn`](McpClient::spawn) with the server's stderr sent elsewhere: `Stdio::null()` for a
+    /// chatty server under a terminal UI, a file for its logs.
+    pub async fn spawn_with_stderr(
+        command: tokio::process::Command,
+        stderr: impl Into<Stdio>,
+    ) -> Result<Self, McpError> {
         let program = command
             .as_std()
             .get_program()
             .to_string_lossy()
             .into_owned();
-        let transport = TokioChildProcess::new(command).map_err(|source| McpError::Spawn {
-            command: program.clone(),
-            source,
-        })?;
+        let (transport, _) = TokioChildProcess::builder(command)
+            .stderr(stderr)
+            .spawn()
+            .map_err(|source| McpError::Spawn {
+                command: program.clone(),
+                source,
+            })?;
         let process_id = transport.id();
         McpClient::start(transport, format!("`{program}`"), process_id).await
     }
