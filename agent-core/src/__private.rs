@@ -85,15 +85,7 @@ pub fn parse_arguments<T: DeserializeOwned>(
 
 fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec]) -> ToolError {
     let Value::Object(map) = value else {
-        return ToolError::InvalidArguments {
-            issues: vec![ArgumentIssue::new(
-                "",
-                format!(
-                    "expected a JSON object of named arguments, got {}",
-                    json_kind(value)
-                ),
-            )],
-        };
+        return ToolError::arguments_not_an_object(value);
     };
     let mut issues = Vec::new();
     for field in fields {
@@ -168,17 +160,6 @@ fn message_without_position(error: &serde_json::Error) -> String {
     match text.strip_suffix(&suffix) {
         Some(message) if error.line() > 0 => message.to_owned(),
         _ => text,
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

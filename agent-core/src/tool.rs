@@ -260,6 +260,25 @@ impl ToolError {
             message: message.into(),
         }
     }
+
+    /// The error for arguments that are JSON but not an object of named arguments.
+    pub(crate) fn arguments_not_an_object(value: &serde_json::Value) -> Self {
+        use serde_json::Value;
+        let kind = match value {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        };
+        ToolError::InvalidArguments {
+            issues: vec![ArgumentIssue::new(
+                "",
+                format!("expected a JSON object of named arguments, got {kind}"),
+            )],
+        }
+    }
 }
 
 /// One problem with a tool's arguments.

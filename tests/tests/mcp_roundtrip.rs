@@ -133,7 +133,7 @@ async fn served_tools_behave_in_an_agent_as_native_ones() {
             ),
             (
                 true,
-                "Error: invalid arguments: arguments: expected a JSON object, found an array"
+                "Error: invalid arguments: arguments: expected a JSON object of named arguments, got an array"
             ),
             (false, "12:00"),
         ]

@@ -19,9 +19,7 @@ use super::McpError;
 use super::content;
 use crate::message::ToolCall;
 use crate::schema::neutral_parameters;
-use crate::tool::{
-    ArgumentIssue, BoxFuture, Tool, ToolAnnotations, ToolDef, ToolError, ToolOutput,
-};
+use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolError, ToolOutput};
 
 /// A connection to an MCP server, shared by the client and every tool it lists.
 ///
@@ -297,26 +295,10 @@ fn arguments_object(arguments: &str) -> Result<JsonObject, ToolError> {
     }
     match serde_json::from_str::<Value>(arguments) {
         Ok(Value::Object(object)) => Ok(object),
-        Ok(other) => Err(ToolError::InvalidArguments {
-            issues: vec![ArgumentIssue::new(
-                "",
-                format!("expected a JSON object, found {}", json_type(&other)),
-            )],
-        }),
+        Ok(other) => Err(ToolError::arguments_not_an_object(&other)),
         Err(error) => Err(ToolError::InvalidJson {
             message: error.to_string(),
         }),
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
