@@ -150,3 +150,38 @@ async fn runs_steps_model_calls_and_tool_calls_are_spans() {
     }
     assert!(events.iter().any(|(level, fields)| *level == Level::DEBUG && format!("{fields:?}").contains("北京")));
 }
+
+#[tokio::test]
+async fn calls_served_over_mcp_are_tool_spans_too() {
+    use agent_core::mcp::{McpClient, McpServer};
+    use agent_core::{Tool, ToolCall, ToolSet, tools};
+
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::registry().with(Capture(captured.clone()));
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let served: ToolSet = tools!(get_weather, tests::refuse);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(McpServer::new(served).serve_io(read, write));
+    let (read, write) = tokio::io::split(client_end);
+    let client = McpClient::connect_io(read, write).await.unwrap();
+    for tool in client.tools().await.unwrap() {
+        let _ = Tool::<()>::call(&tool, &(), &ToolCall::new("1", "", r#"{"city":"北京"}"#)).await;
+    }
+
+    let spans = captured.spans.lock().unwrap().clone();
+    let served: Vec<&FieldList> = spans
+        .iter()
+        .filter(|(name, fields)| {
+            name == "execute_tool" && field(fields, "mcp.method.name").is_some()
+        })
+        .map(|(_, fields)| fields)
+        .collect();
+    assert_eq!(served.len(), 2, "{spans:?}");
+    assert_eq!(field(served[0], "gen_ai.tool.name"), Some("get_weather"));
+    assert_eq!(field(served[0], "mcp.method.name"), Some("tools/call"));
+    assert_eq!(field(served[0], "error.type"), None);
+    assert_eq!(field(served[1], "gen_ai.tool.name"), Some("refuse"));
+    assert_eq!(field(served[1], "error.type"), Some("tool_error"));
+}

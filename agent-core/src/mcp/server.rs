@@ -16,6 +16,7 @@ use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
+use tracing::Instrument;
 
 use super::McpError;
 use crate::message::ToolCall;
@@ -243,7 +244,26 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context).await.map(Into::into)
+        // The agent loop's span for a tool call, with the MCP method (OpenTelemetry's MCP names).
+        let span = tracing::info_span!(
+            "execute_tool",
+            "gen_ai.operation.name" = "execute_tool",
+            "gen_ai.tool.name" = %request.name,
+            "gen_ai.tool.call.id" = %context.id,
+            "mcp.method.name" = "tools/call",
+            "error.type" = tracing::field::Empty,
+        );
+        let result = self.call(request, context).instrument(span.clone()).await;
+        match &result {
+            Ok(result) if result.is_error == Some(true) => {
+                span.record("error.type", "tool_error");
+            }
+            Ok(_) => {}
+            Err(error) => {
+                span.record("error.type", error.code.0);
+            }
+        }
+        result.map(Into::into)
     }
 }
 
