@@ -20,7 +20,7 @@ use tracing::Instrument;
 
 use super::McpError;
 use crate::message::ToolCall;
-use crate::tool::{ToolDef, ToolOutput};
+use crate::tool::{ToolDef, ToolError, ToolOutput};
 use crate::toolset::ToolSet;
 
 /// Tools served to MCP clients.
@@ -168,19 +168,9 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let tools = &self.shared.tools;
-        let Some(tool) = tools.get(&request.name) else {
-            let available: Vec<&str> = tools
-                .definitions()
-                .iter()
-                .map(|def| def.name.as_str())
-                .collect();
-            return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {}", request.name),
-                Some(json!({ "name": request.name, "available": available })),
-            ));
-        };
         let arguments = match &request.arguments {
-            Some(arguments) => Value::Object(arguments.clone()).to_string(),
+            // A map of JSON values always serializes.
+            Some(arguments) => serde_json::to_string(arguments).unwrap_or_default(),
             None => String::new(),
         };
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
@@ -192,8 +182,18 @@ impl McpServer {
                 return Err(ErrorData::internal_error("the call was cancelled", None));
             }
         };
-        let structured = match (&outcome, &tool.definition().output_schema) {
-            (Ok(ToolOutput::Json(text)), Some(_)) => serde_json::from_str(text).ok(),
+        if let Err(ToolError::UnknownTool { name, available }) = &outcome {
+            // A protocol error, as the spec asks, rather than a result for the model.
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {name}"),
+                Some(json!({ "name": name, "available": available })),
+            ));
+        }
+        let has_output_schema = tools
+            .get(&call.name)
+            .is_some_and(|tool| tool.definition().output_schema.is_some());
+        let structured = match &outcome {
+            Ok(ToolOutput::Json(text)) if has_output_schema => serde_json::from_str(text).ok(),
             _ => None,
         };
         let mut result = match outcome {
