@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agent_core::mcp::{McpClient, McpServer, McpTool, rmcp};
+use agent_core::mcp::{McpClient, McpError, McpServer, McpTool, rmcp};
 use agent_core::{Agent, Tool, ToolDef, ToolSet, neutral_parameters, tools};
 use tests::schema_set::report;
 use tests::{call, explode, get_weather, model_calling, now, refuse, remember, tool_results};
@@ -250,4 +250,33 @@ async fn a_call_the_client_gives_up_on_is_cancelled_on_the_server() {
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_be_started_or_reached_is_a_typed_error() {
+    let missing = tokio::process::Command::new("no-such-mcp-server-here");
+    let error = McpClient::spawn(missing).await.unwrap_err();
+    assert!(matches!(error, McpError::Spawn { .. }), "{error:?}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("could not start the MCP server `no-such-mcp-server-here`: "),
+        "{error}"
+    );
+
+    // A loopback port nobody listens on: bind one, note it, close it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let error = McpClient::connect(url.clone()).await.unwrap_err();
+    assert!(matches!(error, McpError::Connect { .. }), "{error:?}");
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("could not connect to the MCP server at {url}: ")),
+        "{error}"
+    );
 }
