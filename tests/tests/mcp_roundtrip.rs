@@ -280,3 +280,32 @@ async fn a_server_that_cannot_be_started_or_reached_is_a_typed_error() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_remote_tool_can_require_approval() {
+    let (client, _serving) = connected().await;
+    let guarded: Vec<McpTool> = client
+        .tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| match tool.remote_name() {
+            "remember" => tool.requiring_approval(),
+            _ => tool,
+        })
+        .collect();
+    let model = model_calling([call(0, "remember", r#"{"note":"milk"}"#)], "not allowed");
+    let output = Agent::new(model)
+        .try_tools(guarded)
+        .unwrap()
+        .run("go")
+        .await
+        .unwrap();
+    let result = tool_results(&output)[0];
+    assert!(result.is_error);
+    // Without an approver the call is denied.
+    assert_eq!(
+        result.content,
+        "Error: the call was not run: this tool needs approval and no one is there to approve it"
+    );
+}

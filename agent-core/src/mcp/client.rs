@@ -246,6 +246,19 @@ impl McpTool {
         self.renamed(&name)
     }
 
+    /// Makes each call wait for approval (see [`Agent::approve_with`](crate::Agent::approve_with)):
+    /// for a remote tool that writes, deletes or spends, whatever its hints say.
+    pub fn requiring_approval(mut self) -> Self {
+        self.definition.annotations.requires_approval = true;
+        self
+    }
+
+    /// Gives calls their own timeout instead of the agent's default.
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.definition.annotations.timeout = Some(timeout);
+        self
+    }
+
     /// Turns a failed request into what the model is told.
     fn request_error(&self, error: ServiceError) -> ToolError {
         let server = &self.client.connection.name;
