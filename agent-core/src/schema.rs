@@ -15,6 +15,11 @@ use serde_json::{Map, Value};
 pub fn parameters_schema<T: JsonSchema>() -> Value {
     let mut root = root_schema::<T>().unwrap_or_default();
     root.remove("title");
+    arguments_object(root)
+}
+
+/// The root of an arguments schema: always an object with `properties`, so every provider takes it.
+fn arguments_object(mut root: Map<String, Value>) -> Value {
     root.entry("type").or_insert_with(|| Value::from("object"));
     root.entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -58,10 +63,7 @@ pub fn neutral_parameters(schema: Value) -> Value {
         root.entry("$defs").or_insert(definitions);
     }
     rewrite_definition_references(&mut root);
-    root.entry("type").or_insert_with(|| Value::from("object"));
-    root.entry("properties")
-        .or_insert_with(|| Value::Object(Map::new()));
-    Value::Object(root)
+    arguments_object(root)
 }
 
 /// `#/definitions/X` (draft-07) becomes `#/$defs/X` everywhere in `node`.

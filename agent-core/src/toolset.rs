@@ -256,10 +256,15 @@ impl<S> std::fmt::Debug for ToolSet<S> {
 
 /// Whether `name` matches `^[A-Za-z0-9_-]{1,64}$`, the tool names every major provider and MCP accept.
 pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+    (1..=MAX_TOOL_NAME_LENGTH).contains(&name.len()) && name.chars().all(is_tool_name_character)
+}
+
+/// The longest tool name every provider accepts.
+pub(crate) const MAX_TOOL_NAME_LENGTH: usize = 64;
+
+/// Whether `character` may stand in a tool name: an ASCII letter or digit, `_` or `-`.
+pub(crate) fn is_tool_name_character(character: char) -> bool {
+    character.is_ascii_alphanumeric() || character == '_' || character == '-'
 }
 
 /// `work`, given at most `limit` to finish: `None` when the time ran out (and `work` is dropped).

@@ -20,6 +20,7 @@ use super::content;
 use crate::message::ToolCall;
 use crate::schema::neutral_parameters;
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolError, ToolOutput};
+use crate::toolset::{MAX_TOOL_NAME_LENGTH, is_tool_name_character};
 
 /// A connection to an MCP server, shared by the client and every tool it lists.
 ///
@@ -330,12 +331,13 @@ fn output(result: CallToolResult) -> Result<ToolOutput, ToolError> {
     }
 }
 
-/// `name` with every character outside `[A-Za-z0-9_-]` replaced by `_`, cut to 64.
+/// `name` with every character a tool name may not have replaced by `_`, cut to the longest
+/// tool name: what [`is_valid_tool_name`](crate::is_valid_tool_name) accepts.
 fn provider_safe_name(name: &str) -> String {
     let mut safe: String = name
         .chars()
         .map(|character| {
-            if character.is_ascii_alphanumeric() || character == '_' || character == '-' {
+            if is_tool_name_character(character) {
                 character
             } else {
                 '_'
@@ -346,14 +348,14 @@ fn provider_safe_name(name: &str) -> String {
         safe.push('_');
     }
     // Every character is ASCII now, so any byte index is a boundary.
-    safe.truncate(64);
+    safe.truncate(MAX_TOOL_NAME_LENGTH);
     safe
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::toolset::is_valid_tool_name;
+    use crate::is_valid_tool_name;
 
     #[test]
     fn names_become_provider_safe() {
