@@ -4,6 +4,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::arguments::{FieldSpec, check_field, parse_arguments};
 pub use crate::schema::{output_schema, parameters_schema};
 
 use std::fmt::Display;
@@ -14,152 +15,33 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::tool::{ArgumentIssue, ToolDef, ToolError, ToolOutput};
+use crate::agent::Agent;
+use crate::tool::{Tool, ToolDef, ToolOutput};
+use crate::tool_error::ToolError;
+use crate::toolset::ToolSet;
 
 /// A lazily built tool definition, one per `#[tool]`.
 pub type DefinitionCell = OnceLock<ToolDef>;
 
-/// What the argument parser needs to know about one model-facing parameter to explain a mismatch.
-pub struct FieldSpec {
-    /// The JSON field name.
-    pub name: &'static str,
-    /// Whether leaving it out is an error.
-    pub required: bool,
-    /// Parses the field's value alone, returning the path inside it and the message on failure.
-    pub check: fn(&Value) -> Option<(String, String)>,
+/// Where `agent!` and `tools!` add the tools they list: an [`Agent`] or a [`ToolSet`].
+pub trait AddCheckedTool<S>: Sized {
+    /// Adds a `#[tool]` whose name `#[tool]` validated and the macro proved distinct from the
+    /// others, so adding it cannot fail.
+    fn add_checked_tool(self, tool: impl Tool<S>) -> Self;
 }
 
-/// Checks one field's value against its type.
-pub fn check_field<T: DeserializeOwned>(value: &Value) -> Option<(String, String)> {
-    match serde_path_to_error::deserialize::<_, T>(value) {
-        Ok(_) => None,
-        Err(error) => Some((render_path(error.path()), error.into_inner().to_string())),
+impl<S: Send + Sync + 'static> AddCheckedTool<S> for ToolSet<S> {
+    fn add_checked_tool(mut self, tool: impl Tool<S>) -> Self {
+        let added = self.add(tool);
+        debug_assert!(added.is_ok(), "{added:?}");
+        self
     }
 }
 
-/// Parses a tool's raw arguments. The fast path is one `serde_json::from_str`; only when it fails does
-/// the slower path run: it reads `null` for an optional parameter as "left out" (what OpenAI's strict
-/// mode sends), and otherwise finds every field that is wrong, missing or unknown.
-pub fn parse_arguments<T: DeserializeOwned>(
-    raw: &str,
-    fields: &[FieldSpec],
-) -> Result<T, ToolError> {
-    // Models send "" for "no arguments".
-    let raw = if raw.trim().is_empty() { "{}" } else { raw };
-    // Only an object: serde's derive would also take an array as positional fields.
-    if raw.trim_start().starts_with('{') {
-        match serde_json::from_str::<T>(raw) {
-            Ok(arguments) => return Ok(arguments),
-            Err(error) if !error.is_data() => {
-                return Err(ToolError::InvalidJson {
-                    message: error.to_string(),
-                });
-            }
-            Err(_) => {}
-        }
-    }
-    let mut value: Value = match serde_json::from_str(raw) {
-        Ok(value) => value,
-        Err(error) => {
-            return Err(ToolError::InvalidJson {
-                message: error.to_string(),
-            });
-        }
-    };
-    if let Value::Object(map) = &mut value {
-        let before = map.len();
-        map.retain(|key, value| {
-            !(value.is_null()
-                && fields
-                    .iter()
-                    .any(|field| field.name == key && !field.required))
-        });
-        if map.len() < before
-            && let Ok(arguments) = T::deserialize(&value)
-        {
-            return Ok(arguments);
-        }
-    }
-    Err(diagnose::<T>(raw, &value, fields))
-}
-
-fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec]) -> ToolError {
-    let Value::Object(map) = value else {
-        return ToolError::arguments_not_an_object(value);
-    };
-    let mut issues = Vec::new();
-    for field in fields {
-        match map.get(field.name) {
-            Some(value) => {
-                if let Some((inner, message)) = (field.check)(value) {
-                    let path = if inner.is_empty() {
-                        field.name.to_owned()
-                    } else {
-                        format!("{}.{inner}", field.name)
-                    };
-                    issues.push(ArgumentIssue::new(path, message));
-                }
-            }
-            None if field.required => {
-                issues.push(ArgumentIssue::new(field.name, "missing required field"))
-            }
-            None => {}
-        }
-    }
-    for key in map.keys() {
-        if !fields.iter().any(|field| field.name == key) {
-            let message = if fields.is_empty() {
-                "unknown field: this tool takes no arguments".to_owned()
-            } else {
-                let expected: Vec<String> = fields
-                    .iter()
-                    .map(|field| format!("`{}`", field.name))
-                    .collect();
-                format!("unknown field, expected one of {}", expected.join(", "))
-            };
-            issues.push(ArgumentIssue::new(key.as_str(), message));
-        }
-    }
-    if issues.is_empty() {
-        // Field by field everything fits, so the problem spans fields (a duplicate key, say):
-        // report what the whole parse says, with its path.
-        let mut deserializer = serde_json::Deserializer::from_str(raw);
-        if let Err(error) = serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-            let path = render_path(error.path());
-            issues.push(ArgumentIssue::new(
-                path,
-                message_without_position(error.inner()),
-            ));
-        }
-    }
-    ToolError::InvalidArguments { issues }
-}
-
-fn render_path(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut out = String::new();
-    for segment in path.iter() {
-        let part = match segment {
-            Segment::Seq { index } => index.to_string(),
-            Segment::Map { key } => key.clone(),
-            Segment::Enum { variant } => variant.clone(),
-            Segment::Unknown => "?".to_owned(),
-        };
-        if !out.is_empty() {
-            out.push('.');
-        }
-        out.push_str(&part);
-    }
-    out
-}
-
-/// serde_json appends " at line L column C", which means nothing to a model reading a field path.
-fn message_without_position(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    let suffix = format!(" at line {} column {}", error.line(), error.column());
-    match text.strip_suffix(&suffix) {
-        Some(message) if error.line() > 0 => message.to_owned(),
-        _ => text,
+impl<S: Send + Sync + 'static> AddCheckedTool<S> for Agent<S> {
+    fn add_checked_tool(mut self, tool: impl Tool<S>) -> Self {
+        self.tools = self.tools.add_checked_tool(tool);
+        self
     }
 }
 

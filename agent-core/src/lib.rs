@@ -42,6 +42,7 @@
 //! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
 
 mod agent;
+mod arguments;
 mod hooks;
 mod limits;
 mod message;
@@ -49,9 +50,9 @@ mod model;
 mod run;
 mod schema;
 mod state;
-mod stream;
 mod texts;
 mod tool;
+mod tool_error;
 mod toolset;
 
 #[cfg(feature = "mcp")]
@@ -67,13 +68,15 @@ pub use agent::Agent;
 pub use hooks::{Approval, Approver, Hooks, ToolDecision};
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
-pub use model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
-pub use run::{RunError, RunOutput, StopReason, TokenKind};
+pub use model::{
+    BoxStream, ChatRequest, ChatResponse, FinishReason, Model, ModelError, StreamEvent,
+};
+pub use run::{RunError, RunEvent, RunOutput, RunStream, StopReason, TokenKind};
 pub use schema::{neutral_parameters, output_schema, parameters_schema};
 pub use state::{FromRef, State};
-pub use stream::{BoxStream, RunEvent, RunStream, StreamEvent};
 pub use texts::{Chinese, English, NotRun, Texts};
-pub use tool::{ArgumentIssue, BoxFuture, Tool, ToolAnnotations, ToolDef, ToolError, ToolOutput};
+pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
+pub use tool_error::{ArgumentIssue, ToolError};
 pub use toolset::{DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};
 
 /// Builds an [`Agent`] from a model and `#[tool]` functions.

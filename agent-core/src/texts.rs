@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::tool::{ArgumentIssue, ToolError};
+use crate::tool_error::{ArgumentIssue, ToolError};
 
 /// Every text the agent writes itself.
 pub trait Texts: Send + Sync + 'static {

@@ -1,6 +1,5 @@
 //! What a tool is: its definition for the model, how it is called, what it returns and how it fails.
 
-use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
@@ -8,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::message::ToolCall;
+use crate::tool_error::ToolError;
 
 /// A boxed, `Send` future: what [`Tool::call`] and [`Model::chat`](crate::Model::chat) return, so both
 /// traits stay object-safe.
@@ -200,140 +200,5 @@ impl ToolOutput {
             .map_err(|err| {
                 ToolError::failed(format!("the tool's result could not be serialized: {err}"))
             })
-    }
-}
-
-/// Why a tool call failed. Every variant reaches the model as an error result, never as a crashed run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ToolError {
-    /// The model asked for a tool the agent does not have.
-    #[error("unknown tool `{name}`")]
-    UnknownTool {
-        /// The name the model used.
-        name: String,
-        /// The tools that do exist.
-        available: Vec<String>,
-    },
-    /// The arguments are not JSON.
-    #[error("the arguments are not valid JSON: {message}")]
-    InvalidJson {
-        /// The parser's message.
-        message: String,
-    },
-    /// The arguments are JSON but do not fit the tool's parameters.
-    #[error("invalid arguments: {}", ArgumentIssue::join(issues, "; "))]
-    InvalidArguments {
-        /// Every problem found, each with the path of the field it concerns.
-        issues: Vec<ArgumentIssue>,
-    },
-    /// The tool ran and returned an error.
-    #[error("{message}")]
-    Failed {
-        /// The tool's error message.
-        message: String,
-    },
-    /// The tool panicked; the run goes on.
-    #[error("the tool panicked: {message}")]
-    Panicked {
-        /// The panic message.
-        message: String,
-    },
-    /// The tool ran past its timeout and was cancelled.
-    #[error("the tool did not finish within {:.1} s and was cancelled", after.as_secs_f64())]
-    TimedOut {
-        /// The timeout.
-        after: Duration,
-    },
-    /// The call was not run: not approved, skipped by a hook, or past a limit of the run.
-    #[error("the call was not run: {reason}")]
-    NotRun {
-        /// Why, in words the model can act on.
-        reason: String,
-    },
-}
-
-impl ToolError {
-    /// The error a tool returns when it ran but could not do its job.
-    pub fn failed(message: impl Into<String>) -> Self {
-        ToolError::Failed {
-            message: message.into(),
-        }
-    }
-
-    /// The error for arguments that are JSON but not an object of named arguments.
-    pub(crate) fn arguments_not_an_object(value: &serde_json::Value) -> Self {
-        use serde_json::Value;
-        let kind = match value {
-            Value::Null => "null",
-            Value::Bool(_) => "a boolean",
-            Value::Number(_) => "a number",
-            Value::String(_) => "a string",
-            Value::Array(_) => "an array",
-            Value::Object(_) => "an object",
-        };
-        ToolError::InvalidArguments {
-            issues: vec![ArgumentIssue::new(
-                "",
-                format!("expected a JSON object of named arguments, got {kind}"),
-            )],
-        }
-    }
-}
-
-/// One problem with a tool's arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArgumentIssue {
-    /// Where the problem is, as field names and indices joined by dots (`unit`, `stops.2.city`);
-    /// empty when it concerns the arguments as a whole.
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl ArgumentIssue {
-    /// An issue at a path.
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ArgumentIssue {
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-
-    /// Renders issues as `path: message` joined by `separator`; `whole` labels an issue with no path.
-    pub(crate) fn render(
-        issues: &[ArgumentIssue],
-        whole: &str,
-        path_separator: &str,
-        separator: &str,
-    ) -> String {
-        let mut out = String::new();
-        for (index, issue) in issues.iter().enumerate() {
-            if index > 0 {
-                out.push_str(separator);
-            }
-            out.push_str(if issue.path.is_empty() {
-                whole
-            } else {
-                &issue.path
-            });
-            out.push_str(path_separator);
-            out.push_str(&issue.message);
-        }
-        out
-    }
-
-    fn join(issues: &[ArgumentIssue], separator: &str) -> String {
-        Self::render(issues, "arguments", ": ", separator)
-    }
-}
-
-impl fmt::Display for ArgumentIssue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
     }
 }

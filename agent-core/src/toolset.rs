@@ -14,7 +14,8 @@ use futures_util::FutureExt;
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::texts::{English, Texts};
-use crate::tool::{BoxFuture, Tool, ToolDef, ToolError, ToolOutput};
+use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
+use crate::tool_error::ToolError;
 
 /// The longest result, in characters, a tool call may hand the model unless configured otherwise.
 pub const DEFAULT_RESULT_LIMIT: usize = 8000;
@@ -86,15 +87,6 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         self.definitions.push(definition.clone());
         self.tools.push(tool);
         Ok(())
-    }
-
-    /// Adds a `#[tool]` listed in `tools!` or `agent!`, which checked its name at compile time.
-    #[doc(hidden)]
-    pub fn __checked_tool(mut self, tool: impl Tool<S>) -> Self {
-        // `#[tool]` validated the name and the macro proved the names distinct, so this cannot fail.
-        let added = self.add(tool);
-        debug_assert!(added.is_ok(), "{added:?}");
-        self
     }
 
     /// Sets the texts used for error results and markers.

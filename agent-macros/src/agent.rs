@@ -63,18 +63,23 @@ pub fn expand_tools(input: TokenStream) -> TokenStream {
     }
 }
 
-/// `start` followed by one `.__checked_tool(...)` per tool, after proving the tools distinct.
+/// `start` with each tool added through `__private::AddCheckedTool`, after proving the tools
+/// distinct.
 fn with_checked_tools(start: TokenStream, tools: &[Path], macro_name: &str) -> TokenStream {
     if let Some(error) = listed_twice(tools, macro_name) {
         return error.to_compile_error();
     }
     let name_checks = distinct_name_checks(tools);
     let additions = tools.iter().map(|path| {
-        quote_spanned! {path.span()=> .__checked_tool(#path {}) }
+        quote_spanned! {path.span()=>
+            let __tools = ::agent_core::__private::AddCheckedTool::add_checked_tool(__tools, #path {});
+        }
     });
     quote! {{
         #name_checks
-        #start #(#additions)*
+        let __tools = #start;
+        #(#additions)*
+        __tools
     }}
 }
 

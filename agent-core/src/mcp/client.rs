@@ -19,7 +19,8 @@ use super::McpError;
 use super::content;
 use crate::message::ToolCall;
 use crate::schema::neutral_parameters;
-use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolError, ToolOutput};
+use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
+use crate::tool_error::ToolError;
 use crate::toolset::{MAX_TOOL_NAME_LENGTH, is_tool_name_character};
 
 /// A connection to an MCP server, shared by the client and every tool it lists.

@@ -20,7 +20,8 @@ use tracing::Instrument;
 
 use super::McpError;
 use crate::message::ToolCall;
-use crate::tool::{ToolDef, ToolError, ToolOutput};
+use crate::tool::{ToolDef, ToolOutput};
+use crate::tool_error::ToolError;
 use crate::toolset::ToolSet;
 
 /// Tools served to MCP clients.

@@ -13,8 +13,8 @@ use super::common::{Common, KeyHeader, common_builder_methods, system_text};
 use super::dialect;
 use super::http::{join_url, parse_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
+use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
-use crate::stream::{BoxStream, StreamEvent};
 use crate::tool::BoxFuture;
 
 /// Anthropic's own endpoint.

@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use super::sse::{Out, Reassembler, bad_event};
 use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::model::StreamEvent;
 use crate::model::{ChatResponse, FinishReason, ModelError};
-use crate::stream::StreamEvent;
 
 #[derive(Default)]
 pub(crate) struct AnthropicReassembler {

@@ -8,8 +8,8 @@ use eventsource_stream::Event;
 
 use super::sse::{Out, Reassembler, cut_off};
 use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::model::StreamEvent;
 use crate::model::{ChatResponse, FinishReason};
-use crate::stream::StreamEvent;
 
 #[derive(Default)]
 pub(crate) struct GeminiReassembler {

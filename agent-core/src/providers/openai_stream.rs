@@ -11,8 +11,8 @@ use serde::Deserialize;
 
 use super::sse::{Out, Reassembler, bad_event, cut_off};
 use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::model::StreamEvent;
 use crate::model::{ChatResponse, ModelError};
-use crate::stream::StreamEvent;
 
 /// The reply so far.
 #[derive(Default)]

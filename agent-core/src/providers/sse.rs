@@ -9,7 +9,7 @@ use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
 
 use crate::model::ModelError;
-use crate::stream::{BoxStream, StreamEvent};
+use crate::model::{BoxStream, StreamEvent};
 
 /// Where stream events go.
 pub(crate) type Out = VecDeque<Result<StreamEvent, ModelError>>;

@@ -1,4 +1,4 @@
-//! Streaming: a model's reply as it arrives, and a live view of a whole run.
+//! A live view of a run: its events as they happen, then its end.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -6,65 +6,9 @@ use std::task::{Context, Poll};
 use futures_channel::mpsc::UnboundedReceiver;
 use futures_util::Stream;
 
+use super::outcome::{RunError, RunOutput};
 use crate::message::{ToolCall, ToolResultMessage, Usage};
-use crate::model::{ChatResponse, ModelError};
-use crate::run::{RunError, RunOutput};
 use crate::tool::BoxFuture;
-
-/// A boxed, `Send` stream: what [`Model::chat_stream`](crate::Model::chat_stream) returns.
-pub type BoxStream<'a, T> = Pin<Box<dyn Stream<Item = T> + Send + 'a>>;
-
-/// One piece of a model's reply as it arrives.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum StreamEvent {
-    /// More of the reply's text.
-    TextDelta(String),
-    /// The model began a tool call; `index` is its place in the reply.
-    ToolCallStart {
-        /// The call's place in the reply, from 0.
-        index: usize,
-        /// The call's id.
-        id: String,
-        /// The tool's name.
-        name: String,
-    },
-    /// More of a tool call's argument text.
-    ToolCallArguments {
-        /// The call's place in the reply.
-        index: usize,
-        /// The next piece of the JSON text.
-        fragment: String,
-    },
-    /// Tokens used, as the provider reports them.
-    Usage(Usage),
-    /// The whole reply, exactly as the non-streaming call would give it. Always the last event.
-    Finished(ChatResponse),
-}
-
-/// The events a finished reply would have streamed: how a model without native streaming streams.
-pub(crate) fn events_of(response: ChatResponse) -> Vec<Result<StreamEvent, ModelError>> {
-    let mut events = Vec::with_capacity(3 + 2 * response.message.tool_calls.len());
-    if !response.message.content.is_empty() {
-        events.push(Ok(StreamEvent::TextDelta(response.message.content.clone())));
-    }
-    for (index, call) in response.message.tool_calls.iter().enumerate() {
-        events.push(Ok(StreamEvent::ToolCallStart {
-            index,
-            id: call.id.clone(),
-            name: call.name.clone(),
-        }));
-        if !call.arguments.is_empty() {
-            events.push(Ok(StreamEvent::ToolCallArguments {
-                index,
-                fragment: call.arguments.clone(),
-            }));
-        }
-    }
-    events.push(Ok(StreamEvent::Usage(response.usage)));
-    events.push(Ok(StreamEvent::Finished(response)));
-    events
-}
 
 /// What happens in a run, as it happens.
 #[derive(Debug)]

@@ -1,0 +1,132 @@
+//! What a run gives back: its output and why it ended, or the error that ended it.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::message::{Message, Usage};
+use crate::model::ModelError;
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct RunOutput {
+    /// The model's final answer; when the run stopped before one, the texts' note saying so.
+    pub text: String,
+    /// The whole conversation: system prompt, input, every reply and every tool result.
+    pub messages: Vec<Message>,
+    /// How many model calls the run made.
+    pub steps: usize,
+    /// Why the run ended.
+    pub stop_reason: StopReason,
+    /// Tokens used over the whole run.
+    pub usage: Usage,
+    /// Tokens used by each model call, in order.
+    pub step_usage: Vec<Usage>,
+}
+
+impl RunOutput {
+    /// Whether the model gave a final answer (rather than the run stopping before one).
+    pub fn is_finished(&self) -> bool {
+        self.stop_reason == StopReason::Finished
+    }
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// The model answered without asking for tools.
+    Finished,
+    /// The run made its last allowed model call and the model still wanted tools.
+    StepLimit {
+        /// The step limit.
+        limit: usize,
+    },
+    /// At the step limit, one more model call without tools gave the final answer.
+    StepLimitAnswered {
+        /// The step limit.
+        limit: usize,
+    },
+    /// The model asked for more tool calls than the run allows.
+    ToolCallLimit {
+        /// The limit.
+        limit: usize,
+    },
+    /// The run used up its input or output tokens.
+    TokenLimit {
+        /// Which tokens.
+        kind: TokenKind,
+        /// The limit.
+        limit: u64,
+        /// How many were used.
+        used: u64,
+    },
+    /// The run's time limit passed.
+    TimeLimit {
+        /// The limit.
+        limit: Duration,
+    },
+    /// A hook stopped the run.
+    Stopped {
+        /// The hook's reason.
+        reason: String,
+    },
+    /// The run was cancelled from outside.
+    Cancelled,
+}
+
+/// Input or output tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    /// Tokens sent to the model.
+    Input,
+    /// Tokens the model generated.
+    Output,
+}
+
+/// Why a run failed. The conversation up to the failure comes with it, so nothing is lost.
+#[derive(thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// A model call failed.
+    #[error("the model failed at step {step}: {source}")]
+    Model {
+        /// The step whose model call failed, counting from 1.
+        step: usize,
+        /// The model's error.
+        #[source]
+        source: ModelError,
+        /// The conversation before the failed call.
+        messages: Vec<Message>,
+        /// Tokens used before the failure.
+        usage: Usage,
+    },
+}
+
+impl RunError {
+    /// The conversation before the failure.
+    pub fn messages(&self) -> &[Message] {
+        match self {
+            RunError::Model { messages, .. } => messages,
+        }
+    }
+}
+
+impl fmt::Debug for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Model {
+                step,
+                source,
+                messages,
+                usage,
+            } => f
+                .debug_struct("Model")
+                .field("step", step)
+                .field("source", source)
+                .field("messages", &format_args!("[{} messages]", messages.len()))
+                .field("usage", usage)
+                .finish(),
+        }
+    }
+}
