@@ -12,16 +12,77 @@ pub struct FieldSpec {
     pub name: &'static str,
     /// Whether leaving it out is an error.
     pub required: bool,
-    /// Parses the field's value alone, returning the path inside it and the message on failure.
-    pub check: fn(&Value) -> Option<(String, String)>,
+    /// Parses the field's value alone: the problems inside it, each with its path inside it.
+    pub check: fn(&Value) -> Vec<ArgumentIssue>,
 }
 
-/// Checks one field's value against its type.
-pub fn check_field<T: DeserializeOwned>(value: &Value) -> Option<(String, String)> {
+/// Checks one field's value against its type: the first error with its path, or else every
+/// unknown field inside it.
+pub fn check_field<T: DeserializeOwned>(value: &Value) -> Vec<ArgumentIssue> {
     match serde_path_to_error::deserialize::<_, T>(value) {
-        Ok(_) => None,
-        Err(error) => Some((render_path(error.path()), error.into_inner().to_string())),
+        Ok(_) => match deserialize_strictly::<T, _>(value) {
+            Ok(_) => Vec::new(),
+            Err(Strict::Unknown(issues)) => issues,
+            Err(Strict::Invalid(error)) => vec![ArgumentIssue::new("", error.to_string())],
+        },
+        Err(error) => vec![ArgumentIssue::new(
+            render_path(error.path()),
+            error.into_inner().to_string(),
+        )],
     }
+}
+
+/// What the model is told about a field no parameter has, inside a parameter's value.
+const UNKNOWN_FIELD: &str = "unknown field; leave it out or check its spelling against the schema";
+
+/// Why a strict parse failed.
+enum Strict<E> {
+    /// The value does not fit the type.
+    Invalid(E),
+    /// It fits, but fields the type does not have were given (serde would drop them silently).
+    Unknown(Vec<ArgumentIssue>),
+}
+
+/// Deserializes `T`, treating every field the type would silently ignore, at any depth, as an
+/// error: a misspelt `agee` in a nested struct must not quietly become `age: None`. A type that
+/// wants extra fields keeps them (a `#[serde(flatten)]` map takes them), so they are not ignored.
+fn deserialize_strictly<'de, T, D>(deserializer: D) -> Result<T, Strict<D::Error>>
+where
+    T: serde::Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+{
+    let mut unknown = Vec::new();
+    let value = serde_ignored::deserialize(deserializer, |path| {
+        unknown.push(ArgumentIssue::new(ignored_path(&path), UNKNOWN_FIELD));
+    })
+    .map_err(Strict::Invalid)?;
+    if unknown.is_empty() {
+        Ok(value)
+    } else {
+        Err(Strict::Unknown(unknown))
+    }
+}
+
+/// A path as the other issues write it: names and indices joined by dots, with nothing for the
+/// `Option`s and newtypes it passes through.
+fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    let (parent, segment) = match path {
+        Path::Root => return String::new(),
+        Path::Seq { parent, index } => (parent, index.to_string()),
+        Path::Map { parent, key } => (parent, key.clone()),
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => {
+            return ignored_path(parent);
+        }
+    };
+    let mut out = ignored_path(parent);
+    if !out.is_empty() {
+        out.push('.');
+    }
+    out.push_str(&segment);
+    out
 }
 
 /// Parses a tool's raw arguments. The fast path is one `serde_json::from_str`; only when it fails does
@@ -35,14 +96,22 @@ pub fn parse_arguments<T: DeserializeOwned>(
     let raw = if raw.trim().is_empty() { "{}" } else { raw };
     // Only an object: serde's derive would also take an array as positional fields.
     if raw.trim_start().starts_with('{') {
-        match serde_json::from_str::<T>(raw) {
+        let mut deserializer = serde_json::Deserializer::from_str(raw);
+        let parsed = deserialize_strictly::<T, _>(&mut deserializer).and_then(|arguments| {
+            deserializer
+                .end()
+                .map(|()| arguments)
+                .map_err(Strict::Invalid)
+        });
+        match parsed {
             Ok(arguments) => return Ok(arguments),
-            Err(error) if !error.is_data() => {
+            Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),
+            Err(Strict::Invalid(error)) if !error.is_data() => {
                 return Err(ToolError::InvalidJson {
                     message: error.to_string(),
                 });
             }
-            Err(_) => {}
+            Err(Strict::Invalid(_)) => {}
         }
     }
     let mut value: Value = match serde_json::from_str(raw) {
@@ -61,10 +130,12 @@ pub fn parse_arguments<T: DeserializeOwned>(
                     .iter()
                     .any(|field| field.name == key && !field.required))
         });
-        if map.len() < before
-            && let Ok(arguments) = T::deserialize(&value)
-        {
-            return Ok(arguments);
+        if map.len() < before {
+            match deserialize_strictly::<T, _>(&value) {
+                Ok(arguments) => return Ok(arguments),
+                Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),
+                Err(Strict::Invalid(_)) => {}
+            }
         }
     }
     Err(diagnose::<T>(raw, &value, fields))
@@ -78,13 +149,13 @@ fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec])
     for field in fields {
         match map.get(field.name) {
             Some(value) => {
-                if let Some((inner, message)) = (field.check)(value) {
-                    let path = if inner.is_empty() {
+                for issue in (field.check)(value) {
+                    let path = if issue.path.is_empty() {
                         field.name.to_owned()
                     } else {
-                        format!("{}.{inner}", field.name)
+                        format!("{}.{}", field.name, issue.path)
                     };
-                    issues.push(ArgumentIssue::new(path, message));
+                    issues.push(ArgumentIssue::new(path, issue.message));
                 }
             }
             None if field.required => {

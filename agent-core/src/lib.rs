@@ -77,7 +77,7 @@ pub use state::{FromRef, State};
 pub use texts::{Chinese, English, NotRun, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 pub use tool_error::{ArgumentIssue, ToolError};
-pub use toolset::{DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};
+pub use toolset::{CallDecision, DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};
 
 /// Builds an [`Agent`] from a model and `#[tool]` functions.
 ///

@@ -3,17 +3,20 @@
 //! English by default; [`Chinese`] reproduces the reference loop's texts exactly. Implement [`Texts`]
 //! for any other language.
 
-use std::time::Duration;
-
-use crate::tool_error::{ArgumentIssue, ToolError};
+use crate::tool_error::{ArgumentIssue, ToolError, human_duration};
 
 /// Every text the agent writes itself.
 pub trait Texts: Send + Sync + 'static {
     /// The system prompt used when the agent is given none.
     fn system_prompt(&self) -> &str;
 
-    /// The error result the model sees for a failed tool call.
+    /// The error result the model sees for a failed tool call: usually a lead-in ("Error: ") and
+    /// [`tool_error_message`](Texts::tool_error_message).
     fn tool_error(&self, error: &ToolError) -> String;
+
+    /// What went wrong in a tool call, without the lead-in: what an MCP server answers its clients,
+    /// whose own agents put their lead-in in front. One table per language gives these words.
+    fn tool_error_message(&self, error: &ToolError) -> String;
 
     /// The result of a tool that succeeded with nothing to return (a `()` tool).
     fn tool_done(&self) -> &str;
@@ -36,6 +39,8 @@ pub trait Texts: Send + Sync + 'static {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NotRun<'a> {
+    /// A hook skipped it (or stopped the run), with its reason.
+    Skipped(&'a str),
     /// The approver said no, with its reason if it gave one.
     Denied(Option<&'a str>),
     /// The tool needs approval and the agent has no approver.
@@ -60,29 +65,12 @@ impl Texts for English {
     }
 
     fn tool_error(&self, error: &ToolError) -> String {
-        match error {
-            ToolError::UnknownTool { name, available } if available.is_empty() => {
-                format!("Error: there is no tool named `{name}`; no tools are available.")
-            }
-            ToolError::UnknownTool { name, available } => format!(
-                "Error: there is no tool named `{name}`. Available tools: {}.",
-                available.join(", ")
-            ),
-            ToolError::InvalidJson { message } => {
-                format!("Error: the arguments are not valid JSON: {message}")
-            }
-            ToolError::InvalidArguments { issues } => format!(
-                "Error: invalid arguments: {}",
-                ArgumentIssue::render(issues, "arguments", ": ", "; ")
-            ),
-            ToolError::Failed { message } => format!("Error: {message}"),
-            ToolError::Panicked { message } => format!("Error: the tool crashed: {message}"),
-            ToolError::TimedOut { after } => format!(
-                "Error: the tool did not finish within {} and was cancelled.",
-                seconds(*after)
-            ),
-            ToolError::NotRun { reason } => format!("Error: the call was not run: {reason}"),
-        }
+        format!("Error: {}", self.tool_error_message(error))
+    }
+
+    fn tool_error_message(&self, error: &ToolError) -> String {
+        // The English table is `ToolError`'s own `Display`.
+        error.to_string()
     }
 
     fn tool_done(&self) -> &str {
@@ -99,6 +87,7 @@ impl Texts for English {
 
     fn not_run(&self, why: NotRun<'_>) -> String {
         match why {
+            NotRun::Skipped(reason) => reason.to_owned(),
             NotRun::Denied(Some(reason)) => format!("the user did not approve this call: {reason}"),
             NotRun::Denied(None) => "the user did not approve this call".to_owned(),
             NotRun::NoApprover => {
@@ -127,6 +116,15 @@ impl Texts for Chinese {
     }
 
     fn tool_error(&self, error: &ToolError) -> String {
+        let message = self.tool_error_message(error);
+        match error {
+            // The reference loop writes these two without its "出错：" lead-in.
+            ToolError::UnknownTool { .. } | ToolError::InvalidArguments { .. } => message,
+            _ => format!("出错：{message}"),
+        }
+    }
+
+    fn tool_error_message(&self, error: &ToolError) -> String {
         match error {
             ToolError::UnknownTool { name, .. } => format!("不存在工具 {name}"),
             ToolError::InvalidArguments { issues } => {
@@ -137,11 +135,11 @@ impl Texts for Chinese {
             }
             ToolError::InvalidJson { message }
             | ToolError::Failed { message }
-            | ToolError::Panicked { message } => format!("出错：{message}"),
+            | ToolError::Panicked { message } => message.clone(),
             ToolError::TimedOut { after } => {
-                format!("出错：工具在 {} 内未完成，已取消", seconds(*after))
+                format!("工具在 {} 内未完成，已取消", human_duration(*after))
             }
-            ToolError::NotRun { reason } => format!("出错：未执行：{reason}"),
+            ToolError::NotRun { reason } => format!("未执行：{reason}"),
         }
     }
 
@@ -159,6 +157,7 @@ impl Texts for Chinese {
 
     fn not_run(&self, why: NotRun<'_>) -> String {
         match why {
+            NotRun::Skipped(reason) => reason.to_owned(),
             NotRun::Denied(Some(reason)) => format!("用户未批准此调用：{reason}"),
             NotRun::Denied(None) => "用户未批准此调用".to_owned(),
             NotRun::NoApprover => "此工具需要批准，但没有批准人".to_owned(),
@@ -170,14 +169,5 @@ impl Texts for Chinese {
 
     fn run_stopped(&self) -> &str {
         "运行已停止，未完成。"
-    }
-}
-
-/// A duration for people: `1.5 s`, `250 ms`.
-fn seconds(duration: Duration) -> String {
-    if duration < Duration::from_secs(1) {
-        format!("{} ms", duration.as_millis())
-    } else {
-        format!("{} s", (duration.as_secs_f64() * 10.0).round() / 10.0)
     }
 }

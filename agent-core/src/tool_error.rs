@@ -4,11 +4,13 @@ use std::fmt;
 use std::time::Duration;
 
 /// Why a tool call failed. Every variant reaches the model as an error result, never as a crashed run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// Its `Display` is the English wording the model reads (after "Error: "): one table,
+/// [`English`](crate::English)'s, serves both, so the two cannot drift apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ToolError {
     /// The model asked for a tool the agent does not have.
-    #[error("unknown tool `{name}`")]
     UnknownTool {
         /// The name the model used.
         name: String,
@@ -16,37 +18,31 @@ pub enum ToolError {
         available: Vec<String>,
     },
     /// The arguments are not JSON.
-    #[error("the arguments are not valid JSON: {message}")]
     InvalidJson {
         /// The parser's message.
         message: String,
     },
     /// The arguments are JSON but do not fit the tool's parameters.
-    #[error("invalid arguments: {}", ArgumentIssue::join(issues, "; "))]
     InvalidArguments {
         /// Every problem found, each with the path of the field it concerns.
         issues: Vec<ArgumentIssue>,
     },
     /// The tool ran and returned an error.
-    #[error("{message}")]
     Failed {
         /// The tool's error message.
         message: String,
     },
     /// The tool panicked; the run goes on.
-    #[error("the tool panicked: {message}")]
     Panicked {
         /// The panic message.
         message: String,
     },
     /// The tool ran past its timeout and was cancelled.
-    #[error("the tool did not finish within {:.1} s and was cancelled", after.as_secs_f64())]
     TimedOut {
         /// The timeout.
         after: Duration,
     },
     /// The call was not run: not approved, skipped by a hook, or past a limit of the run.
-    #[error("the call was not run: {reason}")]
     NotRun {
         /// Why, in words the model can act on.
         reason: String,
@@ -78,6 +74,50 @@ impl ToolError {
                 format!("expected a JSON object of named arguments, got {kind}"),
             )],
         }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// The English words for each kind of failure: what `Display` writes and what
+/// [`English`](crate::English) tells the model after "Error: ".
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::UnknownTool { name, available } if available.is_empty() => {
+                write!(f, "there is no tool named `{name}`; no tools are available")
+            }
+            ToolError::UnknownTool { name, available } => write!(
+                f,
+                "there is no tool named `{name}`; available tools: {}",
+                available.join(", ")
+            ),
+            ToolError::InvalidJson { message } => {
+                write!(f, "the arguments are not valid JSON: {message}")
+            }
+            ToolError::InvalidArguments { issues } => write!(
+                f,
+                "invalid arguments: {}",
+                ArgumentIssue::render(issues, "arguments", ": ", "; ")
+            ),
+            ToolError::Failed { message } => f.write_str(message),
+            ToolError::Panicked { message } => write!(f, "the tool panicked: {message}"),
+            ToolError::TimedOut { after } => write!(
+                f,
+                "the tool did not finish within {} and was cancelled",
+                human_duration(*after)
+            ),
+            ToolError::NotRun { reason } => write!(f, "the call was not run: {reason}"),
+        }
+    }
+}
+
+/// A duration for people, in every language's texts: `250 ms`, `1.5 s`, `30 s`.
+pub(crate) fn human_duration(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{} ms", duration.as_millis())
+    } else {
+        format!("{} s", (duration.as_secs_f64() * 10.0).round() / 10.0)
     }
 }
 
@@ -121,10 +161,6 @@ impl ArgumentIssue {
             out.push_str(&issue.message);
         }
         out
-    }
-
-    fn join(issues: &[ArgumentIssue], separator: &str) -> String {
-        Self::render(issues, "arguments", ": ", separator)
     }
 }
 

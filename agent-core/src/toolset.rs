@@ -13,7 +13,7 @@ use futures_util::FutureExt;
 
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
-use crate::texts::{English, Texts};
+use crate::texts::{English, NotRun, Texts};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 use crate::tool_error::ToolError;
 
@@ -25,9 +25,25 @@ pub struct ToolSet<S = ()> {
     tools: Vec<Arc<dyn Tool<S>>>,
     /// The tools' definitions in registration order, kept side by side so every request borrows them.
     definitions: Vec<ToolDef>,
-    texts: Arc<dyn Texts>,
+    pub(crate) texts: Arc<dyn Texts>,
     result_limit: usize,
     tool_timeout: Duration,
+}
+
+/// What is to happen to a call the model asked for, decided before it reaches
+/// [`ToolSet::execute`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallDecision<'a> {
+    /// Run it as the model asked.
+    Run,
+    /// Run it with these arguments (a JSON text) instead; the result still answers the call's id.
+    RunWith {
+        /// The arguments to use.
+        arguments: &'a str,
+    },
+    /// Do not run it; the model gets an error result saying why.
+    NotRun(NotRun<'a>),
 }
 
 /// Why a tool could not be added to a [`ToolSet`].
@@ -132,14 +148,40 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     }
 
     /// Runs one call. Never fails: every failure becomes a result with `is_error` set. A call that
-    /// runs past its timeout is cancelled.
+    /// runs past its timeout is cancelled. The same as [`execute`](ToolSet::execute) with
+    /// [`CallDecision::Run`].
     pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
-        let outcome = self.run(state, call).await;
+        self.execute(state, call, CallDecision::Run).await
+    }
+
+    /// The one way a call becomes the result the model sees, whatever was decided about it: run it
+    /// (looked up, parsed, timed, panics caught), run it with other arguments, or answer it without
+    /// running it. The result answers `call.id`, is stringified by the set's texts and cut to its
+    /// result limit. The agent loop and the MCP server both come through here.
+    pub async fn execute(
+        &self,
+        state: &S,
+        call: &ToolCall,
+        decision: CallDecision<'_>,
+    ) -> ToolResultMessage {
+        let outcome = match decision {
+            CallDecision::Run => self.run(state, call).await,
+            CallDecision::RunWith { arguments } => {
+                let rewritten = ToolCall {
+                    arguments: arguments.to_owned(),
+                    ..call.clone()
+                };
+                self.run(state, &rewritten).await
+            }
+            CallDecision::NotRun(why) => Err(ToolError::NotRun {
+                reason: self.texts.not_run(why),
+            }),
+        };
         self.result_message(call, outcome)
     }
 
     /// Runs one call and returns its outcome, before it becomes the text the model sees.
-    pub async fn run(&self, state: &S, call: &ToolCall) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, state: &S, call: &ToolCall) -> Result<ToolOutput, ToolError> {
         let Some(tool) = self.get(&call.name) else {
             return Err(self.unknown_tool(&call.name));
         };
@@ -172,7 +214,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     }
 
     /// What the model sees for an outcome: the text (or the error text), truncated to the limit.
-    pub fn result_message(
+    fn result_message(
         &self,
         call: &ToolCall,
         outcome: Result<ToolOutput, ToolError>,
@@ -184,14 +226,9 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         };
         ToolResultMessage {
             tool_call_id: call.id.clone(),
-            content: self.limited(content),
+            content: truncate(content, self.result_limit, &*self.texts),
             is_error,
         }
-    }
-
-    /// `text` cut to the result limit, with the marker when it was cut.
-    pub(crate) fn limited(&self, text: String) -> String {
-        truncate(text, self.result_limit, &*self.texts)
     }
 
     /// Binds the state: every tool gets `state` from now on, and the set no longer needs one.

@@ -66,7 +66,7 @@ async fn a_tool_past_the_agents_timeout_is_cancelled_and_the_run_goes_on() {
     assert_eq!(
         contents(&output),
         [
-            "Error: the tool did not finish within 100 ms and was cancelled.",
+            "Error: the tool did not finish within 100 ms and was cancelled",
             "12:00"
         ]
     );
@@ -88,7 +88,7 @@ async fn a_tools_own_timeout_wins_over_the_agents() {
         .unwrap();
     assert_eq!(
         contents(&output),
-        ["Error: the tool did not finish within 50 ms and was cancelled."]
+        ["Error: the tool did not finish within 50 ms and was cancelled"]
     );
 }
 

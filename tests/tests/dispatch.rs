@@ -58,7 +58,7 @@ async fn unknown_tool_names_it_and_the_tools_that_exist() {
     assert!(is_error);
     assert_eq!(
         content,
-        "Error: there is no tool named `get_wether`. Available tools: get_weather, plan_route, now, remember, explode, refuse, repeat, forecast."
+        "Error: there is no tool named `get_wether`; available tools: get_weather, plan_route, now, remember, explode, refuse, repeat, forecast"
     );
 }
 
@@ -177,7 +177,7 @@ async fn a_panicking_tool_becomes_an_error_and_the_next_call_still_runs() {
     )
     .await;
     let results = tool_results(&output);
-    assert_eq!(results[0].content, "Error: the tool crashed: boom: test");
+    assert_eq!(results[0].content, "Error: the tool panicked: boom: test");
     assert!(results[0].is_error);
     assert_eq!(results[1].content, "12:00");
     assert_eq!(output.text, "final answer");

@@ -140,6 +140,86 @@ async fn served_tools_behave_in_an_agent_as_native_ones() {
     );
 }
 
+/// Outlives its 50 ms timeout.
+#[agent_core::tool(timeout = "50ms")]
+async fn sluggish() -> String {
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    "too late".to_owned()
+}
+
+#[tokio::test]
+async fn the_model_reads_the_same_words_for_a_call_made_natively_or_over_mcp() {
+    let calls = [
+        call(0, "get_weather", r#"{"city":"Atlantis"}"#),
+        call(
+            1,
+            "get_weather",
+            r#"{"city":"Beijing","unit":"kelvin","wind":1}"#,
+        ),
+        call(2, "get_weather", r#"{"city":"#),
+        call(3, "explode", r#"{"reason":"test"}"#),
+        call(4, "refuse", ""),
+        call(5, "sluggish", "{}"),
+        call(6, "remember", r#"{"note":"milk"}"#),
+    ];
+    let native = Agent::new(model_calling(calls.clone(), "done"))
+        .try_tools([get_weather {}])
+        .unwrap()
+        .try_tool(explode {})
+        .unwrap()
+        .try_tool(refuse {})
+        .unwrap()
+        .try_tool(sluggish {})
+        .unwrap()
+        .try_tool(remember {})
+        .unwrap();
+    let native = native.run("go").await.unwrap();
+
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let served: ToolSet = tools!(get_weather, explode, refuse, sluggish, remember);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(McpServer::new(served).serve_io(read, write));
+    let (read, write) = tokio::io::split(client_end);
+    let client = McpClient::connect_io(read, write).await.unwrap();
+    let remote = Agent::new(model_calling(calls, "done"))
+        .try_tools(client.tools().await.unwrap())
+        .unwrap();
+    let remote = remote.run("go").await.unwrap();
+
+    let words = |output: &agent_core::RunOutput| -> Vec<(bool, String)> {
+        tool_results(output)
+            .iter()
+            .map(|result| (result.is_error, result.content.clone()))
+            .collect()
+    };
+    assert_eq!(words(&remote), words(&native));
+    // And those words are the table's, each kind of failure in its own.
+    assert_eq!(
+        words(&native),
+        [
+            (true, "Error: no weather station in Atlantis".to_owned()),
+            (
+                true,
+                "Error: invalid arguments: unit: unknown variant `kelvin`, expected `celsius` or `fahrenheit`; \
+                 wind: unknown field, expected one of `city`, `unit`"
+                    .to_owned()
+            ),
+            (
+                true,
+                "Error: the arguments are not valid JSON: EOF while parsing a value at line 1 column 8"
+                    .to_owned()
+            ),
+            (true, "Error: the tool panicked: boom: test".to_owned()),
+            (true, "Error: not allowed today".to_owned()),
+            (
+                true,
+                "Error: the tool did not finish within 50 ms and was cancelled".to_owned()
+            ),
+            (false, "Done.".to_owned()),
+        ]
+    );
+}
+
 /// A server that lists a tool it then does not know: as after a redeploy between list and call.
 struct Forgetful;
 
@@ -239,7 +319,7 @@ async fn a_call_the_client_gives_up_on_is_cancelled_on_the_server() {
     let output = agent.run("go").await.unwrap();
     assert_eq!(
         tool_results(&output)[0].content,
-        "Error: the tool did not finish within 200 ms and was cancelled."
+        "Error: the tool did not finish within 200 ms and was cancelled"
     );
     // Dropping the client's call sends `notifications/cancelled`; the server drops the tool's future.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);

@@ -20,9 +20,10 @@ use tracing::Instrument;
 
 use super::McpError;
 use crate::message::ToolCall;
-use crate::tool::{ToolDef, ToolOutput};
+use crate::texts::{NotRun, Texts};
+use crate::tool::ToolDef;
 use crate::tool_error::ToolError;
-use crate::toolset::ToolSet;
+use crate::toolset::{CallDecision, ToolSet};
 
 /// Tools served to MCP clients.
 ///
@@ -33,10 +34,12 @@ use crate::toolset::ToolSet;
 ///
 /// - `tools/list`: each tool's name, description, `inputSchema`, `outputSchema` (when its result is
 ///   a JSON object) and the hints of `#[tool(read_only, destructive, idempotent, open_world)]`.
-/// - `tools/call`: the set's dispatcher runs the call, with its timeout, panic catching and result
-///   limit. Every failure of the call (bad arguments, an error, a panic, a timeout) is a result with
-///   `isError: true` and the error's message, in English; an unknown tool is the JSON-RPC error
-///   `-32602`. A call the client cancels is dropped.
+/// - `tools/call`: the set's dispatcher runs the call ([`ToolSet::execute`]), with its timeout,
+///   panic catching and result limit. Every failure of the call (bad arguments, an error, a panic, a
+///   timeout) is a result with `isError: true` and the words the set's texts have for it, without
+///   their lead-in (the client's agent adds its own): an agent that uses these tools over MCP shows
+///   its model what it would have shown for the same call made natively. An unknown tool is the
+///   JSON-RPC error `-32602`. A call the client cancels is dropped.
 ///
 /// Approval (`requires_approval`) has no place in MCP's tool listing: over MCP, asking the person
 /// is the client's job, and such tools are served like any other.
@@ -58,8 +61,10 @@ struct Shared {
 impl McpServer {
     /// Serves these tools, as `agent-core` at this crate's version until
     /// [`name`](McpServer::name) and [`version`](McpServer::version) say otherwise.
-    pub fn new(tools: ToolSet) -> Self {
+    pub fn new(mut tools: ToolSet) -> Self {
         let listed = tools.definitions().iter().map(listing).collect();
+        let texts = Arc::clone(&tools.texts);
+        tools.set_texts(Arc::new(WithoutLeadIn(texts)));
         McpServer {
             shared: Arc::new(Shared {
                 tools,
@@ -169,6 +174,19 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let tools = &self.shared.tools;
+        let Some(tool) = tools.get(&request.name) else {
+            // A protocol error, as the spec asks, rather than a result for the model.
+            let available: Vec<&str> = tools
+                .definitions()
+                .iter()
+                .map(|definition| definition.name.as_str())
+                .collect();
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {}", request.name),
+                Some(json!({ "name": request.name, "available": available })),
+            ));
+        };
+        let has_output_schema = tool.definition().output_schema.is_some();
         let arguments = match &request.arguments {
             // A map of JSON values always serializes.
             Some(arguments) => serde_json::to_string(arguments).unwrap_or_default(),
@@ -177,39 +195,63 @@ impl McpServer {
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
         // The SDK does not drop a handler whose request was cancelled; dropping it here cancels the
         // tool, as the agent loop does.
-        let outcome = tokio::select! {
-            outcome = tools.run(&(), &call) => outcome,
+        let result = tokio::select! {
+            result = tools.execute(&(), &call, CallDecision::Run) => result,
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("the call was cancelled", None));
             }
         };
-        if let Err(ToolError::UnknownTool { name, available }) = &outcome {
-            // A protocol error, as the spec asks, rather than a result for the model.
-            return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {name}"),
-                Some(json!({ "name": name, "available": available })),
-            ));
+        if result.is_error {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(
+                result.content,
+            )]));
         }
-        let has_output_schema = tools
-            .get(&call.name)
-            .is_some_and(|tool| tool.definition().output_schema.is_some());
-        let structured = match &outcome {
-            Ok(ToolOutput::Json(text)) if has_output_schema => serde_json::from_str(text).ok(),
-            _ => None,
-        };
-        let mut result = match outcome {
-            Ok(output) => {
-                let text = tools.result_message(&call, Ok(output)).content;
-                CallToolResult::success(vec![ContentBlock::text(text)])
-            }
-            // `isError` says it is an error; the text says what went wrong, without the "Error:"
-            // the agent's texts put in front (a client's agent adds its own).
-            Err(error) => {
-                CallToolResult::error(vec![ContentBlock::text(tools.limited(error.to_string()))])
-            }
-        };
-        result.structured_content = structured;
-        Ok(result)
+        // A result cut to the limit no longer parses, and then goes as text alone.
+        let structured = has_output_schema
+            .then(|| serde_json::from_str::<Value>(&result.content).ok())
+            .flatten()
+            .filter(Value::is_object);
+        let mut reply = CallToolResult::success(vec![ContentBlock::text(result.content)]);
+        reply.structured_content = structured;
+        Ok(reply)
+    }
+}
+
+/// The set's texts with error results worded for an MCP client: what went wrong without the
+/// lead-in ("Error: "), which the client's own agent puts in front, as for any MCP server.
+struct WithoutLeadIn(Arc<dyn Texts>);
+
+impl Texts for WithoutLeadIn {
+    fn system_prompt(&self) -> &str {
+        self.0.system_prompt()
+    }
+
+    fn tool_error(&self, error: &ToolError) -> String {
+        self.0.tool_error_message(error)
+    }
+
+    fn tool_error_message(&self, error: &ToolError) -> String {
+        self.0.tool_error_message(error)
+    }
+
+    fn tool_done(&self) -> &str {
+        self.0.tool_done()
+    }
+
+    fn truncated(&self, shown: usize, total: usize) -> String {
+        self.0.truncated(shown, total)
+    }
+
+    fn step_limit_reached(&self, steps: usize) -> String {
+        self.0.step_limit_reached(steps)
+    }
+
+    fn not_run(&self, why: NotRun<'_>) -> String {
+        self.0.not_run(why)
+    }
+
+    fn run_stopped(&self) -> &str {
+        self.0.run_stopped()
     }
 }
 

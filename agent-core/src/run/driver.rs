@@ -22,7 +22,7 @@ use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, ModelError};
 use crate::texts::NotRun;
 use crate::tool::ToolDef;
-use crate::tool_error::ToolError;
+use crate::toolset::CallDecision;
 
 /// Runs `agent` on `messages` until it finishes, stops, fails or `cancel` (if any) completes.
 pub(crate) async fn drive<C: Future<Output = ()> + Send>(
@@ -198,7 +198,11 @@ impl Run<'_> {
                     Interrupt::Cancelled => NotRun::Cancelled,
                     Interrupt::TimeLimit => NotRun::TimeLimit,
                 };
-                let results = calls.iter().map(|call| self.not_run(call, why)).collect();
+                let mut results = Vec::with_capacity(calls.len());
+                for call in calls {
+                    let decision = CallDecision::NotRun(why);
+                    results.push(self.agent.tools.execute(&(), call, decision).await);
+                }
                 (results, Some(self.interrupted(interrupt)))
             }
         };
@@ -327,19 +331,20 @@ impl Run<'_> {
     }
 
     async fn call_inner(&self, call: &ToolCall, allowed: bool) -> ToolResultMessage {
+        let tools = &self.agent.tools;
         if !allowed {
             let limit = self.agent.limits.max_tool_calls.unwrap_or_default();
-            let result = self.not_run(call, NotRun::ToolCallLimit(limit));
+            let decision = CallDecision::NotRun(NotRun::ToolCallLimit(limit));
+            let result = tools.execute(&(), call, decision).await;
             self.observe(call, &result, None);
             return result;
         }
         tracing::debug!(arguments = %call.arguments, "tool call");
-        let tools = &self.agent.tools;
         let definition = tools.get(&call.name).map(|tool| tool.definition());
         let needs_approval =
             definition.is_some_and(|definition| definition.annotations.requires_approval);
         let result = if self.agent.hooks.is_empty() && !needs_approval {
-            tools.dispatch(&(), call).await
+            tools.execute(&(), call, CallDecision::Run).await
         } else {
             // Boxed, so the common path's future stays small.
             Box::pin(self.steered_call(call, definition)).await
@@ -348,25 +353,31 @@ impl Run<'_> {
         result
     }
 
-    /// A call with hooks to ask and, if its tool needs it, an approver: decide, then run.
+    /// A call with hooks to ask and, if its tool needs it, an approver: decide, then execute.
     async fn steered_call(
         &self,
         call: &ToolCall,
         definition: Option<&ToolDef>,
     ) -> ToolResultMessage {
         let started = Instant::now();
-        let tools = &self.agent.tools;
-        let mut rewritten: Option<ToolCall> = None;
-        let mut refusal = None;
+        let mut arguments: Option<String> = None;
+        let mut refusal: Option<String> = None;
         for hook in &self.agent.hooks {
-            let current = rewritten.as_ref().unwrap_or(call);
+            let rewritten;
+            let current = match &arguments {
+                Some(arguments) => {
+                    rewritten = ToolCall {
+                        arguments: arguments.clone(),
+                        ..call.clone()
+                    };
+                    &rewritten
+                }
+                None => call,
+            };
             match hook.before_tool_call(current, definition).await {
                 ToolDecision::Run => continue,
-                ToolDecision::RunWith { arguments } => {
-                    rewritten = Some(ToolCall {
-                        arguments,
-                        ..current.clone()
-                    });
+                ToolDecision::RunWith { arguments: new } => {
+                    arguments = Some(new);
                     continue;
                 }
                 ToolDecision::Skip { reason } => refusal = Some(reason),
@@ -378,28 +389,38 @@ impl Run<'_> {
             }
             break;
         }
-        let call_to_run = rewritten.as_ref().unwrap_or(call);
+        let mut denial = None;
         if refusal.is_none()
             && let Some(definition) =
                 definition.filter(|definition| definition.annotations.requires_approval)
         {
-            refusal = match &self.agent.approver {
-                None => Some(tools.texts().not_run(NotRun::NoApprover)),
-                Some(approver) => match approver.approve(call_to_run, definition).await {
-                    Approval::Approved => None,
-                    Approval::Denied { reason } => {
-                        Some(tools.texts().not_run(NotRun::Denied(reason.as_deref())))
+            denial = match &self.agent.approver {
+                None => Some(None),
+                Some(approver) => {
+                    let to_approve = match &arguments {
+                        Some(arguments) => ToolCall {
+                            arguments: arguments.clone(),
+                            ..call.clone()
+                        },
+                        None => call.clone(),
+                    };
+                    match approver.approve(&to_approve, definition).await {
+                        Approval::Approved => None,
+                        Approval::Denied { reason } => Some(Some(reason)),
                     }
-                },
+                }
             };
         }
-        let result = match refusal {
-            Some(reason) => tools.result_message(call, Err(ToolError::NotRun { reason })),
-            None => {
-                let outcome = tools.run(&(), call_to_run).await;
-                tools.result_message(call, outcome)
+        let decision = match (&refusal, &denial, &arguments) {
+            (Some(reason), _, _) => CallDecision::NotRun(NotRun::Skipped(reason)),
+            (None, Some(None), _) => CallDecision::NotRun(NotRun::NoApprover),
+            (None, Some(Some(reason)), _) => {
+                CallDecision::NotRun(NotRun::Denied(reason.as_deref()))
             }
+            (None, None, Some(arguments)) => CallDecision::RunWith { arguments },
+            (None, None, None) => CallDecision::Run,
         };
+        let result = self.agent.tools.execute(&(), call, decision).await;
         self.observe(call, &result, Some(started));
         result
     }
@@ -410,12 +431,6 @@ impl Run<'_> {
         for hook in &self.agent.hooks {
             hook.on_tool_result(call, result, elapsed);
         }
-    }
-
-    fn not_run(&self, call: &ToolCall, why: NotRun<'_>) -> ToolResultMessage {
-        let tools = &self.agent.tools;
-        let reason = tools.texts().not_run(why);
-        tools.result_message(call, Err(ToolError::NotRun { reason }))
     }
 
     /// Sends an event to the stream, if this run is streamed (the event is only made then).

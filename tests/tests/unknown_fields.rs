@@ -1,0 +1,138 @@
+//! A field the parameters do not have is an error the model sees, at any depth, with its path;
+//! serde would otherwise drop it, and a misspelt `agee` would quietly become `age: None`.
+
+use std::collections::HashMap;
+
+use agent_core::{ToolCall, ToolSet, tool, tools};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// A person.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Person {
+    /// Their name
+    name: String,
+    /// Their age, when known
+    age: Option<u32>,
+}
+
+/// Greet people.
+#[tool]
+fn greet(
+    /// Who to greet first
+    who: Person,
+    /// Who else, if anyone
+    others: Option<Vec<Person>>,
+) -> String {
+    let mut names = vec![format!("{}:{:?}", who.name, who.age)];
+    for person in others.unwrap_or_default() {
+        names.push(format!("{}:{:?}", person.name, person.age));
+    }
+    names.join(",")
+}
+
+/// A setting that keeps whatever else it is given: it opts in to extra fields.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Open {
+    /// The setting's name
+    name: String,
+    /// Everything else
+    #[serde(flatten)]
+    extra: HashMap<String, serde_json::Value>,
+}
+
+/// Store a setting.
+#[tool]
+fn store(
+    /// The setting
+    setting: Open,
+) -> String {
+    let mut keys: Vec<&String> = setting.extra.keys().collect();
+    keys.sort();
+    format!("{} {keys:?}", setting.name)
+}
+
+async fn result(arguments: &str, tool: &str) -> (String, bool) {
+    let tools: ToolSet = tools!(greet, store);
+    let result = tools
+        .dispatch(&(), &ToolCall::new("1", tool, arguments))
+        .await;
+    (result.content, result.is_error)
+}
+
+#[tokio::test]
+async fn a_misspelt_nested_field_is_an_error_with_its_path() {
+    assert_eq!(
+        result(r#"{"who":{"name":"Ann","agee":30}}"#, "greet").await,
+        (
+            "Error: invalid arguments: who.agee: unknown field; leave it out or check its spelling against the schema"
+                .to_owned(),
+            true
+        )
+    );
+}
+
+#[tokio::test]
+async fn unknown_fields_inside_lists_and_options_are_all_reported() {
+    let (content, is_error) = result(
+        r#"{"who":{"name":"Ann"},"others":[{"name":"Bo"},{"name":"Cy","nick":"C","agee":3}]}"#,
+        "greet",
+    )
+    .await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: others.1.nick: unknown field; leave it out or check its spelling against the schema; \
+         others.1.agee: unknown field; leave it out or check its spelling against the schema"
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_nested_field_is_reported_beside_other_mistakes() {
+    let (content, is_error) = result(
+        r#"{"who":{"name":"Ann","agee":30},"others":[{"age":1}]}"#,
+        "greet",
+    )
+    .await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: who.agee: unknown field; leave it out or check its spelling against the schema; \
+         others.0: missing field `name`"
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_nested_field_is_found_when_null_stands_for_a_left_out_option() {
+    let (content, is_error) =
+        result(r#"{"who":{"name":"Ann","agee":30},"others":null}"#, "greet").await;
+    assert!(is_error);
+    assert_eq!(
+        content,
+        "Error: invalid arguments: who.agee: unknown field; leave it out or check its spelling against the schema"
+    );
+}
+
+#[tokio::test]
+async fn fitting_arguments_still_parse() {
+    assert_eq!(
+        result(
+            r#"{"who":{"name":"Ann","age":30},"others":[{"name":"Bo"}]}"#,
+            "greet"
+        )
+        .await,
+        ("Ann:Some(30),Bo:None".to_owned(), false)
+    );
+}
+
+#[tokio::test]
+async fn a_type_that_keeps_extra_fields_gets_them() {
+    assert_eq!(
+        result(
+            r#"{"setting":{"name":"theme","colour":"blue","size":3}}"#,
+            "store"
+        )
+        .await,
+        (r#"theme ["colour", "size"]"#.to_owned(), false)
+    );
+}
