@@ -95,14 +95,20 @@ pub fn parse_arguments<T: DeserializeOwned>(
     // Models send "" for "no arguments".
     let raw = if raw.trim().is_empty() { "{}" } else { raw };
     // Only an object: serde's derive would also take an array as positional fields.
-    if raw.trim_start().starts_with('{') {
-        let mut deserializer = serde_json::Deserializer::from_str(raw);
-        let parsed = deserialize_strictly::<T, _>(&mut deserializer).and_then(|arguments| {
-            deserializer
-                .end()
-                .map(|()| arguments)
-                .map_err(Strict::Invalid)
-        });
+    if let Some(inside) = raw.trim_start().strip_prefix('{') {
+        // Fields can only be ignored inside a nested object (the top level rejects unknown fields
+        // itself), so arguments with no `{` inside skip the strict parser's cost.
+        let parsed = if inside.contains('{') {
+            let mut deserializer = serde_json::Deserializer::from_str(raw);
+            deserialize_strictly::<T, _>(&mut deserializer).and_then(|arguments| {
+                deserializer
+                    .end()
+                    .map(|()| arguments)
+                    .map_err(Strict::Invalid)
+            })
+        } else {
+            serde_json::from_str::<T>(raw).map_err(Strict::Invalid)
+        };
         match parsed {
             Ok(arguments) => return Ok(arguments),
             Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::message::{Message, ToolCall, ToolResultMessage};
 use crate::model::ChatResponse;
-use crate::run::{RunError, RunOutput};
+use crate::run::outcome::{RunError, RunOutput};
 use crate::tool::{BoxFuture, ToolDef};
 
 /// What to do with a tool call the model asked for.

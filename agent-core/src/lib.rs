@@ -33,7 +33,9 @@
 //!
 //! Where to look:
 //! - [`tool`], [`Tool`], [`ToolSet`]: tools, their definitions and the dispatcher; [`State`] for
-//!   values from the agent rather than the model.
+//!   values from the agent rather than the model. [`ToolSet::execute`] is the one place a call
+//!   becomes a result, whatever was decided about it ([`CallDecision`]); [`ToolError`] is every
+//!   way a call fails, and [`Texts`] words each one for the model, in one table per language.
 //! - [`Agent`]: the builder (limits, timeouts, texts, [`Hooks`], approval) and the runs: [`Agent::run`],
 //!   [`Agent::run_until`] (cancellable), [`Agent::run_stream`] (a live [`RunEvent`] view).
 //! - [`Model`]: the one trait every model implements; `providers` has OpenAI-compatible, Anthropic

@@ -3,7 +3,7 @@
 
 mod driver;
 mod events;
-mod outcome;
+pub(crate) mod outcome;
 
 use std::future::Future;
 
