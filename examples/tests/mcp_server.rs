@@ -7,7 +7,8 @@ use std::process::Stdio;
 use agent_core::Tool;
 use examples::weather::{get_time, get_weather};
 use serde_json::{Value, json};
-use tests::node::{node_ready, sdk_client};
+use tests::node::{NODE, sdk_client};
+use tests::peers::Test;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_mcp_server");
@@ -91,20 +92,12 @@ fn check_report(report: &Value) {
     );
 }
 
-#[tokio::test]
 async fn the_sdk_client_uses_it_over_stdio() {
-    if !node_ready("the_sdk_client_uses_it_over_stdio") {
-        return;
-    }
     let report = sdk_client(&["stdio", SERVER], &calls()).await;
     check_report(&report);
 }
 
-#[tokio::test]
 async fn the_sdk_client_uses_it_over_http() {
-    if !node_ready("the_sdk_client_uses_it_over_http") {
-        return;
-    }
     let mut server = tokio::process::Command::new(SERVER)
         .args(["--http", "127.0.0.1:0"])
         .stderr(Stdio::piped())
@@ -128,7 +121,6 @@ async fn the_sdk_client_uses_it_over_http() {
     server.kill().await.unwrap();
 }
 
-#[test]
 fn a_wrong_argument_is_refused_with_the_usage() {
     let output = std::process::Command::new(SERVER)
         .arg("--sse")
@@ -140,4 +132,23 @@ fn a_wrong_argument_is_refused_with_the_usage() {
         stderr.contains("usage: mcp_server [--stdio | --http ADDRESS]"),
         "{stderr}"
     );
+}
+
+fn main() -> std::process::ExitCode {
+    tests::peers::main([
+        Test::tokio(
+            "the_sdk_client_uses_it_over_stdio",
+            the_sdk_client_uses_it_over_stdio,
+        )
+        .needs(&NODE),
+        Test::tokio(
+            "the_sdk_client_uses_it_over_http",
+            the_sdk_client_uses_it_over_http,
+        )
+        .needs(&NODE),
+        Test::sync(
+            "a_wrong_argument_is_refused_with_the_usage",
+            a_wrong_argument_is_refused_with_the_usage,
+        ),
+    ])
 }

@@ -4,6 +4,7 @@
 
 pub mod http;
 pub mod node;
+pub mod peers;
 pub mod schema_set;
 
 use std::collections::HashMap;

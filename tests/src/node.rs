@@ -1,9 +1,7 @@
 //! The Node side of the MCP interop tests: the official SDK's client (`mcp/client.mjs`) and the
 //! reference server `@modelcontextprotocol/server-everything`, installed by `npm ci --prefix tests/mcp`.
 //!
-//! Without Node or those packages the interop tests say so on stderr and pass, so that
-//! `cargo test` works with only the Rust toolchain; with `AGENT_CORE_REQUIRE_NODE=1` (as `.ci/run`
-//! sets) they fail instead.
+//! The tests that use them need [`NODE`]: see [`crate::peers`] for what happens when it is missing.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -12,31 +10,44 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 
+use crate::peers::Peer;
+
 /// `tests/mcp`, where `package.json` and the scripts are.
 pub fn interop_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp")
 }
 
-/// Whether the interop tests can run here; see the module docs for what happens when not.
-pub fn node_ready(test: &str) -> bool {
-    let packages = interop_dir().join("node_modules/@modelcontextprotocol");
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    let missing = match (
-        node,
-        packages.join("sdk").is_dir() && packages.join("server-everything").is_dir(),
-    ) {
-        (true, true) => return true,
-        (false, _) => "Node.js is not installed",
-        (true, false) => "the npm packages are not installed (run `npm ci --prefix tests/mcp`)",
-    };
-    if std::env::var_os("AGENT_CORE_REQUIRE_NODE").is_some() {
-        panic!("{test}: {missing}, and AGENT_CORE_REQUIRE_NODE is set");
+/// Node.js with the official MCP SDK and reference server installed in `tests/mcp`.
+pub static NODE: Peer = Peer {
+    name: "Node.js with the MCP SDK",
+    why: "These tests check interoperability with the official TypeScript MCP SDK and its reference \
+          server, which run on Node.js",
+    enable: "install Node.js 18 or newer, then run `npm ci --prefix tests/mcp`",
+    detect: detect_node,
+};
+
+fn detect_node() -> Result<(), String> {
+    let version = std::process::Command::new("node").arg("--version").output();
+    match version {
+        Ok(output) if output.status.success() => {}
+        Ok(output) => return Err(format!("`node --version` failed ({})", output.status)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err("`node` is not on the PATH".to_owned());
+        }
+        Err(error) => return Err(format!("`node` cannot be run: {error}")),
     }
-    eprintln!("{test}: skipped: {missing}");
-    false
+    let packages = interop_dir().join("node_modules/@modelcontextprotocol");
+    match ["sdk", "server-everything"]
+        .into_iter()
+        .filter(|package| !packages.join(package).is_dir())
+        .collect::<Vec<_>>()[..]
+    {
+        [] => Ok(()),
+        [package] => Err(format!(
+            "@modelcontextprotocol/{package} is not installed in tests/mcp"
+        )),
+        _ => Err("the npm packages of tests/mcp are not installed".to_owned()),
+    }
 }
 
 /// `node <server-everything> stdio`, ready to spawn.

@@ -1,8 +1,30 @@
 //! Every outcome of one tool call, driven through a real `Agent` by a scripted model: each failure
 //! reaches the model as an error result and the run goes on to its final answer.
 
-use agent_core::{Chinese, Message};
-use tests::{call, run_fixture_calls, tool_results};
+use agent_core::{Chinese, Message, agent};
+use tests::{Unit, call, model_calling, run_fixture_calls, tool_results};
+
+/// Shows its arguments exactly as they were parsed.
+#[agent_core::tool]
+fn parsed(
+    /// A unit, if any
+    unit: Option<Unit>,
+    /// Days ahead
+    #[arg(default = 3)]
+    days: u32,
+) -> String {
+    format!("unit: {unit:?}, days: {days}")
+}
+
+/// What `parsed` made of `arguments`: its result, and whether it is an error.
+async fn parse(arguments: &str) -> (String, bool) {
+    let model = model_calling([call(0, "parsed", arguments)], "final answer");
+    let output = agent!(model, parsed).run("go").await.unwrap();
+    assert_eq!(output.text, "final answer");
+    let results = tool_results(&output);
+    assert_eq!(results.len(), 1);
+    (results[0].content.clone(), results[0].is_error)
+}
 
 async fn one_result(name: &str, arguments: &str) -> (String, bool) {
     let output = run_fixture_calls(vec![call(0, name, arguments)], |agent| agent).await;
@@ -102,6 +124,13 @@ async fn nested_mismatches_have_nested_paths() {
 
 #[tokio::test]
 async fn null_is_none_for_an_option_and_an_error_for_a_required_field() {
+    let none = ("unit: None, days: 3".to_owned(), false);
+    assert_eq!(parse(r#"{"unit":null}"#).await, none);
+    assert_eq!(parse("{}").await, none);
+    assert_eq!(
+        parse(r#"{"unit":"celsius"}"#).await,
+        ("unit: Some(Celsius), days: 3".to_owned(), false)
+    );
     let (content, is_error) = one_result("get_weather", r#"{"city":"北京","unit":null}"#).await;
     assert!(!is_error, "{content}");
     let (content, is_error) = one_result("get_weather", r#"{"city":null}"#).await;
@@ -126,6 +155,18 @@ async fn a_default_applies_when_the_model_leaves_it_out_or_sends_null() {
     assert_eq!(
         one_result("forecast", r#"{"city":"Oslo","days":null}"#).await,
         ("Oslo: 3 days".to_owned(), false)
+    );
+    assert_eq!(
+        parse(r#"{"unit":"fahrenheit","days":null}"#).await,
+        ("unit: Some(Fahrenheit), days: 3".to_owned(), false)
+    );
+    assert_eq!(
+        parse(r#"{"days":5}"#).await,
+        ("unit: None, days: 5".to_owned(), false)
+    );
+    assert_eq!(
+        parse(r#"{"days":0}"#).await,
+        ("unit: None, days: 0".to_owned(), false)
     );
     let (content, is_error) = one_result("forecast", r#"{"city":null,"days":null}"#).await;
     assert!(is_error);

@@ -3,15 +3,18 @@
 //! agent beside a native tool, called in a run driven by a scripted model; and the server killed
 //! mid-run.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_core::mcp::{McpClient, McpTool};
 use agent_core::providers::{OpenAi, dialect};
-use agent_core::{Agent, RunOutput, Tool, ToolDef};
+use agent_core::{Agent, BoxFuture, Hooks, RunOutput, Tool, ToolCall, ToolDecision, ToolDef};
 use serde_json::Value;
 use tests::http::{fixture, json_reply, quick_retries, request_bodies, serve_in_order};
-use tests::node::{everything_http, everything_stdio, node_ready};
+use tests::node::{NODE, everything_http, everything_stdio};
+use tests::peers::Test;
 use tests::{call, model_calling, now, tool_results};
+use tokio::sync::Notify;
 
 fn definition(tool: &McpTool) -> &ToolDef {
     Tool::<()>::definition(tool)
@@ -115,11 +118,7 @@ fn check_listing(tools: &[McpTool]) {
     assert!(sum.output_schema.is_none());
 }
 
-#[tokio::test]
 async fn its_tools_run_in_an_agent_over_stdio() {
-    if !node_ready("its_tools_run_in_an_agent_over_stdio") {
-        return;
-    }
     let client = McpClient::spawn(everything_stdio()).await.unwrap();
     assert_eq!(client.server_name(), "`mcp-servers/everything`");
     let tools = client.tools().await.unwrap();
@@ -127,11 +126,7 @@ async fn its_tools_run_in_an_agent_over_stdio() {
     check_run(&run_with_everything(tools).await);
 }
 
-#[tokio::test]
 async fn its_tools_run_in_an_agent_over_http() {
-    if !node_ready("its_tools_run_in_an_agent_over_http") {
-        return;
-    }
     let (_server, url) = everything_http().await;
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
     let client = McpClient::connect(url).await.unwrap();
@@ -140,11 +135,23 @@ async fn its_tools_run_in_an_agent_over_http() {
     check_run(&run_with_everything(tools).await);
 }
 
-#[tokio::test]
-async fn a_server_killed_mid_run_gives_error_results() {
-    if !node_ready("a_server_killed_mid_run_gives_error_results") {
-        return;
+/// Notifies when the run is about to call `trigger-long-running-operation`.
+struct SignalsTheLongCall(Arc<Notify>);
+
+impl Hooks for SignalsTheLongCall {
+    fn before_tool_call<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        _tool: Option<&'a ToolDef>,
+    ) -> BoxFuture<'a, ToolDecision> {
+        if call.name == "trigger-long-running-operation" {
+            self.0.notify_one();
+        }
+        Box::pin(async { ToolDecision::Run })
     }
+}
+
+async fn a_server_killed_mid_run_gives_error_results() {
     let client = McpClient::spawn(everything_stdio()).await.unwrap();
     let pid = client.process_id().expect("a spawned server has a pid");
     let tools = client.tools().await.unwrap();
@@ -161,9 +168,14 @@ async fn a_server_killed_mid_run_gives_error_results() {
         )]),
         agent_core::AssistantMessage::text("the server is gone"),
     ]);
-    let agent = Agent::new(model).try_tools(tools).unwrap();
+    let started = Arc::new(Notify::new());
+    let agent = Agent::new(model)
+        .try_tools(tools)
+        .unwrap()
+        .hook(SignalsTheLongCall(Arc::clone(&started)));
     let killer = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        // The run has started the 20 s call: the server dies while the run waits for it.
+        started.notified().await;
         let status = std::process::Command::new("kill")
             .args(["-9", &pid.to_string()])
             .status()
@@ -189,11 +201,7 @@ async fn a_server_killed_mid_run_gives_error_results() {
 }
 
 /// What no provider accepts never reaches one, for schemas written by someone else (zod, draft-07).
-#[tokio::test]
 async fn its_schemas_go_through_each_providers_transform() {
-    if !node_ready("its_schemas_go_through_each_providers_transform") {
-        return;
-    }
     let client = McpClient::spawn(everything_stdio()).await.unwrap();
     let tools = client.tools().await.unwrap();
     fn keys(value: &Value, found: &mut Vec<String>) {
@@ -275,4 +283,28 @@ async fn its_schemas_go_through_each_providers_transform() {
     assert_eq!(sent["name"], "get-sum");
     assert_eq!(sent["strict"], true);
     assert_eq!(sent["parameters"], expected);
+}
+
+fn main() -> std::process::ExitCode {
+    tests::peers::main(
+        [
+            Test::tokio(
+                "its_tools_run_in_an_agent_over_stdio",
+                its_tools_run_in_an_agent_over_stdio,
+            ),
+            Test::tokio(
+                "its_tools_run_in_an_agent_over_http",
+                its_tools_run_in_an_agent_over_http,
+            ),
+            Test::tokio(
+                "a_server_killed_mid_run_gives_error_results",
+                a_server_killed_mid_run_gives_error_results,
+            ),
+            Test::tokio(
+                "its_schemas_go_through_each_providers_transform",
+                its_schemas_go_through_each_providers_transform,
+            ),
+        ]
+        .map(|test| test.needs(&NODE)),
+    )
 }
