@@ -11,6 +11,10 @@ fuzz_target!(|data: &[u8]| {
     let last = events.len().saturating_sub(1);
     for (index, event) in events.iter().enumerate() {
         let ends = matches!(event, Err(_) | Ok(StreamEvent::Finished(_)));
-        assert_eq!(ends, index == last, "only the last event ends the stream: {events:?}");
+        assert_eq!(
+            ends,
+            index == last,
+            "only the last event ends the stream: {events:?}"
+        );
     }
 });
