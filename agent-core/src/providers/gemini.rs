@@ -88,11 +88,9 @@ impl Gemini {
                 parts: [WireSystemPart { text }],
             }),
             contents: wire_contents(request.messages),
-            tools: (!declarations.is_empty()).then(|| {
-                [WireTools {
-                    function_declarations: declarations,
-                }]
-            }),
+            tools: (!declarations.is_empty()).then_some([WireTools {
+                function_declarations: declarations,
+            }]),
             generation_config: (generation.max_output_tokens.is_some()
                 || generation.temperature.is_some())
             .then_some(generation),
@@ -156,6 +154,13 @@ impl fmt::Debug for Gemini {
 /// (no candidates) is fine.
 pub(super) fn parse_chunk(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
+    if let Some(error) = reply.error {
+        // An error in the middle of the stream comes as an event carrying the usual error object.
+        let message = error
+            .message
+            .unwrap_or_else(|| "the stream carried an error without a message".to_owned());
+        return Err(ModelError::Stream { message });
+    }
     if reply.candidates.is_empty() && reply.prompt_feedback.is_none() {
         let usage = reply.usage_metadata.map(usage_of).unwrap_or_default();
         return Ok(ChatResponse::new(AssistantMessage::default()).with_usage(usage));
@@ -408,6 +413,13 @@ struct WireResponse {
     candidates: Vec<WireCandidate>,
     prompt_feedback: Option<WirePromptFeedback>,
     usage_metadata: Option<WireUsage>,
+    /// Only in a stream's error event.
+    error: Option<WireError>,
+}
+
+#[derive(Deserialize)]
+struct WireError {
+    message: Option<String>,
 }
 
 #[derive(Deserialize)]
