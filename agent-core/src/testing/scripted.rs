@@ -1,12 +1,14 @@
-//! Test doubles for your own tests, and for running agents offline.
+//! A model that replays a script.
 
-use std::sync::Mutex;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::message::Message;
+use crate::message::{AssistantMessage, Message};
 use crate::model::{ChatRequest, ChatResponse, Model, ModelError};
 use crate::tool::{BoxFuture, ToolDef};
 
-/// A model that replays a script of replies and records every request it receives.
+/// A model that replays a script of replies (and errors, see [`ScriptStep`]) and records every
+/// request it receives.
 ///
 /// ```
 /// use agent_core::testing::ScriptedModel;
@@ -26,19 +28,21 @@ use crate::tool::{BoxFuture, ToolDef};
 /// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
 /// # }
 /// ```
-#[derive(Debug, Clone)]
+///
+/// Clones share one script and one record, so a test can keep a clone to inspect, or to
+/// [`push`](Self::push) more of the script while an agent holds the other.
+#[derive(Clone)]
 pub struct ScriptedModel {
-    inner: std::sync::Arc<Inner>,
+    inner: Arc<Mutex<Inner>>,
 }
 
-#[derive(Debug)]
 struct Inner {
-    script: Vec<ChatResponse>,
-    requests: Mutex<Vec<RecordedRequest>>,
+    script: Vec<ScriptStep>,
+    requests: Vec<RecordedRequest>,
 }
 
 /// A request a [`ScriptedModel`] received.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RecordedRequest {
     /// The history it was sent.
     pub messages: Vec<Message>,
@@ -46,34 +50,129 @@ pub struct RecordedRequest {
     pub tools: Vec<ToolDef>,
 }
 
+/// One entry of a [`ScriptedModel`]'s script: a reply, or an error the model fails with.
+///
+/// ```
+/// use agent_core::testing::{ScriptStep, ScriptedModel};
+/// use agent_core::{AssistantMessage, ModelError};
+///
+/// let model = ScriptedModel::from_steps([
+///     ScriptStep::error(|| ModelError::Server { status: 500, message: "try again".into() }),
+///     ScriptStep::reply(AssistantMessage::text("Hello.")),
+/// ]);
+/// ```
+#[derive(Clone)]
+pub struct ScriptStep(Step);
+
+#[derive(Clone)]
+enum Step {
+    Reply(ChatResponse),
+    Fail(Arc<dyn Fn() -> ModelError + Send + Sync>),
+}
+
+impl ScriptStep {
+    /// A step that answers with this reply.
+    pub fn reply(reply: impl Into<ChatResponse>) -> Self {
+        ScriptStep(Step::Reply(reply.into()))
+    }
+
+    /// A step that fails with the error `make` gives ([`ModelError`] is not `Clone`, so the step
+    /// holds how to make it). A conformance [`Failure`](super::conformance::Failure) converts
+    /// into a step too.
+    pub fn error(make: impl Fn() -> ModelError + Send + Sync + 'static) -> Self {
+        ScriptStep(Step::Fail(Arc::new(make)))
+    }
+
+    fn answer(&self) -> Result<ChatResponse, ModelError> {
+        match &self.0 {
+            Step::Reply(reply) => Ok(reply.clone()),
+            Step::Fail(make) => Err(make()),
+        }
+    }
+}
+
+impl From<ChatResponse> for ScriptStep {
+    fn from(reply: ChatResponse) -> Self {
+        ScriptStep::reply(reply)
+    }
+}
+
+impl From<AssistantMessage> for ScriptStep {
+    fn from(reply: AssistantMessage) -> Self {
+        ScriptStep::reply(reply)
+    }
+}
+
+impl fmt::Debug for ScriptStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Step::Reply(reply) => f.debug_tuple("Reply").field(reply).finish(),
+            Step::Fail(make) => f.debug_tuple("Error").field(&make()).finish(),
+        }
+    }
+}
+
+/// How a [`ScriptedModel`] fails once asked for more replies than its script holds. It reaches the
+/// caller inside [`ModelError::Other`]; [`ModelError::downcast_ref`] gets it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the scripted model has run out: it was asked for reply {request} but was given only {scripted}"
+)]
+pub struct ScriptExhausted {
+    /// Which request this was, counting from 1.
+    pub request: usize,
+    /// How many steps the script held.
+    pub scripted: usize,
+}
+
 impl ScriptedModel {
     /// A model that gives these replies, one per request, in order; after the last it fails with
-    /// [`ModelError::ScriptExhausted`].
+    /// [`ScriptExhausted`].
     pub fn new<R: Into<ChatResponse>>(replies: impl IntoIterator<Item = R>) -> Self {
+        ScriptedModel::from_steps(replies.into_iter().map(ScriptStep::reply))
+    }
+
+    /// A model that takes these steps, replies and errors, one per request, in order; after the
+    /// last it fails with [`ScriptExhausted`].
+    pub fn from_steps(steps: impl IntoIterator<Item = ScriptStep>) -> Self {
         ScriptedModel {
-            inner: std::sync::Arc::new(Inner {
-                script: replies.into_iter().map(Into::into).collect(),
-                requests: Mutex::new(Vec::new()),
-            }),
+            inner: Arc::new(Mutex::new(Inner {
+                script: steps.into_iter().collect(),
+                requests: Vec::new(),
+            })),
         }
+    }
+
+    /// Adds a step at the end of the script (for every clone).
+    pub fn push(&self, step: impl Into<ScriptStep>) {
+        self.lock().script.push(step.into());
     }
 
     /// Every request received so far, in order. Clones share one record.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.lock().clone()
+        self.lock().requests.clone()
     }
 
     /// The last request received.
     pub fn last_request(&self) -> Option<RecordedRequest> {
-        self.lock().last().cloned()
+        self.lock().requests.last().cloned()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<RecordedRequest>> {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic elsewhere while the lock was held leaves a usable record; keep going.
         self.inner
-            .requests
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl fmt::Debug for ScriptedModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = self.lock();
+        f.debug_struct("ScriptedModel")
+            .field("script", &inner.script)
+            .field("requests", &inner.requests)
+            .finish()
     }
 }
 
@@ -82,23 +181,21 @@ impl Model for ScriptedModel {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let index = {
-            let mut requests = self.lock();
-            requests.push(RecordedRequest {
+        let reply = {
+            let mut inner = self.lock();
+            inner.requests.push(RecordedRequest {
                 messages: request.messages.to_vec(),
                 tools: request.tools.to_vec(),
             });
-            requests.len() - 1
+            let index = inner.requests.len() - 1;
+            match inner.script.get(index) {
+                Some(step) => step.answer(),
+                None => Err(ModelError::other(ScriptExhausted {
+                    request: index + 1,
+                    scripted: inner.script.len(),
+                })),
+            }
         };
-        let reply = self
-            .inner
-            .script
-            .get(index)
-            .cloned()
-            .ok_or(ModelError::ScriptExhausted {
-                request: index + 1,
-                scripted: self.inner.script.len(),
-            });
         Box::pin(async move { reply })
     }
 }
