@@ -42,3 +42,36 @@ pub fn anthropic_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
 pub fn gemini_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
     super::sse::events_of_bytes::<super::gemini_stream::GeminiReassembler>(body)
 }
+
+#[cfg(all(test, feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod tests {
+    use super::*;
+
+    fn finished(events: &[Result<StreamEvent, ModelError>]) -> &ChatResponse {
+        match events.last() {
+            Some(Ok(StreamEvent::Finished(reply))) => reply,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_stream_readers_read_whole_bodies_as_a_live_stream() {
+        let openai = openai_stream(include_bytes!(
+            "../../../tests/fixtures/openai/stream_chinese_text.sse"
+        ));
+        assert_eq!(
+            finished(&openai).message.content,
+            "北京今天有小雨，记得带伞。"
+        );
+        let anthropic = anthropic_stream(include_bytes!(
+            "../../../tests/fixtures/anthropic/stream_two_tools.sse"
+        ));
+        assert_eq!(finished(&anthropic).message.tool_calls.len(), 2);
+        let gemini = gemini_stream(include_bytes!(
+            "../../../tests/fixtures/gemini/stream_answer.sse"
+        ));
+        assert!(!finished(&gemini).message.content.is_empty());
+        let cut = anthropic_stream(b"event: ping\ndata: {\"type\":\"ping\"}\n\n");
+        assert!(matches!(cut.as_slice(), [Err(ModelError::Stream { .. })]));
+    }
+}
