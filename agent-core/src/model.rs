@@ -184,17 +184,9 @@ pub enum ModelError {
         /// What the provider said, or what went wrong.
         message: String,
     },
-    /// A [`ScriptedModel`](crate::testing::ScriptedModel) was asked for more replies than it was given.
-    #[error(
-        "the scripted model has run out: it was asked for reply {request} but was given only {scripted}"
-    )]
-    ScriptExhausted {
-        /// Which request this was, counting from 1.
-        request: usize,
-        /// How many replies were scripted.
-        scripted: usize,
-    },
-    /// Any other failure.
+    /// Any other failure: a model of your own, a test double
+    /// ([`ScriptExhausted`](crate::testing::ScriptExhausted)). [`downcast_ref`](Self::downcast_ref)
+    /// gets the typed error back.
     #[error("{0}")]
     Other(Box<dyn std::error::Error + Send + Sync>),
 }
@@ -217,8 +209,30 @@ impl ModelError {
     pub fn other(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         ModelError::Other(error.into())
     }
+
+    /// The error inside [`ModelError::Other`], when it is an `E`.
+    ///
+    /// ```
+    /// use agent_core::ModelError;
+    /// use agent_core::testing::ScriptExhausted;
+    ///
+    /// let error = ModelError::other(ScriptExhausted { request: 2, scripted: 1 });
+    /// assert_eq!(
+    ///     error.downcast_ref::<ScriptExhausted>(),
+    ///     Some(&ScriptExhausted { request: 2, scripted: 1 })
+    /// );
+    /// ```
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        match self {
+            ModelError::Other(error) => error.downcast_ref::<E>(),
+            _ => None,
+        }
+    }
 }
 
+// Forwards every method: `missing_trait_methods` fails clippy if a new one is left to its default,
+// and the conformance suite fails the wrapper at run time.
+#[deny(clippy::missing_trait_methods)]
 impl<M: Model + ?Sized> Model for Box<M> {
     fn chat<'a>(
         &'a self,
@@ -235,6 +249,9 @@ impl<M: Model + ?Sized> Model for Box<M> {
     }
 }
 
+// Forwards every method: `missing_trait_methods` fails clippy if a new one is left to its default,
+// and the conformance suite fails the wrapper at run time.
+#[deny(clippy::missing_trait_methods)]
 impl<M: Model + ?Sized> Model for Arc<M> {
     fn chat<'a>(
         &'a self,
@@ -251,6 +268,9 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     }
 }
 
+// Forwards every method: `missing_trait_methods` fails clippy if a new one is left to its default,
+// and the conformance suite fails the wrapper at run time.
+#[deny(clippy::missing_trait_methods)]
 impl<M: Model + ?Sized> Model for &M {
     fn chat<'a>(
         &'a self,

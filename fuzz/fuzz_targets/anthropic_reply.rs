@@ -1,9 +1,9 @@
 //! Arbitrary bytes as a Anthropic reply body: a reply or a typed error, never a panic.
 #![no_main]
 
-use agent_core::providers::Anthropic;
+use agent_core::providers::__fuzz;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = Anthropic::parse_response(data);
+    let _ = __fuzz::anthropic_reply(data);
 });

@@ -34,7 +34,12 @@ struct Leg {
 
 /// Plan a route through nested legs.
 #[tool]
-fn plan(legs: Vec<Leg>, priority: Option<Priority>, #[arg(default = 3)] alternatives: u8, tags: HashMap<String, Vec<i64>>) -> String {
+fn plan(
+    legs: Vec<Leg>,
+    priority: Option<Priority>,
+    #[arg(default = 3)] alternatives: u8,
+    tags: HashMap<String, Vec<i64>>,
+) -> String {
     let mut described = Vec::new();
     for leg in &legs {
         for step in &leg.steps {
@@ -46,7 +51,10 @@ fn plan(legs: Vec<Leg>, priority: Option<Priority>, #[arg(default = 3)] alternat
         let extra = leg.extra.as_ref().map_or(0, HashMap::len);
         described.push(format!("{} -> {} ({extra} extras)", leg.from, leg.to));
     }
-    format!("{described:?}, {priority:?}, {alternatives} alternatives, {} tags", tags.len())
+    format!(
+        "{described:?}, {priority:?}, {alternatives} alternatives, {} tags",
+        tags.len()
+    )
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -54,7 +62,10 @@ fuzz_target!(|data: &[u8]| {
     tools.add(plan {}).expect("one tool");
     let call = ToolCall::new("fuzz", "plan", String::from_utf8_lossy(data));
     // The tool is synchronous, so the dispatch completes on its first poll.
-    let result = tools.dispatch(&(), &call).now_or_never().expect("completes at once");
+    let result = tools
+        .dispatch(&(), &call)
+        .now_or_never()
+        .expect("completes at once");
     assert_eq!(result.tool_call_id, "fuzz");
     assert!(result.content.chars().count() <= 8000 + 100);
 });

@@ -150,3 +150,66 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> String {
     }
     String::new()
 }
+
+/// A loopback server that answers every POST with the reply it was last primed with, and records
+/// every request: the backend of a conformance harness.
+pub struct PrimedServer {
+    server: MockServer,
+    reply: std::sync::Arc<std::sync::Mutex<ResponseTemplate>>,
+}
+
+impl PrimedServer {
+    /// Starts one on 127.0.0.1; until primed it answers 500.
+    pub async fn start() -> Self {
+        let server = MockServer::start().await;
+        let reply = std::sync::Arc::new(std::sync::Mutex::new(ResponseTemplate::new(500)));
+        let shared = std::sync::Arc::clone(&reply);
+        Mock::given(method("POST"))
+            .respond_with(move |_: &Request| {
+                shared
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .clone()
+            })
+            .mount(&server)
+            .await;
+        PrimedServer { server, reply }
+    }
+
+    /// The server's base URL.
+    pub fn uri(&self) -> String {
+        self.server.uri()
+    }
+
+    /// Answers every request from now on with `reply`.
+    pub fn prime(&self, reply: ResponseTemplate) {
+        *self
+            .reply
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = reply;
+    }
+
+    /// The last request received.
+    pub async fn last_request(&self) -> Option<Request> {
+        received(&self.server).await.pop()
+    }
+
+    /// The JSON body of the last request received.
+    pub async fn last_body(&self) -> Option<Value> {
+        let request = self.last_request().await?;
+        serde_json::from_slice(&request.body).ok()
+    }
+}
+
+/// A server-sent-event stream reply (the whole stream as one body).
+pub fn event_stream_reply(body: String) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_raw(body.into_bytes(), "text/event-stream")
+}
+
+/// No retries, so a failure reaches the caller at once (the conformance harnesses want each error
+/// as it is).
+pub fn no_retries() -> HttpConfig {
+    HttpConfig::default()
+        .max_retries(0)
+        .request_timeout(Duration::from_secs(10))
+}

@@ -121,13 +121,14 @@ async fn a_model_error_ends_the_run_with_that_error_and_the_history() {
         panic!("expected a model error, got {error:?}")
     };
     assert_eq!(*step, 2);
-    assert!(matches!(
-        source,
-        ModelError::ScriptExhausted {
+    assert_eq!(
+        source.downcast_ref::<agent_core::testing::ScriptExhausted>(),
+        Some(&agent_core::testing::ScriptExhausted {
             request: 2,
             scripted: 1
-        }
-    ));
+        }),
+        "{source:?}"
+    );
     assert_eq!(messages.len(), 4, "system, user, reply, result");
     assert_eq!(
         error.to_string(),

@@ -8,6 +8,7 @@ use std::fmt;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::common::{Common, KeyHeader, common_builder_methods, system_text};
 use super::dialect;
@@ -61,19 +62,17 @@ impl Anthropic {
         self
     }
 
-    /// Parses a Messages reply body into the core's reply, as `chat` does. Never panics, whatever
-    /// the body.
-    pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
-        parse_response(body)
-    }
-
-    /// The request body for this conversation, as it goes on the wire.
-    pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
-        let system = system_text(request.messages);
-        let body = WireRequest {
+    /// The request body for this conversation, as it goes on the wire; `stream` asks for a
+    /// streamed reply.
+    pub(crate) fn request_body<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+        stream: bool,
+    ) -> WireRequest<'a> {
+        WireRequest {
             model: &self.common.model,
             max_tokens: self.common.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-            system,
+            system: system_text(request.messages),
             messages: wire_messages(request.messages),
             tools: request
                 .tools
@@ -85,8 +84,8 @@ impl Anthropic {
                 })
                 .collect(),
             temperature: self.common.temperature,
-        };
-        serde_json::to_value(body).unwrap_or(Value::Null)
+            stream,
+        }
     }
 }
 
@@ -95,7 +94,7 @@ impl Model for Anthropic {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let body = serde_json::to_vec(&self.request_body(request));
+        let body = serde_json::to_vec(&self.request_body(request, false));
         Box::pin(
             self.common
                 .send(&self.url, key_header(), body, parse_response),
@@ -106,9 +105,7 @@ impl Model for Anthropic {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        let mut body = self.request_body(request);
-        body["stream"] = Value::Bool(true);
-        let body = serde_json::to_vec(&body);
+        let body = serde_json::to_vec(&self.request_body(request, true));
         let opened = self.common.open_stream(&self.url, key_header(), body);
         let timeout = self.common.http.config().request_timeout_value();
         super::sse::stream_reply::<super::anthropic_stream::AnthropicReassembler>(opened, timeout)
@@ -131,8 +128,8 @@ impl fmt::Debug for Anthropic {
     }
 }
 
-/// Parses a Messages reply body.
-fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+/// Parses a Messages reply body. Never panics, whatever the body (a fuzz target holds it to that).
+pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     let mut content = String::new();
     let mut tool_calls = Vec::new();
@@ -214,18 +211,14 @@ fn wire_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
     wire
 }
 
-/// Anthropic takes a tool's input as a JSON object. Arguments recorded from another provider that
-/// are not an object (the model wrote invalid JSON there) are sent as `{}`: the error result that
-/// follows in the history already says what went wrong.
-fn tool_input(arguments: &str) -> Value {
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(object @ Value::Object(_)) => object,
-        _ => Value::Object(serde_json::Map::new()),
-    }
+/// Anthropic takes a tool's input as a JSON object: the call's arguments, as the model wrote them.
+fn tool_input(arguments: &str) -> &RawValue {
+    super::common::object_or_empty(arguments)
 }
 
+/// A Messages request body.
 #[derive(Serialize)]
-struct WireRequest<'a> {
+pub(crate) struct WireRequest<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -235,6 +228,8 @@ struct WireRequest<'a> {
     tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
 }
 
 #[derive(Serialize)]
@@ -252,7 +247,7 @@ enum WireBlock<'a> {
     ToolUse {
         id: &'a str,
         name: &'a str,
-        input: Value,
+        input: &'a RawValue,
     },
     ToolResult {
         tool_use_id: &'a str,

@@ -102,6 +102,19 @@ impl Reassembler for AnthropicReassembler {
                     _ => {}
                 }
             }
+            Wire::ContentBlockStop { index } => {
+                // A call without input streams no fragment, yet finishes with `{}`: say so, so the
+                // fragments always add up to the finished arguments.
+                if let Some(Block::Tool { call, json, .. }) = self.blocks.get_mut(&index)
+                    && json.trim().is_empty()
+                {
+                    "{}".clone_into(json);
+                    out.push_back(Ok(StreamEvent::ToolCallArguments {
+                        index: *call,
+                        fragment: "{}".to_owned(),
+                    }));
+                }
+            }
             Wire::MessageDelta { delta, usage } => {
                 if let Some(reason) = delta.stop_reason {
                     self.stop_reason = Some(reason);
@@ -177,6 +190,9 @@ enum Wire {
     ContentBlockDelta {
         index: usize,
         delta: BlockDelta,
+    },
+    ContentBlockStop {
+        index: usize,
     },
     MessageDelta {
         delta: MessageDeltaBody,

@@ -97,6 +97,27 @@ pub(crate) fn system_text(messages: &[Message]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
+/// A tool call's arguments as the JSON object the providers that take arguments as an object want,
+/// borrowed from the history as the model wrote them. Arguments that are not an object (the model
+/// wrote invalid JSON; an empty text) go as `{}`: the error result that follows in the history
+/// already says what went wrong.
+#[cfg_attr(not(any(feature = "anthropic", feature = "gemini")), allow(dead_code))]
+pub(crate) fn object_or_empty(arguments: &str) -> &serde_json::value::RawValue {
+    match serde_json::from_str::<&serde_json::value::RawValue>(arguments) {
+        Ok(raw) if raw.get().starts_with('{') => raw,
+        _ => empty_object(),
+    }
+}
+
+/// `{}`, as a raw JSON value.
+#[cfg_attr(not(any(feature = "anthropic", feature = "gemini")), allow(dead_code))]
+fn empty_object() -> &'static serde_json::value::RawValue {
+    match serde_json::from_str("{}") {
+        Ok(empty) => empty,
+        Err(_) => unreachable!("`{{}}` is JSON"),
+    }
+}
+
 /// The builder methods every adapter has, over its `common` field.
 macro_rules! common_builder_methods {
     () => {

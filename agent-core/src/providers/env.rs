@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::model::{ChatRequest, ChatResponse, Model, ModelError};
+use super::http::{ApiKey, HttpConfig};
+use crate::model::{BoxStream, ChatRequest, ChatResponse, Model, ModelError, StreamEvent};
 use crate::tool::BoxFuture;
 
 /// Reads `AGENT_MODEL` (`openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`,
@@ -67,12 +68,19 @@ pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<Option<Env
         });
     }
     let base_url = base_url.unwrap_or_else(|| preset.default_base_url.to_owned());
-    let built = build(preset.wire, &model, &base_url, key).ok_or(EnvError::NotCompiled {
-        provider: preset.name,
-    })?;
+    let key = key.map(ApiKey::new);
+    let config = HttpConfig::default();
+    let built = build(preset.wire, &model, &base_url, key.clone(), config).ok_or(
+        EnvError::NotCompiled {
+            provider: preset.name,
+        },
+    )?;
     Ok(Some(EnvModel {
         provider: preset.name,
         name: model,
+        wire: preset.wire,
+        base_url,
+        key,
         model: built,
     }))
 }
@@ -81,6 +89,9 @@ pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<Option<Env
 pub struct EnvModel {
     provider: &'static str,
     name: String,
+    wire: Wire,
+    base_url: String,
+    key: Option<ApiKey>,
     model: Box<dyn Model>,
 }
 
@@ -94,14 +105,44 @@ impl EnvModel {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The base URL requests go to (the provider's, or the one its `*_BASE_URL` variable gave).
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Sets timeouts and retries, as the adapters' `http_config` does.
+    pub fn http_config(mut self, config: HttpConfig) -> Self {
+        // The adapter was built once already, so its feature is on and it builds again.
+        if let Some(model) = build(
+            self.wire,
+            &self.name,
+            &self.base_url,
+            self.key.clone(),
+            config,
+        ) {
+            self.model = model;
+        }
+        self
+    }
 }
 
+// Forwards every method, streaming included: `missing_trait_methods` fails clippy if a new one is
+// left to its default, and the conformance suite (tests/tests/conformance.rs) fails it at run time.
+#[deny(clippy::missing_trait_methods)]
 impl Model for EnvModel {
     fn chat<'a>(
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         self.model.chat(request)
+    }
+
+    fn chat_stream<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+        self.model.chat_stream(request)
     }
 }
 
@@ -298,10 +339,18 @@ const PRESETS: &[Preset] = &[
 
 /// The adapter for a wire format, or `None` when its feature is off.
 #[allow(unused_variables)]
-fn build(wire: Wire, model: &str, base_url: &str, key: Option<String>) -> Option<Box<dyn Model>> {
+fn build(
+    wire: Wire,
+    model: &str,
+    base_url: &str,
+    key: Option<ApiKey>,
+    config: HttpConfig,
+) -> Option<Box<dyn Model>> {
     macro_rules! adapter {
         ($adapter:ty) => {{
-            let adapter = <$adapter>::new(model).base_url(base_url);
+            let adapter = <$adapter>::new(model)
+                .base_url(base_url)
+                .http_config(config);
             Some(Box::new(match key {
                 Some(key) => adapter.api_key(key),
                 None => adapter,

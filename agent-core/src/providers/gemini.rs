@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
-use super::common::{Common, KeyHeader, common_builder_methods, system_text};
+use super::common::{Common, KeyHeader, common_builder_methods, object_or_empty, system_text};
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
@@ -57,20 +58,13 @@ impl Gemini {
         self
     }
 
-    /// Parses a generateContent reply body into the core's reply, as `chat` does. Never panics, whatever
-    /// the body.
-    pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
-        parse_response(body)
-    }
-
-    /// The request body for this conversation, as it goes on the wire.
-    pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
-        let system = system_text(request.messages);
-        let declarations: Vec<Value> = request
+    /// The request body for this conversation, as it goes on the wire (the same for a streamed
+    /// reply: the URL asks for the stream).
+    pub(crate) fn request_body<'a>(&'a self, request: ChatRequest<'a>) -> WireRequest<'a> {
+        let declarations: Vec<WireDeclaration<'a>> = request
             .tools
             .iter()
             .map(|tool| {
-                let mut declaration = json!({"name": tool.name, "description": tool.description});
                 // A function without parameters leaves `parameters` out: Gemini refuses an object
                 // schema with no properties.
                 let has_parameters = tool
@@ -78,27 +72,29 @@ impl Gemini {
                     .get("properties")
                     .and_then(Value::as_object)
                     .is_some_and(|properties| !properties.is_empty());
-                if has_parameters {
-                    declaration["parameters"] = dialect::gemini(&tool.parameters);
+                WireDeclaration {
+                    name: &tool.name,
+                    description: &tool.description,
+                    parameters: has_parameters.then(|| dialect::gemini(&tool.parameters)),
                 }
-                declaration
             })
             .collect();
-        let mut generation = Map::new();
-        if let Some(tokens) = self.common.max_tokens {
-            generation.insert("maxOutputTokens".into(), tokens.into());
-        }
-        if let Some(temperature) = self.common.temperature {
-            generation.insert("temperature".into(), temperature.into());
-        }
-        let body = WireRequest {
-            system_instruction: system.map(|text| json!({"parts": [{"text": text}]})),
-            contents: wire_contents(request.messages),
-            tools: (!declarations.is_empty())
-                .then(|| json!([{"functionDeclarations": declarations}])),
-            generation_config: (!generation.is_empty()).then_some(Value::Object(generation)),
+        let generation = WireGenerationConfig {
+            max_output_tokens: self.common.max_tokens,
+            temperature: self.common.temperature,
         };
-        serde_json::to_value(body).unwrap_or(Value::Null)
+        WireRequest {
+            system_instruction: system_text(request.messages).map(|text| WireSystem {
+                parts: [WireSystemPart { text }],
+            }),
+            contents: wire_contents(request.messages),
+            tools: (!declarations.is_empty()).then_some([WireTools {
+                function_declarations: declarations,
+            }]),
+            generation_config: (generation.max_output_tokens.is_some()
+                || generation.temperature.is_some())
+            .then_some(generation),
+        }
     }
 
     /// The URL of one of the model's methods (`generateContent`, `streamGenerateContent`).
@@ -158,6 +154,13 @@ impl fmt::Debug for Gemini {
 /// (no candidates) is fine.
 pub(super) fn parse_chunk(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
+    if let Some(error) = reply.error {
+        // An error in the middle of the stream comes as an event carrying the usual error object.
+        let message = error
+            .message
+            .unwrap_or_else(|| "the stream carried an error without a message".to_owned());
+        return Err(ModelError::Stream { message });
+    }
     if reply.candidates.is_empty() && reply.prompt_feedback.is_none() {
         let usage = reply.usage_metadata.map(usage_of).unwrap_or_default();
         return Ok(ChatResponse::new(AssistantMessage::default()).with_usage(usage));
@@ -173,8 +176,8 @@ fn usage_of(usage: WireUsage) -> Usage {
 }
 
 /// Parses a `generateContent` reply body. Calls without an id get one made up, so their results
-/// still pair with them.
-fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+/// still pair with them. Never panics, whatever the body (a fuzz target holds it to that).
+pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     let usage = reply.usage_metadata.map(usage_of).unwrap_or_default();
     let Some(candidate) = reply.candidates.into_iter().next() else {
@@ -241,33 +244,30 @@ fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
 
 /// The history as Gemini wants it: `user` and `model` turns of parts; tool results become
 /// `functionResponse` parts named after the call they answer, grouped into one `user` turn.
-fn wire_contents(messages: &[Message]) -> Vec<Value> {
+fn wire_contents(messages: &[Message]) -> Vec<WireContentOut<'_>> {
     let mut names: HashMap<&str, &str> = HashMap::new();
-    let mut contents: Vec<(&str, Vec<Value>)> = Vec::new();
+    let mut contents: Vec<WireContentOut<'_>> = Vec::new();
     for message in messages {
         let (role, parts) = match message {
             Message::System { .. } => continue,
-            Message::User { content } => ("user", vec![json!({"text": content})]),
+            Message::User { content } => ("user", vec![WirePartOut::Text { text: content }]),
             Message::Assistant(reply) => {
                 let mut parts = Vec::with_capacity(1 + reply.tool_calls.len());
                 if !reply.content.is_empty() {
-                    parts.push(json!({"text": reply.content}));
+                    parts.push(WirePartOut::Text {
+                        text: &reply.content,
+                    });
                 }
                 for call in &reply.tool_calls {
                     names.insert(&call.id, &call.name);
-                    let args = match serde_json::from_str::<Value>(&call.arguments) {
-                        Ok(object @ Value::Object(_)) => object,
-                        _ => Value::Object(Map::new()),
-                    };
-                    let mut function_call = json!({"name": call.name, "args": args});
-                    if !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
-                        function_call["id"] = Value::from(call.id.as_str());
-                    }
-                    let mut part = json!({"functionCall": function_call});
-                    if let Some(signature) = &call.signature {
-                        part["thoughtSignature"] = Value::from(signature.as_str());
-                    }
-                    parts.push(part);
+                    parts.push(WirePartOut::FunctionCall {
+                        function_call: WireFunctionCallOut {
+                            id: sent_id(&call.id),
+                            name: &call.name,
+                            args: object_or_empty(&call.arguments),
+                        },
+                        thought_signature: call.signature.as_deref(),
+                    });
                 }
                 ("model", parts)
             }
@@ -276,39 +276,134 @@ fn wire_contents(messages: &[Message]) -> Vec<Value> {
                     .get(result.tool_call_id.as_str())
                     .copied()
                     .unwrap_or("unknown_tool");
-                let key = if result.is_error { "error" } else { "result" };
-                let mut function_response =
-                    json!({"name": name, "response": {key: result.content}});
-                if !result.tool_call_id.starts_with(SYNTHETIC_ID_PREFIX) {
-                    function_response["id"] = Value::from(result.tool_call_id.as_str());
-                }
-                ("user", vec![json!({"functionResponse": function_response})])
+                let response = if result.is_error {
+                    WireResponseBody::Error {
+                        error: &result.content,
+                    }
+                } else {
+                    WireResponseBody::Result {
+                        result: &result.content,
+                    }
+                };
+                let part = WirePartOut::FunctionResponse {
+                    function_response: WireFunctionResponse {
+                        id: sent_id(&result.tool_call_id),
+                        name,
+                        response,
+                    },
+                };
+                ("user", vec![part])
             }
         };
         if parts.is_empty() {
             continue;
         }
         match contents.last_mut() {
-            Some((last_role, last_parts)) if *last_role == role => last_parts.extend(parts),
-            _ => contents.push((role, parts)),
+            Some(last) if last.role == role => last.parts.extend(parts),
+            _ => contents.push(WireContentOut { role, parts }),
         }
     }
     contents
-        .into_iter()
-        .map(|(role, parts)| json!({"role": role, "parts": parts}))
-        .collect()
+}
+
+/// A call id as it goes back to Gemini: ids this adapter made up are not sent.
+fn sent_id(id: &str) -> Option<&str> {
+    (!id.starts_with(SYNTHETIC_ID_PREFIX)).then_some(id)
+}
+
+/// A `generateContent` request body.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireRequest<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_instruction: Option<WireSystem>,
+    contents: Vec<WireContentOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<[WireTools<'a>; 1]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation_config: Option<WireGenerationConfig>,
+}
+
+#[derive(Serialize)]
+struct WireSystem {
+    parts: [WireSystemPart; 1],
+}
+
+#[derive(Serialize)]
+struct WireSystemPart {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct WireContentOut<'a> {
+    role: &'static str,
+    parts: Vec<WirePartOut<'a>>,
+}
+
+/// A part of a turn: Gemini tells the kinds apart by which field is present.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WirePartOut<'a> {
+    Text {
+        text: &'a str,
+    },
+    #[serde(rename_all = "camelCase")]
+    FunctionCall {
+        function_call: WireFunctionCallOut<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        thought_signature: Option<&'a str>,
+    },
+    #[serde(rename_all = "camelCase")]
+    FunctionResponse {
+        function_response: WireFunctionResponse<'a>,
+    },
+}
+
+#[derive(Serialize)]
+struct WireFunctionCallOut<'a> {
+    name: &'a str,
+    args: &'a RawValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct WireFunctionResponse<'a> {
+    name: &'a str,
+    response: WireResponseBody<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+}
+
+/// A function's response: `{"result": ...}`, or `{"error": ...}` for a failed call.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WireResponseBody<'a> {
+    Result { result: &'a str },
+    Error { error: &'a str },
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct WireRequest {
+struct WireTools<'a> {
+    function_declarations: Vec<WireDeclaration<'a>>,
+}
+
+#[derive(Serialize)]
+struct WireDeclaration<'a> {
+    name: &'a str,
+    description: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    system_instruction: Option<Value>,
-    contents: Vec<Value>,
+    parameters: Option<Value>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireGenerationConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
-    tools: Option<Value>,
+    max_output_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    generation_config: Option<Value>,
+    temperature: Option<f32>,
 }
 
 #[derive(Deserialize)]
@@ -318,6 +413,13 @@ struct WireResponse {
     candidates: Vec<WireCandidate>,
     prompt_feedback: Option<WirePromptFeedback>,
     usage_metadata: Option<WireUsage>,
+    /// Only in a stream's error event.
+    error: Option<WireError>,
+}
+
+#[derive(Deserialize)]
+struct WireError {
+    message: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -231,11 +231,12 @@ impl HttpClient {
         if status.is_success() {
             return Ok(response);
         }
-        let retry_after = retry_after(response.headers());
+        let header_delay = retry_after(response.headers());
         let reply = response
             .bytes()
             .await
             .map_err(|error| (self.transport_error(error), None))?;
+        let retry_after = header_delay.or_else(|| retry_delay_in_body(&reply));
         Err((status_error(status, &reply, retry_after), retry_after))
     }
 
@@ -281,6 +282,32 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
             .map(|value| Duration::from_secs_f64(value / scale))
     };
     seconds("retry-after-ms", 1000.0).or_else(|| seconds("retry-after", 1.0))
+}
+
+/// The delay Google APIs (Gemini) put in an error body rather than a header: a
+/// `google.rpc.RetryInfo` entry of `error.details`, whose `retryDelay` is a protobuf duration
+/// (`"17s"`, `"0.5s"`).
+fn retry_delay_in_body(body: &[u8]) -> Option<Duration> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    value
+        .pointer("/error/details")?
+        .as_array()?
+        .iter()
+        .filter(|detail| {
+            detail
+                .get("@type")
+                .and_then(|kind| kind.as_str())
+                .is_some_and(|kind| kind.ends_with("google.rpc.RetryInfo"))
+        })
+        .find_map(|detail| {
+            let delay = detail.get("retryDelay")?.as_str()?.strip_suffix('s')?;
+            delay
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+                .map(Duration::from_secs_f64)
+        })
 }
 
 /// Sorts a failed status into its [`ModelError`], with the provider's message.
@@ -390,6 +417,19 @@ mod tests {
             HeaderValue::from_static("Wed, 21 Oct 2026 07:28:00 GMT"),
         );
         assert_eq!(retry_after(&dated), None);
+    }
+
+    #[test]
+    fn retry_delay_is_read_from_a_google_error_body() {
+        let body = br#"{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"17s"}]}}"#;
+        assert_eq!(retry_delay_in_body(body), Some(Duration::from_secs(17)));
+        let fraction = br#"{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"0.250s"}]}}"#;
+        assert_eq!(
+            retry_delay_in_body(fraction),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(retry_delay_in_body(br#"{"error":{"message":"x"}}"#), None);
+        assert_eq!(retry_delay_in_body(b"<html>"), None);
     }
 
     #[test]

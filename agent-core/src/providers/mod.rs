@@ -24,6 +24,11 @@ mod openai;
 mod openai_stream;
 mod sse;
 
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[path = "fuzz.rs"]
+pub mod __fuzz;
+
 #[cfg(feature = "anthropic")]
 pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, Anthropic};
 pub use env::{EnvError, EnvModel, from_env, from_variables};

@@ -74,27 +74,28 @@ impl OpenAi {
         self
     }
 
-    /// Parses a Chat Completions reply body into the core's reply, as `chat` does. Never panics, whatever
-    /// the body.
-    pub fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
-        parse_response(body)
-    }
-
-    /// The request body for this conversation, as it goes on the wire.
-    pub fn request_body(&self, request: ChatRequest<'_>) -> Value {
-        let tools: Vec<WireTool<'_>> = request
-            .tools
-            .iter()
-            .map(|tool| self.wire_tool(tool))
-            .collect();
-        let body = WireRequest {
+    /// The request body for this conversation, as it goes on the wire; `stream` asks for a
+    /// streamed reply with usage in its last chunk.
+    pub(crate) fn request_body<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+        stream: bool,
+    ) -> WireRequest<'a> {
+        WireRequest {
             model: &self.common.model,
-            messages: request.messages.iter().filter_map(wire_message).collect(),
-            tools,
+            messages: request.messages.iter().map(wire_message).collect(),
+            tools: request
+                .tools
+                .iter()
+                .map(|tool| self.wire_tool(tool))
+                .collect(),
             max_completion_tokens: self.common.max_tokens,
             temperature: self.common.temperature,
-        };
-        serde_json::to_value(body).unwrap_or(Value::Null)
+            stream,
+            stream_options: stream.then_some(WireStreamOptions {
+                include_usage: true,
+            }),
+        }
     }
 
     fn wire_tool<'a>(&self, tool: &'a ToolDef) -> WireTool<'a> {
@@ -120,7 +121,7 @@ impl Model for OpenAi {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let body = serde_json::to_vec(&self.request_body(request));
+        let body = serde_json::to_vec(&self.request_body(request, false));
         Box::pin(
             self.common
                 .send(&self.url, self.key_header(), body, parse_response),
@@ -131,10 +132,7 @@ impl Model for OpenAi {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        let mut body = self.request_body(request);
-        body["stream"] = Value::Bool(true);
-        body["stream_options"] = serde_json::json!({"include_usage": true});
-        let body = serde_json::to_vec(&body);
+        let body = serde_json::to_vec(&self.request_body(request, true));
         let opened = self.common.open_stream(&self.url, self.key_header(), body);
         let timeout = self.common.http.config().request_timeout_value();
         super::sse::stream_reply::<super::openai_stream::OpenAiReassembler>(opened, timeout)
@@ -167,8 +165,9 @@ impl fmt::Debug for OpenAi {
     }
 }
 
-/// Parses a Chat Completions reply body.
-fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+/// Parses a Chat Completions reply body. Never panics, whatever the body (a fuzz target holds it
+/// to that).
+pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     let Some(choice) = reply.choices.into_iter().next() else {
         return Err(unexpected_reply("the reply has no choices", body));
@@ -214,8 +213,8 @@ pub(super) fn finish_reason(reason: &str) -> FinishReason {
     }
 }
 
-fn wire_message(message: &Message) -> Option<WireMessage<'_>> {
-    Some(match message {
+fn wire_message(message: &Message) -> WireMessage<'_> {
+    match message {
         Message::System { content } => WireMessage::System { content },
         Message::User { content } => WireMessage::User { content },
         Message::Assistant(reply) => WireMessage::Assistant {
@@ -240,11 +239,12 @@ fn wire_message(message: &Message) -> Option<WireMessage<'_>> {
             tool_call_id: &result.tool_call_id,
             content: &result.content,
         },
-    })
+    }
 }
 
+/// A Chat Completions request body.
 #[derive(Serialize)]
-struct WireRequest<'a> {
+pub(crate) struct WireRequest<'a> {
     model: &'a str,
     messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -253,6 +253,15 @@ struct WireRequest<'a> {
     max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<WireStreamOptions>,
+}
+
+#[derive(Serialize)]
+struct WireStreamOptions {
+    include_usage: bool,
 }
 
 #[derive(Serialize)]

@@ -63,12 +63,43 @@ fn events<R: Reassembler>(
     request_timeout: Duration,
     reassembler: R,
 ) -> impl Stream<Item = Result<StreamEvent, ModelError>> + Send {
+    let source = response
+        .bytes_stream()
+        .eventsource()
+        .map(move |event| event.map_err(|error| transport_error(error, request_timeout)));
+    reassemble(Box::pin(source), reassembler)
+}
+
+/// The events a whole server-sent-event body yields, read the way a live stream is read: for the
+/// fuzz targets.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn events_of_bytes<R: Reassembler + Default>(
+    body: &[u8],
+) -> Vec<Result<StreamEvent, ModelError>> {
+    use futures_util::FutureExt;
+    let bytes = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(body.to_vec())]);
+    let source = bytes.eventsource().map(|event| {
+        event.map_err(|error| ModelError::Stream {
+            message: format!("the stream is not valid server-sent events: {error}"),
+        })
+    });
+    // Nothing in the source waits, so the whole stream is read on the first poll.
+    reassemble(Box::pin(source), R::default())
+        .collect::<Vec<_>>()
+        .now_or_never()
+        .unwrap_or_default()
+}
+
+/// Feeds events to a reassembler and yields what it makes of them, then its verdict on the end.
+fn reassemble<R: Reassembler>(
+    source: Source,
+    reassembler: R,
+) -> impl Stream<Item = Result<StreamEvent, ModelError>> + Send {
     let state = State {
-        source: Box::pin(response.bytes_stream().eventsource()),
+        source,
         reassembler,
         pending: VecDeque::new(),
         finished: false,
-        request_timeout,
     };
     futures_util::stream::unfold(state, |mut state| async move {
         loop {
@@ -84,7 +115,6 @@ fn events<R: Reassembler>(
                 }
                 Some(Err(error)) => {
                     state.finished = true;
-                    let error = transport_error(error, state.request_timeout);
                     state.pending.push_back(Err(error));
                 }
                 None => {
@@ -97,15 +127,13 @@ fn events<R: Reassembler>(
     })
 }
 
-type Source =
-    std::pin::Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::Error>>> + Send>>;
+type Source = std::pin::Pin<Box<dyn Stream<Item = Result<Event, ModelError>> + Send>>;
 
 struct State<R> {
     source: Source,
     reassembler: R,
     pending: Out,
     finished: bool,
-    request_timeout: Duration,
 }
 
 fn transport_error(
