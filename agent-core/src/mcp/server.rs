@@ -187,9 +187,9 @@ impl McpServer {
             ));
         };
         let has_output_schema = tool.definition().output_schema.is_some();
-        let arguments = match &request.arguments {
-            // A map of JSON values always serializes.
-            Some(arguments) => serde_json::to_string(arguments).unwrap_or_default(),
+        let arguments = match request.arguments {
+            // `Value`'s `Display` is its JSON text, and cannot fail.
+            Some(arguments) => Value::Object(arguments).to_string(),
             None => String::new(),
         };
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
