@@ -43,6 +43,7 @@
 
 mod agent;
 mod arguments;
+mod blocking;
 mod hooks;
 mod limits;
 mod message;
