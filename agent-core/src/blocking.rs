@@ -146,13 +146,14 @@ mod tests {
     #[test]
     fn inside_tokio_it_runs_on_the_blocking_pool() {
         let runtime = tokio::runtime::Builder::new_current_thread()
+            .thread_name("test-blocking-pool")
             .build()
             .unwrap();
         // Called inside the runtime: where to run is decided when `run_blocking` is called.
         let name = runtime
             .block_on(async { run_blocking(|| thread::current().name().map(str::to_owned)).await })
             .unwrap();
-        assert_eq!(name.as_deref(), Some("tokio-rt-worker"));
+        assert_eq!(name.as_deref(), Some("test-blocking-pool"));
         let outcome =
             runtime.block_on(async { run_blocking(|| -> u32 { panic!("{}", 42) }).await });
         assert_eq!(
