@@ -4,6 +4,7 @@
 use proc_macro::TokenStream;
 
 mod agent;
+mod respan;
 mod tool;
 
 /// Turns a function into a tool the model can call. See `agent_core::tool` for the full story.
