@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::agent::Agent;
-use crate::state::State;
+use crate::state::{FromRef, State};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 use crate::tool_error::ToolError;
 use crate::toolset::ToolSet;
@@ -295,6 +295,20 @@ pub trait AgentState<T> {
 impl<T> AgentState<T> for State<T> {
     fn from_inner(inner: T) -> Self {
         State(inner)
+    }
+}
+
+/// The agent's state `S` holds a part of type `T`: `T: FromRef<S>` with `S` first, which is how a
+/// tool's impl states it. With the state as the self type, the compiler waits until it knows the
+/// agent's state before judging the bound, so a state that is not `Clone` is reported as such, not
+/// as "the agent's state is `_`".
+pub trait ProvidesState<T> {
+    /// Takes the part out of the state.
+    fn provide(&self) -> T;
+}
+impl<S, T: FromRef<S>> ProvidesState<T> for S {
+    fn provide(&self) -> T {
+        T::from_ref(self)
     }
 }
 

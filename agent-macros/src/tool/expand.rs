@@ -8,7 +8,6 @@ use syn::{Ident, ItemFn, Type};
 
 use super::attr::DefaultValue;
 use super::validate::{ModelParam, ValidParam, ValidTool};
-use crate::respan::respan;
 
 pub fn expand(tool: &ValidTool) -> TokenStream {
     let krate = &tool.krate;
@@ -93,9 +92,8 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
         .map(|index| format_ident!("__state_{}", index))
         .collect();
     let state_bounds = state_params.iter().map(|(ty, inner)| {
-        let krate = respan(krate, ty.span());
         quote_spanned! {ty.span()=>
-            #inner: #krate::FromRef<__S>
+            __S: __p::ProvidesState<#inner>
         }
     });
     let state_values = state_params
@@ -104,7 +102,7 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
         .map(|((ty, inner), local)| {
             quote_spanned! {ty.span()=>
                 let #local = <#ty as __p::AgentState<#inner>>::from_inner(
-                    <#inner as #krate::FromRef<__S>>::from_ref(__state),
+                    __p::ProvidesState::<#inner>::provide(__state),
                 );
             }
         });

@@ -59,16 +59,11 @@ pub fn validate(tool: ToolFn, errors: &mut Errors) -> ValidTool {
             "a tool cannot be generic: the model needs one concrete schema; use concrete types",
         );
     }
-    if let (Some(span), Some(asyncness)) = (tool.attrs.inline, &sig.asyncness) {
-        let mut error = syn::Error::new(
+    if let (Some(span), Some(_)) = (tool.attrs.inline, &sig.asyncness) {
+        errors.push(syn::Error::new(
             span,
             "`inline` is for sync functions: an async tool already runs on the agent's task; remove `inline`",
-        );
-        error.combine(syn::Error::new_spanned(
-            asyncness,
-            "the function is async here",
         ));
-        errors.push(error);
     }
     if let syn::Safety::Unsafe(token) = &sig.safety {
         errors.push_spanned(
