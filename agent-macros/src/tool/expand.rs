@@ -133,6 +133,9 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
         quote! { #ident(#(#call_arguments),*).await }
     } else if tool.inline {
         quote! { #ident(#(#call_arguments),*) }
+    } else if call_arguments.is_empty() {
+        // The function itself is the closure (a `|| f()` would be clippy's `redundant_closure`).
+        quote_spanned! {output_span=> __p::run_blocking(#ident).await? }
     } else {
         quote_spanned! {output_span=>
             __p::run_blocking(move || #ident(#(#call_arguments),*)).await?
