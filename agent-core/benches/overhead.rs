@@ -1,14 +1,15 @@
 //! The framework's own cost per tool call and per step, next to the floor: `serde_json` parsing the
 //! same arguments and serializing the same result, which no dispatch can beat.
 //!
-//! `cargo bench -p agent-core --bench overhead`. Every future here completes without waiting, so it is
-//! polled once (`now_or_never`) and no runtime's cost is measured.
+//! `cargo bench -p agent-core --bench overhead`. Every future here but one completes without waiting,
+//! so it is polled once (`now_or_never`) and no runtime's cost is measured; the exception is
+//! `dispatch_sync_tool`, whose call hops to tokio's blocking pool and back.
 
 mod common;
 
 use std::time::Duration;
 
-use agent_core::{Agent, RunOutput, ToolCall, ToolSet, agent};
+use agent_core::{Agent, RunOutput, ToolCall, ToolSet, agent, tool};
 use common::{ARGUMENTS, TurnsModel, Weather, get_weather};
 use divan::{Bencher, black_box};
 use futures_util::FutureExt;
@@ -59,6 +60,36 @@ fn floor_serde(bencher: Bencher) {
 #[divan::bench]
 fn dispatch_ok(bencher: Bencher) {
     dispatch(bencher, "get_weather", ARGUMENTS, false);
+}
+
+/// `get_weather` as a sync function, which runs on a blocking thread.
+#[tool]
+fn get_weather_sync(
+    /// City name
+    city: String,
+) -> Weather {
+    Weather {
+        city,
+        weather: "小雨",
+        temp: 18,
+    }
+}
+
+/// A sync tool's call: the same work as `dispatch_ok` plus the hop to tokio's blocking pool and
+/// back, on a current-thread runtime.
+#[divan::bench]
+fn dispatch_sync_tool(bencher: Bencher) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let mut tools = ToolSet::new();
+    tools.add(get_weather_sync {}).expect("one tool");
+    let call = ToolCall::new("call_1", "get_weather_sync", ARGUMENTS);
+    bencher.bench_local(|| {
+        let result = runtime.block_on(tools.dispatch(&(), black_box(&call)));
+        debug_assert!(!result.is_error);
+        result
+    });
 }
 
 #[divan::bench]

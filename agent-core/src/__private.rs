@@ -5,6 +5,7 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::arguments::{FieldSpec, check_field, parse_arguments};
+pub use crate::blocking::{Blocking, run_blocking};
 pub use crate::schema::{output_schema, parameters_schema};
 
 use std::fmt::Display;
@@ -16,7 +17,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::agent::Agent;
-use crate::tool::{Tool, ToolDef, ToolOutput};
+use crate::state::{FromRef, State};
+use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 use crate::tool_error::ToolError;
 use crate::toolset::ToolSet;
 
@@ -193,10 +195,19 @@ impl ToolErrorTag {
 }
 impl DisplayTag {
     /// Any other error becomes a failure with its message.
-    pub fn convert<E: Display>(self, error: E) -> ToolError {
+    pub fn convert<E: ToolErrorMessage>(self, error: E) -> ToolError {
         ToolError::failed(error.to_string())
     }
 }
+
+/// An error type a tool may return: one that displays, as its text is what the model reads.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error: it does not implement `Display`",
+    label = "the model is told a failed call's error as text",
+    note = "return `Result<_, agent_core::ToolError>` and build the error with `ToolError::failed(message)`, or implement `Display` for `{Self}`"
+)]
+pub trait ToolErrorMessage: Display {}
+impl<E: Display> ToolErrorMessage for E {}
 
 // The output schema is chosen by type alone (no value exists when the definition is built), with the
 // same autoref trick on a zero-sized `Probe<T>`: first the success type of the return type, then
@@ -254,14 +265,61 @@ pub trait WithoutOutputSchema {
 }
 impl<T> WithoutOutputSchema for Probe<T> {}
 
-/// A type a tool parameter may have.
+/// A type a tool parameter may have. Generated code names a parameter's type once, as the argument
+/// of a function bounded by this trait, so a type that does not fit is one error at the parameter,
+/// with this message, rather than one per use inside derived code.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "the model's JSON arguments cannot be parsed into `{Self}`, or it has no JSON schema",
-    note = "a tool parameter must implement `serde::Deserialize` and `schemars::JsonSchema`: add `#[derive(Deserialize, JsonSchema)]` to it"
+    note = "a tool parameter must implement `serde::Deserialize` and `schemars::JsonSchema`: add `#[derive(Deserialize, JsonSchema)]` to `{Self}`"
 )]
-pub trait ToolParameter {}
+pub trait ToolParameter: DeserializeOwned + schemars::JsonSchema {}
+
+// Not recommended: the error then names `ToolParameter` once, with its fix, rather than once for
+// each of the two traits missing.
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + schemars::JsonSchema> ToolParameter for T {}
 
-/// Fails to compile, at the parameter's type, when the type cannot be a tool parameter.
-pub fn assert_tool_parameter<T: ToolParameter>() {}
+/// What a parameter whose type is written `State<..>` must be: agent-core's [`State`]. Another type
+/// named `State` (axum's, one's own) is an error at it rather than being quietly taken from the agent.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `agent_core::State`",
+    label = "#[tool] takes a parameter whose type is named `State` from the agent's state",
+    note = "for a value from the agent, import `agent_core::State`",
+    note = "for a value from the model, give the type another name: `use path::to::State as MyState;`"
+)]
+pub trait AgentState<T> {
+    /// Wraps the part of the agent's state the tool takes.
+    fn from_inner(inner: T) -> Self;
+}
+impl<T> AgentState<T> for State<T> {
+    fn from_inner(inner: T) -> Self {
+        State(inner)
+    }
+}
+
+/// The agent's state `S` holds a part of type `T`: `T: FromRef<S>` with `S` first, which is how a
+/// tool's impl states it. With the state as the self type, the compiler waits until it knows the
+/// agent's state before judging the bound, so a state that is not `Clone` is reported as such, not
+/// as "the agent's state is `_`".
+pub trait ProvidesState<T> {
+    /// Takes the part out of the state.
+    fn provide(&self) -> T;
+}
+impl<S, T: FromRef<S>> ProvidesState<T> for S {
+    fn provide(&self) -> T {
+        T::from_ref(self)
+    }
+}
+
+/// The definition of a `#[tool]` that did not compile: it only has to type-check.
+pub fn broken_tool_definition(name: &str) -> ToolDef {
+    ToolDef::new(name, "", Value::Object(serde_json::Map::new()))
+}
+
+/// The call of a `#[tool]` that did not compile: it never runs, as the crate does not build.
+pub fn broken_tool_call<'a>() -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+    Box::pin(std::future::ready(Err(ToolError::failed(
+        "this tool did not compile",
+    ))))
+}

@@ -45,6 +45,7 @@
 
 mod agent;
 mod arguments;
+mod blocking;
 mod hooks;
 mod limits;
 mod message;
@@ -105,6 +106,9 @@ pub use toolset::{CallDecision, DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_
 /// Further settings are builder methods on [`Agent`]; tools that take [`State`] need
 /// [`Agent::state`] before the agent can run. Listing a tool twice, or two tools that share a name,
 /// does not compile.
+///
+/// A crate that re-exports agent-core names its path first, as with `#[tool(crate = "...")]`:
+/// `agent!(crate = my_framework::agent_core; model, now)`; `tools!` takes the same form.
 pub use agent_macros::agent;
 
 /// Builds a [`ToolSet`] from `#[tool]` functions, with the compile-time checks of [`agent!`]: for
@@ -182,9 +186,23 @@ pub use agent_macros::tools;
 /// - **Returns**: `String` and `&'static str` go verbatim, `()` as a short success text, a
 ///   [`ToolOutput`] as it is, anything else `Serialize` as JSON; `Result<T, E>` with `E` a
 ///   [`ToolError`] or anything that displays.
+/// - **Sync functions** run on a blocking thread (tokio's blocking pool inside a tokio runtime, a
+///   thread of their own elsewhere), so they get the concurrency, timeouts and cancellation of async
+///   ones. A timed-out or cancelled call stops being waited for, but a sync function cannot be
+///   interrupted mid-flight: it runs to its end on its thread. `#[tool(inline)]` runs a trivially
+///   cheap sync function on the calling task instead, with no thread hop (and no timeout while it runs).
+/// - **Other keys**: `read_only`, `destructive`, `idempotent`, `open_world` (hints, see
+///   [`ToolAnnotations`]), `requires_approval`, `timeout = "30s"`, and `crate = "path::to::agent_core"`
+///   for a crate that re-exports agent-core (the generated code then names that path instead of
+///   `::agent_core`).
 ///
 /// The function keeps its signature and stays callable. Beside it, in the type namespace, appears a
-/// unit struct of the same name implementing [`Tool`], with the tool's name as `NAME`.
+/// unit struct of the same name implementing [`Tool`], with the tool's name as `NAME` and an inherent
+/// `definition()`. In an expression, `name` is the function and `name {}` the tool:
+/// `agent.try_tool(get_forecast {})`.
+///
+/// A `#[tool]` with mistakes reports all of them in one compile, and still emits the function, the
+/// struct and a `Tool` impl, so nothing that uses them adds errors of its own.
 pub use agent_macros::tool;
 
 /// The README's example, compiled and run as a doc test so it cannot go stale.

@@ -35,11 +35,24 @@ pub trait FromRef<T> {
     fn from_ref(input: &T) -> Self;
 }
 
-impl<T: Clone> FromRef<T> for T {
+impl<T: StateClone> FromRef<T> for T {
     fn from_ref(input: &T) -> Self {
         input.clone()
     }
 }
+
+/// `Clone`, under a name whose error says why the agent's state needs it.
+#[diagnostic::on_unimplemented(
+    message = "the agent's state `{Self}` is not `Clone`",
+    label = "each tool call takes its own copy of the state",
+    note = "derive or implement `Clone` for `{Self}`; to share one value instead of copying it, put it in an `Arc`"
+)]
+#[doc(hidden)]
+pub trait StateClone: Clone {}
+
+// Not recommended, so the error names `StateClone` (and says why) rather than plain `Clone`.
+#[diagnostic::do_not_recommend]
+impl<T: Clone> StateClone for T {}
 
 /// A second `FromRef` impl that no one uses, so the compiler cannot guess an agent's state from the
 /// single blanket impl. Without it, `agent!(model, tool_needing_db)` would quietly become an

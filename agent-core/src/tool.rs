@@ -20,6 +20,15 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///
 /// `S` is the agent's state (see [`State`](crate::State)); a tool that needs none implements `Tool<S>`
 /// for every `S`.
+///
+/// For `#[tool] fn add(..)`, the tool is `add {}`: the unit struct `#[tool]` puts beside the function
+/// (`add` alone, in an expression, is the function).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "expected a tool here",
+    note = "for a `#[tool] fn name(..)`, the tool is `name {{}}`: the unit struct `#[tool]` made beside the function (`name` alone is the function itself)",
+    note = "a function without `#[tool]` is no tool: put `#[tool]` on it"
+)]
 pub trait Tool<S = ()>: Send + Sync + 'static {
     /// The name, description and parameter schema the model sees.
     fn definition(&self) -> &ToolDef;

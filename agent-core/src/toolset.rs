@@ -334,7 +334,7 @@ async fn run_catching_panics<S: 'static>(
         .map_err(panicked)?
 }
 
-fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
+pub(crate) fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
     let message = if let Some(text) = payload.downcast_ref::<&str>() {
         (*text).to_owned()
     } else if let Some(text) = payload.downcast_ref::<String>() {

@@ -8,13 +8,35 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Path, Token};
 
+use crate::respan::respan;
+
 struct AgentInput {
+    krate: Path,
     model: Expr,
     tools: Vec<Path>,
 }
 
+/// A leading `crate = path;`, for crates that re-export agent-core: where the generated code finds
+/// it. `::agent_core` without one.
+fn parse_crate(input: ParseStream) -> syn::Result<Path> {
+    if input.peek(Token![crate]) && input.peek2(Token![=]) {
+        input.parse::<Token![crate]>()?;
+        input.parse::<Token![=]>()?;
+        let path = input.call(Path::parse_mod_style)?;
+        input.parse::<Token![;]>().map_err(|error| {
+            syn::Error::new(
+                error.span(),
+                "expected `;` after the crate path: `crate = path::to::agent_core; ...`",
+            )
+        })?;
+        return Ok(path);
+    }
+    Ok(syn::parse_quote!(::agent_core))
+}
+
 impl Parse for AgentInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let krate = parse_crate(input)?;
         if input.is_empty() {
             return Err(input.error("expected a model: `agent!(model, tool_a, tool_b)`"));
         }
@@ -25,19 +47,26 @@ impl Parse for AgentInput {
             let rest = Punctuated::<Path, Token![,]>::parse_terminated(input)?;
             tools.extend(rest);
         }
-        Ok(AgentInput { model, tools })
+        Ok(AgentInput {
+            krate,
+            model,
+            tools,
+        })
     }
 }
 
 /// The tools alone, for `tools!`.
 struct ToolList {
+    krate: Path,
     tools: Vec<Path>,
 }
 
 impl Parse for ToolList {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let krate = parse_crate(input)?;
         let tools = Punctuated::<Path, Token![,]>::parse_terminated(input)?;
         Ok(ToolList {
+            krate,
             tools: tools.into_iter().collect(),
         })
     }
@@ -46,9 +75,11 @@ impl Parse for ToolList {
 /// `agent!`: an `Agent` with the tools added.
 pub fn expand_agent(input: TokenStream) -> TokenStream {
     match syn::parse2::<AgentInput>(input) {
-        Ok(AgentInput { model, tools }) => {
-            with_checked_tools(quote!(::agent_core::Agent::new(#model)), &tools, "agent!")
-        }
+        Ok(AgentInput {
+            krate,
+            model,
+            tools,
+        }) => with_checked_tools(&krate, quote!(#krate::Agent::new(#model)), &tools, "agent!"),
         Err(error) => error.to_compile_error(),
     }
 }
@@ -56,8 +87,8 @@ pub fn expand_agent(input: TokenStream) -> TokenStream {
 /// `tools!`: a `ToolSet` with the tools added.
 pub fn expand_tools(input: TokenStream) -> TokenStream {
     match syn::parse2::<ToolList>(input) {
-        Ok(ToolList { tools }) => {
-            with_checked_tools(quote!(::agent_core::ToolSet::new()), &tools, "tools!")
+        Ok(ToolList { krate, tools }) => {
+            with_checked_tools(&krate, quote!(#krate::ToolSet::new()), &tools, "tools!")
         }
         Err(error) => error.to_compile_error(),
     }
@@ -65,14 +96,20 @@ pub fn expand_tools(input: TokenStream) -> TokenStream {
 
 /// `start` with each tool added through `__private::AddCheckedTool`, after proving the tools
 /// distinct.
-fn with_checked_tools(start: TokenStream, tools: &[Path], macro_name: &str) -> TokenStream {
+fn with_checked_tools(
+    krate: &Path,
+    start: TokenStream,
+    tools: &[Path],
+    macro_name: &str,
+) -> TokenStream {
     if let Some(error) = listed_twice(tools, macro_name) {
         return error.to_compile_error();
     }
-    let name_checks = distinct_name_checks(tools);
+    let name_checks = distinct_name_checks(krate, tools);
     let additions = tools.iter().map(|path| {
+        let krate = respan(krate, path.span());
         quote_spanned! {path.span()=>
-            let __tools = ::agent_core::__private::AddCheckedTool::add_checked_tool(__tools, #path {});
+            let __tools = #krate::__private::AddCheckedTool::add_checked_tool(__tools, #path {});
         }
     });
     quote! {{
@@ -110,7 +147,7 @@ fn listed_twice(tools: &[Path], macro_name: &str) -> Option<syn::Error> {
 
 /// Different functions may still share a tool name through `#[tool(name = "...")]`; that is checked
 /// at compile time by a constant assertion per pair.
-fn distinct_name_checks(tools: &[Path]) -> TokenStream {
+fn distinct_name_checks(krate: &Path, tools: &[Path]) -> TokenStream {
     let mut checks = TokenStream::new();
     for (index, later) in tools.iter().enumerate() {
         for earlier in &tools[..index] {
@@ -124,7 +161,7 @@ fn distinct_name_checks(tools: &[Path]) -> TokenStream {
                 .last()
                 .map_or_else(|| later.span(), |last| last.ident.span());
             checks.extend(quote_spanned! {span=>
-                ::core::assert!(!::agent_core::__private::str_eq(<#earlier>::NAME, <#later>::NAME), #message);
+                ::core::assert!(!#krate::__private::str_eq(<#earlier>::NAME, <#later>::NAME), #message);
             });
         }
     }

@@ -1,9 +1,11 @@
 //! Procedural macros for `agent-core`. Use them through `agent_core::{tool, agent, tools}`: the generated
-//! code refers to `::agent_core`.
+//! code refers to `::agent_core`, or to the path given by `#[tool(crate = "...")]` and
+//! `agent!(crate = path; ...)`.
 
 use proc_macro::TokenStream;
 
 mod agent;
+mod respan;
 mod tool;
 
 /// Turns a function into a tool the model can call. See `agent_core::tool` for the full story.
@@ -15,7 +17,8 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).into()
 }
 
-/// Builds an agent from a model and `#[tool]` functions: `agent!(model, tool_a, module::tool_b)`.
+/// Builds an agent from a model and `#[tool]` functions: `agent!(model, tool_a, module::tool_b)`,
+/// or `agent!(crate = path::to::agent_core; model, tool_a)` from a crate that re-exports agent-core.
 ///
 /// Listing a tool twice, or two tools with the same name, is a compile error.
 #[proc_macro]
@@ -23,8 +26,8 @@ pub fn agent(input: TokenStream) -> TokenStream {
     agent::expand_agent(input.into()).into()
 }
 
-/// Builds a tool set from `#[tool]` functions: `tools!(tool_a, module::tool_b)`, with the checks of
-/// `agent!`. For serving tools over MCP or dispatching calls without an agent.
+/// Builds a tool set from `#[tool]` functions: `tools!(tool_a, module::tool_b)` (or
+/// `tools!(crate = path; tool_a)`), with the checks of `agent!`. For serving tools over MCP or dispatching calls without an agent.
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     agent::expand_tools(input.into()).into()

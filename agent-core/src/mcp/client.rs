@@ -231,6 +231,12 @@ impl McpTool {
         }
     }
 
+    /// What the model sees of this tool: its name, description and parameter schema. (The same as
+    /// [`Tool::definition`], without naming the agent's state type.)
+    pub fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
     /// The name the server knows the tool by (the model may see another, see [`McpClient::tools`]).
     pub fn remote_name(&self) -> &str {
         &self.remote_name
@@ -283,7 +289,7 @@ impl McpTool {
 
 impl<S: Send + Sync + 'static> Tool<S> for McpTool {
     fn definition(&self) -> &ToolDef {
-        &self.definition
+        McpTool::definition(self)
     }
 
     fn call<'a>(

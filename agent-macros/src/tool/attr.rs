@@ -1,13 +1,15 @@
 //! The arguments of `#[tool(...)]` and of `#[arg(...)]` on a parameter.
 
-use proc_macro2::{Span, TokenStream};
-use syn::parse::Parser;
-use syn::{Expr, LitStr};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::meta::ParseNestedMeta;
+use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
+use syn::{Expr, LitStr, Path};
 
 use super::Errors;
 
 /// `#[tool(name = "...", description = "...", read_only, destructive, idempotent, open_world,
-/// requires_approval, timeout = "30s")]`.
+/// requires_approval, timeout = "30s", inline, crate = "path")]`.
 #[derive(Default)]
 pub struct ToolAttrs {
     pub name: Option<LitStr>,
@@ -15,6 +17,10 @@ pub struct ToolAttrs {
     /// The MCP-style hints and `requires_approval`, as (annotation method, value).
     pub flags: Vec<(&'static str, bool)>,
     pub timeout_millis: Option<u64>,
+    /// `inline`: a sync function runs on the calling task instead of a blocking thread.
+    pub inline: Option<Span>,
+    /// `crate = "path"`: where the generated code finds agent-core, for crates that re-export it.
+    pub krate: Option<Path>,
 }
 
 const FLAGS: &[&str] = &[
@@ -25,49 +31,97 @@ const FLAGS: &[&str] = &[
     "requires_approval",
 ];
 
-const KEYS_HELP: &str = "expected `name = \"...\"`, `description = \"...\"`, `read_only`, `destructive`, `idempotent`, `open_world`, `requires_approval` or `timeout = \"30s\"`";
+const KEYS_HELP: &str = "expected `name = \"...\"`, `description = \"...\"`, `read_only`, `destructive`, `idempotent`, `open_world`, `requires_approval`, `timeout = \"30s\"`, `inline` or `crate = \"path::to::agent_core\"`";
 
-pub fn parse_tool_attrs(tokens: TokenStream) -> syn::Result<ToolAttrs> {
+/// Parses `#[tool(...)]`. Every mistake is pushed to `errors` and parsing goes on with the next key,
+/// so one compile shows them all.
+pub fn parse_tool_attrs(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
     let mut attrs = ToolAttrs::default();
-    let mut errors = Errors::default();
     let mut seen: Vec<String> = Vec::new();
+    let mut key_errors = Errors::default();
     let parser = syn::meta::parser(|meta| {
-        let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
-            return Err(meta.error(format!("unknown #[tool] key; {KEYS_HELP}")));
-        };
-        if seen.contains(&key) {
-            errors.push_spanned(&meta.path, "this key is given twice; give it once");
-        }
-        seen.push(key.clone());
-        if let Some(flag) = FLAGS.iter().find(|flag| **flag == key) {
-            // `read_only` alone means true; `read_only = false` says so explicitly.
-            let value = if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::LitBool>()?.value
-            } else {
-                true
-            };
-            attrs.flags.push((flag, value));
-            return Ok(());
-        }
-        match key.as_str() {
-            "name" => attrs.name = Some(meta.value()?.parse()?),
-            "description" => attrs.description = Some(meta.value()?.parse()?),
-            "timeout" => {
-                let text: LitStr = meta.value()?.parse()?;
-                match parse_duration_millis(&text.value()) {
-                    Some(millis) => attrs.timeout_millis = Some(millis),
-                    None => errors.push_spanned(
-                        &text,
-                        "invalid timeout; write a number and a unit: \"500ms\", \"30s\", \"2m\" or \"1h\"",
-                    ),
-                }
-            }
-            _ => return Err(meta.error(format!("unknown #[tool] key; {KEYS_HELP}"))),
+        if let Err(error) = parse_tool_key(&meta, &mut attrs, &mut seen, &mut key_errors) {
+            key_errors.push(error);
+            skip_value(meta.input)?;
         }
         Ok(())
     });
-    parser.parse2(tokens)?;
-    errors.finish(attrs)
+    if let Err(error) = parser.parse2(tokens) {
+        key_errors.push(error);
+    }
+    errors.extend(key_errors);
+    attrs
+}
+
+fn parse_tool_key(
+    meta: &ParseNestedMeta<'_>,
+    attrs: &mut ToolAttrs,
+    seen: &mut Vec<String>,
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
+        return Err(meta.error(format!("unknown #[tool] key; {KEYS_HELP}")));
+    };
+    if seen.contains(&key) {
+        errors.push_spanned(&meta.path, "this key is given twice; give it once");
+    }
+    seen.push(key.clone());
+    if let Some(flag) = FLAGS.iter().find(|flag| **flag == key) {
+        // `read_only` alone means true; `read_only = false` says so explicitly.
+        let value = if meta.input.peek(syn::Token![=]) {
+            meta.value()?.parse::<syn::LitBool>()?.value
+        } else {
+            true
+        };
+        attrs.flags.push((flag, value));
+        return Ok(());
+    }
+    match key.as_str() {
+        "name" => attrs.name = Some(meta.value()?.parse()?),
+        "description" => attrs.description = Some(meta.value()?.parse()?),
+        "timeout" => {
+            let text: LitStr = meta.value()?.parse()?;
+            match parse_duration_millis(&text.value()) {
+                Some(millis) => attrs.timeout_millis = Some(millis),
+                None => errors.push_spanned(
+                    &text,
+                    "invalid timeout; write a number and a unit: \"500ms\", \"30s\", \"2m\" or \"1h\"",
+                ),
+            }
+        }
+        "inline" => {
+            if meta.input.peek(syn::Token![=]) {
+                return Err(meta.error("`inline` takes no value; write `#[tool(inline)]`"));
+            }
+            attrs.inline = Some(meta.path.span());
+        }
+        "crate" => {
+            let text: LitStr = meta.value()?.parse()?;
+            match text.parse::<Path>() {
+                Ok(path) => attrs.krate = Some(path),
+                Err(_) => errors.push_spanned(
+                    &text,
+                    "`crate` takes the path agent-core is reachable by, e.g. `crate = \"my_framework::agent_core\"`",
+                ),
+            }
+        }
+        _ => return Err(meta.error(format!("unknown #[tool] key; {KEYS_HELP}"))),
+    }
+    Ok(())
+}
+
+/// Skips what is left of a key that failed (`= value`, `(...)`), up to the next `,`.
+fn skip_value(input: ParseStream<'_>) -> syn::Result<()> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((token, next)) = rest.token_tree() {
+            if matches!(&token, TokenTree::Punct(punct) if punct.as_char() == ',') {
+                break;
+            }
+            rest = next;
+        }
+        Ok(((), rest))
+    })
 }
 
 /// `"500ms"`, `"30s"`, `"2m"`, `"1h"` in milliseconds; `None` for anything else or zero.
@@ -105,18 +159,10 @@ pub fn parse_arg_attrs(attrs: &[syn::Attribute], errors: &mut Errors) -> ArgAttr
     let mut parsed = ArgAttrs::default();
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("arg")) {
         let result = attr.parse_nested_meta(|meta| {
-            if !meta.path.is_ident("default") {
-                return Err(meta
-                    .error("unknown #[arg] key; expected `default` or `default = <expression>`"));
+            if let Err(error) = parse_arg_key(&meta, &mut parsed) {
+                errors.push(error);
+                skip_value(meta.input)?;
             }
-            if parsed.default.is_some() {
-                return Err(meta.error("`default` is given twice; give it once"));
-            }
-            parsed.default = Some(if meta.input.peek(syn::Token![=]) {
-                DefaultValue::Expr(Box::new(meta.value()?.parse()?))
-            } else {
-                DefaultValue::Trait(syn::spanned::Spanned::span(&meta.path))
-            });
             Ok(())
         });
         if let Err(error) = result {
@@ -124,4 +170,21 @@ pub fn parse_arg_attrs(attrs: &[syn::Attribute], errors: &mut Errors) -> ArgAttr
         }
     }
     parsed
+}
+
+fn parse_arg_key(meta: &ParseNestedMeta<'_>, parsed: &mut ArgAttrs) -> syn::Result<()> {
+    if !meta.path.is_ident("default") {
+        return Err(
+            meta.error("unknown #[arg] key; expected `default` or `default = <expression>`")
+        );
+    }
+    if parsed.default.is_some() {
+        return Err(meta.error("`default` is given twice; give it once"));
+    }
+    parsed.default = Some(if meta.input.peek(syn::Token![=]) {
+        DefaultValue::Expr(Box::new(meta.value()?.parse()?))
+    } else {
+        DefaultValue::Trait(meta.path.span())
+    });
+    Ok(())
 }

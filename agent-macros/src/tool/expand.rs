@@ -4,19 +4,18 @@
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
+use syn::{Ident, ItemFn, Type};
 
 use super::attr::DefaultValue;
 use super::validate::{ModelParam, ValidParam, ValidTool};
 
 pub fn expand(tool: &ValidTool) -> TokenStream {
-    let function = &tool.function;
-    let vis = &function.vis;
+    let krate = &tool.krate;
+    let function = emitted_function(tool);
     let ident = &function.sig.ident;
     let name = &tool.name;
     let description = &tool.description;
-    let struct_doc = format!(
-        " The tool made by `#[tool]` from the function [`{ident}`](fn@{ident}): pass it to `agent!` or `Agent::try_tool`."
-    );
+    let unit_struct = unit_struct(tool);
 
     let model_params: Vec<&ModelParam> = tool
         .params
@@ -27,47 +26,96 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
         })
         .collect();
 
-    let fields = model_params.iter().map(|param| argument_field(param));
+    // The parameter types without a default are generic parameters of the argument struct and of
+    // the glue that parses into it; the user's types are named only once, as the arguments of
+    // `__glue`, bounded by `ToolParameter`: a type that does not fit is one error, at the parameter,
+    // instead of one per use inside the derived code. (A defaulted parameter keeps its type: its
+    // default is an expression of that type.)
+    let generics: Vec<Option<Ident>> = model_params
+        .iter()
+        .enumerate()
+        .map(|(index, param)| {
+            param
+                .default
+                .is_none()
+                .then(|| format_ident!("__P{}", index))
+        })
+        .collect();
+    let type_params: Vec<&Ident> = generics.iter().flatten().collect();
+    let type_arguments: Vec<&Type> = model_params
+        .iter()
+        .zip(&generics)
+        .filter(|(_, generic)| generic.is_some())
+        .map(|(param, _)| &param.ty)
+        .collect();
+    let generic_tuple: Vec<TokenStream> = (0..model_params.len())
+        .map(|index| match &generics[index] {
+            Some(generic) => generic.to_token_stream(),
+            None => model_params[index].ty.to_token_stream(),
+        })
+        .collect();
+    let concrete_tuple: Vec<&Type> = model_params.iter().map(|param| &param.ty).collect();
+    let struct_params: Vec<&Ident> = generics.iter().flatten().collect();
+    let fields = model_params.iter().enumerate().map(|(index, param)| {
+        let ty = match &generics[index] {
+            Some(generic) => generic.to_token_stream(),
+            None => param.ty.to_token_stream(),
+        };
+        argument_field(param, ty)
+    });
     let default_fns = model_params.iter().filter_map(|param| default_fn(param));
-    let field_specs = model_params.iter().map(|param| {
+    let field_specs = model_params.iter().enumerate().map(|(index, param)| {
         let field = &param.field;
-        let ty = &param.ty;
+        let ty = &generic_tuple[index];
         let required = param.required;
         quote! {
             __p::FieldSpec { name: #field, required: #required, check: __p::check_field::<#ty> }
         }
     });
-    let parameter_checks = model_params.iter().map(|param| {
-        let ty = &param.ty;
-        quote_spanned! {ty.span()=> __p::assert_tool_parameter::<#ty>(); }
-    });
-
-    let argument_idents: Vec<_> = model_params.iter().map(|param| &param.ident).collect();
+    let argument_idents: Vec<&Ident> = model_params.iter().map(|param| &param.ident).collect();
     let argument_locals: Vec<_> = (0..model_params.len())
         .map(|index| format_ident!("__argument_{}", index))
         .collect();
 
-    let state_bounds = tool.params.iter().filter_map(|param| match param {
-        ValidParam::State { ty, inner } => Some(quote_spanned! {ty.span()=>
-            #inner: ::agent_core::FromRef<__S>
-        }),
-        ValidParam::Model(_) => None,
-    });
-    let mut next_model = 0;
-    let call_arguments: Vec<TokenStream> = tool
+    // A `State` parameter is built from the agent's state through `FromRef`, and wrapped through
+    // `AgentState`, which only agent-core's `State` implements: another type named `State` is one
+    // error, at it.
+    let state_params: Vec<(&Type, &Type)> = tool
         .params
         .iter()
-        .map(|param| match param {
-            ValidParam::State { inner, .. } => quote! {
-                ::agent_core::State(<#inner as ::agent_core::FromRef<__S>>::from_ref(__state))
-            },
-            ValidParam::Model(_) => {
-                let local = &argument_locals[next_model];
-                next_model += 1;
-                quote! { #local }
-            }
+        .filter_map(|param| match param {
+            ValidParam::State { ty, inner } => Some((ty, inner)),
+            ValidParam::Model(_) => None,
         })
         .collect();
+    let state_locals: Vec<_> = (0..state_params.len())
+        .map(|index| format_ident!("__state_{}", index))
+        .collect();
+    let state_bounds = state_params.iter().map(|(ty, inner)| {
+        quote_spanned! {ty.span()=>
+            __S: __p::ProvidesState<#inner>
+        }
+    });
+    let state_values = state_params
+        .iter()
+        .zip(&state_locals)
+        .map(|((ty, inner), local)| {
+            quote_spanned! {ty.span()=>
+                let #local = <#ty as __p::AgentState<#inner>>::from_inner(
+                    __p::ProvidesState::<#inner>::provide(__state),
+                );
+            }
+        });
+    let (mut next_model, mut next_state) = (argument_locals.iter(), state_locals.iter());
+    let call_arguments: Vec<&Ident> = tool
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            ValidParam::State { .. } => next_state.next(),
+            ValidParam::Model(_) => next_model.next(),
+        })
+        .collect();
+
     let annotation_calls = tool.flags.iter().map(|(flag, value)| {
         let method = format_ident!("{}", flag);
         quote! { .#method(#value) }
@@ -75,10 +123,23 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
     let timeout_call = tool.timeout_millis.map(|millis| {
         quote! { .timeout(::core::time::Duration::from_millis(#millis)) }
     });
-    let awaited = function.sig.asyncness.map(|_| quote!(.await));
     let output_span = match &function.sig.output {
         syn::ReturnType::Type(_, ty) => ty.span(),
         syn::ReturnType::Default => ident.span(),
+    };
+    // An async function is awaited on the agent's task; a sync one runs on a blocking thread (so it
+    // has the concurrency, timeouts and cancellation of an async one) unless marked `inline`.
+    let run = if function.sig.asyncness.is_some() {
+        quote! { #ident(#(#call_arguments),*).await }
+    } else if tool.inline {
+        quote! { #ident(#(#call_arguments),*) }
+    } else if call_arguments.is_empty() {
+        // The function itself is the closure (a `|| f()` would be clippy's `redundant_closure`).
+        quote_spanned! {output_span=> __p::run_blocking(#ident).await? }
+    } else {
+        quote_spanned! {output_span=>
+            __p::run_blocking(move || #ident(#(#call_arguments),*)).await?
+        }
     };
     let output_schema = output_schema(&function.sig.output);
     let convert = quote_spanned! {output_span=>
@@ -89,68 +150,171 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
             }
         }
     };
+    let serde_crate = format!("{}::__private::serde", krate.to_token_stream());
+    let schemars_crate = format!("{}::__private::schemars", krate.to_token_stream());
 
     quote! {
         #function
 
-        #[doc = #struct_doc]
-        #[allow(non_camel_case_types)]
-        #[derive(Debug, Clone, Copy, Default)]
-        #vis struct #ident {}
+        #unit_struct
 
         const _: () = {
-            use ::agent_core::__private as __p;
+            use #krate::__private as __p;
             #[allow(unused_imports)]
             use __p::{DisplayKind as _, ExactKind as _, JsonKind as _, PlainKind as _, ResultKind as _, ToolErrorKind as _};
 
             #[derive(__p::serde::Deserialize, __p::schemars::JsonSchema)]
-            #[serde(crate = "::agent_core::__private::serde", deny_unknown_fields)]
-            #[schemars(crate = "::agent_core::__private::schemars")]
-            struct __Arguments {
+            #[serde(crate = #serde_crate, deny_unknown_fields)]
+            #[schemars(crate = #schemars_crate)]
+            struct __Arguments<#(#struct_params),*> {
                 #(#fields,)*
             }
 
             #(#default_fns)*
 
-            const __FIELDS: &[__p::FieldSpec] = &[#(#field_specs),*];
-
-            #[allow(dead_code)]
-            fn __assert_parameters() {
-                #(#parameter_checks)*
+            /// Parses the model's arguments into the parameters, in order.
+            fn __parse<#(#type_params: __p::ToolParameter),*>(
+                __raw: &str,
+            ) -> ::core::result::Result<(#(#generic_tuple,)*), #krate::ToolError> {
+                let __Arguments { #(#argument_idents),* } = __p::parse_arguments::<__Arguments<#(#type_params),*>>(
+                    __raw,
+                    &[#(#field_specs),*],
+                )?;
+                ::core::result::Result::Ok((#(#argument_idents,)*))
             }
 
+            fn __schema<#(#type_params: __p::ToolParameter),*>() -> __p::serde_json::Value {
+                __p::parameters_schema::<__Arguments<#(#type_params),*>>()
+            }
+
+            const fn __glue<#(#type_params: __p::ToolParameter),*>() -> (
+                fn(&str) -> ::core::result::Result<(#(#generic_tuple,)*), #krate::ToolError>,
+                fn() -> __p::serde_json::Value,
+            ) {
+                (__parse::<#(#type_params),*>, __schema::<#(#type_params),*>)
+            }
+
+            /// The one place the parameter types meet their bound.
+            const __GLUE: (
+                fn(&str) -> ::core::result::Result<(#(#concrete_tuple,)*), #krate::ToolError>,
+                fn() -> __p::serde_json::Value,
+            ) = __glue::<#(#type_arguments),*>();
+
+            #[automatically_derived]
             impl #ident {
                 /// The name the model calls this tool by.
                 pub const NAME: &'static str = #name;
+
+                /// What the model sees of this tool: its name, description and parameter schema.
+                pub fn definition(&self) -> &'static #krate::ToolDef {
+                    static DEFINITION: __p::DefinitionCell = __p::DefinitionCell::new();
+                    DEFINITION.get_or_init(|| {
+                        #krate::ToolDef::new(#name, #description, (__GLUE.1)())
+                            .with_annotations(#krate::ToolAnnotations::default() #(#annotation_calls)* #timeout_call)
+                            .with_output_schema(#output_schema)
+                    })
+                }
             }
 
-            impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> ::agent_core::Tool<__S> for #ident
+            #[automatically_derived]
+            impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::Tool<__S> for #ident
             where
                 #(#state_bounds,)*
             {
-                fn definition(&self) -> &::agent_core::ToolDef {
-                    static DEFINITION: __p::DefinitionCell = __p::DefinitionCell::new();
-                    DEFINITION.get_or_init(|| {
-                        ::agent_core::ToolDef::new(#name, #description, __p::parameters_schema::<__Arguments>())
-                            .with_annotations(::agent_core::ToolAnnotations::default() #(#annotation_calls)* #timeout_call)
-                            .with_output_schema(#output_schema)
-                    })
+                fn definition(&self) -> &#krate::ToolDef {
+                    <#ident>::definition(self)
                 }
 
                 fn call<'__a>(
                     &'__a self,
                     __state: &'__a __S,
-                    __call: &'__a ::agent_core::ToolCall,
-                ) -> ::agent_core::BoxFuture<'__a, ::core::result::Result<::agent_core::ToolOutput, ::agent_core::ToolError>> {
+                    __call: &'__a #krate::ToolCall,
+                ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
                     ::std::boxed::Box::pin(async move {
-                        let __Arguments { #(#argument_idents: #argument_locals),* } =
-                            __p::parse_arguments::<__Arguments>(&__call.arguments, __FIELDS)?;
-                        let __returned = #ident(#(#call_arguments),*) #awaited;
+                        let (#(#argument_locals,)*) = (__GLUE.0)(&__call.arguments)?;
+                        #(#state_values)*
+                        let __returned = #run;
                         #convert
                     })
                 }
             }
         };
+    }
+}
+
+/// What a `#[tool]` with mistakes expands to besides the errors: the function, its struct and a
+/// `Tool` impl with an empty definition, so that calls of the function and an `agent!` listing the
+/// tool compile on and add no errors of their own. Nothing of it ever runs: the crate does not build.
+pub fn fallback(tool: &ValidTool) -> TokenStream {
+    let function = emitted_function(tool);
+    // A method sits in an `impl` block, where no struct can go.
+    if tool.has_receiver {
+        return function.into_token_stream();
+    }
+    let krate = &tool.krate;
+    let ident = &function.sig.ident;
+    let unit_struct = unit_struct(tool);
+    let unique_name = format!("::{ident}");
+    quote! {
+        #function
+
+        #unit_struct
+
+        const _: () = {
+            #[automatically_derived]
+            impl #ident {
+                /// Unlike any other tool's name, so `agent!`'s check of distinct names stays quiet.
+                pub const NAME: &'static str = ::core::concat!(::core::module_path!(), #unique_name);
+
+                /// An empty definition: the tool did not compile.
+                pub fn definition(&self) -> &'static #krate::ToolDef {
+                    static DEFINITION: #krate::__private::DefinitionCell = #krate::__private::DefinitionCell::new();
+                    DEFINITION.get_or_init(|| #krate::__private::broken_tool_definition(Self::NAME))
+                }
+            }
+
+            #[automatically_derived]
+            impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::Tool<__S> for #ident {
+                fn definition(&self) -> &#krate::ToolDef {
+                    <#ident>::definition(self)
+                }
+
+                fn call<'__a>(
+                    &'__a self,
+                    _: &'__a __S,
+                    _: &'__a #krate::ToolCall,
+                ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
+                    #krate::__private::broken_tool_call()
+                }
+            }
+        };
+    }
+}
+
+/// The function as written, less the parameter attributes only `#[tool]` reads; with many
+/// parameters, clippy's `too_many_arguments` is allowed: the model, not a person, calls a tool.
+fn emitted_function(tool: &ValidTool) -> ItemFn {
+    let mut function = tool.function.clone();
+    if function.sig.inputs.len() > 7 {
+        function
+            .attrs
+            .push(syn::parse_quote!(#[allow(clippy::too_many_arguments)]));
+    }
+    function
+}
+
+/// The unit struct beside the function: the tool, in the type namespace only.
+fn unit_struct(tool: &ValidTool) -> TokenStream {
+    let ident = &tool.function.sig.ident;
+    let vis = &tool.function.vis;
+    let doc = format!(
+        " The tool made by `#[tool]` from the function [`{ident}`](fn@{ident}): pass it to `agent!` or `Agent::try_tool`."
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, Default)]
+        #vis struct #ident {}
     }
 }
 
@@ -179,9 +343,8 @@ fn names_impl_trait(tokens: TokenStream) -> bool {
 }
 
 /// One field of the argument struct: the parameter's type, description and default.
-fn argument_field(param: &ModelParam) -> TokenStream {
+fn argument_field(param: &ModelParam, ty: TokenStream) -> TokenStream {
     let ident = &param.ident;
-    let ty = &param.ty;
     let description = param.description.as_ref().map(|text| {
         quote! { #[schemars(description = #text)] }
     });

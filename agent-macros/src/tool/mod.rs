@@ -7,27 +7,29 @@ mod parse;
 mod validate;
 
 use proc_macro2::TokenStream;
+use quote::ToTokens;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let original = item.clone();
-    let result = parse::parse(attr, item)
-        .and_then(validate::validate)
-        .map(|valid| expand::expand(&valid));
-    match result {
-        Ok(tokens) => tokens,
-        // Re-emit the item as written where it is a function, so one mistake in the attribute does not
-        // also turn every call of the function into an error.
-        Err(errors) => {
-            let mut tokens = errors.to_compile_error();
-            if let Ok(function) = syn::parse2::<syn::ItemFn>(original) {
-                tokens.extend(parse::strip_param_attrs(function).into_token_stream());
-            }
-            tokens
+    let mut errors = Errors::default();
+    let tool = match parse::parse(attr, item, &mut errors) {
+        Ok(tool) => tool,
+        // Not a function: the item stays as written, so only the misplaced attribute is an error.
+        Err(item) => {
+            let mut tokens = errors.into_compile_error();
+            tokens.extend(item.into_token_stream());
+            return tokens;
         }
+    };
+    let valid = validate::validate(tool, &mut errors);
+    if errors.is_empty() {
+        return expand::expand(&valid);
     }
+    // Every mistake is reported, and the function, its struct and a `Tool` impl are still emitted,
+    // so calls of the function and an `agent!` listing it add no errors of their own.
+    let mut tokens = errors.into_compile_error();
+    tokens.extend(expand::fallback(&valid));
+    tokens
 }
-
-use quote::ToTokens;
 
 /// Collects errors so a user sees every problem at once, each at its own tokens.
 #[derive(Default)]
@@ -45,10 +47,19 @@ impl Errors {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
-    pub fn finish<T>(self, value: T) -> syn::Result<T> {
-        match self.0 {
-            Some(errors) => Err(errors),
-            None => Ok(value),
+    pub fn extend(&mut self, other: Errors) {
+        if let Some(error) = other.0 {
+            self.push(error);
         }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    pub fn into_compile_error(self) -> TokenStream {
+        self.0
+            .map(|error| error.to_compile_error())
+            .unwrap_or_default()
     }
 }

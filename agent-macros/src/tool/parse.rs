@@ -1,6 +1,7 @@
 //! Parse: the attribute's keys, the function, its parameters and their docs and `#[arg]`s.
 
 use proc_macro2::TokenStream;
+use quote::ToTokens;
 use syn::{FnArg, GenericArgument, Item, ItemFn, Pat, PathArguments, Receiver, Type};
 
 use super::Errors;
@@ -23,23 +24,29 @@ pub struct Param {
     pub ty: Type,
     pub docs: Vec<DocLine>,
     pub arg: ArgAttrs,
-    /// `T` when the type is `State<T>`: the value comes from the agent, not the model.
+    /// `T` when the type is written `State<T>`: the value comes from the agent, not the model.
     pub state: Option<Type>,
 }
 
-pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<ToolFn> {
-    let function = match syn::parse2::<Item>(item)? {
-        Item::Fn(function) => function,
-        other => return Err(not_a_function(&other)),
-    };
-    let mut errors = Errors::default();
-    let attrs = match parse_tool_attrs(attr) {
-        Ok(attrs) => attrs,
+/// Parses the attribute and the function, pushing every mistake to `errors`. A non-function item
+/// comes back as `Err` with its tokens, to be emitted unchanged.
+pub fn parse(
+    attr: TokenStream,
+    item: TokenStream,
+    errors: &mut Errors,
+) -> Result<ToolFn, TokenStream> {
+    let function = match syn::parse2::<Item>(item) {
+        Ok(Item::Fn(function)) => function,
+        Ok(other) => {
+            errors.push(not_a_function(&other));
+            return Err(other.into_token_stream());
+        }
         Err(error) => {
             errors.push(error);
-            ToolAttrs::default()
+            return Err(TokenStream::new());
         }
     };
+    let attrs = parse_tool_attrs(attr, errors);
     let mut receiver = None;
     let mut params = Vec::new();
     for input in &function.sig.inputs {
@@ -49,19 +56,18 @@ pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<ToolFn> {
                 pat: (*typed.pat).clone(),
                 ty: (*typed.ty).clone(),
                 docs: doc_lines(&typed.attrs),
-                arg: parse_arg_attrs(&typed.attrs, &mut errors),
+                arg: parse_arg_attrs(&typed.attrs, errors),
                 state: state_inner(&typed.ty),
             }),
         }
     }
-    let tool = ToolFn {
+    Ok(ToolFn {
         docs: doc_lines(&function.attrs),
         function: strip_param_attrs(function),
         attrs,
         receiver,
         params,
-    };
-    errors.finish(tool)
+    })
 }
 
 /// Removes `///` and `#[arg]` from parameters: rustc accepts neither there.
@@ -76,7 +82,9 @@ pub fn strip_param_attrs(mut function: ItemFn) -> ItemFn {
     function
 }
 
-/// `State<T>` (any path ending in `State` with one type argument) gives `T`.
+/// `State<T>` (any path ending in `State` with one type argument) gives `T`. The generated code
+/// checks that the type really is `agent_core::State`: a type of one's own named `State` is an error
+/// there, never quietly taken from the agent.
 fn state_inner(ty: &Type) -> Option<Type> {
     let Type::Path(path) = ty else { return None };
     if path.qself.is_some() {

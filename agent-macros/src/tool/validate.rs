@@ -2,7 +2,7 @@
 //! pointing at the offending tokens and saying how to fix it.
 
 use syn::spanned::Spanned;
-use syn::{GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
+use syn::{GenericArgument, Ident, ItemFn, Pat, Path, PathArguments, Type};
 
 use super::Errors;
 use super::attr::DefaultValue;
@@ -17,12 +17,18 @@ pub struct ValidTool {
     pub params: Vec<ValidParam>,
     pub flags: Vec<(&'static str, bool)>,
     pub timeout_millis: Option<u64>,
+    /// A sync function that runs on the calling task rather than a blocking thread.
+    pub inline: bool,
+    /// The path of agent-core: `::agent_core` unless `crate = "..."` says otherwise.
+    pub krate: Path,
+    /// Whether the function takes `self`: it sits in an `impl` block, where no struct can go.
+    pub has_receiver: bool,
 }
 
 pub enum ValidParam {
     /// Filled from the model's arguments.
     Model(ModelParam),
-    /// Filled from the agent's state: `State<inner>`.
+    /// Filled from the agent's state: `ty` is written `State<inner>`.
     State { ty: Type, inner: Type },
 }
 
@@ -36,8 +42,9 @@ pub struct ModelParam {
     pub required: bool,
 }
 
-pub fn validate(tool: ToolFn) -> syn::Result<ValidTool> {
-    let mut errors = Errors::default();
+/// Checks the tool, pushing every mistake to `errors`; what comes back is complete enough for the
+/// fallback expansion even when there were mistakes.
+pub fn validate(tool: ToolFn, errors: &mut Errors) -> ValidTool {
     let sig = &tool.function.sig;
 
     if let Some(receiver) = &tool.receiver {
@@ -51,6 +58,12 @@ pub fn validate(tool: ToolFn) -> syn::Result<ValidTool> {
             &sig.generics,
             "a tool cannot be generic: the model needs one concrete schema; use concrete types",
         );
+    }
+    if let (Some(span), Some(_)) = (tool.attrs.inline, &sig.asyncness) {
+        errors.push(syn::Error::new(
+            span,
+            "`inline` is for sync functions: an async tool already runs on the agent's task; remove `inline`",
+        ));
     }
     if let syn::Safety::Unsafe(token) = &sig.safety {
         errors.push_spanned(
@@ -77,7 +90,7 @@ pub fn validate(tool: ToolFn) -> syn::Result<ValidTool> {
 
     let mut params = Vec::new();
     for param in tool.params {
-        if let Some(param) = validate_param(param, &argument_docs, &mut errors) {
+        if let Some(param) = validate_param(param, &argument_docs, errors) {
             params.push(param);
         }
     }
@@ -113,14 +126,22 @@ pub fn validate(tool: ToolFn) -> syn::Result<ValidTool> {
         ));
     }
 
-    errors.finish(ValidTool {
+    let has_receiver = tool.receiver.is_some();
+    let krate = tool
+        .attrs
+        .krate
+        .unwrap_or_else(|| syn::parse_quote!(::agent_core));
+    ValidTool {
+        inline: tool.attrs.inline.is_some(),
         function: tool.function,
         name,
         description,
         params,
         flags: tool.attrs.flags,
         timeout_millis: tool.attrs.timeout_millis,
-    })
+        krate,
+        has_receiver,
+    }
 }
 
 fn validate_param(
