@@ -92,6 +92,64 @@ fn dispatch_sync_tool(bencher: Bencher) {
     });
 }
 
+/// A stop on a route: a nested struct, where the parser must look for fields serde would ignore.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Stop {
+    /// City name
+    city: String,
+    /// Nights to stay
+    nights: u8,
+}
+
+/// Plan a route.
+#[tool]
+async fn plan_route(
+    /// The stops, in order
+    stops: Vec<Stop>,
+) -> String {
+    route(&stops)
+}
+
+fn route(stops: &[Stop]) -> String {
+    let nights: u32 = stops.iter().map(|stop| u32::from(stop.nights)).sum();
+    let first = stops.first().map_or("nowhere", |stop| stop.city.as_str());
+    format!("{} stops from {first}, {nights} nights", stops.len())
+}
+
+const NESTED_ARGUMENTS: &str =
+    r#"{"stops":[{"city":"北京","nights":2},{"city":"上海","nights":1},{"city":"西安","nights":3}]}"#;
+
+/// The arguments `plan_route` parses, as a plain serde struct.
+#[derive(serde::Deserialize)]
+struct RouteArgs {
+    stops: Vec<Stop>,
+}
+
+/// The floor for nested arguments: parse them, make the same text.
+#[divan::bench]
+fn floor_serde_nested(bencher: Bencher) {
+    bencher.bench_local(|| {
+        let args: RouteArgs = serde_json::from_str(black_box(NESTED_ARGUMENTS)).expect("valid");
+        route(&args.stops)
+    });
+}
+
+/// Nested arguments, checked for unknown fields at every depth.
+#[divan::bench]
+fn dispatch_nested_ok(bencher: Bencher) {
+    let mut tools = ToolSet::new();
+    tools.add(plan_route {}).expect("one tool");
+    let call = ToolCall::new("call_1", "plan_route", NESTED_ARGUMENTS);
+    bencher.bench_local(|| {
+        let result = tools
+            .dispatch(&(), black_box(&call))
+            .now_or_never()
+            .expect("ready");
+        debug_assert!(!result.is_error, "{}", result.content);
+        result
+    });
+}
+
 #[divan::bench]
 fn dispatch_invalid_args(bencher: Bencher) {
     dispatch(bencher, "get_weather", r#"{"city":42}"#, true);

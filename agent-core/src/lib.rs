@@ -105,7 +105,8 @@ pub use toolset::{CallDecision, DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_
 ///
 /// Further settings are builder methods on [`Agent`]; tools that take [`State`] need
 /// [`Agent::state`] before the agent can run. Listing a tool twice, or two tools that share a name,
-/// does not compile.
+/// does not compile. A function listed without `#[tool]` on it reads "expected struct, variant or
+/// union type, found function": the tool is the struct `#[tool]` makes, so put `#[tool]` on it.
 ///
 /// A crate that re-exports agent-core names its path first, as with `#[tool(crate = "...")]`:
 /// `agent!(crate = my_framework::agent_core; model, now)`; `tools!` takes the same form.
@@ -189,8 +190,9 @@ pub use agent_macros::tools;
 /// - **Sync functions** run on a blocking thread (tokio's blocking pool inside a tokio runtime, a
 ///   thread of their own elsewhere), so they get the concurrency, timeouts and cancellation of async
 ///   ones. A timed-out or cancelled call stops being waited for, but a sync function cannot be
-///   interrupted mid-flight: it runs to its end on its thread. `#[tool(inline)]` runs a trivially
-///   cheap sync function on the calling task instead, with no thread hop (and no timeout while it runs).
+///   interrupted mid-flight: it runs to its end on its thread. The hop costs microseconds (see
+///   `BENCHMARKS.md`); `#[tool(inline)]` runs a trivially cheap sync function on the calling task
+///   instead, with no thread hop (and no timeout while it runs).
 /// - **Other keys**: `read_only`, `destructive`, `idempotent`, `open_world` (hints, see
 ///   [`ToolAnnotations`]), `requires_approval`, `timeout = "30s"`, and `crate = "path::to::agent_core"`
 ///   for a crate that re-exports agent-core (the generated code then names that path instead of

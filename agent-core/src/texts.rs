@@ -64,12 +64,12 @@ impl Texts for English {
          results."
     }
 
+    // The English table is `ToolError`'s own `Display`, written straight into the result.
     fn tool_error(&self, error: &ToolError) -> String {
-        format!("Error: {}", self.tool_error_message(error))
+        format!("Error: {error}")
     }
 
     fn tool_error_message(&self, error: &ToolError) -> String {
-        // The English table is `ToolError`'s own `Display`.
         error.to_string()
     }
 

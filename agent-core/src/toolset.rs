@@ -171,7 +171,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                     arguments: arguments.to_owned(),
                     ..call.clone()
                 };
-                self.run(state, &rewritten).await
+                // Boxed: only hooks rewrite calls, and the common path's future stays small.
+                Box::pin(async move { self.run(state, &rewritten).await }).await
             }
             CallDecision::NotRun(why) => Err(ToolError::NotRun {
                 reason: self.texts.not_run(why),

@@ -201,7 +201,8 @@ impl Run<'_> {
                 let mut results = Vec::with_capacity(calls.len());
                 for call in calls {
                     let decision = CallDecision::NotRun(why);
-                    results.push(self.agent.tools.execute(&(), call, decision).await);
+                    // Boxed: inline, this rare path's future would enlarge every step's.
+                    results.push(Box::pin(self.agent.tools.execute(&(), call, decision)).await);
                 }
                 (results, Some(self.interrupted(interrupt)))
             }
