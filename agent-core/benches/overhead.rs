@@ -116,8 +116,7 @@ fn route(stops: &[Stop]) -> String {
     format!("{} stops from {first}, {nights} nights", stops.len())
 }
 
-const NESTED_ARGUMENTS: &str =
-    r#"{"stops":[{"city":"北京","nights":2},{"city":"上海","nights":1},{"city":"西安","nights":3}]}"#;
+const NESTED_ARGUMENTS: &str = r#"{"stops":[{"city":"北京","nights":2},{"city":"上海","nights":1},{"city":"西安","nights":3}]}"#;
 
 /// The arguments `plan_route` parses, as a plain serde struct.
 #[derive(serde::Deserialize)]

@@ -94,7 +94,7 @@ impl McpServer {
         self
     }
 
-    /// The tools served.
+    /// The tools served, with the error texts an MCP client gets (without the lead-in).
     pub fn tools(&self) -> &ToolSet {
         &self.shared.tools
     }
