@@ -46,6 +46,8 @@ enum Strict<E> {
 /// Deserializes `T`, treating every field the type would silently ignore, at any depth, as an
 /// error: a misspelt `agee` in a nested struct must not quietly become `age: None`. A type that
 /// wants extra fields keeps them (a `#[serde(flatten)]` map takes them), so they are not ignored.
+/// What serde reads through its own buffer (tagged and untagged enums, flattened structs) is out of
+/// sight: there it drops unknown fields as it always does.
 fn deserialize_strictly<'de, T, D>(deserializer: D) -> Result<T, Strict<D::Error>>
 where
     T: serde::Deserialize<'de>,

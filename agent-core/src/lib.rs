@@ -181,7 +181,11 @@ pub use agent_macros::tools;
 /// - **Parameters**: any `Deserialize + JsonSchema` type. `///` on a parameter (or an entry
 ///   `` * `name` - text `` in a rustdoc `# Arguments` list) describes it. `Option<T>` and parameters
 ///   with `#[arg(default = expr)]` / `#[arg(default)]` are not required; the default shows in the schema.
-///   Unknown fields are rejected, so a misspelt argument reaches the model as an error.
+///   Unknown fields are rejected at any depth, with their path, so a misspelt argument reaches the
+///   model as an error; a type that wants extra fields keeps them in a `#[serde(flatten)]` map.
+///   (serde reads some shapes through a buffer no one can watch: inside internally tagged,
+///   adjacently tagged and untagged enums and flattened structs, unknown fields are dropped as
+///   serde drops them; `#[serde(deny_unknown_fields)]` on such a type rejects them.)
 /// - **State**: a parameter of type [`State<T>`](State) comes from the agent ([`Agent::state`]), not the
 ///   model, and is not in the schema; `T` must be the agent's state or a part of it ([`FromRef`]).
 /// - **Returns**: `String` and `&'static str` go verbatim, `()` as a short success text, a
@@ -190,7 +194,9 @@ pub use agent_macros::tools;
 /// - **Sync functions** run on a blocking thread (tokio's blocking pool inside a tokio runtime, a
 ///   thread of their own elsewhere), so they get the concurrency, timeouts and cancellation of async
 ///   ones. A timed-out or cancelled call stops being waited for, but a sync function cannot be
-///   interrupted mid-flight: it runs to its end on its thread. The hop costs microseconds (see
+///   interrupted mid-flight: it runs to its end on its thread (and a tokio runtime waits for its
+///   blocking pool when it shuts down, so a function that never returns holds up the exit: give it
+///   its own deadline, or shut the runtime down with `shutdown_timeout`). The hop costs microseconds (see
 ///   `BENCHMARKS.md`); `#[tool(inline)]` runs a trivially cheap sync function on the calling task
 ///   instead, with no thread hop (and no timeout while it runs).
 /// - **Other keys**: `read_only`, `destructive`, `idempotent`, `open_world` (hints, see
@@ -204,7 +210,8 @@ pub use agent_macros::tools;
 /// `agent.try_tool(get_forecast {})`.
 ///
 /// A `#[tool]` with mistakes reports all of them in one compile, and still emits the function, the
-/// struct and a `Tool` impl, so nothing that uses them adds errors of its own.
+/// struct and a `Tool` impl (for a method taking `self`, only the method), so nothing that uses
+/// them adds errors of its own.
 pub use agent_macros::tool;
 
 /// The README's example, compiled and run as a doc test so it cannot go stale.

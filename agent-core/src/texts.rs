@@ -10,13 +10,20 @@ pub trait Texts: Send + Sync + 'static {
     /// The system prompt used when the agent is given none.
     fn system_prompt(&self) -> &str;
 
-    /// The error result the model sees for a failed tool call: usually a lead-in ("Error: ") and
-    /// [`tool_error_message`](Texts::tool_error_message).
-    fn tool_error(&self, error: &ToolError) -> String;
-
-    /// What went wrong in a tool call, without the lead-in: what an MCP server answers its clients,
-    /// whose own agents put their lead-in in front. One table per language gives these words.
+    /// What went wrong in a tool call, for each kind of failure: the language's one table of
+    /// error words. An MCP server answers its clients with these alone; their own agents put
+    /// their lead-in in front.
     fn tool_error_message(&self, error: &ToolError) -> String;
+
+    /// What the model's error result starts with, before the message: `"Error: "` in English.
+    fn tool_error_lead_in(&self, error: &ToolError) -> &str;
+
+    /// The error result the model sees for a failed tool call: the lead-in, then the message.
+    fn tool_error(&self, error: &ToolError) -> String {
+        let mut text = self.tool_error_lead_in(error).to_owned();
+        text.push_str(&self.tool_error_message(error));
+        text
+    }
 
     /// The result of a tool that succeeded with nothing to return (a `()` tool).
     fn tool_done(&self) -> &str;
@@ -64,13 +71,18 @@ impl Texts for English {
          results."
     }
 
-    // The English table is `ToolError`'s own `Display`, written straight into the result.
-    fn tool_error(&self, error: &ToolError) -> String {
-        format!("Error: {error}")
-    }
-
+    // The English table is `ToolError`'s own `Display`.
     fn tool_error_message(&self, error: &ToolError) -> String {
         error.to_string()
+    }
+
+    fn tool_error_lead_in(&self, _error: &ToolError) -> &str {
+        "Error: "
+    }
+
+    // The same words as the default, written into one allocation.
+    fn tool_error(&self, error: &ToolError) -> String {
+        format!("{}{error}", self.tool_error_lead_in(error))
     }
 
     fn tool_done(&self) -> &str {
@@ -115,12 +127,11 @@ impl Texts for Chinese {
         "你是一个能使用工具的助手。工具出错时根据错误信息调整；无法完成时如实说明，不要编造结果。"
     }
 
-    fn tool_error(&self, error: &ToolError) -> String {
-        let message = self.tool_error_message(error);
+    fn tool_error_lead_in(&self, error: &ToolError) -> &str {
         match error {
             // The reference loop writes these two without its "出错：" lead-in.
-            ToolError::UnknownTool { .. } | ToolError::InvalidArguments { .. } => message,
-            _ => format!("出错：{message}"),
+            ToolError::UnknownTool { .. } | ToolError::InvalidArguments { .. } => "",
+            _ => "出错：",
         }
     }
 

@@ -25,7 +25,10 @@ pub struct ToolSet<S = ()> {
     tools: Vec<Arc<dyn Tool<S>>>,
     /// The tools' definitions in registration order, kept side by side so every request borrows them.
     definitions: Vec<ToolDef>,
-    pub(crate) texts: Arc<dyn Texts>,
+    texts: Arc<dyn Texts>,
+    /// Whether error results start with the texts' lead-in ("Error: "): not for an MCP server's
+    /// clients, whose agents add their own.
+    pub(crate) error_lead_in: bool,
     result_limit: usize,
     tool_timeout: Duration,
 }
@@ -77,6 +80,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             tools: Vec::new(),
             definitions: Vec::new(),
             texts: Arc::new(English),
+            error_lead_in: true,
             result_limit: DEFAULT_RESULT_LIMIT,
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
         }
@@ -157,14 +161,42 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// The one way a call becomes the result the model sees, whatever was decided about it: run it
     /// (looked up, parsed, timed, panics caught), run it with other arguments, or answer it without
     /// running it. The result answers `call.id`, is stringified by the set's texts and cut to its
-    /// result limit. The agent loop and the MCP server both come through here.
+    /// result limit. The agent loop answers every call through here, and the MCP server every call
+    /// of a tool it has.
     pub async fn execute(
         &self,
         state: &S,
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
-        let outcome = match decision {
+        let outcome = self.outcome(state, call, decision).await;
+        self.result_message(call, outcome)
+    }
+
+    /// [`execute`](ToolSet::execute), also handing back a JSON result whole, before the result
+    /// limit cut it: for the MCP server, whose `structuredContent` must be the whole value.
+    pub(crate) async fn execute_keeping_json(
+        &self,
+        state: &S,
+        call: &ToolCall,
+        decision: CallDecision<'_>,
+    ) -> (ToolResultMessage, Option<String>) {
+        let outcome = self.outcome(state, call, decision).await;
+        let json = match &outcome {
+            Ok(ToolOutput::Json(text)) => Some(text.clone()),
+            _ => None,
+        };
+        (self.result_message(call, outcome), json)
+    }
+
+    /// What became of a call, before it becomes the text the model sees.
+    async fn outcome(
+        &self,
+        state: &S,
+        call: &ToolCall,
+        decision: CallDecision<'_>,
+    ) -> Result<ToolOutput, ToolError> {
+        match decision {
             CallDecision::Run => self.run(state, call).await,
             CallDecision::RunWith { arguments } => {
                 let rewritten = ToolCall {
@@ -177,8 +209,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             CallDecision::NotRun(why) => Err(ToolError::NotRun {
                 reason: self.texts.not_run(why),
             }),
-        };
-        self.result_message(call, outcome)
+        }
     }
 
     /// Runs one call and returns its outcome, before it becomes the text the model sees.
@@ -223,7 +254,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         let (content, is_error) = match outcome {
             Ok(ToolOutput::Text(text) | ToolOutput::Json(text)) => (text, false),
             Ok(ToolOutput::Done) => (self.texts.tool_done().to_owned(), false),
-            Err(error) => (self.texts.tool_error(&error), true),
+            Err(error) if self.error_lead_in => (self.texts.tool_error(&error), true),
+            Err(error) => (self.texts.tool_error_message(&error), true),
         };
         ToolResultMessage {
             tool_call_id: call.id.clone(),
@@ -249,6 +281,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             tools,
             definitions: self.definitions,
             texts: self.texts,
+            error_lead_in: self.error_lead_in,
             result_limit: self.result_limit,
             tool_timeout: self.tool_timeout,
         }
@@ -262,6 +295,7 @@ impl<S> Clone for ToolSet<S> {
             tools: self.tools.clone(),
             definitions: self.definitions.clone(),
             texts: Arc::clone(&self.texts),
+            error_lead_in: self.error_lead_in,
             result_limit: self.result_limit,
             tool_timeout: self.tool_timeout,
         }

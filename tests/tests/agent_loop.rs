@@ -194,7 +194,9 @@ fn sleepy_calls() -> [ToolCall; 3] {
     ]
 }
 
-#[tokio::test]
+// Paused time: tokio advances the clock to each timer in turn, so the calls finish fast, medium,
+// slow on any machine, however loaded.
+#[tokio::test(start_paused = true)]
 async fn results_keep_call_order_when_calls_finish_out_of_order() {
     let timeline = Timeline::default();
     let agent = agent!(model_calling(sleepy_calls(), "done"), sleepy).state(timeline.clone());
@@ -211,7 +213,7 @@ async fn results_keep_call_order_when_calls_finish_out_of_order() {
     assert_eq!(results, ["slow", "medium", "fast"]);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn sequential_tools_run_one_at_a_time() {
     let timeline = Timeline::default();
     let agent = agent!(model_calling(sleepy_calls(), "done"), sleepy)

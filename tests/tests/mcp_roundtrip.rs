@@ -389,3 +389,47 @@ async fn a_remote_tool_can_require_approval() {
         "Error: the call was not run: this tool needs approval and no one is there to approve it"
     );
 }
+
+/// A long list of readings, as a JSON object.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Readings {
+    /// One reading per hour
+    hourly: Vec<f64>,
+}
+
+/// Return a day's worth of readings and more: longer than a small result limit.
+#[agent_core::tool]
+async fn readings() -> Readings {
+    Readings {
+        hourly: (0..200).map(f64::from).collect(),
+    }
+}
+
+#[tokio::test]
+async fn a_json_result_over_the_limit_keeps_its_whole_structured_content() {
+    use rmcp::ServiceExt;
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let mut served: ToolSet = tools!(readings);
+    served.set_result_limit(50);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(McpServer::new(served).serve_io(read, write));
+    let client = ().serve(client_end).await.unwrap();
+    let result = client
+        .peer()
+        .call_tool(rmcp::model::CallToolRequestParams::new("readings"))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false));
+    let structured = result.structured_content.expect("structured content");
+    assert_eq!(structured["hourly"].as_array().map(Vec::len), Some(200));
+    // The text is cut to the limit, with the marker.
+    let text = serde_json::to_value(&result.content[0]).unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(text.starts_with(r#"{"hourly":[0.0,1.0,"#), "{text}");
+    assert!(
+        text.contains("[result truncated: showing the first 50 of"),
+        "{text}"
+    );
+}

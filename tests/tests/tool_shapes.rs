@@ -265,3 +265,29 @@ async fn an_mcp_tools_definition_needs_no_state_type() {
         serde_json::json!(["a", "b", "c", "d", "e", "f", "g", "h", "i"])
     );
 }
+
+/// Parse a number, failing with an error type that is not `Send`.
+#[tool]
+fn parse_number(
+    /// The text to parse
+    text: String,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let number: i64 = text.trim().parse()?;
+    Ok(format!("{number}"))
+}
+
+#[tokio::test]
+async fn a_sync_tool_may_return_a_value_that_is_not_send() {
+    let tools: ToolSet = tools!(parse_number);
+    let parsed = tools
+        .dispatch(&(), &call(0, "parse_number", r#"{"text":" 42 "}"#))
+        .await;
+    assert_eq!((parsed.is_error, parsed.content.as_str()), (false, "42"));
+    let failed = tools
+        .dispatch(&(), &call(1, "parse_number", r#"{"text":"forty-two"}"#))
+        .await;
+    assert_eq!(
+        (failed.is_error, failed.content.as_str()),
+        (true, "Error: invalid digit found in string")
+    );
+}

@@ -20,9 +20,7 @@ use tracing::Instrument;
 
 use super::McpError;
 use crate::message::ToolCall;
-use crate::texts::{NotRun, Texts};
 use crate::tool::ToolDef;
-use crate::tool_error::ToolError;
 use crate::toolset::{CallDecision, ToolSet};
 
 /// Tools served to MCP clients.
@@ -63,8 +61,8 @@ impl McpServer {
     /// [`name`](McpServer::name) and [`version`](McpServer::version) say otherwise.
     pub fn new(mut tools: ToolSet) -> Self {
         let listed = tools.definitions().iter().map(listing).collect();
-        let texts = Arc::clone(&tools.texts);
-        tools.set_texts(Arc::new(WithoutLeadIn(texts)));
+        // Error results without the lead-in ("Error: "): a client's agent adds its own.
+        tools.error_lead_in = false;
         McpServer {
             shared: Arc::new(Shared {
                 tools,
@@ -94,7 +92,7 @@ impl McpServer {
         self
     }
 
-    /// The tools served, with the error texts an MCP client gets (without the lead-in).
+    /// The tools served (their error results without the lead-in, as MCP clients get them).
     pub fn tools(&self) -> &ToolSet {
         &self.shared.tools
     }
@@ -195,8 +193,8 @@ impl McpServer {
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
         // The SDK does not drop a handler whose request was cancelled; dropping it here cancels the
         // tool, as the agent loop does.
-        let result = tokio::select! {
-            result = tools.execute(&(), &call, CallDecision::Run) => result,
+        let (result, json) = tokio::select! {
+            executed = tools.execute_keeping_json(&(), &call, CallDecision::Run) => executed,
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("the call was cancelled", None));
             }
@@ -206,52 +204,15 @@ impl McpServer {
                 result.content,
             )]));
         }
-        // A result cut to the limit no longer parses, and then goes as text alone.
-        let structured = has_output_schema
-            .then(|| serde_json::from_str::<Value>(&result.content).ok())
-            .flatten()
+        // The whole value, even where the text was cut to the result limit: a tool with an output
+        // schema must send results that fit it.
+        let structured = json
+            .filter(|_| has_output_schema)
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
             .filter(Value::is_object);
         let mut reply = CallToolResult::success(vec![ContentBlock::text(result.content)]);
         reply.structured_content = structured;
         Ok(reply)
-    }
-}
-
-/// The set's texts with error results worded for an MCP client: what went wrong without the
-/// lead-in ("Error: "), which the client's own agent puts in front, as for any MCP server.
-struct WithoutLeadIn(Arc<dyn Texts>);
-
-impl Texts for WithoutLeadIn {
-    fn system_prompt(&self) -> &str {
-        self.0.system_prompt()
-    }
-
-    fn tool_error(&self, error: &ToolError) -> String {
-        self.0.tool_error_message(error)
-    }
-
-    fn tool_error_message(&self, error: &ToolError) -> String {
-        self.0.tool_error_message(error)
-    }
-
-    fn tool_done(&self) -> &str {
-        self.0.tool_done()
-    }
-
-    fn truncated(&self, shown: usize, total: usize) -> String {
-        self.0.truncated(shown, total)
-    }
-
-    fn step_limit_reached(&self, steps: usize) -> String {
-        self.0.step_limit_reached(steps)
-    }
-
-    fn not_run(&self, why: NotRun<'_>) -> String {
-        self.0.not_run(why)
-    }
-
-    fn run_stopped(&self) -> &str {
-        self.0.run_stopped()
     }
 }
 

@@ -361,24 +361,17 @@ impl Run<'_> {
         definition: Option<&ToolDef>,
     ) -> ToolResultMessage {
         let started = Instant::now();
-        let mut arguments: Option<String> = None;
+        let mut rewritten: Option<ToolCall> = None;
         let mut refusal: Option<String> = None;
         for hook in &self.agent.hooks {
-            let rewritten;
-            let current = match &arguments {
-                Some(arguments) => {
-                    rewritten = ToolCall {
-                        arguments: arguments.clone(),
-                        ..call.clone()
-                    };
-                    &rewritten
-                }
-                None => call,
-            };
+            let current = rewritten.as_ref().unwrap_or(call);
             match hook.before_tool_call(current, definition).await {
                 ToolDecision::Run => continue,
-                ToolDecision::RunWith { arguments: new } => {
-                    arguments = Some(new);
+                ToolDecision::RunWith { arguments } => {
+                    rewritten = Some(ToolCall {
+                        arguments,
+                        ..current.clone()
+                    });
                     continue;
                 }
                 ToolDecision::Skip { reason } => refusal = Some(reason),
@@ -390,36 +383,28 @@ impl Run<'_> {
             }
             break;
         }
-        let mut denial = None;
+        let call_to_run = rewritten.as_ref().unwrap_or(call);
+        let mut approval = Approval::Approved;
+        let mut no_approver = false;
         if refusal.is_none()
             && let Some(definition) =
                 definition.filter(|definition| definition.annotations.requires_approval)
         {
-            denial = match &self.agent.approver {
-                None => Some(None),
-                Some(approver) => {
-                    let to_approve = match &arguments {
-                        Some(arguments) => ToolCall {
-                            arguments: arguments.clone(),
-                            ..call.clone()
-                        },
-                        None => call.clone(),
-                    };
-                    match approver.approve(&to_approve, definition).await {
-                        Approval::Approved => None,
-                        Approval::Denied { reason } => Some(Some(reason)),
-                    }
-                }
-            };
+            match &self.agent.approver {
+                None => no_approver = true,
+                Some(approver) => approval = approver.approve(call_to_run, definition).await,
+            }
         }
-        let decision = match (&refusal, &denial, &arguments) {
-            (Some(reason), _, _) => CallDecision::NotRun(NotRun::Skipped(reason)),
-            (None, Some(None), _) => CallDecision::NotRun(NotRun::NoApprover),
-            (None, Some(Some(reason)), _) => {
+        let decision = match (&refusal, no_approver, &approval, &rewritten) {
+            (Some(reason), ..) => CallDecision::NotRun(NotRun::Skipped(reason)),
+            (None, true, ..) => CallDecision::NotRun(NotRun::NoApprover),
+            (None, false, Approval::Denied { reason }, _) => {
                 CallDecision::NotRun(NotRun::Denied(reason.as_deref()))
             }
-            (None, None, Some(arguments)) => CallDecision::RunWith { arguments },
-            (None, None, None) => CallDecision::Run,
+            (None, false, Approval::Approved, Some(rewritten)) => CallDecision::RunWith {
+                arguments: &rewritten.arguments,
+            },
+            (None, false, Approval::Approved, None) => CallDecision::Run,
         };
         let result = self.agent.tools.execute(&(), call, decision).await;
         self.observe(call, &result, Some(started));

@@ -127,20 +127,6 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
         syn::ReturnType::Type(_, ty) => ty.span(),
         syn::ReturnType::Default => ident.span(),
     };
-    // An async function is awaited on the agent's task; a sync one runs on a blocking thread (so it
-    // has the concurrency, timeouts and cancellation of an async one) unless marked `inline`.
-    let run = if function.sig.asyncness.is_some() {
-        quote! { #ident(#(#call_arguments),*).await }
-    } else if tool.inline {
-        quote! { #ident(#(#call_arguments),*) }
-    } else if call_arguments.is_empty() {
-        // The function itself is the closure (a `|| f()` would be clippy's `redundant_closure`).
-        quote_spanned! {output_span=> __p::run_blocking(#ident).await? }
-    } else {
-        quote_spanned! {output_span=>
-            __p::run_blocking(move || #ident(#(#call_arguments),*)).await?
-        }
-    };
     let output_schema = output_schema(&function.sig.output);
     let convert = quote_spanned! {output_span=>
         match (&&__p::Kind(&__returned)).__result_kind().split(__returned) {
@@ -148,6 +134,29 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
             ::core::result::Result::Err(__error) => {
                 ::core::result::Result::Err((&&__p::Kind(&__error)).__error_kind().convert(__error))
             }
+        }
+    };
+    // An async function is awaited on the agent's task; a sync one runs on a blocking thread (so it
+    // has the concurrency, timeouts and cancellation of an async one) unless marked `inline`. Its
+    // result is converted on that thread, so only the finished `ToolOutput` crosses back: a return
+    // type that is not `Send` is fine.
+    let run = if function.sig.asyncness.is_some() {
+        quote! {
+            let __returned = #ident(#(#call_arguments),*).await;
+            #convert
+        }
+    } else if tool.inline {
+        quote! {
+            let __returned = #ident(#(#call_arguments),*);
+            #convert
+        }
+    } else {
+        quote_spanned! {output_span=>
+            __p::run_blocking(move || {
+                let __returned = #ident(#(#call_arguments),*);
+                #convert
+            })
+            .await?
         }
     };
     let serde_crate = format!("{}::__private::serde", krate.to_token_stream());
@@ -217,7 +226,7 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::Tool<__S> for #ident
+                        impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::Tool<__S> for #ident
             where
                 #(#state_bounds,)*
             {
@@ -233,8 +242,7 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
                     ::std::boxed::Box::pin(async move {
                         let (#(#argument_locals,)*) = (__GLUE.0)(&__call.arguments)?;
                         #(#state_values)*
-                        let __returned = #run;
-                        #convert
+                        #run
                     })
                 }
             }
@@ -291,15 +299,14 @@ pub fn fallback(tool: &ValidTool) -> TokenStream {
     }
 }
 
-/// The function as written, less the parameter attributes only `#[tool]` reads; with many
-/// parameters, clippy's `too_many_arguments` is allowed: the model, not a person, calls a tool.
+/// The function as written, less the parameter attributes only `#[tool]` reads, with clippy's
+/// `too_many_arguments` allowed (whatever threshold the user's clippy.toml sets): the model, not a
+/// person, calls a tool, and each parameter is a field of its schema.
 fn emitted_function(tool: &ValidTool) -> ItemFn {
     let mut function = tool.function.clone();
-    if function.sig.inputs.len() > 7 {
-        function
-            .attrs
-            .push(syn::parse_quote!(#[allow(clippy::too_many_arguments)]));
-    }
+    function
+        .attrs
+        .push(syn::parse_quote!(#[allow(clippy::too_many_arguments)]));
     function
 }
 
