@@ -280,6 +280,18 @@ pub trait ToolParameter: DeserializeOwned + schemars::JsonSchema {}
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + schemars::JsonSchema> ToolParameter for T {}
 
+/// Every type is the same as itself: how a parameter's default, an expression of the user's type,
+/// fills the generic field of the argument struct without naming the type in any other bound.
+pub trait Same<T> {
+    /// The value, as the type it already is.
+    fn same(value: T) -> Self;
+}
+impl<T> Same<T> for T {
+    fn same(value: T) -> Self {
+        value
+    }
+}
+
 /// What a parameter whose type is written `State<..>` must be: agent-core's [`State`]. Another type
 /// named `State` (axum's, one's own) is an error at it rather than being quietly taken from the agent.
 #[diagnostic::on_unimplemented(

@@ -26,50 +26,43 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
         })
         .collect();
 
-    // The parameter types without a default are generic parameters of the argument struct and of
-    // the glue that parses into it; the user's types are named only once, as the arguments of
-    // `__glue`, bounded by `ToolParameter`: a type that does not fit is one error, at the parameter,
-    // instead of one per use inside the derived code. (A defaulted parameter keeps its type: its
-    // default is an expression of that type.)
-    let generics: Vec<Option<Ident>> = model_params
-        .iter()
-        .enumerate()
-        .map(|(index, param)| {
-            param
-                .default
-                .is_none()
-                .then(|| format_ident!("__P{}", index))
-        })
+    // Every parameter type is a generic parameter of the argument struct and of the glue that
+    // parses into it; the user's types are named only as the arguments of `__glue`, bounded by
+    // `ToolParameter`: a type that does not fit is one error, at the parameter, instead of one per
+    // use inside the derived code. A default is an expression of the user's type, handed to the
+    // generic field through `Same` (which every type is to itself), so it adds no bound of its own.
+    let generics: Vec<Ident> = (0..model_params.len())
+        .map(|index| format_ident!("__P{}", index))
         .collect();
-    let type_params: Vec<&Ident> = generics.iter().flatten().collect();
-    let type_arguments: Vec<&Type> = model_params
+    let bounds: Vec<TokenStream> = model_params
         .iter()
         .zip(&generics)
-        .filter(|(_, generic)| generic.is_some())
-        .map(|(param, _)| &param.ty)
-        .collect();
-    let generic_tuple: Vec<TokenStream> = (0..model_params.len())
-        .map(|index| match &generics[index] {
-            Some(generic) => generic.to_token_stream(),
-            None => model_params[index].ty.to_token_stream(),
+        .map(|(param, generic)| {
+            let ty = &param.ty;
+            match param.default {
+                Some(_) => quote!(#generic: __p::ToolParameter + __p::Same<#ty>),
+                None => quote!(#generic: __p::ToolParameter),
+            }
         })
         .collect();
-    let concrete_tuple: Vec<&Type> = model_params.iter().map(|param| &param.ty).collect();
-    let struct_params: Vec<&Ident> = generics.iter().flatten().collect();
-    let fields = model_params.iter().enumerate().map(|(index, param)| {
-        let ty = match &generics[index] {
-            Some(generic) => generic.to_token_stream(),
-            None => param.ty.to_token_stream(),
-        };
-        argument_field(param, ty)
+    let struct_generics = model_params.iter().zip(&generics).map(|(param, generic)| {
+        let ty = &param.ty;
+        match param.default {
+            Some(_) => quote!(#generic: __p::Same<#ty>),
+            None => quote!(#generic),
+        }
     });
-    let default_fns = model_params.iter().filter_map(|param| default_fn(param));
-    let field_specs = model_params.iter().enumerate().map(|(index, param)| {
+    let type_arguments: Vec<&Type> = model_params.iter().map(|param| &param.ty).collect();
+    let fields = model_params
+        .iter()
+        .zip(&generics)
+        .map(|(param, generic)| argument_field(param, generic));
+    let default_fns = model_params.iter().filter_map(|param| default_fns(param));
+    let field_specs = model_params.iter().zip(&generics).map(|(param, generic)| {
         let field = &param.field;
-        let ty = &generic_tuple[index];
         let required = param.required;
         quote! {
-            __p::FieldSpec { name: #field, required: #required, check: __p::check_field::<#ty> }
+            __p::FieldSpec { name: #field, required: #required, check: __p::check_field::<#generic> }
         }
     });
     let argument_idents: Vec<&Ident> = model_params.iter().map(|param| &param.ident).collect();
@@ -175,37 +168,37 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
             #[derive(__p::serde::Deserialize, __p::schemars::JsonSchema)]
             #[serde(crate = #serde_crate, deny_unknown_fields)]
             #[schemars(crate = #schemars_crate)]
-            struct __Arguments<#(#struct_params),*> {
+            struct __Arguments<#(#struct_generics),*> {
                 #(#fields,)*
             }
 
             #(#default_fns)*
 
             /// Parses the model's arguments into the parameters, in order.
-            fn __parse<#(#type_params: __p::ToolParameter),*>(
+            fn __parse<#(#bounds),*>(
                 __raw: &str,
-            ) -> ::core::result::Result<(#(#generic_tuple,)*), #krate::ToolError> {
-                let __Arguments { #(#argument_idents),* } = __p::parse_arguments::<__Arguments<#(#type_params),*>>(
+            ) -> ::core::result::Result<(#(#generics,)*), #krate::ToolError> {
+                let __Arguments { #(#argument_idents),* } = __p::parse_arguments::<__Arguments<#(#generics),*>>(
                     __raw,
                     &[#(#field_specs),*],
                 )?;
                 ::core::result::Result::Ok((#(#argument_idents,)*))
             }
 
-            fn __schema<#(#type_params: __p::ToolParameter),*>() -> __p::serde_json::Value {
-                __p::parameters_schema::<__Arguments<#(#type_params),*>>()
+            fn __schema<#(#bounds),*>() -> __p::serde_json::Value {
+                __p::parameters_schema::<__Arguments<#(#generics),*>>()
             }
 
-            const fn __glue<#(#type_params: __p::ToolParameter),*>() -> (
-                fn(&str) -> ::core::result::Result<(#(#generic_tuple,)*), #krate::ToolError>,
+            const fn __glue<#(#bounds),*>() -> (
+                fn(&str) -> ::core::result::Result<(#(#generics,)*), #krate::ToolError>,
                 fn() -> __p::serde_json::Value,
             ) {
-                (__parse::<#(#type_params),*>, __schema::<#(#type_params),*>)
+                (__parse::<#(#generics),*>, __schema::<#(#generics),*>)
             }
 
             /// The one place the parameter types meet their bound.
             const __GLUE: (
-                fn(&str) -> ::core::result::Result<(#(#concrete_tuple,)*), #krate::ToolError>,
+                fn(&str) -> ::core::result::Result<(#(#type_arguments,)*), #krate::ToolError>,
                 fn() -> __p::serde_json::Value,
             ) = __glue::<#(#type_arguments),*>();
 
@@ -349,41 +342,53 @@ fn names_impl_trait(tokens: TokenStream) -> bool {
     })
 }
 
-/// One field of the argument struct: the parameter's type, description and default.
-fn argument_field(param: &ModelParam, ty: TokenStream) -> TokenStream {
+/// One field of the argument struct: its generic type, the parameter's description and default.
+fn argument_field(param: &ModelParam, generic: &Ident) -> TokenStream {
     let ident = &param.ident;
     let description = param.description.as_ref().map(|text| {
         quote! { #[schemars(description = #text)] }
     });
-    let default = match &param.default {
-        None => None,
-        Some(DefaultValue::Trait(span)) => Some(quote_spanned! {*span=> #[serde(default)] }),
-        Some(DefaultValue::Expr(_)) => {
-            let function = default_fn_name(param).to_string();
-            Some(quote! { #[serde(default = #function)] })
+    // serde fills the generic field through `Same`; schemars shows the user's value.
+    let default = param.default.as_ref().map(|_| {
+        let (generic_fn, value_fn) = default_fn_names(param);
+        let (generic_fn, value_fn) = (generic_fn.to_string(), value_fn.to_string());
+        quote! {
+            #[serde(default = #generic_fn)]
+            #[schemars(default = #value_fn)]
         }
-    };
+    });
     quote! {
         #description
         #default
-        #ident: #ty
+        #ident: #generic
     }
 }
 
-/// `#[arg(default = expr)]` becomes a function serde calls when the field is missing.
-fn default_fn(param: &ModelParam) -> Option<TokenStream> {
-    let Some(DefaultValue::Expr(expr)) = &param.default else {
-        return None;
-    };
-    let function = default_fn_name(param);
+/// `#[arg(default = expr)]` (or `#[arg(default)]`, `Default::default()`) becomes a function of the
+/// parameter's own type, which the schema shows, and a generic one serde calls when the field is
+/// missing.
+fn default_fns(param: &ModelParam) -> Option<TokenStream> {
+    let default = param.default.as_ref()?;
+    let (generic_fn, value_fn) = default_fn_names(param);
     let ty = &param.ty;
-    Some(quote_spanned! {expr.span()=>
-        fn #function() -> #ty {
-            #expr
+    let value = match default {
+        DefaultValue::Expr(expr) => quote_spanned! {expr.span()=> #expr },
+        DefaultValue::Trait(span) => quote_spanned! {*span=> ::core::default::Default::default() },
+    };
+    Some(quote! {
+        fn #value_fn() -> #ty {
+            #value
+        }
+
+        fn #generic_fn<__T: __p::Same<#ty>>() -> __T {
+            __p::Same::same(#value_fn())
         }
     })
 }
 
-fn default_fn_name(param: &ModelParam) -> syn::Ident {
-    format_ident!("__default_{}", param.field)
+fn default_fn_names(param: &ModelParam) -> (Ident, Ident) {
+    (
+        format_ident!("__default_{}", param.field),
+        format_ident!("__default_value_{}", param.field),
+    )
 }
