@@ -9,7 +9,7 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use agent_core::mcp::{McpClient, McpServer, McpTool};
-use agent_core::{Agent, State, StopReason, ToolError, ToolSet, agent, tool, tools};
+use agent_core::{Agent, State, StopReason, ToolSet, agent, tool, tools};
 use tests::{call, model_calling, tool_results};
 
 /// Two calls meet here: each waits (up to two seconds) until both are inside the function at once.
@@ -130,12 +130,7 @@ async fn a_panicking_sync_tool_gives_the_panic_error() {
     assert!(result.is_error);
     assert_eq!(
         result.content,
-        format!(
-            "Error: {}",
-            ToolError::Panicked {
-                message: "the sync tool blew up".to_owned()
-            }
-        )
+        "Error: the tool panicked: the sync tool blew up"
     );
 }
 
@@ -216,14 +211,30 @@ fn echo_through_a_reexport(text: String) -> String {
     text
 }
 
+/// Shout the text: the path written bare, as rustc's suggestions write it.
+#[framework::engine::tool(crate = framework::engine)]
+fn shout_through_a_reexport(text: String) -> String {
+    text.to_uppercase()
+}
+
 #[tokio::test]
 async fn the_macros_work_through_a_crate_that_reexports_agent_core() {
-    let tools: ToolSet =
-        framework::engine::tools!(crate = framework::engine; echo_through_a_reexport);
+    let tools: ToolSet = framework::engine::tools!(
+        crate = framework::engine;
+        echo_through_a_reexport,
+        shout_through_a_reexport
+    );
     let result = tools
         .dispatch(&(), &call(0, "echo_through_a_reexport", r#"{"text":"hi"}"#))
         .await;
     assert_eq!(result.content, "hi");
+    let result = tools
+        .dispatch(
+            &(),
+            &call(1, "shout_through_a_reexport", r#"{"text":"hi"}"#),
+        )
+        .await;
+    assert_eq!(result.content, "HI");
     let model = model_calling(
         [call(0, "echo_through_a_reexport", r#"{"text":"hi"}"#)],
         "done",

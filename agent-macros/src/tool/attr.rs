@@ -96,13 +96,20 @@ fn parse_tool_key(
             attrs.inline = Some(meta.path.span());
         }
         "crate" => {
-            let text: LitStr = meta.value()?.parse()?;
-            match text.parse::<Path>() {
-                Ok(path) => attrs.krate = Some(path),
-                Err(_) => errors.push_spanned(
-                    &text,
-                    "`crate` takes the path agent-core is reachable by, e.g. `crate = \"my_framework::agent_core\"`",
-                ),
+            // A string, as serde's `crate = "..."`, or the bare path (which rustc's own
+            // suggestions write).
+            let value = meta.value()?;
+            if value.peek(LitStr) {
+                let text: LitStr = value.parse()?;
+                match text.parse::<Path>() {
+                    Ok(path) => attrs.krate = Some(path),
+                    Err(_) => errors.push_spanned(
+                        &text,
+                        "`crate` takes the path agent-core is reachable by, e.g. `crate = \"my_framework::agent_core\"`",
+                    ),
+                }
+            } else {
+                attrs.krate = Some(value.parse::<Path>()?);
             }
         }
         _ => return Err(meta.error(format!("unknown #[tool] key; {KEYS_HELP}"))),
