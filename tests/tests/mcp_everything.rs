@@ -174,7 +174,8 @@ async fn a_server_killed_mid_run_gives_error_results() {
         .unwrap()
         .hook(SignalsTheLongCall(Arc::clone(&started)));
     let killer = tokio::spawn(async move {
-        // The run has started the 20 s call: the server dies while the run waits for it.
+        // The run is about to send the 20 s call (the hook runs just before it): the server dies
+        // before or while it handles the call, and either way the call must fail as unreachable.
         started.notified().await;
         let status = std::process::Command::new("kill")
             .args(["-9", &pid.to_string()])
