@@ -150,6 +150,10 @@ impl Texts for Chinese {
             ToolError::TimedOut { after } => {
                 format!("工具在 {} 内未完成，已取消", human_duration(*after))
             }
+            ToolError::Abandoned { after } => format!(
+                "工具在 {} 内未完成，已不再等待；它可能仍会完成，再次调用前请先确认",
+                human_duration(*after)
+            ),
             ToolError::NotRun { reason } => format!("未执行：{reason}"),
         }
     }

@@ -41,6 +41,13 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
         state: &'a S,
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+
+    /// Whether a call runs on a thread of its own that dropping its future cannot stop (what
+    /// `#[tool]` does with a plain `fn`). Past its timeout such a call is abandoned, not cancelled,
+    /// and the model is told that it may still finish its work.
+    fn runs_on_a_blocking_thread(&self) -> bool {
+        false
+    }
 }
 
 /// How a tool is described to the model.

@@ -42,6 +42,12 @@ pub enum ToolError {
         /// The timeout.
         after: Duration,
     },
+    /// The tool, a function on a blocking thread, ran past its timeout: the agent stopped waiting
+    /// for it, but it may still finish its work.
+    Abandoned {
+        /// The timeout.
+        after: Duration,
+    },
     /// The call was not run: not approved, skipped by a hook, or past a limit of the run.
     NotRun {
         /// Why, in words the model can act on.
@@ -105,6 +111,12 @@ impl fmt::Display for ToolError {
             ToolError::TimedOut { after } => write!(
                 f,
                 "the tool did not finish within {} and was cancelled",
+                human_duration(*after)
+            ),
+            ToolError::Abandoned { after } => write!(
+                f,
+                "the tool did not finish within {} and is no longer waited for; it may still \
+                 complete its work, so check before calling it again",
                 human_duration(*after)
             ),
             ToolError::NotRun { reason } => write!(f, "the call was not run: {reason}"),

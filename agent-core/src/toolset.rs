@@ -222,15 +222,19 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             .annotations
             .timeout
             .unwrap_or(self.tool_timeout);
+        // A function on a blocking thread is not stopped by dropping its future: say so.
+        let timed_out = if tool.runs_on_a_blocking_thread() {
+            ToolError::Abandoned { after: timeout }
+        } else {
+            ToolError::TimedOut { after: timeout }
+        };
         let work = pin!(run_catching_panics(tool, state, call));
         let within = Within {
             work,
             limit: timeout,
             timer: None,
         };
-        within
-            .await
-            .unwrap_or(Err(ToolError::TimedOut { after: timeout }))
+        within.await.unwrap_or(Err(timed_out))
     }
 
     /// The error for a name no tool has.
@@ -401,6 +405,8 @@ struct WithState<S> {
     state: Arc<S>,
 }
 
+// Every method forwarded, or the bound tool would lose what it says about itself.
+#[deny(clippy::missing_trait_methods)]
 impl<S: Send + Sync + 'static> Tool<()> for WithState<S> {
     fn definition(&self) -> &ToolDef {
         self.tool.definition()
@@ -412,6 +418,10 @@ impl<S: Send + Sync + 'static> Tool<()> for WithState<S> {
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         self.tool.call(&self.state, call)
+    }
+
+    fn runs_on_a_blocking_thread(&self) -> bool {
+        self.tool.runs_on_a_blocking_thread()
     }
 }
 

@@ -84,8 +84,11 @@ async fn two_calls_of_a_sync_tool_run_at_once() {
     assert_eq!(contents(&output), ["met", "met"]);
 }
 
+const ABANDONED: &str = "Error: the tool did not finish within 100 ms and is no longer waited for; \
+                         it may still complete its work, so check before calling it again";
+
 #[tokio::test]
-async fn a_sync_tool_past_the_timeout_is_cancelled_and_the_run_goes_on() {
+async fn a_sync_tool_past_the_timeout_is_abandoned_and_the_run_goes_on() {
     let model = model_calling(
         [call(0, "sleep_400ms", "{}"), call(1, "sleep_400ms", "{}")],
         "done",
@@ -100,10 +103,8 @@ async fn a_sync_tool_past_the_timeout_is_cancelled_and_the_run_goes_on() {
     );
     assert_eq!(
         contents(&output),
-        [
-            "Error: the tool did not finish within 100 ms and was cancelled",
-            "Error: the tool did not finish within 100 ms and was cancelled"
-        ]
+        // Its thread cannot be stopped, so the model is not told it was cancelled.
+        [ABANDONED, ABANDONED]
     );
     assert_eq!(output.text, "done");
 }

@@ -113,6 +113,7 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
         let method = format_ident!("{}", flag);
         quote! { .#method(#value) }
     });
+    let runs_on_a_blocking_thread = function.sig.asyncness.is_none() && !tool.inline;
     let timeout_call = tool.timeout_millis.map(|millis| {
         quote! { .timeout(::core::time::Duration::from_millis(#millis)) }
     });
@@ -225,6 +226,10 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
             {
                 fn definition(&self) -> &#krate::ToolDef {
                     <#ident>::definition(self)
+                }
+
+                fn runs_on_a_blocking_thread(&self) -> bool {
+                    #runs_on_a_blocking_thread
                 }
 
                 fn call<'__a>(
