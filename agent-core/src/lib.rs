@@ -194,7 +194,8 @@ pub use agent_macros::tools;
 /// - **Sync functions** run on a blocking thread (tokio's blocking pool inside a tokio runtime, a
 ///   thread of their own elsewhere), so they get the concurrency, timeouts and cancellation of async
 ///   ones. A timed-out or cancelled call stops being waited for, but a sync function cannot be
-///   interrupted mid-flight: it runs to its end on its thread (and a tokio runtime waits for its
+///   interrupted mid-flight: it runs to its end on its thread, and past its timeout the model is
+///   told it was abandoned and may still complete its work (a tokio runtime also waits for its
 ///   blocking pool when it shuts down, so a function that never returns holds up the exit: give it
 ///   its own deadline, or shut the runtime down with `shutdown_timeout`). The hop costs microseconds (see
 ///   `BENCHMARKS.md`); `#[tool(inline)]` runs a trivially cheap sync function on the calling task
