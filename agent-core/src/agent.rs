@@ -80,14 +80,15 @@ impl<S: Send + Sync + 'static> Agent<S> {
     }
 
     /// Gives each run a wall-clock budget: when it runs out, the model call or the tool calls in
-    /// flight are cancelled and the run stops.
+    /// flight are cancelled (a sync tool's thread, which cannot be stopped, is no longer waited
+    /// for) and the run stops.
     pub fn time_limit(mut self, limit: Duration) -> Self {
         self.limits.time_limit = Some(limit);
         self
     }
 
     /// Sets how long one tool call may run when its tool sets no timeout (default 120 s); a call
-    /// past it is cancelled and the model gets an error result.
+    /// past it is cancelled (a sync tool's, abandoned) and the model gets an error result.
     pub fn tool_timeout(mut self, timeout: Duration) -> Self {
         self.tools.set_tool_timeout(timeout);
         self

@@ -92,7 +92,8 @@ pub struct ToolAnnotations {
     /// without an approver, calls are denied.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requires_approval: bool,
-    /// How long one call may run before it is cancelled; the agent's default when `None`.
+    /// How long one call may run before it is cancelled (or, for a sync tool's thread, abandoned);
+    /// the agent's default when `None`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",

@@ -152,7 +152,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     }
 
     /// Runs one call. Never fails: every failure becomes a result with `is_error` set. A call that
-    /// runs past its timeout is cancelled. The same as [`execute`](ToolSet::execute) with
+    /// runs past its timeout is cancelled (a sync tool's thread, which cannot be, is abandoned). The same as [`execute`](ToolSet::execute) with
     /// [`CallDecision::Run`].
     pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
         self.execute(state, call, CallDecision::Run).await
@@ -169,28 +169,20 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
-        let outcome = self.outcome(state, call, decision).await;
+        let outcome = match decision {
+            // The common path polls the run itself: no layer between, no bigger future.
+            CallDecision::Run => self.run(state, call).await,
+            // Rewritten or refused calls come from hooks, approval and limits: boxed, so they do
+            // not enlarge every call's future.
+            decision => Box::pin(self.outcome(state, call, decision)).await,
+        };
         self.result_message(call, outcome)
     }
 
-    /// [`execute`](ToolSet::execute), also handing back a JSON result whole, before the result
-    /// limit cut it: for the MCP server, whose `structuredContent` must be the whole value.
-    pub(crate) async fn execute_keeping_json(
-        &self,
-        state: &S,
-        call: &ToolCall,
-        decision: CallDecision<'_>,
-    ) -> (ToolResultMessage, Option<String>) {
-        let outcome = self.outcome(state, call, decision).await;
-        let json = match &outcome {
-            Ok(ToolOutput::Json(text)) => Some(text.clone()),
-            _ => None,
-        };
-        (self.result_message(call, outcome), json)
-    }
-
-    /// What became of a call, before it becomes the text the model sees.
-    async fn outcome(
+    /// What became of a call, before it becomes the text the model sees. With
+    /// [`result_message`](ToolSet::result_message), the two halves of
+    /// [`execute`](ToolSet::execute), for the MCP server, which also needs a JSON result whole.
+    pub(crate) async fn outcome(
         &self,
         state: &S,
         call: &ToolCall,
@@ -203,8 +195,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                     arguments: arguments.to_owned(),
                     ..call.clone()
                 };
-                // Boxed: only hooks rewrite calls, and the common path's future stays small.
-                Box::pin(async move { self.run(state, &rewritten).await }).await
+                self.run(state, &rewritten).await
             }
             CallDecision::NotRun(why) => Err(ToolError::NotRun {
                 reason: self.texts.not_run(why),
@@ -222,19 +213,20 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             .annotations
             .timeout
             .unwrap_or(self.tool_timeout);
-        // A function on a blocking thread is not stopped by dropping its future: say so.
-        let timed_out = if tool.runs_on_a_blocking_thread() {
-            ToolError::Abandoned { after: timeout }
-        } else {
-            ToolError::TimedOut { after: timeout }
-        };
         let work = pin!(run_catching_panics(tool, state, call));
         let within = Within {
             work,
             limit: timeout,
             timer: None,
         };
-        within.await.unwrap_or(Err(timed_out))
+        within.await.unwrap_or_else(|| {
+            // A function on a blocking thread is not stopped by dropping its future: say so.
+            Err(if tool.runs_on_a_blocking_thread() {
+                ToolError::Abandoned { after: timeout }
+            } else {
+                ToolError::TimedOut { after: timeout }
+            })
+        })
     }
 
     /// The error for a name no tool has.
@@ -250,7 +242,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     }
 
     /// What the model sees for an outcome: the text (or the error text), truncated to the limit.
-    fn result_message(
+    pub(crate) fn result_message(
         &self,
         call: &ToolCall,
         outcome: Result<ToolOutput, ToolError>,

@@ -303,3 +303,32 @@ async fn a_sync_tool_may_return_a_value_that_is_not_send() {
         (true, "Error: invalid digit found in string")
     );
 }
+
+/// Add two numbers, each with a default (their names once made the defaults' helpers collide).
+#[tool]
+fn add_with_defaults(
+    /// The first number
+    #[arg(default = 1)]
+    x: u32,
+    /// The second number
+    #[arg(default)]
+    value_x: u32,
+) -> String {
+    format!("{}", x + value_x)
+}
+
+#[tokio::test]
+async fn defaults_fill_what_the_model_leaves_out() {
+    let tools: ToolSet = tools!(add_with_defaults);
+    let both = tools
+        .dispatch(&(), &call(0, "add_with_defaults", "{}"))
+        .await;
+    assert_eq!(both.content, "1");
+    let one = tools
+        .dispatch(&(), &call(1, "add_with_defaults", r#"{"value_x":5}"#))
+        .await;
+    assert_eq!(one.content, "6");
+    let schema = &add_with_defaults {}.definition().parameters;
+    assert_eq!(schema["properties"]["x"]["default"], 1);
+    assert_eq!(schema["properties"]["value_x"]["default"], 0);
+}

@@ -20,7 +20,7 @@ use tracing::Instrument;
 
 use super::McpError;
 use crate::message::ToolCall;
-use crate::tool::ToolDef;
+use crate::tool::{ToolDef, ToolOutput};
 use crate::toolset::{CallDecision, ToolSet};
 
 /// Tools served to MCP clients.
@@ -193,23 +193,27 @@ impl McpServer {
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
         // The SDK does not drop a handler whose request was cancelled; dropping it here cancels the
         // tool, as the agent loop does.
-        let (result, json) = tokio::select! {
-            executed = tools.execute_keeping_json(&(), &call, CallDecision::Run) => executed,
+        // `ToolSet::execute` in its two halves, to keep a JSON result whole in between.
+        let outcome = tokio::select! {
+            outcome = tools.outcome(&(), &call, CallDecision::Run) => outcome,
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("the call was cancelled", None));
             }
         };
+        // The whole value, even where the text is cut to the result limit: a tool with an output
+        // schema must send results that fit it.
+        let structured = match &outcome {
+            Ok(ToolOutput::Json(text)) if has_output_schema => serde_json::from_str::<Value>(text)
+                .ok()
+                .filter(Value::is_object),
+            _ => None,
+        };
+        let result = tools.result_message(&call, outcome);
         if result.is_error {
             return Ok(CallToolResult::error(vec![ContentBlock::text(
                 result.content,
             )]));
         }
-        // The whole value, even where the text was cut to the result limit: a tool with an output
-        // schema must send results that fit it.
-        let structured = json
-            .filter(|_| has_output_schema)
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .filter(Value::is_object);
         let mut reply = CallToolResult::success(vec![ContentBlock::text(result.content)]);
         reply.structured_content = structured;
         Ok(reply)

@@ -383,28 +383,34 @@ impl Run<'_> {
             }
             break;
         }
-        let call_to_run = rewritten.as_ref().unwrap_or(call);
-        let mut approval = Approval::Approved;
-        let mut no_approver = false;
-        if refusal.is_none()
-            && let Some(definition) =
-                definition.filter(|definition| definition.annotations.requires_approval)
-        {
-            match &self.agent.approver {
-                None => no_approver = true,
-                Some(approver) => approval = approver.approve(call_to_run, definition).await,
-            }
-        }
-        let decision = match (&refusal, no_approver, &approval, &rewritten) {
-            (Some(reason), ..) => CallDecision::NotRun(NotRun::Skipped(reason)),
-            (None, true, ..) => CallDecision::NotRun(NotRun::NoApprover),
-            (None, false, Approval::Denied { reason }, _) => {
-                CallDecision::NotRun(NotRun::Denied(reason.as_deref()))
-            }
-            (None, false, Approval::Approved, Some(rewritten)) => CallDecision::RunWith {
+        let run = match &rewritten {
+            Some(rewritten) => CallDecision::RunWith {
                 arguments: &rewritten.arguments,
             },
-            (None, false, Approval::Approved, None) => CallDecision::Run,
+            None => CallDecision::Run,
+        };
+        // Outlives the decision, which may borrow the approver's reason.
+        let approval;
+        let decision = if let Some(reason) = &refusal {
+            CallDecision::NotRun(NotRun::Skipped(reason))
+        } else if let Some(definition) =
+            definition.filter(|definition| definition.annotations.requires_approval)
+        {
+            match &self.agent.approver {
+                None => CallDecision::NotRun(NotRun::NoApprover),
+                Some(approver) => {
+                    let call_to_run = rewritten.as_ref().unwrap_or(call);
+                    approval = approver.approve(call_to_run, definition).await;
+                    match &approval {
+                        Approval::Approved => run,
+                        Approval::Denied { reason } => {
+                            CallDecision::NotRun(NotRun::Denied(reason.as_deref()))
+                        }
+                    }
+                }
+            }
+        } else {
+            run
         };
         let result = self.agent.tools.execute(&(), call, decision).await;
         self.observe(call, &result, Some(started));

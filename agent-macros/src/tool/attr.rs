@@ -109,7 +109,13 @@ fn parse_tool_key(
                     ),
                 }
             } else {
-                attrs.krate = Some(value.parse::<Path>()?);
+                let path = value.parse::<Path>()?;
+                if !(value.is_empty() || value.peek(syn::Token![,])) {
+                    return Err(value.error(
+                        "`crate` takes the path agent-core is reachable by, e.g. `crate = my_framework::agent_core`",
+                    ));
+                }
+                attrs.krate = Some(path);
             }
         }
         _ => return Err(meta.error(format!("unknown #[tool] key; {KEYS_HELP}"))),

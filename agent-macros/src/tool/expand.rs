@@ -56,13 +56,22 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
     let fields = model_params
         .iter()
         .zip(&generics)
-        .map(|(param, generic)| argument_field(param, generic));
-    let default_fns = model_params.iter().filter_map(|param| default_fns(param));
+        .enumerate()
+        .map(|(index, (param, generic))| argument_field(param, generic, index));
+    let default_fns = model_params
+        .iter()
+        .enumerate()
+        .filter_map(|(index, param)| default_fns(param, index));
     let field_specs = model_params.iter().zip(&generics).map(|(param, generic)| {
         let field = &param.field;
-        let required = param.required;
+        let (required, flat) = (param.required, param.flat);
         quote! {
-            __p::FieldSpec { name: #field, required: #required, check: __p::check_field::<#generic> }
+            __p::FieldSpec {
+                name: #field,
+                required: #required,
+                flat: #flat,
+                check: __p::check_field::<#generic>,
+            }
         }
     });
     let argument_idents: Vec<&Ident> = model_params.iter().map(|param| &param.ident).collect();
@@ -220,7 +229,7 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
             }
 
             #[automatically_derived]
-                        impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::Tool<__S> for #ident
+            impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::Tool<__S> for #ident
             where
                 #(#state_bounds,)*
             {
@@ -348,14 +357,14 @@ fn names_impl_trait(tokens: TokenStream) -> bool {
 }
 
 /// One field of the argument struct: its generic type, the parameter's description and default.
-fn argument_field(param: &ModelParam, generic: &Ident) -> TokenStream {
+fn argument_field(param: &ModelParam, generic: &Ident, index: usize) -> TokenStream {
     let ident = &param.ident;
     let description = param.description.as_ref().map(|text| {
         quote! { #[schemars(description = #text)] }
     });
     // serde fills the generic field through `Same`; schemars shows the user's value.
     let default = param.default.as_ref().map(|_| {
-        let (generic_fn, value_fn) = default_fn_names(param);
+        let (generic_fn, value_fn) = default_fn_names(index);
         let (generic_fn, value_fn) = (generic_fn.to_string(), value_fn.to_string());
         quote! {
             #[serde(default = #generic_fn)]
@@ -372,9 +381,9 @@ fn argument_field(param: &ModelParam, generic: &Ident) -> TokenStream {
 /// `#[arg(default = expr)]` (or `#[arg(default)]`, `Default::default()`) becomes a function of the
 /// parameter's own type, which the schema shows, and a generic one serde calls when the field is
 /// missing.
-fn default_fns(param: &ModelParam) -> Option<TokenStream> {
+fn default_fns(param: &ModelParam, index: usize) -> Option<TokenStream> {
     let default = param.default.as_ref()?;
-    let (generic_fn, value_fn) = default_fn_names(param);
+    let (generic_fn, value_fn) = default_fn_names(index);
     let ty = &param.ty;
     let value = match default {
         DefaultValue::Expr(expr) => quote_spanned! {expr.span()=> #expr },
@@ -391,9 +400,10 @@ fn default_fns(param: &ModelParam) -> Option<TokenStream> {
     })
 }
 
-fn default_fn_names(param: &ModelParam) -> (Ident, Ident) {
+/// By the parameter's place, so no two parameters' names can meet.
+fn default_fn_names(index: usize) -> (Ident, Ident) {
     (
-        format_ident!("__default_{}", param.field),
-        format_ident!("__default_value_{}", param.field),
+        format_ident!("__default_{}", index),
+        format_ident!("__default_value_{}", index),
     )
 }

@@ -40,6 +40,8 @@ pub struct ModelParam {
     pub description: Option<String>,
     pub default: Option<DefaultValue>,
     pub required: bool,
+    /// The type, as written, can hold no struct: see [`holds_no_struct`].
+    pub flat: bool,
 }
 
 /// Checks the tool, pushing every mistake to `errors`; what comes back is complete enough for the
@@ -203,6 +205,7 @@ fn validate_param(
     valid.then_some(ValidParam::Model(ModelParam {
         ident,
         field,
+        flat: holds_no_struct(&param.ty),
         ty: param.ty,
         description,
         default: param.arg.default,
@@ -228,6 +231,44 @@ fn is_valid_tool_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+/// Whether a type, as written, can hold no struct, so serde cannot silently drop a field inside it:
+/// strings, numbers, `bool`, `char`, a JSON `Value` (which keeps everything), and `Option`s, lists,
+/// sets, boxes, tuples and string-keyed maps of those. Judged by names, as serde's derive judges
+/// `Option`: a user's own type named `String` would be taken for the real one, which only skips the
+/// parser's search for unknown nested fields.
+fn holds_no_struct(ty: &Type) -> bool {
+    const LEAVES: &[&str] = &[
+        "String", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+        "u64", "u128", "usize", "f32", "f64", "Value",
+    ];
+    const WRAPPERS: &[&str] = &[
+        "Option", "Vec", "VecDeque", "Box", "HashSet", "BTreeSet", "HashMap", "BTreeMap",
+    ];
+    match ty {
+        Type::Paren(inner) => holds_no_struct(&inner.elem),
+        Type::Group(inner) => holds_no_struct(&inner.elem),
+        Type::Array(array) => holds_no_struct(&array.elem),
+        Type::Tuple(tuple) => tuple.elems.iter().all(holds_no_struct),
+        Type::Path(path) if path.qself.is_none() => {
+            let Some(last) = path.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            match &last.arguments {
+                PathArguments::None => LEAVES.contains(&name.as_str()),
+                PathArguments::AngleBracketed(arguments) if WRAPPERS.contains(&name.as_str()) => {
+                    arguments.args.iter().all(|argument| match argument {
+                        GenericArgument::Type(inner) => holds_no_struct(inner),
+                        _ => false,
+                    })
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// `Option<T>` by its last path segment, as serde's derive decides that a missing field is `None`.
