@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use agent_core::{Agent, RunOutput, ToolCall, ToolSet, agent, tool};
-use common::{ARGUMENTS, TurnsModel, Weather, get_weather};
+use common::{ARGUMENTS, TurnsModel, Weather, get_weather, weather_in};
 use divan::{Bencher, black_box};
 use futures_util::FutureExt;
 
@@ -68,11 +68,7 @@ fn get_weather_sync(
     /// City name
     city: String,
 ) -> Weather {
-    Weather {
-        city,
-        weather: "小雨",
-        temp: 18,
-    }
+    weather_in(city)
 }
 
 /// A sync tool's call: the same work as `dispatch_ok` plus the hop to tokio's blocking pool and

@@ -152,8 +152,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     }
 
     /// Runs one call. Never fails: every failure becomes a result with `is_error` set. A call that
-    /// runs past its timeout is cancelled (a sync tool's thread, which cannot be, is abandoned). The same as [`execute`](ToolSet::execute) with
-    /// [`CallDecision::Run`].
+    /// runs past its timeout is cancelled (a sync tool's thread, which cannot be, is abandoned).
+    /// The same as [`execute`](ToolSet::execute) with [`CallDecision::Run`].
     pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
         self.execute(state, call, CallDecision::Run).await
     }

@@ -43,6 +43,20 @@ pub fn gemini_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
     super::sse::events_of_bytes::<super::gemini_stream::GeminiReassembler>(body)
 }
 
+/// Panics unless the events end exactly once, at the last one: with `Finished` or an error. What
+/// every stream target checks of what its reader yields.
+pub fn assert_ends_once(events: &[Result<StreamEvent, ModelError>]) {
+    let last = events.len().saturating_sub(1);
+    for (index, event) in events.iter().enumerate() {
+        let ends = matches!(event, Err(_) | Ok(StreamEvent::Finished(_)));
+        assert_eq!(
+            ends,
+            index == last,
+            "only the last event ends the stream: {events:?}"
+        );
+    }
+}
+
 #[cfg(all(test, feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod tests {
     use super::*;
@@ -71,6 +85,9 @@ mod tests {
             "../../../tests/fixtures/gemini/stream_answer.sse"
         ));
         assert!(!finished(&gemini).message.content.is_empty());
+        for events in [&openai, &anthropic, &gemini] {
+            assert_ends_once(events);
+        }
         let cut = anthropic_stream(b"event: ping\ndata: {\"type\":\"ping\"}\n\n");
         assert!(matches!(cut.as_slice(), [Err(ModelError::Stream { .. })]));
     }
