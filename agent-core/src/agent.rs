@@ -4,9 +4,11 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::hooks::{Approver, Hooks};
+use crate::hooks::{Approver, ApproverWithState, Hooks, HooksWithState};
 use crate::limits::{AtStepLimit, Limits};
 use crate::model::Model;
+use crate::output::{OutputMode, OutputSettings};
+use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::Tool;
 use crate::toolset::{ToolSet, ToolSetError};
@@ -16,16 +18,21 @@ use crate::toolset::{ToolSet, ToolSetError};
 /// Build one with [`agent!`](crate::agent) (tools checked at compile time) or [`Agent::new`], adjust it
 /// with the builder methods, then [`run`](Agent::run) it as often as you like, concurrently too.
 ///
-/// `S` is the state the tools still need: an agent whose tools take [`State<Db>`](crate::State) is an
-/// `Agent<Db>` until [`state`](Agent::state) hands it a `Db`; only an `Agent<()>` (plain [`Agent`]) runs.
+/// `S` is the context its tools, hooks and approver take: an agent whose tools take
+/// [`State<Db>`](crate::State) is an `Agent<Db>`. Either each run hands it its own `Db`
+/// ([`run_with`](Agent::run_with): one agent serves many users, each run with its own), or
+/// [`state`](Agent::state) binds one `Db` for all runs and makes a plain [`Agent`] (`Agent<()>`)
+/// that runs with [`run`](Agent::run).
 pub struct Agent<S = ()> {
     pub(crate) model: Arc<dyn Model>,
     pub(crate) tools: ToolSet<S>,
     pub(crate) system_prompt: Option<String>,
     pub(crate) limits: Limits,
     pub(crate) concurrent_tools: bool,
-    pub(crate) hooks: Vec<Arc<dyn Hooks>>,
-    pub(crate) approver: Option<Arc<dyn Approver>>,
+    pub(crate) hooks: Vec<Arc<dyn Hooks<S>>>,
+    pub(crate) approver: Option<Arc<dyn Approver<S>>>,
+    pub(crate) settings: ModelSettings,
+    pub(crate) output: OutputSettings,
 }
 
 impl<S: Send + Sync + 'static> Agent<S> {
@@ -39,6 +46,8 @@ impl<S: Send + Sync + 'static> Agent<S> {
             concurrent_tools: true,
             hooks: Vec::new(),
             approver: None,
+            settings: ModelSettings::new(),
+            output: OutputSettings::default(),
         }
     }
 
@@ -116,15 +125,47 @@ impl<S: Send + Sync + 'static> Agent<S> {
     }
 
     /// Adds hooks; several are called in the order they were added.
-    pub fn hook(mut self, hooks: impl Hooks) -> Self {
+    pub fn hook(mut self, hooks: impl Hooks<S>) -> Self {
         self.hooks.push(Arc::new(hooks));
         self
     }
 
     /// Sets who approves calls to tools marked `requires_approval`. Without an approver such calls
     /// are denied.
-    pub fn approve_with(mut self, approver: impl Approver) -> Self {
+    pub fn approve_with(mut self, approver: impl Approver<S>) -> Self {
         self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Sets the model settings of every run: tool choice, temperature, the longest reply. A run
+    /// can override each one ([`RunBuilder::settings`](crate::RunBuilder::settings)).
+    pub fn model_settings(mut self, settings: ModelSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Sets whether and which tool the model must call (default: the model decides).
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.settings.tool_choice = Some(choice);
+        self
+    }
+
+    /// Sets the sampling temperature of every model call.
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.settings.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets how typed runs ask for their output (default [`OutputMode::Tool`]).
+    pub fn output_mode(mut self, mode: OutputMode) -> Self {
+        self.output.mode = mode;
+        self
+    }
+
+    /// Sets how many times a typed run sends an invalid or rejected output back to the model for
+    /// another try before it fails (default [`DEFAULT_OUTPUT_RETRIES`](crate::DEFAULT_OUTPUT_RETRIES)).
+    pub fn output_retries(mut self, retries: usize) -> Self {
+        self.output.retries = retries;
         self
     }
 
@@ -152,16 +193,37 @@ impl<S: Send + Sync + 'static> Agent<S> {
         Ok(self)
     }
 
-    /// Gives the tools their state. The agent then needs nothing more and can run.
+    /// Gives the tools (and hooks and approver) their state once for all runs. The agent then
+    /// needs nothing more and runs with [`run`](Agent::run). To give each run its own value
+    /// instead, keep the agent as it is and run it with [`run_with`](Agent::run_with).
     pub fn state(self, state: S) -> Agent<()> {
+        let state = Arc::new(state);
+        let hooks = self
+            .hooks
+            .into_iter()
+            .map(|hooks| {
+                Arc::new(HooksWithState {
+                    hooks,
+                    state: Arc::clone(&state),
+                }) as Arc<dyn Hooks>
+            })
+            .collect();
+        let approver = self.approver.map(|approver| {
+            Arc::new(ApproverWithState {
+                approver,
+                state: Arc::clone(&state),
+            }) as Arc<dyn Approver>
+        });
         Agent {
             model: self.model,
-            tools: self.tools.with_state(state),
+            tools: self.tools.with_shared_state(state),
             system_prompt: self.system_prompt,
             limits: self.limits,
             concurrent_tools: self.concurrent_tools,
-            hooks: self.hooks,
-            approver: self.approver,
+            hooks,
+            approver,
+            settings: self.settings,
+            output: self.output,
         }
     }
 
@@ -187,6 +249,8 @@ impl<S> fmt::Debug for Agent<S> {
             .field("concurrent_tools", &self.concurrent_tools)
             .field("hooks", &self.hooks.len())
             .field("approver", &self.approver.is_some())
+            .field("settings", &self.settings)
+            .field("output", &self.output)
             .finish_non_exhaustive()
     }
 }

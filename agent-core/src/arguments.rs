@@ -39,7 +39,7 @@ pub fn check_field<T: DeserializeOwned>(value: &Value) -> Vec<ArgumentIssue> {
 const UNKNOWN_FIELD: &str = "unknown field; leave it out or check its spelling against the schema";
 
 /// Why a strict parse failed.
-enum Strict<E> {
+pub(crate) enum Strict<E> {
     /// The value does not fit the type.
     Invalid(E),
     /// It fits, but fields the type does not have were given (serde would drop them silently).
@@ -51,7 +51,7 @@ enum Strict<E> {
 /// wants extra fields keeps them (a `#[serde(flatten)]` map takes them), so they are not ignored.
 /// What serde reads through its own buffer (tagged and untagged enums, flattened structs) is out of
 /// sight: there it drops unknown fields as it always does.
-fn deserialize_strictly<'de, T, D>(deserializer: D) -> Result<T, Strict<D::Error>>
+pub(crate) fn deserialize_strictly<'de, T, D>(deserializer: D) -> Result<T, Strict<D::Error>>
 where
     T: serde::Deserialize<'de>,
     D: serde::Deserializer<'de>,
@@ -207,7 +207,7 @@ fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec])
     ToolError::InvalidArguments { issues }
 }
 
-fn render_path(path: &serde_path_to_error::Path) -> String {
+pub(crate) fn render_path(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = String::new();
     for segment in path.iter() {
@@ -226,7 +226,7 @@ fn render_path(path: &serde_path_to_error::Path) -> String {
 }
 
 /// serde_json appends " at line L column C", which means nothing to a model reading a field path.
-fn message_without_position(error: &serde_json::Error) -> String {
+pub(crate) fn message_without_position(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let suffix = format!(" at line {} column {}", error.line(), error.column());
     match text.strip_suffix(&suffix) {

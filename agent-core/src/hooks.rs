@@ -2,6 +2,7 @@
 //! need it.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::message::{Message, ToolCall, ToolResultMessage};
@@ -35,38 +36,65 @@ pub enum ToolDecision {
 /// Observes and intercepts a run. Every method has a default that does nothing, so implement only
 /// what you need; several hooks can be given to one agent and are called in the order given.
 ///
+/// `S` is the agent's context (see [`Agent::run_with`](crate::Agent::run_with)): every method is
+/// handed the run's context. A hook that does not look at it works with any agent when it is
+/// implemented for every `S`:
+///
+/// ```
+/// use agent_core::{Hooks, Message};
+///
+/// struct CountRequests(std::sync::atomic::AtomicUsize);
+///
+/// impl<S> Hooks<S> for CountRequests {
+///     fn on_model_request(&self, _context: &S, _step: usize, _messages: &[Message]) {
+///         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+///     }
+/// }
+/// ```
+///
 /// Observation hooks are plain calls on the loop's path: keep them quick. The before-tool hook is
 /// async so it can ask someone.
-pub trait Hooks: Send + Sync + 'static {
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is no hooks for an agent whose context is `{S}`",
+    note = "a hook that does not read the context can serve every agent: `impl<S> Hooks<S> for {Self}`"
+)]
+pub trait Hooks<S = ()>: Send + Sync + 'static {
     /// Before each model request, with the history about to be sent.
-    fn on_model_request(&self, step: usize, messages: &[Message]) {
-        let _ = (step, messages);
+    fn on_model_request(&self, context: &S, step: usize, messages: &[Message]) {
+        let _ = (context, step, messages);
     }
 
     /// After each model reply.
-    fn on_model_response(&self, step: usize, response: &ChatResponse) {
-        let _ = (step, response);
+    fn on_model_response(&self, context: &S, step: usize, response: &ChatResponse) {
+        let _ = (context, step, response);
     }
 
     /// Before each tool call: run it, rewrite its arguments, skip it, or stop the run. `tool` is
     /// `None` when the model named a tool that does not exist.
     fn before_tool_call<'a>(
         &'a self,
+        context: &'a S,
         call: &'a ToolCall,
         tool: Option<&'a ToolDef>,
     ) -> BoxFuture<'a, ToolDecision> {
-        let _ = (call, tool);
+        let _ = (context, call, tool);
         Box::pin(std::future::ready(ToolDecision::Run))
     }
 
     /// After each tool result, with how long the call took.
-    fn on_tool_result(&self, call: &ToolCall, result: &ToolResultMessage, elapsed: Duration) {
-        let _ = (call, result, elapsed);
+    fn on_tool_result(
+        &self,
+        context: &S,
+        call: &ToolCall,
+        result: &ToolResultMessage,
+        elapsed: Duration,
+    ) {
+        let _ = (context, call, result, elapsed);
     }
 
     /// When the run ends, however it ends.
-    fn on_run_end(&self, outcome: &Result<RunOutput, RunError>) {
-        let _ = outcome;
+    fn on_run_end(&self, context: &S, outcome: Result<&RunOutput, &RunError>) {
+        let _ = (context, outcome);
     }
 }
 
@@ -83,18 +111,89 @@ pub enum Approval {
 }
 
 /// Decides whether a call to a tool marked `requires_approval` may run. Any
-/// `Fn(ToolCall, ToolDef) -> impl Future<Output = Approval>` is one.
-pub trait Approver: Send + Sync + 'static {
+/// `Fn(ToolCall, ToolDef) -> impl Future<Output = Approval>` is one, for every context; implement
+/// the trait to decide by the run's context `S` (say, who the user is).
+pub trait Approver<S = ()>: Send + Sync + 'static {
     /// Asks about one call.
-    fn approve<'a>(&'a self, call: &'a ToolCall, tool: &'a ToolDef) -> BoxFuture<'a, Approval>;
+    fn approve<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+        tool: &'a ToolDef,
+    ) -> BoxFuture<'a, Approval>;
 }
 
-impl<F, Fut> Approver for F
+impl<S, F, Fut> Approver<S> for F
 where
     F: Fn(ToolCall, ToolDef) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Approval> + Send + 'static,
 {
-    fn approve<'a>(&'a self, call: &'a ToolCall, tool: &'a ToolDef) -> BoxFuture<'a, Approval> {
+    fn approve<'a>(
+        &'a self,
+        _context: &'a S,
+        call: &'a ToolCall,
+        tool: &'a ToolDef,
+    ) -> BoxFuture<'a, Approval> {
         Box::pin(self(call.clone(), tool.clone()))
+    }
+}
+
+/// Hooks whose context is bound: what [`Agent::state`](crate::Agent::state) makes of the hooks
+/// it was given, so they need no context from the run.
+pub(crate) struct HooksWithState<S> {
+    pub(crate) hooks: Arc<dyn Hooks<S>>,
+    pub(crate) state: Arc<S>,
+}
+
+// Every method forwarded, or the bound hooks would lose one.
+#[deny(clippy::missing_trait_methods)]
+impl<S: Send + Sync + 'static> Hooks<()> for HooksWithState<S> {
+    fn on_model_request(&self, _context: &(), step: usize, messages: &[Message]) {
+        self.hooks.on_model_request(&self.state, step, messages);
+    }
+
+    fn on_model_response(&self, _context: &(), step: usize, response: &ChatResponse) {
+        self.hooks.on_model_response(&self.state, step, response);
+    }
+
+    fn before_tool_call<'a>(
+        &'a self,
+        _context: &'a (),
+        call: &'a ToolCall,
+        tool: Option<&'a ToolDef>,
+    ) -> BoxFuture<'a, ToolDecision> {
+        self.hooks.before_tool_call(&self.state, call, tool)
+    }
+
+    fn on_tool_result(
+        &self,
+        _context: &(),
+        call: &ToolCall,
+        result: &ToolResultMessage,
+        elapsed: Duration,
+    ) {
+        self.hooks
+            .on_tool_result(&self.state, call, result, elapsed);
+    }
+
+    fn on_run_end(&self, _context: &(), outcome: Result<&RunOutput, &RunError>) {
+        self.hooks.on_run_end(&self.state, outcome);
+    }
+}
+
+/// An approver whose context is bound, as [`HooksWithState`].
+pub(crate) struct ApproverWithState<S> {
+    pub(crate) approver: Arc<dyn Approver<S>>,
+    pub(crate) state: Arc<S>,
+}
+
+impl<S: Send + Sync + 'static> Approver<()> for ApproverWithState<S> {
+    fn approve<'a>(
+        &'a self,
+        _context: &'a (),
+        call: &'a ToolCall,
+        tool: &'a ToolDef,
+    ) -> BoxFuture<'a, Approval> {
+        self.approver.approve(&self.state, call, tool)
     }
 }

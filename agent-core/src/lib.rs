@@ -50,8 +50,10 @@ mod hooks;
 mod limits;
 mod message;
 mod model;
+mod output;
 mod run;
 mod schema;
+mod settings;
 mod state;
 mod texts;
 mod tool;
@@ -74,8 +76,15 @@ pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage}
 pub use model::{
     BoxStream, ChatRequest, ChatResponse, FinishReason, Model, ModelError, StreamEvent,
 };
-pub use run::{RunError, RunEvent, RunOutput, RunStream, StopReason, TokenKind};
+pub use output::{
+    DEFAULT_OUTPUT_RETRIES, OutputMode, OutputProblem, OutputType, RejectedOutput, TypedOutput,
+    Validator,
+};
+pub use run::{
+    RunBuilder, RunError, RunEvent, RunOutput, RunStream, StopReason, TokenKind, TypedRun,
+};
 pub use schema::{neutral_parameters, output_schema, parameters_schema};
+pub use settings::{ModelSettings, ResponseFormat, ToolChoice};
 pub use state::{FromRef, State};
 pub use texts::{Chinese, English, NotRun, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};

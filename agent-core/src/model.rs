@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::message::{AssistantMessage, Message, Usage};
+use crate::settings::{ModelSettings, NO_SETTINGS, ResponseFormat};
 use futures_util::Stream;
 
 use crate::tool::{BoxFuture, ToolDef};
@@ -46,12 +47,34 @@ pub struct ChatRequest<'a> {
     pub messages: &'a [Message],
     /// The tools the model may call.
     pub tools: &'a [ToolDef],
+    /// Tool choice and sampling for this request; each one `None` is the adapter's own setting.
+    pub settings: &'a ModelSettings,
+    /// The schema the answer must follow, when the run asks for a typed answer the provider's
+    /// native way.
+    pub response_format: Option<&'a ResponseFormat>,
 }
 
 impl<'a> ChatRequest<'a> {
-    /// A request for this history and these tools.
+    /// A request for this history and these tools, with no settings of its own.
     pub fn new(messages: &'a [Message], tools: &'a [ToolDef]) -> Self {
-        ChatRequest { messages, tools }
+        ChatRequest {
+            messages,
+            tools,
+            settings: &NO_SETTINGS,
+            response_format: None,
+        }
+    }
+
+    /// Sets the settings of this request.
+    pub fn with_settings(mut self, settings: &'a ModelSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Asks for an answer that follows this schema.
+    pub fn with_response_format(mut self, format: &'a ResponseFormat) -> Self {
+        self.response_format = Some(format);
+        self
     }
 }
 

@@ -3,6 +3,7 @@
 //! English by default; [`Chinese`] reproduces the reference loop's texts exactly. Implement [`Texts`]
 //! for any other language.
 
+use crate::output::OutputProblem;
 use crate::tool_error::{ArgumentIssue, ToolError, human_duration};
 
 /// Every text the agent writes itself.
@@ -40,6 +41,37 @@ pub trait Texts: Send + Sync + 'static {
     /// The run's final text when it stopped before the model answered for any other reason
     /// (a limit, a hook, cancellation).
     fn run_stopped(&self) -> &str;
+
+    /// The description of a typed run's final-answer tool, from the output type's own
+    /// description when it has one.
+    fn output_tool_description(&self, description: Option<&str>) -> String {
+        match description {
+            Some(description) => format!(
+                "Give your final answer with this tool, once you have everything it needs: {description}"
+            ),
+            None => "Give your final answer with this tool, once you have everything it needs."
+                .to_owned(),
+        }
+    }
+
+    /// What the model is told when its output was not taken, so it tries again.
+    fn output_correction(&self, problem: &OutputProblem) -> String {
+        format!("{problem}. Please try again.")
+    }
+
+    /// The result of the final-answer tool when the answer was taken.
+    fn output_received(&self) -> &str {
+        "Final answer received."
+    }
+
+    /// What a typed run in [`OutputMode::Prompted`](crate::OutputMode::Prompted) adds to the
+    /// system prompt, with the output's JSON schema.
+    fn output_instructions(&self, schema: &str) -> String {
+        format!(
+            "Your final answer must be only a JSON value that matches this JSON schema, with no \
+             other text:\n{schema}"
+        )
+    }
 }
 
 /// Why the agent did not run a call the model asked for.
@@ -58,6 +90,8 @@ pub enum NotRun<'a> {
     TimeLimit,
     /// The run was cancelled while the call was in flight.
     Cancelled,
+    /// The model gave its final answer in the same reply, so the run ends without this call.
+    AnswerGiven,
 }
 
 /// English texts (the default).
@@ -110,6 +144,10 @@ impl Texts for English {
             }
             NotRun::TimeLimit => "the run's time limit passed before this call finished".to_owned(),
             NotRun::Cancelled => "the run was cancelled before this call finished".to_owned(),
+            NotRun::AnswerGiven => {
+                "the final answer was given in the same reply, so the run ended without this call"
+                    .to_owned()
+            }
         }
     }
 
@@ -155,6 +193,7 @@ impl Texts for Chinese {
                 human_duration(*after)
             ),
             ToolError::NotRun { reason } => format!("未执行：{reason}"),
+            ToolError::Retry { message } => format!("{message}；请修正后再次调用"),
         }
     }
 
@@ -179,10 +218,41 @@ impl Texts for Chinese {
             NotRun::ToolCallLimit(limit) => format!("已达到本次运行 {limit} 次工具调用的上限"),
             NotRun::TimeLimit => "此调用完成前，本次运行已超过时间上限".to_owned(),
             NotRun::Cancelled => "此调用完成前，运行已取消".to_owned(),
+            NotRun::AnswerGiven => "同一回复中已给出最终答案，此调用未执行".to_owned(),
         }
     }
 
     fn run_stopped(&self) -> &str {
         "运行已停止，未完成。"
+    }
+
+    fn output_tool_description(&self, description: Option<&str>) -> String {
+        match description {
+            Some(description) => format!("信息齐全后，用此工具给出最终答案：{description}"),
+            None => "信息齐全后，用此工具给出最终答案。".to_owned(),
+        }
+    }
+
+    fn output_correction(&self, problem: &OutputProblem) -> String {
+        let problem = match problem {
+            OutputProblem::InvalidJson { message } => format!("答案不是合法的 JSON：{message}"),
+            OutputProblem::Invalid { issues } => format!(
+                "答案不符合结构：{}",
+                ArgumentIssue::render(issues, "答案", "：", "；")
+            ),
+            OutputProblem::Rejected { message } => format!("答案未被接受：{message}"),
+            OutputProblem::NotGiven { tool } => {
+                format!("最终答案必须通过调用工具 {tool} 给出，而不是写成文字")
+            }
+        };
+        format!("{problem}。请重试。")
+    }
+
+    fn output_received(&self) -> &str {
+        "已收到最终答案。"
+    }
+
+    fn output_instructions(&self, schema: &str) -> String {
+        format!("最终答案只能是符合以下 JSON Schema 的 JSON 值，不要有其他文字：\n{schema}")
     }
 }

@@ -53,12 +53,38 @@ pub enum ToolError {
         /// Why, in words the model can act on.
         reason: String,
     },
+    /// The tool asks the model to call it again, differently: a correction rather than a failure
+    /// (Pydantic AI's `ModelRetry`). Return it with [`ToolError::retry`].
+    Retry {
+        /// What to change, in words the model can act on.
+        message: String,
+    },
 }
 
 impl ToolError {
     /// The error a tool returns when it ran but could not do its job.
     pub fn failed(message: impl Into<String>) -> Self {
         ToolError::Failed {
+            message: message.into(),
+        }
+    }
+
+    /// The error a tool returns to have the model call it again, differently: say what to change.
+    ///
+    /// ```
+    /// use agent_core::{ToolError, tool};
+    ///
+    /// /// Book a meeting room.
+    /// #[tool]
+    /// fn book_room(room: String) -> Result<String, ToolError> {
+    ///     if !room.starts_with("R-") {
+    ///         return Err(ToolError::retry("room ids look like `R-101`; look the room up first"));
+    ///     }
+    ///     Ok(format!("booked {room}"))
+    /// }
+    /// ```
+    pub fn retry(message: impl Into<String>) -> Self {
+        ToolError::Retry {
             message: message.into(),
         }
     }
@@ -120,6 +146,9 @@ impl fmt::Display for ToolError {
                 human_duration(*after)
             ),
             ToolError::NotRun { reason } => write!(f, "the call was not run: {reason}"),
+            ToolError::Retry { message } => {
+                write!(f, "{message}; correct this and call the tool again")
+            }
         }
     }
 }

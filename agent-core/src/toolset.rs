@@ -262,7 +262,11 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// Binds the state: every tool gets `state` from now on, and the set no longer needs one.
     pub fn with_state(self, state: S) -> ToolSet<()> {
-        let state = Arc::new(state);
+        self.with_shared_state(Arc::new(state))
+    }
+
+    /// [`with_state`](ToolSet::with_state) with a state shared with others (the agent's hooks).
+    pub(crate) fn with_shared_state(self, state: Arc<S>) -> ToolSet<()> {
         let tools = self
             .tools
             .into_iter()

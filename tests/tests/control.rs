@@ -259,12 +259,12 @@ impl Recorder {
     }
 }
 
-impl Hooks for Recorder {
-    fn on_model_request(&self, step: usize, messages: &[Message]) {
+impl<S> Hooks<S> for Recorder {
+    fn on_model_request(&self, _context: &S, step: usize, messages: &[Message]) {
         self.push(format!("request {step} ({} messages)", messages.len()));
     }
 
-    fn on_model_response(&self, step: usize, response: &ChatResponse) {
+    fn on_model_response(&self, _context: &S, step: usize, response: &ChatResponse) {
         self.push(format!(
             "response {step} ({} calls)",
             response.message.tool_calls.len()
@@ -273,6 +273,7 @@ impl Hooks for Recorder {
 
     fn before_tool_call<'a>(
         &'a self,
+        _context: &'a S,
         call: &'a ToolCall,
         tool: Option<&'a ToolDef>,
     ) -> BoxFuture<'a, ToolDecision> {
@@ -296,14 +297,18 @@ impl Hooks for Recorder {
         Box::pin(async move { decision })
     }
 
-    fn on_tool_result(&self, call: &ToolCall, result: &ToolResultMessage, _elapsed: Duration) {
+    fn on_tool_result(
+        &self,
+        _context: &S,
+        call: &ToolCall,
+        result: &ToolResultMessage,
+        _elapsed: Duration,
+    ) {
         self.push(format!("result {} error={}", call.id, result.is_error));
     }
 
-    fn on_run_end(&self, outcome: &Result<RunOutput, RunError>) {
-        let reason = outcome
-            .as_ref()
-            .map(|output| format!("{:?}", output.stop_reason));
+    fn on_run_end(&self, _context: &S, outcome: Result<&RunOutput, &RunError>) {
+        let reason = outcome.map(|output| format!("{:?}", output.stop_reason));
         self.push(format!("end {reason:?}"));
     }
 }

@@ -141,6 +141,7 @@ struct SignalsTheLongCall(Arc<Notify>);
 impl Hooks for SignalsTheLongCall {
     fn before_tool_call<'a>(
         &'a self,
+        _context: &'a (),
         call: &'a ToolCall,
         _tool: Option<&'a ToolDef>,
     ) -> BoxFuture<'a, ToolDecision> {

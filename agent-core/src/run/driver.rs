@@ -17,17 +17,41 @@ use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
 use crate::agent::Agent;
 use crate::hooks::{Approval, ToolDecision};
 use crate::limits::AtStepLimit;
-use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
+use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, ModelError};
+use crate::output::{OutputCheck, OutputMode, OutputProblem, RejectedOutput, json_in_text};
+use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::NotRun;
 use crate::tool::ToolDef;
 use crate::toolset::CallDecision;
 
+/// What one run brings besides the agent and its history.
+pub(crate) struct RunPlan<'a, S> {
+    /// The context the tools, hooks and approver are handed.
+    pub(crate) context: &'a S,
+    /// This run's settings, over the agent's.
+    pub(crate) settings: Option<ModelSettings>,
+    /// For a typed run, how its output is asked for and checked.
+    pub(crate) output: Option<&'a dyn OutputCheck<S>>,
+}
+
+impl<'a, S> RunPlan<'a, S> {
+    /// A plain run with this context and the agent's settings.
+    pub(crate) fn new(context: &'a S) -> Self {
+        RunPlan {
+            context,
+            settings: None,
+            output: None,
+        }
+    }
+}
+
 /// Runs `agent` on `messages` until it finishes, stops, fails or `cancel` (if any) completes.
-pub(crate) async fn drive<C: Future<Output = ()> + Send>(
-    agent: &Agent,
-    messages: Vec<Message>,
+pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Send>(
+    agent: &Agent<S>,
+    plan: RunPlan<'_, S>,
+    mut messages: Vec<Message>,
     cancel: Option<C>,
     events: Option<UnboundedSender<RunEvent>>,
 ) -> Result<RunOutput, RunError> {
@@ -40,8 +64,56 @@ pub(crate) async fn drive<C: Future<Output = ()> + Send>(
         "agent.stop_reason" = Empty,
     );
     let deadline = agent.limits.time_limit.map(|limit| Instant::now() + limit);
+    let mut settings = match plan.settings {
+        Some(settings) => settings.or(&agent.settings),
+        None => agent.settings.clone(),
+    };
+    let output = plan.output.map(|check| {
+        let texts = agent.tools.texts();
+        let shape = check.shape();
+        let mut tool = None;
+        match check.mode() {
+            OutputMode::Tool => {
+                // The final-answer tool goes last, under a name none of the agent's tools has.
+                let mut name = crate::output::OUTPUT_NAME.to_owned();
+                while agent.tools.get(&name).is_some() {
+                    name.push('_');
+                }
+                let description = texts.output_tool_description(shape.description.as_deref());
+                tool = Some(ToolDef::new(name, description, shape.schema.clone()));
+                settings.tool_choice.get_or_insert(ToolChoice::Required);
+            }
+            OutputMode::Prompted => {
+                let schema = serde_json::to_string_pretty(&shape.schema).unwrap_or_default();
+                let instructions = texts.output_instructions(&schema);
+                match messages.first_mut() {
+                    Some(Message::System { content }) => {
+                        content.push_str("\n\n");
+                        content.push_str(&instructions);
+                    }
+                    _ => messages.insert(0, Message::system(instructions)),
+                }
+            }
+            OutputMode::Native => {}
+        }
+        let offered = tool.map(|tool| {
+            let mut offered = agent.tools.definitions().to_vec();
+            offered.push(tool);
+            offered
+        });
+        Output {
+            check,
+            offered,
+            attempts: Vec::new(),
+            taken: false,
+            correction: None,
+        }
+    });
     let mut run = Run {
         agent,
+        context: plan.context,
+        settings,
+        output,
         can_be_interrupted: cancel.is_some() || deadline.is_some(),
         events,
         deadline,
@@ -57,7 +129,19 @@ pub(crate) async fn drive<C: Future<Output = ()> + Send>(
             None => pending().await,
         }
     });
-    let outcome = run.go(cancel).instrument(span.clone()).await;
+    let outcome = match (
+        run.go(cancel).instrument(span.clone()).await,
+        &mut run.output,
+    ) {
+        // A typed run that ended without its output did not do what it was asked.
+        (Ok(ended), Some(output)) if !output.taken => Err(RunError::NoOutput {
+            stop_reason: ended.stop_reason,
+            attempts: std::mem::take(&mut output.attempts),
+            messages: ended.messages,
+            usage: ended.usage,
+        }),
+        (outcome, _) => outcome,
+    };
     match &outcome {
         Ok(output) => {
             span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);
@@ -73,14 +157,19 @@ pub(crate) async fn drive<C: Future<Output = ()> + Send>(
         }
     }
     for hook in &agent.hooks {
-        hook.on_run_end(&outcome);
+        hook.on_run_end(plan.context, outcome.as_ref());
     }
     outcome
 }
 
 /// One run in progress.
-struct Run<'a> {
-    agent: &'a Agent,
+struct Run<'a, S> {
+    agent: &'a Agent<S>,
+    context: &'a S,
+    /// The settings of the next model call.
+    settings: ModelSettings,
+    /// A typed run's output in the making.
+    output: Option<Output<'a, S>>,
     messages: Vec<Message>,
     usage: Usage,
     step_usage: Vec<Usage>,
@@ -95,6 +184,30 @@ struct Run<'a> {
     stop_request: std::sync::OnceLock<String>,
 }
 
+/// A typed run's output in the making.
+struct Output<'a, S> {
+    check: &'a dyn OutputCheck<S>,
+    /// The tools offered with the final-answer tool last, in [`OutputMode::Tool`].
+    offered: Option<Vec<ToolDef>>,
+    /// The outputs not taken so far.
+    attempts: Vec<RejectedOutput>,
+    /// Whether an output was taken.
+    taken: bool,
+    /// This step's answer to calls of the final-answer tool, when their output was rejected.
+    correction: Option<String>,
+}
+
+impl<S> Output<'_, S> {
+    /// The final-answer tool, in [`OutputMode::Tool`].
+    fn tool(&self) -> Option<&ToolDef> {
+        self.offered.as_ref().and_then(|offered| offered.last())
+    }
+
+    fn is_output_call(&self, call: &ToolCall) -> bool {
+        self.tool().is_some_and(|tool| tool.name == call.name)
+    }
+}
+
 /// How a step ended.
 enum Step {
     /// The model wants its results: go on.
@@ -103,6 +216,18 @@ enum Step {
     End(StopReason, Option<String>),
     /// The model call failed.
     Failed(ModelError),
+    /// A typed run's output was rejected once more than it may be.
+    OutputRejected,
+}
+
+/// What became of a reply in a typed run.
+enum Verdict {
+    /// The reply holds no output: the loop goes on as in any run.
+    NoOutput,
+    /// The output was taken; the run is over.
+    Taken,
+    /// The output was rejected, and the model was told why.
+    Rejected,
 }
 
 /// Why something in flight was dropped.
@@ -111,7 +236,7 @@ enum Interrupt {
     TimeLimit,
 }
 
-impl Run<'_> {
+impl<S: Send + Sync + 'static> Run<'_, S> {
     async fn go<C: Future<Output = ()> + Send>(
         &mut self,
         mut cancel: std::pin::Pin<&mut C>,
@@ -130,6 +255,17 @@ impl Run<'_> {
                     return Err(RunError::Model {
                         step,
                         source,
+                        messages: std::mem::take(&mut self.messages),
+                        usage: self.usage,
+                    });
+                }
+                Step::OutputRejected => {
+                    return Err(RunError::Output {
+                        attempts: self
+                            .output
+                            .as_mut()
+                            .map(|output| std::mem::take(&mut output.attempts))
+                            .unwrap_or_default(),
                         messages: std::mem::take(&mut self.messages),
                         usage: self.usage,
                     });
@@ -156,7 +292,44 @@ impl Run<'_> {
             Err(interrupt) => return Step::End(self.interrupted(interrupt), None),
         };
         let reply = response.message;
-        if reply.tool_calls.is_empty() {
+        let called_tools = !reply.tool_calls.is_empty();
+        let keeps_forcing = self
+            .output
+            .as_ref()
+            .is_some_and(|output| output.tool().is_some());
+        if called_tools
+            && !keeps_forcing
+            && self
+                .settings
+                .tool_choice
+                .as_ref()
+                .is_some_and(ToolChoice::forces_a_call)
+        {
+            // Forced once: the model has called a tool, and must now be free to answer.
+            self.settings.tool_choice = None;
+        }
+        if self.output.is_some() {
+            match self.judge_output(&reply) {
+                Verdict::NoOutput => {}
+                Verdict::Taken => {
+                    let text = self.record_output(reply).await;
+                    return Step::End(StopReason::Finished, Some(text));
+                }
+                Verdict::Rejected if self.output_retries_spent() => {
+                    self.messages.push(Message::Assistant(reply));
+                    return Step::OutputRejected;
+                }
+                Verdict::Rejected if !called_tools => {
+                    let correction = self.take_correction();
+                    self.messages.push(Message::Assistant(reply));
+                    self.messages.push(Message::user(correction));
+                    return Step::Continue;
+                }
+                // The final-answer calls are answered with the correction, the others run.
+                Verdict::Rejected => {}
+            }
+        }
+        if !called_tools {
             let text = reply.content.clone();
             self.messages.push(Message::Assistant(reply));
             return Step::End(StopReason::Finished, Some(text));
@@ -202,13 +375,17 @@ impl Run<'_> {
                 for call in calls {
                     let decision = CallDecision::NotRun(why);
                     // Boxed: inline, this rare path's future would enlarge every step's.
-                    results.push(Box::pin(self.agent.tools.execute(&(), call, decision)).await);
+                    let execute = self.agent.tools.execute(self.context, call, decision);
+                    results.push(Box::pin(execute).await);
                 }
                 (results, Some(self.interrupted(interrupt)))
             }
         };
         if let Some(reason) = self.stop_request.take() {
             stop = stop.or(Some(StopReason::Stopped { reason }));
+        }
+        if let Some(output) = &mut self.output {
+            output.correction = None;
         }
         self.tool_calls += calls.len().min(allowed);
         let over_limit = calls.len() > allowed;
@@ -251,11 +428,121 @@ impl Run<'_> {
             }
         };
         let mut reply = response.message;
+        if self.output.is_some() {
+            // One try only: a rejected output ends the run without one.
+            if let Verdict::Taken = self.judge_output(&reply) {
+                let text = self.record_output(reply).await;
+                return Ok(self.finish(StopReason::StepLimitAnswered { limit }, Some(text)));
+            }
+            self.messages.push(Message::Assistant(reply));
+            return Ok(self.finish(StopReason::StepLimit { limit }, None));
+        }
         // Offered no tools, it should call none; calls it makes anyway would stay unanswered.
         reply.tool_calls.clear();
         let text = reply.content.clone();
         self.messages.push(Message::Assistant(reply));
         Ok(self.finish(StopReason::StepLimitAnswered { limit }, Some(text)))
+    }
+
+    /// Reads a typed run's output from a reply, if it holds one, and keeps the verdict: the value
+    /// in the check, or the rejected output with the correction for the model.
+    fn judge_output(&mut self, reply: &AssistantMessage) -> Verdict {
+        let Some(output) = &mut self.output else {
+            return Verdict::NoOutput;
+        };
+        let raw = match output.tool() {
+            Some(tool) => match reply.tool_calls.iter().find(|call| call.name == tool.name) {
+                Some(call) => call.arguments.as_str(),
+                None if reply.tool_calls.is_empty() => {
+                    let problem = OutputProblem::NotGiven {
+                        tool: tool.name.clone(),
+                    };
+                    return self.reject(reply.content.clone(), problem);
+                }
+                None => return Verdict::NoOutput,
+            },
+            None if reply.tool_calls.is_empty() => json_in_text(&reply.content),
+            None => return Verdict::NoOutput,
+        };
+        match output.check.accept(self.context, raw) {
+            Ok(()) => {
+                output.taken = true;
+                Verdict::Taken
+            }
+            Err(problem) => {
+                let raw = raw.to_owned();
+                self.reject(raw, problem)
+            }
+        }
+    }
+
+    fn reject(&mut self, raw: String, problem: OutputProblem) -> Verdict {
+        let correction = self.agent.tools.texts().output_correction(&problem);
+        if let Some(output) = &mut self.output {
+            output.attempts.push(RejectedOutput { raw, problem });
+            output.correction = Some(correction);
+        }
+        Verdict::Rejected
+    }
+
+    fn output_retries_spent(&self) -> bool {
+        self.output
+            .as_ref()
+            .is_some_and(|output| output.attempts.len() > output.check.retries())
+    }
+
+    fn take_correction(&mut self) -> String {
+        self.output
+            .as_mut()
+            .and_then(|output| output.correction.take())
+            .unwrap_or_default()
+    }
+
+    /// Puts a reply whose output was taken into the transcript, with an answer to each of its
+    /// calls: the final-answer call is acknowledged, any other is answered without being run, so
+    /// the transcript stays valid to go on with. Returns the output's JSON text.
+    async fn record_output(&mut self, reply: AssistantMessage) -> String {
+        let text = match self.output.as_ref().and_then(|output| output.tool()) {
+            Some(tool) => reply
+                .tool_calls
+                .iter()
+                .find(|call| call.name == tool.name)
+                .map(|call| call.arguments.clone())
+                .unwrap_or_default(),
+            None => reply.content.clone(),
+        };
+        let results = self.answer_output_calls(&reply).await;
+        self.messages.reserve(1 + results.len());
+        self.messages.push(Message::Assistant(reply));
+        self.messages.extend(results.into_iter().map(Message::Tool));
+        text
+    }
+
+    async fn answer_output_calls(&self, reply: &AssistantMessage) -> Vec<ToolResultMessage> {
+        let mut results = Vec::with_capacity(reply.tool_calls.len());
+        let mut acknowledged = false;
+        for call in &reply.tool_calls {
+            self.emit(|| RunEvent::ToolCallRequested(call.clone()));
+            let is_output = self
+                .output
+                .as_ref()
+                .is_some_and(|output| output.is_output_call(call));
+            if is_output && !acknowledged {
+                acknowledged = true;
+                results.push(ToolResultMessage {
+                    tool_call_id: call.id.clone(),
+                    content: self.agent.tools.texts().output_received().to_owned(),
+                    is_error: false,
+                });
+            } else {
+                let decision = CallDecision::NotRun(NotRun::AnswerGiven);
+                results.push(self.agent.tools.execute(self.context, call, decision).await);
+            }
+            if let Some(result) = results.last() {
+                self.emit(|| RunEvent::ToolResult(result.clone()));
+            }
+        }
+        results
     }
 
     /// Calls the model (with or without the tools), observed by the hooks and traced.
@@ -266,7 +553,7 @@ impl Run<'_> {
         cancel: &mut std::pin::Pin<&mut C>,
     ) -> Result<Result<ChatResponse, ModelError>, Interrupt> {
         for hook in &self.agent.hooks {
-            hook.on_model_request(step, &self.messages);
+            hook.on_model_request(self.context, step, &self.messages);
         }
         let span = info_span!(
             "chat",
@@ -275,12 +562,33 @@ impl Run<'_> {
             "gen_ai.usage.output_tokens" = Empty,
             "gen_ai.response.finish_reasons" = Empty,
         );
-        let tools = if offer_tools {
-            self.agent.tools.definitions()
-        } else {
-            &[]
+        let output = self.output.as_ref();
+        let output_tool = output.and_then(|output| output.tool());
+        let final_settings;
+        let (tools, settings) = match (offer_tools, output_tool) {
+            (true, None) => (self.agent.tools.definitions(), &self.settings),
+            (true, Some(_)) => (
+                output
+                    .and_then(|output| output.offered.as_deref())
+                    .unwrap_or_default(),
+                &self.settings,
+            ),
+            (false, None) => (&[][..], &self.settings),
+            // The last call of a typed run: only the final-answer tool, and it must be called.
+            (false, Some(tool)) => {
+                final_settings = ModelSettings {
+                    tool_choice: Some(ToolChoice::Tool(tool.name.clone())),
+                    ..self.settings.clone()
+                };
+                (std::slice::from_ref(tool), &final_settings)
+            }
         };
-        let request = ChatRequest::new(&self.messages, tools);
+        let mut request = ChatRequest::new(&self.messages, tools).with_settings(settings);
+        if let Some(output) = output
+            && output.check.mode() == OutputMode::Native
+        {
+            request = request.with_response_format(&output.check.shape().format);
+        }
         let response = match &self.events {
             Some(events) => {
                 let streamed = streamed_reply(self.agent.model.chat_stream(request), events);
@@ -305,7 +613,7 @@ impl Run<'_> {
             self.usage += response.usage;
             self.step_usage.push(response.usage);
             for hook in &self.agent.hooks {
-                hook.on_model_response(step, response);
+                hook.on_model_response(self.context, step, response);
             }
         }
         Ok(response)
@@ -313,6 +621,16 @@ impl Run<'_> {
 
     /// Runs one call through the hooks, the approver and the dispatcher.
     async fn call(&self, call: &ToolCall, allowed: bool) -> ToolResultMessage {
+        if let Some(output) = &self.output
+            && output.is_output_call(call)
+        {
+            // A rejected output: the model reads why.
+            return ToolResultMessage {
+                tool_call_id: call.id.clone(),
+                content: output.correction.clone().unwrap_or_default(),
+                is_error: true,
+            };
+        }
         let span = info_span!(
             "execute_tool",
             "gen_ai.operation.name" = "execute_tool",
@@ -336,7 +654,7 @@ impl Run<'_> {
         if !allowed {
             let limit = self.agent.limits.max_tool_calls.unwrap_or_default();
             let decision = CallDecision::NotRun(NotRun::ToolCallLimit(limit));
-            let result = tools.execute(&(), call, decision).await;
+            let result = tools.execute(self.context, call, decision).await;
             self.observe(call, &result, None);
             return result;
         }
@@ -345,7 +663,7 @@ impl Run<'_> {
         let needs_approval =
             definition.is_some_and(|definition| definition.annotations.requires_approval);
         let result = if self.agent.hooks.is_empty() && !needs_approval {
-            tools.execute(&(), call, CallDecision::Run).await
+            tools.execute(self.context, call, CallDecision::Run).await
         } else {
             // Boxed, so the common path's future stays small.
             Box::pin(self.steered_call(call, definition)).await
@@ -365,7 +683,10 @@ impl Run<'_> {
         let mut refusal: Option<String> = None;
         for hook in &self.agent.hooks {
             let current = rewritten.as_ref().unwrap_or(call);
-            match hook.before_tool_call(current, definition).await {
+            match hook
+                .before_tool_call(self.context, current, definition)
+                .await
+            {
                 ToolDecision::Run => continue,
                 ToolDecision::RunWith { arguments } => {
                     rewritten = Some(ToolCall {
@@ -400,7 +721,9 @@ impl Run<'_> {
                 None => CallDecision::NotRun(NotRun::NoApprover),
                 Some(approver) => {
                     let call_to_run = rewritten.as_ref().unwrap_or(call);
-                    approval = approver.approve(call_to_run, definition).await;
+                    approval = approver
+                        .approve(self.context, call_to_run, definition)
+                        .await;
                     match &approval {
                         Approval::Approved => run,
                         Approval::Denied { reason } => {
@@ -412,7 +735,7 @@ impl Run<'_> {
         } else {
             run
         };
-        let result = self.agent.tools.execute(&(), call, decision).await;
+        let result = self.agent.tools.execute(self.context, call, decision).await;
         self.observe(call, &result, Some(started));
         result
     }
@@ -421,7 +744,7 @@ impl Run<'_> {
     fn observe(&self, call: &ToolCall, result: &ToolResultMessage, started: Option<Instant>) {
         let elapsed = started.map_or(Duration::ZERO, |started| started.elapsed());
         for hook in &self.agent.hooks {
-            hook.on_tool_result(call, result, elapsed);
+            hook.on_tool_result(self.context, call, result, elapsed);
         }
     }
 

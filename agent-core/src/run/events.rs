@@ -10,10 +10,11 @@ use super::outcome::{RunError, RunOutput};
 use crate::message::{ToolCall, ToolResultMessage, Usage};
 use crate::tool::BoxFuture;
 
-/// What happens in a run, as it happens.
+/// What happens in a run, as it happens. `O` is what the run gives at its end: a [`RunOutput`],
+/// or a [`TypedOutput`](crate::TypedOutput) for a typed run.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum RunEvent {
+pub enum RunEvent<O = RunOutput> {
     /// A step began: the model is about to be asked.
     StepStarted {
         /// The step, from 1.
@@ -32,20 +33,36 @@ pub enum RunEvent {
         /// Tokens the step's model call used.
         usage: Usage,
     },
-    /// The run ended, with exactly what [`Agent::run`](crate::Agent::run) returns. Always last.
-    Finished(Result<RunOutput, RunError>),
+    /// The run ended, with exactly what the same run not streamed returns. Always last.
+    Finished(Result<O, RunError>),
 }
 
-/// The stream [`Agent::run_stream`](crate::Agent::run_stream) returns: the run's events, then its end.
-pub struct RunStream<'a> {
-    run: Option<BoxFuture<'a, Result<RunOutput, RunError>>>,
+impl RunEvent {
+    /// The same event in a stream that ends with an `O`: the loop sends every event but the last,
+    /// which says nothing of `O`.
+    fn retype<O>(self) -> Option<RunEvent<O>> {
+        Some(match self {
+            RunEvent::StepStarted { step } => RunEvent::StepStarted { step },
+            RunEvent::TextDelta(text) => RunEvent::TextDelta(text),
+            RunEvent::ToolCallRequested(call) => RunEvent::ToolCallRequested(call),
+            RunEvent::ToolResult(result) => RunEvent::ToolResult(result),
+            RunEvent::StepFinished { step, usage } => RunEvent::StepFinished { step, usage },
+            RunEvent::Finished(_) => return None,
+        })
+    }
+}
+
+/// The stream of a run's events, then its end ([`RunEvent::Finished`]): what
+/// [`Agent::run_stream`](crate::Agent::run_stream) and the `stream` of a run builder return.
+pub struct RunStream<'a, O = RunOutput> {
+    run: Option<BoxFuture<'a, Result<O, RunError>>>,
     events: UnboundedReceiver<RunEvent>,
-    outcome: Option<Result<RunOutput, RunError>>,
+    outcome: Option<Result<O, RunError>>,
 }
 
-impl<'a> RunStream<'a> {
+impl<'a, O> RunStream<'a, O> {
     pub(crate) fn new(
-        run: BoxFuture<'a, Result<RunOutput, RunError>>,
+        run: BoxFuture<'a, Result<O, RunError>>,
         events: UnboundedReceiver<RunEvent>,
     ) -> Self {
         RunStream {
@@ -56,15 +73,22 @@ impl<'a> RunStream<'a> {
     }
 }
 
-impl Stream for RunStream<'_> {
-    type Item = RunEvent;
+// Nothing in it is pinned in place: the run is boxed.
+impl<O> Unpin for RunStream<'_, O> {}
 
-    fn poll_next(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<RunEvent>> {
+impl<O> Stream for RunStream<'_, O> {
+    type Item = RunEvent<O>;
+
+    fn poll_next(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<RunEvent<O>>> {
         let this = &mut *self;
         loop {
             // Events first: everything the run sent comes out before its end.
             match Pin::new(&mut this.events).poll_next(context) {
-                Poll::Ready(Some(event)) => return Poll::Ready(Some(event)),
+                Poll::Ready(Some(event)) => {
+                    if let Some(event) = event.retype() {
+                        return Poll::Ready(Some(event));
+                    }
+                }
                 Poll::Ready(None) => {
                     return Poll::Ready(this.outcome.take().map(RunEvent::Finished));
                 }

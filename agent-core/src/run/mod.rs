@@ -1,24 +1,52 @@
-//! Running an agent: the entry points on [`Agent`], the loop behind them (`driver`), what a run
-//! gives back (`outcome`) and its live events (`events`).
+//! Running an agent: the entry points on [`Agent`], a run with its options (`builder`), the loop
+//! behind them (`driver`), what a run gives back (`outcome`) and its live events (`events`).
 
+mod builder;
 mod driver;
 mod events;
 pub(crate) mod outcome;
 
 use std::future::Future;
 
+pub use builder::{RunBuilder, TypedRun};
 pub use events::{RunEvent, RunStream};
 pub use outcome::{RunError, RunOutput, StopReason, TokenKind};
 
 use crate::agent::Agent;
 use crate::message::Message;
-use driver::drive;
+use crate::output::OutputType;
+use driver::{RunPlan, drive};
+
+impl<S: Send + Sync + 'static> Agent<S> {
+    /// A run on a new conversation (system prompt, then `input`) with its own `context`: the value
+    /// the tools' [`State`](crate::State) parameters, the hooks and the approver are handed in
+    /// this run. One agent serves many runs at once, each with its own context (the user a web
+    /// request is for, say); a tool asking for a part the context does not have is a compile
+    /// error. `.await` the [`RunBuilder`], or set it up further first.
+    pub fn run_with<'a>(&'a self, context: &'a S, input: impl Into<String>) -> RunBuilder<'a, S> {
+        let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
+        RunBuilder::new(self, context, messages)
+    }
+}
 
 impl Agent<()> {
     /// Runs the agent on a new conversation: system prompt, then `input`.
     pub async fn run(&self, input: impl Into<String>) -> Result<RunOutput, RunError> {
         let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
-        drive(self, messages, None::<std::future::Pending<()>>, None).await
+        drive(
+            self,
+            RunPlan::new(&()),
+            messages,
+            None::<std::future::Pending<()>>,
+            None,
+        )
+        .await
+    }
+
+    /// Runs on `input` for an answer of type `T`: see [`TypedRun`]. The same as
+    /// `agent.run_with(&(), input).output::<T>()`.
+    pub fn run_typed<T: OutputType>(&self, input: impl Into<String>) -> TypedRun<'_, (), T> {
+        self.run_with(&(), input).output::<T>()
     }
 
     /// Runs like [`run`](Agent::run) until `cancel` completes; then the model call or tool calls in
@@ -31,7 +59,7 @@ impl Agent<()> {
         cancel: impl Future<Output = ()> + Send,
     ) -> Result<RunOutput, RunError> {
         let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
-        drive(self, messages, Some(cancel), None).await
+        drive(self, RunPlan::new(&()), messages, Some(cancel), None).await
     }
 
     /// Goes on with an earlier conversation (say, the `messages` of a previous [`RunOutput`]): appends
@@ -41,16 +69,14 @@ impl Agent<()> {
         history: Vec<Message>,
         input: impl Into<String>,
     ) -> Result<RunOutput, RunError> {
-        let history = self.continued(history, input);
-        drive(self, history, None::<std::future::Pending<()>>, None).await
+        self.run_with(&(), input).history(history).await
     }
 
     /// Runs like [`run`](Agent::run), streaming what happens: step starts, the model's text as it
     /// arrives, each tool call and result, step ends, and last the very result `run` returns.
     /// Both go through one loop, so they cannot behave differently.
     pub fn run_stream(&self, input: impl Into<String>) -> RunStream<'_> {
-        let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
-        self.stream_messages(messages)
+        self.run_with(&(), input).stream()
     }
 
     /// [`run_with_history`](Agent::run_with_history), streamed: for a conversation that goes on.
@@ -59,32 +85,18 @@ impl Agent<()> {
         history: Vec<Message>,
         input: impl Into<String>,
     ) -> RunStream<'_> {
-        let history = self.continued(history, input);
-        self.stream_messages(history)
-    }
-
-    /// A history that goes on with `input`, with the system prompt in front if it had none.
-    fn continued(&self, mut history: Vec<Message>, input: impl Into<String>) -> Vec<Message> {
-        if !matches!(history.first(), Some(Message::System { .. })) {
-            history.insert(0, Message::system(self.system_prompt()));
-        }
-        history.push(Message::user(input));
-        history
-    }
-
-    fn stream_messages(&self, messages: Vec<Message>) -> RunStream<'_> {
-        let (sender, receiver) = futures_channel::mpsc::unbounded();
-        let run = drive(
-            self,
-            messages,
-            None::<std::future::Pending<()>>,
-            Some(sender),
-        );
-        RunStream::new(Box::pin(run), receiver)
+        self.run_with(&(), input).history(history).stream()
     }
 
     /// Runs on a history as it is, adding nothing: for instance to go on after a step limit.
     pub async fn resume(&self, messages: Vec<Message>) -> Result<RunOutput, RunError> {
-        drive(self, messages, None::<std::future::Pending<()>>, None).await
+        drive(
+            self,
+            RunPlan::new(&()),
+            messages,
+            None::<std::future::Pending<()>>,
+            None,
+        )
+        .await
     }
 }

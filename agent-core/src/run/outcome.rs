@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::message::{Message, Usage};
 use crate::model::ModelError;
+use crate::output::RejectedOutput;
 
 /// What a run produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,13 +102,53 @@ pub enum RunError {
         /// Tokens used before the failure.
         usage: Usage,
     },
+    /// A typed run's output was not taken (it did not parse, did not fit or a validator rejected
+    /// it) as many times as the run allows: every rejected output, the raw text and the problem.
+    #[error("the model gave no acceptable output in {} tries; the last one: {}", attempts.len(), last_problem(attempts))]
+    Output {
+        /// Each output that was not taken, in order.
+        attempts: Vec<RejectedOutput>,
+        /// The conversation, up to the last rejected output.
+        messages: Vec<Message>,
+        /// Tokens used.
+        usage: Usage,
+    },
+    /// A typed run ended before the model gave its output: a limit, a hook or a cancellation.
+    #[error("the run ended before the model gave its output ({stop_reason:?})")]
+    NoOutput {
+        /// Why the run ended.
+        stop_reason: StopReason,
+        /// Outputs the model gave that were not taken.
+        attempts: Vec<RejectedOutput>,
+        /// The conversation so far.
+        messages: Vec<Message>,
+        /// Tokens used.
+        usage: Usage,
+    },
+}
+
+fn last_problem(attempts: &[RejectedOutput]) -> String {
+    attempts
+        .last()
+        .map_or_else(String::new, |attempt| attempt.problem.to_string())
 }
 
 impl RunError {
     /// The conversation before the failure.
     pub fn messages(&self) -> &[Message] {
         match self {
-            RunError::Model { messages, .. } => messages,
+            RunError::Model { messages, .. }
+            | RunError::Output { messages, .. }
+            | RunError::NoOutput { messages, .. } => messages,
+        }
+    }
+
+    /// Tokens used before the failure.
+    pub fn usage(&self) -> Usage {
+        match self {
+            RunError::Model { usage, .. }
+            | RunError::Output { usage, .. }
+            | RunError::NoOutput { usage, .. } => *usage,
         }
     }
 }
@@ -124,6 +165,28 @@ impl fmt::Debug for RunError {
                 .debug_struct("Model")
                 .field("step", step)
                 .field("source", source)
+                .field("messages", &format_args!("[{} messages]", messages.len()))
+                .field("usage", usage)
+                .finish(),
+            RunError::Output {
+                attempts,
+                messages,
+                usage,
+            } => f
+                .debug_struct("Output")
+                .field("attempts", attempts)
+                .field("messages", &format_args!("[{} messages]", messages.len()))
+                .field("usage", usage)
+                .finish(),
+            RunError::NoOutput {
+                stop_reason,
+                attempts,
+                messages,
+                usage,
+            } => f
+                .debug_struct("NoOutput")
+                .field("stop_reason", stop_reason)
+                .field("attempts", attempts)
                 .field("messages", &format_args!("[{} messages]", messages.len()))
                 .field("usage", usage)
                 .finish(),

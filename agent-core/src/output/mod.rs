@@ -1,0 +1,132 @@
+//! Typed runs: the model's answer as a value of the caller's type, checked against it and sent
+//! back for another try when it does not fit (`plan`: what a run asks of the model, `parse`: how
+//! an answer is read and every problem found).
+
+mod parse;
+mod plan;
+
+use std::fmt;
+
+pub(crate) use parse::json_in_text;
+pub(crate) use plan::{OUTPUT_NAME, OutputCheck, TypedCheck};
+pub use plan::{OutputType, Validator};
+
+use crate::run::outcome::RunOutput;
+use crate::tool_error::ArgumentIssue;
+
+/// How many times a typed run sends an invalid or rejected output back to the model for another
+/// try, unless configured otherwise: two (three tries in all). One more model call is cheaper than
+/// a failed run, and a model that has not fixed its answer after two corrections rarely does.
+pub const DEFAULT_OUTPUT_RETRIES: usize = 2;
+
+/// How a typed run asks the model for its output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutputMode {
+    /// A final-answer tool (`final_result`) whose parameters are the output type's schema: the
+    /// model calls its other tools first, then gives its answer by calling this one (every request
+    /// asks for a tool call). Works with every model that calls tools; the default, as in
+    /// Pydantic AI.
+    #[default]
+    Tool,
+    /// The provider's own structured output: OpenAI's `response_format` with a `json_schema`
+    /// (strict when the schema allows), Gemini's `responseMimeType` and `responseSchema`,
+    /// Anthropic's `output_config.format`. The answer's text is the value.
+    Native,
+    /// The schema in the system prompt and the value as JSON in the answer's text, for models
+    /// that can do neither (a fenced code block or text around the JSON is tolerated).
+    Prompted,
+}
+
+/// How typed runs of an agent ask for their output, unless a run says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OutputSettings {
+    pub(crate) mode: OutputMode,
+    pub(crate) retries: usize,
+}
+
+impl Default for OutputSettings {
+    fn default() -> Self {
+        OutputSettings {
+            mode: OutputMode::default(),
+            retries: DEFAULT_OUTPUT_RETRIES,
+        }
+    }
+}
+
+/// What a typed run produced: the value, and the run that produced it (its transcript, usage and
+/// steps; its `text` is the JSON the value was read from).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+#[non_exhaustive]
+pub struct TypedOutput<T> {
+    /// The model's answer, of the type the run asked for.
+    pub value: T,
+    /// The run: transcript, usage, steps.
+    pub run: RunOutput,
+}
+
+impl<T> TypedOutput<T> {
+    /// The value alone.
+    pub fn into_value(self) -> T {
+        self.value
+    }
+}
+
+/// An output the model gave that was not taken, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedOutput {
+    /// What the model gave: the JSON text (or, when it answered in words instead, its words).
+    pub raw: String,
+    /// Why it was not taken.
+    pub problem: OutputProblem,
+}
+
+/// Why an output was not taken. Its `Display` is what the model is told (in English; other
+/// languages through [`Texts::output_correction`](crate::Texts::output_correction)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutputProblem {
+    /// The output is not JSON.
+    InvalidJson {
+        /// The parser's message.
+        message: String,
+    },
+    /// The output is JSON but does not fit the type: every problem, each with its field path.
+    Invalid {
+        /// The problems.
+        issues: Vec<ArgumentIssue>,
+    },
+    /// A validator rejected the value.
+    Rejected {
+        /// The validator's message.
+        message: String,
+    },
+    /// The model answered in words instead of calling the final-answer tool.
+    NotGiven {
+        /// The final-answer tool.
+        tool: String,
+    },
+}
+
+impl fmt::Display for OutputProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutputProblem::InvalidJson { message } => {
+                write!(f, "the answer is not valid JSON: {message}")
+            }
+            OutputProblem::Invalid { issues } => write!(
+                f,
+                "the answer does not fit the schema: {}",
+                ArgumentIssue::render(issues, "answer", ": ", "; ")
+            ),
+            OutputProblem::Rejected { message } => {
+                write!(f, "the answer was not accepted: {message}")
+            }
+            OutputProblem::NotGiven { tool } => write!(
+                f,
+                "the final answer must be given by calling the `{tool}` tool, not as text"
+            ),
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! What a typed run asks of the model: the output type's schema (made once per type), the
+//! final-answer tool or the native format it travels as, and the check each answer goes through.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::parse::parse_output;
+use super::{OutputMode, OutputProblem};
+use crate::settings::ResponseFormat;
+
+/// A type a run can give its answer as: any `DeserializeOwned + JsonSchema` value that can cross
+/// threads.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a run's output",
+    label = "the model's answer cannot be parsed into `{Self}`, or it has no JSON schema",
+    note = "an output type must implement `serde::Deserialize` and `schemars::JsonSchema` (and be `Send + 'static`): add `#[derive(Deserialize, JsonSchema)]` to `{Self}`"
+)]
+pub trait OutputType: DeserializeOwned + JsonSchema + Send + 'static {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> OutputType for T {}
+
+/// A check of a typed run's value beyond its type: `Err(message)` sends `message` back to the
+/// model, which tries again (within the run's retries). It is handed the run's context.
+pub type Validator<'a, S, T> = Box<dyn Fn(&S, &T) -> Result<(), String> + Send + Sync + 'a>;
+
+/// The name of the final-answer tool and of the native format.
+pub(crate) const OUTPUT_NAME: &str = "final_result";
+
+/// An output type's schema and the two forms it is sent in, made once per type.
+pub(crate) struct OutputShape {
+    /// The schema the model sees: the type's own when it is an object, else `{"response": ...}`.
+    pub(crate) schema: Value,
+    /// Whether the value sits under `response` (the providers want an object at the root).
+    pub(crate) wrapped: bool,
+    /// What the type is (its doc comment), for the final-answer tool's description.
+    pub(crate) description: Option<String>,
+    /// The native format.
+    pub(crate) format: ResponseFormat,
+}
+
+impl OutputShape {
+    /// The shape of `T`, from the cache: schemars is slow next to a run with an instant model.
+    fn of<T: JsonSchema + 'static>() -> Arc<OutputShape> {
+        static SHAPES: RwLock<Option<HashMap<TypeId, Arc<OutputShape>>>> = RwLock::new(None);
+        let key = TypeId::of::<T>();
+        if let Some(shape) = SHAPES
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .and_then(|shapes| shapes.get(&key))
+        {
+            return Arc::clone(shape);
+        }
+        let shape = Arc::new(OutputShape::new(schema_of::<T>()));
+        SHAPES
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert_with(HashMap::new)
+            .entry(key)
+            .or_insert(shape)
+            .clone()
+    }
+
+    fn new(mut schema: Map<String, Value>) -> OutputShape {
+        let description = match schema.remove("description") {
+            Some(Value::String(description)) => Some(description),
+            _ => None,
+        };
+        schema.remove("title");
+        let is_object = schema.get("type").and_then(Value::as_str) == Some("object")
+            && schema.contains_key("properties");
+        let (schema, wrapped) = if is_object {
+            (Value::Object(schema), false)
+        } else {
+            // Definitions stay at the root, where the references point.
+            let definitions = schema.remove("$defs");
+            let mut root = Map::new();
+            root.insert("type".into(), "object".into());
+            root.insert(
+                "properties".into(),
+                Value::Object(Map::from_iter([("response".into(), Value::Object(schema))])),
+            );
+            root.insert("required".into(), Value::Array(vec!["response".into()]));
+            if let Some(definitions) = definitions {
+                root.insert("$defs".into(), definitions);
+            }
+            (Value::Object(root), true)
+        };
+        let mut format = ResponseFormat::new(OUTPUT_NAME, schema.clone());
+        format.description.clone_from(&description);
+        OutputShape {
+            format,
+            description,
+            schema,
+            wrapped,
+        }
+    }
+}
+
+/// `T`'s schema (draft 2020-12), without `$schema`.
+fn schema_of<T: JsonSchema>() -> Map<String, Value> {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    match Value::from(schema) {
+        Value::Object(mut root) => {
+            root.remove("$schema");
+            root
+        }
+        // `true`: anything goes.
+        _ => Map::new(),
+    }
+}
+
+/// What the loop needs of a typed run, whatever its type: the shape to send and a check that
+/// keeps the value it accepts.
+pub(crate) trait OutputCheck<S>: Send + Sync {
+    /// How the output is asked for.
+    fn mode(&self) -> OutputMode;
+    /// How many rejected outputs are sent back before the run fails.
+    fn retries(&self) -> usize;
+    /// The schema and its forms.
+    fn shape(&self) -> &OutputShape;
+    /// Reads `raw` as the output and runs the validators; keeps the value when it is taken.
+    fn accept(&self, context: &S, raw: &str) -> Result<(), OutputProblem>;
+}
+
+/// The check of a run whose output is a `T`.
+pub(crate) struct TypedCheck<'a, S, T> {
+    mode: OutputMode,
+    retries: usize,
+    shape: Arc<OutputShape>,
+    validators: Vec<Validator<'a, S, T>>,
+    value: Mutex<Option<T>>,
+}
+
+impl<'a, S, T: OutputType> TypedCheck<'a, S, T> {
+    pub(crate) fn new(
+        mode: OutputMode,
+        retries: usize,
+        validators: Vec<Validator<'a, S, T>>,
+    ) -> Self {
+        TypedCheck {
+            mode,
+            retries,
+            shape: OutputShape::of::<T>(),
+            validators,
+            value: Mutex::new(None),
+        }
+    }
+
+    /// The value taken, once the run is over.
+    pub(crate) fn into_value(self) -> Option<T> {
+        self.value
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// `{"response": value}`, as a wrapped output is sent.
+#[derive(serde::Deserialize)]
+struct Wrapped<T> {
+    response: T,
+}
+
+impl<S: Sync, T: OutputType> OutputCheck<S> for TypedCheck<'_, S, T> {
+    fn mode(&self) -> OutputMode {
+        self.mode
+    }
+
+    fn retries(&self) -> usize {
+        self.retries
+    }
+
+    fn shape(&self) -> &OutputShape {
+        &self.shape
+    }
+
+    fn accept(&self, context: &S, raw: &str) -> Result<(), OutputProblem> {
+        let value = if self.shape.wrapped {
+            parse_output::<Wrapped<T>>(raw, &self.shape.schema)?.response
+        } else {
+            parse_output::<T>(raw, &self.shape.schema)?
+        };
+        for validate in &self.validators {
+            validate(context, &value).map_err(|message| OutputProblem::Rejected { message })?;
+        }
+        *self.value.lock().unwrap_or_else(PoisonError::into_inner) = Some(value);
+        Ok(())
+    }
+}

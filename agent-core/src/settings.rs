@@ -1,0 +1,140 @@
+//! What a request asks of the model beyond the conversation: how it must use the tools, sampling,
+//! and the shape of its answer. Set per agent, overridden per run, carried by every
+//! [`ChatRequest`](crate::ChatRequest); each adapter maps them onto its provider's wire form.
+
+use serde_json::Value;
+
+/// Whether and which tool the model must call.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides (the providers' default).
+    #[default]
+    Auto,
+    /// The model must call at least one tool.
+    Required,
+    /// The model must not call tools; it answers in text.
+    None,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+impl ToolChoice {
+    /// A choice that makes the model call a tool: after a step in which it did, a run goes back to
+    /// [`Auto`](ToolChoice::Auto), or the model could never give its answer.
+    pub fn forces_a_call(&self) -> bool {
+        matches!(self, ToolChoice::Required | ToolChoice::Tool(_))
+    }
+}
+
+/// Per-request model settings. Each one left `None` is the adapter's own setting (or the
+/// provider's default).
+///
+/// ```
+/// use agent_core::{ModelSettings, ToolChoice};
+///
+/// let settings = ModelSettings::new()
+///     .temperature(0.2)
+///     .max_tokens(800)
+///     .tool_choice(ToolChoice::Required);
+/// assert_eq!(settings.temperature, Some(0.2));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct ModelSettings {
+    /// Whether and which tool the model must call. A choice that forces a call holds for the
+    /// first step; once the model has called a tool the run goes back to
+    /// [`Auto`](ToolChoice::Auto), so the model can answer (as the OpenAI Agents SDK does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// Sampling temperature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// The most tokens one reply may have (not the run's budget: see
+    /// [`Agent::max_output_tokens`](crate::Agent::max_output_tokens)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+}
+
+/// No settings: every one is the adapter's.
+pub(crate) static NO_SETTINGS: ModelSettings = ModelSettings::new();
+
+impl ModelSettings {
+    /// No settings: every one is the adapter's.
+    pub const fn new() -> Self {
+        ModelSettings {
+            tool_choice: None,
+            temperature: None,
+            max_tokens: None,
+        }
+    }
+
+    /// Sets the tool choice.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// Sets the sampling temperature.
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets the most tokens one reply may have.
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self
+    }
+
+    /// These settings, with each one left `None` taken from `fallback`.
+    pub fn or(&self, fallback: &ModelSettings) -> ModelSettings {
+        ModelSettings {
+            tool_choice: self
+                .tool_choice
+                .clone()
+                .or_else(|| fallback.tool_choice.clone()),
+            temperature: self.temperature.or(fallback.temperature),
+            max_tokens: self.max_tokens.or(fallback.max_tokens),
+        }
+    }
+
+    /// Whether no setting is made.
+    pub fn is_empty(&self) -> bool {
+        *self == ModelSettings::new()
+    }
+}
+
+/// A JSON schema the model's answer must follow: a provider's native structured output
+/// (OpenAI `response_format`, Gemini `responseSchema`, Anthropic `output_config.format`). Typed
+/// runs in [`OutputMode::Native`](crate::OutputMode::Native) send one.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct ResponseFormat {
+    /// A name for the schema (`^[A-Za-z0-9_-]{1,64}$`), which OpenAI requires.
+    pub name: String,
+    /// What the answer is, when the type says (its doc comment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The neutral JSON schema (draft 2020-12) of the answer; an object at its root. Adapters
+    /// bring it into their provider's dialect.
+    pub schema: Value,
+}
+
+impl ResponseFormat {
+    /// A format from its parts.
+    pub fn new(name: impl Into<String>, schema: Value) -> Self {
+        ResponseFormat {
+            name: name.into(),
+            description: None,
+            schema,
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+}
