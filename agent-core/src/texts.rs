@@ -92,6 +92,8 @@ pub enum NotRun<'a> {
     Cancelled,
     /// The model gave its final answer in the same reply, so the run ends without this call.
     AnswerGiven,
+    /// The run ended (a typed run's output was rejected once too often) before this call ran.
+    RunEnded,
 }
 
 /// English texts (the default).
@@ -148,6 +150,7 @@ impl Texts for English {
                 "the final answer was given in the same reply, so the run ended without this call"
                     .to_owned()
             }
+            NotRun::RunEnded => "the run ended before this call could run".to_owned(),
         }
     }
 
@@ -219,6 +222,7 @@ impl Texts for Chinese {
             NotRun::TimeLimit => "此调用完成前，本次运行已超过时间上限".to_owned(),
             NotRun::Cancelled => "此调用完成前，运行已取消".to_owned(),
             NotRun::AnswerGiven => "同一回复中已给出最终答案，此调用未执行".to_owned(),
+            NotRun::RunEnded => "此调用执行前，运行已结束".to_owned(),
         }
     }
 

@@ -42,10 +42,19 @@ pub(crate) fn parse_output<T: DeserializeOwned>(
     raw: &str,
     schema: &Value,
 ) -> Result<T, OutputProblem> {
-    let value: Value = serde_json::from_str(raw).map_err(|error| OutputProblem::InvalidJson {
-        message: error.to_string(),
-    })?;
-    match deserialize_strictly::<T, _>(&value) {
+    let mut value: Value =
+        serde_json::from_str(raw).map_err(|error| OutputProblem::InvalidJson {
+            message: error.to_string(),
+        })?;
+    let mut parsed = deserialize_strictly::<T, _>(&value);
+    // Strict dialects make every field required and the optional ones nullable: `null` there
+    // means "left out", which a defaulted field that is not an `Option` takes only when absent.
+    if matches!(parsed, Err(Strict::Invalid(_)))
+        && (SchemaWalk { root: schema }).drop_optional_nulls(&mut value, schema)
+    {
+        parsed = deserialize_strictly::<T, _>(&value);
+    }
+    match parsed {
         Ok(output) => Ok(output),
         Err(Strict::Unknown(issues)) => Err(OutputProblem::Invalid { issues }),
         Err(Strict::Invalid(_)) => {
@@ -158,6 +167,39 @@ impl SchemaWalk<'_> {
             }
             _ => {}
         }
+    }
+
+    /// Removes every `null` given for a field that is not required, at any depth; whether any was.
+    fn drop_optional_nulls(&self, value: &mut Value, schema: &Value) -> bool {
+        let schema = self.resolve(schema);
+        let mut dropped = false;
+        match value {
+            Value::Object(fields) => {
+                let required = schema.get("required").and_then(Value::as_array);
+                let is_required = |name: &str| {
+                    required.is_some_and(|required| required.iter().any(|r| r == name))
+                };
+                let before = fields.len();
+                fields.retain(|name, field| !field.is_null() || is_required(name));
+                dropped |= fields.len() < before;
+                if let Some(properties) = schema.get("properties") {
+                    for (name, field) in fields.iter_mut() {
+                        if let Some(field_schema) = properties.get(name) {
+                            dropped |= self.drop_optional_nulls(field, field_schema);
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item_schema) = schema.get("items") {
+                    for item in items {
+                        dropped |= self.drop_optional_nulls(item, item_schema);
+                    }
+                }
+            }
+            _ => {}
+        }
+        dropped
     }
 
     /// Follows a `#/$defs/...` reference (or any local JSON pointer) to its schema.

@@ -16,6 +16,7 @@ use super::http::{join_url, parse_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
+use crate::settings::ToolChoice;
 use crate::tool::BoxFuture;
 
 /// Anthropic's own endpoint.
@@ -69,9 +70,13 @@ impl Anthropic {
         request: ChatRequest<'a>,
         stream: bool,
     ) -> WireRequest<'a> {
+        let settings = request.settings;
         WireRequest {
             model: &self.common.model,
-            max_tokens: self.common.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            max_tokens: settings
+                .max_tokens
+                .or(self.common.max_tokens)
+                .unwrap_or(DEFAULT_MAX_TOKENS),
             system: system_text(request.messages),
             messages: wire_messages(request.messages),
             tools: request
@@ -83,10 +88,35 @@ impl Anthropic {
                     input_schema: dialect::anthropic(&tool.parameters),
                 })
                 .collect(),
-            temperature: self.common.temperature,
+            // Only with tools: a choice among none means nothing.
+            tool_choice: settings
+                .tool_choice
+                .as_ref()
+                .filter(|_| !request.tools.is_empty())
+                .map(wire_tool_choice),
+            output_config: request.response_format.map(|format| WireOutputConfig {
+                format: WireOutputFormat {
+                    kind: "json_schema",
+                    // Structured outputs want every object closed, as OpenAI's strict mode does.
+                    schema: dialect::openai_strict(&format.schema)
+                        .unwrap_or_else(|| dialect::anthropic(&format.schema)),
+                },
+            }),
+            temperature: settings.temperature.or(self.common.temperature),
             stream,
         }
     }
+}
+
+/// `tool_choice`: `auto`, `any` (some tool), `none`, or the tool that must be called.
+fn wire_tool_choice(choice: &ToolChoice) -> WireToolChoice<'_> {
+    let (kind, name) = match choice {
+        ToolChoice::Auto => ("auto", None),
+        ToolChoice::Required => ("any", None),
+        ToolChoice::None => ("none", None),
+        ToolChoice::Tool(name) => ("tool", Some(name.as_str())),
+    };
+    WireToolChoice { kind, name }
 }
 
 impl Model for Anthropic {
@@ -227,9 +257,33 @@ pub(crate) struct WireRequest<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<WireToolChoice<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<WireOutputConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
+}
+
+#[derive(Serialize)]
+struct WireToolChoice<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct WireOutputConfig {
+    format: WireOutputFormat,
+}
+
+#[derive(Serialize)]
+struct WireOutputFormat {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    schema: Value,
 }
 
 #[derive(Serialize)]

@@ -18,6 +18,7 @@ use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
+use crate::settings::ToolChoice;
 use crate::tool::BoxFuture;
 
 /// Gemini's own endpoint.
@@ -79,21 +80,32 @@ impl Gemini {
                 }
             })
             .collect();
+        let settings = request.settings;
+        let format = request.response_format;
         let generation = WireGenerationConfig {
-            max_output_tokens: self.common.max_tokens,
-            temperature: self.common.temperature,
+            max_output_tokens: settings.max_tokens.or(self.common.max_tokens),
+            temperature: settings.temperature.or(self.common.temperature),
+            response_mime_type: format.map(|_| "application/json"),
+            response_schema: format.map(|format| dialect::gemini(&format.schema)),
         };
+        let has_generation = generation.max_output_tokens.is_some()
+            || generation.temperature.is_some()
+            || generation.response_mime_type.is_some();
         WireRequest {
             system_instruction: system_text(request.messages).map(|text| WireSystem {
                 parts: [WireSystemPart { text }],
             }),
             contents: wire_contents(request.messages),
+            // Only with tools: a choice among none means nothing.
+            tool_config: settings
+                .tool_choice
+                .as_ref()
+                .filter(|_| !declarations.is_empty())
+                .map(wire_tool_config),
             tools: (!declarations.is_empty()).then_some([WireTools {
                 function_declarations: declarations,
             }]),
-            generation_config: (generation.max_output_tokens.is_some()
-                || generation.temperature.is_some())
-            .then_some(generation),
+            generation_config: has_generation.then_some(generation),
         }
     }
 
@@ -321,6 +333,8 @@ pub(crate) struct WireRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<[WireTools<'a>; 1]>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    tool_config: Option<WireToolConfig<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     generation_config: Option<WireGenerationConfig>,
 }
 
@@ -404,6 +418,41 @@ struct WireGenerationConfig {
     max_output_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_mime_type: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_schema: Option<Value>,
+}
+
+/// `toolConfig.functionCallingConfig`: `AUTO`, `ANY` (some function, or only the one allowed),
+/// `NONE`.
+fn wire_tool_config(choice: &ToolChoice) -> WireToolConfig<'_> {
+    let (mode, allowed) = match choice {
+        ToolChoice::Auto => ("AUTO", None),
+        ToolChoice::Required => ("ANY", None),
+        ToolChoice::None => ("NONE", None),
+        ToolChoice::Tool(name) => ("ANY", Some([name.as_str()])),
+    };
+    WireToolConfig {
+        function_calling_config: WireFunctionCallingConfig {
+            mode,
+            allowed_function_names: allowed,
+        },
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireToolConfig<'a> {
+    function_calling_config: WireFunctionCallingConfig<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireFunctionCallingConfig<'a> {
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_function_names: Option<[&'a str; 1]>,
 }
 
 #[derive(Deserialize)]

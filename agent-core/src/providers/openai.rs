@@ -16,6 +16,7 @@ use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
+use crate::settings::{ResponseFormat, ToolChoice};
 use crate::tool::{BoxFuture, ToolDef};
 
 /// OpenAI's own endpoint.
@@ -81,6 +82,7 @@ impl OpenAi {
         request: ChatRequest<'a>,
         stream: bool,
     ) -> WireRequest<'a> {
+        let settings = request.settings;
         WireRequest {
             model: &self.common.model,
             messages: request.messages.iter().map(wire_message).collect(),
@@ -89,8 +91,15 @@ impl OpenAi {
                 .iter()
                 .map(|tool| self.wire_tool(tool))
                 .collect(),
-            max_completion_tokens: self.common.max_tokens,
-            temperature: self.common.temperature,
+            // Only with tools: the API refuses a choice among none.
+            tool_choice: settings
+                .tool_choice
+                .as_ref()
+                .filter(|_| !request.tools.is_empty())
+                .map(wire_tool_choice),
+            response_format: request.response_format.map(wire_response_format),
+            max_completion_tokens: settings.max_tokens.or(self.common.max_tokens),
+            temperature: settings.temperature.or(self.common.temperature),
             stream,
             stream_options: stream.then_some(WireStreamOptions {
                 include_usage: true,
@@ -242,6 +251,34 @@ fn wire_message(message: &Message) -> WireMessage<'_> {
     }
 }
 
+/// `tool_choice`: a word, or the function that must be called.
+fn wire_tool_choice(choice: &ToolChoice) -> WireToolChoice<'_> {
+    match choice {
+        ToolChoice::Auto => WireToolChoice::Mode("auto"),
+        ToolChoice::Required => WireToolChoice::Mode("required"),
+        ToolChoice::None => WireToolChoice::Mode("none"),
+        ToolChoice::Tool(name) => WireToolChoice::Function {
+            kind: "function",
+            function: WireFunctionName { name },
+        },
+    }
+}
+
+/// `response_format` of type `json_schema`: strict (Structured Outputs) when the schema can be
+/// said in the strict dialect, as tools are.
+fn wire_response_format(format: &ResponseFormat) -> WireResponseFormat<'_> {
+    let strict = dialect::openai_strict(&format.schema);
+    WireResponseFormat {
+        kind: "json_schema",
+        json_schema: WireJsonSchema {
+            name: &format.name,
+            description: format.description.as_deref(),
+            strict: strict.is_some().then_some(true),
+            schema: strict.unwrap_or_else(|| dialect::openai(&format.schema)),
+        },
+    }
+}
+
 /// A Chat Completions request body.
 #[derive(Serialize)]
 pub(crate) struct WireRequest<'a> {
@@ -250,6 +287,10 @@ pub(crate) struct WireRequest<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<WireToolChoice<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<WireResponseFormat<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
@@ -257,6 +298,39 @@ pub(crate) struct WireRequest<'a> {
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<WireStreamOptions>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WireToolChoice<'a> {
+    Mode(&'static str),
+    Function {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        function: WireFunctionName<'a>,
+    },
+}
+
+#[derive(Serialize)]
+struct WireFunctionName<'a> {
+    name: &'a str,
+}
+
+#[derive(Serialize)]
+struct WireResponseFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    json_schema: WireJsonSchema<'a>,
+}
+
+#[derive(Serialize)]
+struct WireJsonSchema<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    schema: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strict: Option<bool>,
 }
 
 #[derive(Serialize)]

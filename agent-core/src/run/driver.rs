@@ -316,7 +316,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     return Step::End(StopReason::Finished, Some(text));
                 }
                 Verdict::Rejected if self.output_retries_spent() => {
+                    // Every call answered, none run: the transcript stays valid to go on with.
+                    let results = self.answer_output_calls(&reply).await;
                     self.messages.push(Message::Assistant(reply));
+                    self.messages.extend(results.into_iter().map(Message::Tool));
                     return Step::OutputRejected;
                 }
                 Verdict::Rejected if !called_tools => {
@@ -518,7 +521,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         text
     }
 
+    /// Answers every call of a reply that ends a typed run, running none: with the output taken,
+    /// the final-answer call is acknowledged and any other is not run; with the output rejected
+    /// for the last time, the final-answer calls get the correction and the others are not run.
     async fn answer_output_calls(&self, reply: &AssistantMessage) -> Vec<ToolResultMessage> {
+        let taken = self.output.as_ref().is_some_and(|output| output.taken);
         let mut results = Vec::with_capacity(reply.tool_calls.len());
         let mut acknowledged = false;
         for call in &reply.tool_calls {
@@ -527,20 +534,26 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 .output
                 .as_ref()
                 .is_some_and(|output| output.is_output_call(call));
-            if is_output && !acknowledged {
+            let result = if is_output && !taken {
+                self.call(call, false).await
+            } else if is_output && !acknowledged {
                 acknowledged = true;
-                results.push(ToolResultMessage {
+                ToolResultMessage {
                     tool_call_id: call.id.clone(),
                     content: self.agent.tools.texts().output_received().to_owned(),
                     is_error: false,
-                });
+                }
             } else {
-                let decision = CallDecision::NotRun(NotRun::AnswerGiven);
-                results.push(self.agent.tools.execute(self.context, call, decision).await);
-            }
-            if let Some(result) = results.last() {
-                self.emit(|| RunEvent::ToolResult(result.clone()));
-            }
+                let why = if taken {
+                    NotRun::AnswerGiven
+                } else {
+                    NotRun::RunEnded
+                };
+                let decision = CallDecision::NotRun(why);
+                self.agent.tools.execute(self.context, call, decision).await
+            };
+            self.emit(|| RunEvent::ToolResult(result.clone()));
+            results.push(result);
         }
         results
     }

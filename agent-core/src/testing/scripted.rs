@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::message::{AssistantMessage, Message};
 use crate::model::{ChatRequest, ChatResponse, Model, ModelError};
+use crate::settings::{ModelSettings, ResponseFormat};
 use crate::tool::{BoxFuture, ToolDef};
 
 /// A model that replays a script of replies (and errors, see [`ScriptStep`]) and records every
@@ -48,6 +49,12 @@ pub struct RecordedRequest {
     pub messages: Vec<Message>,
     /// The tools it was offered.
     pub tools: Vec<ToolDef>,
+    /// Its settings: tool choice, temperature, the longest reply.
+    #[serde(skip_serializing_if = "ModelSettings::is_empty")]
+    pub settings: ModelSettings,
+    /// The schema the answer was asked to follow, in a typed run's native mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
 }
 
 /// One entry of a [`ScriptedModel`]'s script: a reply, or an error the model fails with.
@@ -186,6 +193,8 @@ impl Model for ScriptedModel {
             inner.requests.push(RecordedRequest {
                 messages: request.messages.to_vec(),
                 tools: request.tools.to_vec(),
+                settings: request.settings.clone(),
+                response_format: request.response_format.cloned(),
             });
             let index = inner.requests.len() - 1;
             match inner.script.get(index) {
