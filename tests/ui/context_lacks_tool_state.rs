@@ -1,0 +1,20 @@
+use agent_core::testing::ScriptedModel;
+use agent_core::{Agent, AssistantMessage, State, agent, tool};
+
+#[derive(Clone)]
+struct UserId(u64);
+
+#[derive(Clone)]
+struct Session;
+
+/// Says who is asking.
+#[tool]
+fn whoami(State(user): State<UserId>) -> String {
+    user.0.to_string()
+}
+
+fn main() {
+    let model = ScriptedModel::new([AssistantMessage::text("hi")]);
+    let agent: Agent<Session> = agent!(model, whoami);
+    let _run = agent.run_with(&Session, "Who am I?");
+}

@@ -1,0 +1,12 @@
+use agent_core::testing::ScriptedModel;
+use agent_core::{Agent, AssistantMessage};
+
+#[derive(serde::Deserialize)]
+struct Ticket {
+    title: String,
+}
+
+fn main() {
+    let agent = Agent::new(ScriptedModel::new([AssistantMessage::text("{}")]));
+    let _run = agent.run_typed::<Ticket>("File it");
+}
