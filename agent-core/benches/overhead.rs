@@ -7,6 +7,7 @@
 
 mod common;
 
+use std::future::IntoFuture;
 use std::time::Duration;
 
 use agent_core::{Agent, RunOutput, ToolCall, ToolSet, agent, tool};
@@ -186,6 +187,39 @@ fn run_to_the_end(agent: &Agent, turns: usize) -> RunOutput {
 fn loop_10_steps(bencher: Bencher) {
     let agent = agent_with_turns(10);
     bencher.bench_local(|| run_to_the_end(&agent, 10));
+}
+
+/// A run of two steps (a tool call, then the answer as text): what `run2_typed` compares with.
+#[divan::bench]
+fn run2_text(bencher: Bencher) {
+    let agent = agent_with_turns(2);
+    bencher.bench_local(|| run_to_the_end(&agent, 2));
+}
+
+/// A typed run's answer (`common::ADVICE`): whether to take an umbrella.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Advice {
+    /// Where.
+    city: String,
+    /// Whether to take one.
+    umbrella: bool,
+}
+
+/// The same two steps in a typed run: the answer comes through the final-answer tool and is read
+/// into a struct. Target: at most 1.3x `run2_text`.
+#[divan::bench]
+fn run2_typed(bencher: Bencher) {
+    let agent = agent_with_turns(2);
+    bencher.bench_local(|| {
+        let output = agent
+            .run_typed::<Advice>("Umbrella?")
+            .into_future()
+            .now_or_never()
+            .expect("ready")
+            .expect("runs");
+        debug_assert!(output.value.umbrella && output.value.city == "北京");
+        output
+    });
 }
 
 /// The same run, longer: the time per step (the throughput divan prints) must stay flat.

@@ -35,6 +35,9 @@ pub fn weather_in(city: String) -> Weather {
 
 pub const ARGUMENTS: &str = r#"{"city":"北京"}"#;
 
+/// The answer a typed run gets through the final-answer tool.
+pub const ADVICE: &str = r#"{"city":"北京","umbrella":true}"#;
+
 /// A model that asks for `get_weather` once per turn and answers on turn `turns`, deciding from the
 /// length of the history alone (constant time: it never walks the history).
 pub struct TurnsModel {
@@ -52,6 +55,13 @@ impl Model for TurnsModel {
         let turn = (request.messages.len() - 2) / 2 + 1;
         let reply = if turn < self.turns {
             AssistantMessage::tool_calls([ToolCall::new("call", "get_weather", ARGUMENTS)])
+        } else if let Some(output) = request
+            .tools
+            .iter()
+            .find(|tool| tool.name == "final_result")
+        {
+            // A typed run: the answer goes through the final-answer tool.
+            AssistantMessage::tool_calls([ToolCall::new("answer", &output.name, ADVICE)])
         } else {
             AssistantMessage::text("Take an umbrella.")
         };
