@@ -1,11 +1,11 @@
 //! The registry of an agent's tools and the dispatcher that runs one call (the reference loop's
 //! `runTool`): look the tool up, let it parse and run, catch every failure, stringify, truncate.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::{Pin, pin};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -31,6 +31,9 @@ pub struct ToolSet<S = ()> {
     pub(crate) error_lead_in: bool,
     result_limit: usize,
     tool_timeout: Duration,
+    /// The definitions offered in typed runs, the final-answer tool last, by output type: made on
+    /// the first typed run, borrowed by the next. Emptied when the tools or texts change.
+    with_output: Mutex<Vec<(TypeId, Arc<[ToolDef]>)>>,
 }
 
 /// What is to happen to a call the model asked for, decided before it reaches
@@ -83,6 +86,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             error_lead_in: true,
             result_limit: DEFAULT_RESULT_LIMIT,
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            with_output: Mutex::new(Vec::new()),
         }
     }
 
@@ -106,12 +110,42 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         }
         self.definitions.push(definition.clone());
         self.tools.push(tool);
+        self.forget_output_definitions();
         Ok(())
     }
 
     /// Sets the texts used for error results and markers.
     pub fn set_texts(&mut self, texts: Arc<dyn Texts>) {
         self.texts = texts;
+        self.forget_output_definitions();
+    }
+
+    /// The definitions with a final-answer tool last, for output type `key`: `make` builds that
+    /// tool the first time; later typed runs of the same type borrow the list.
+    pub(crate) fn definitions_with_output(
+        &self,
+        key: TypeId,
+        make: impl FnOnce(&Self) -> ToolDef,
+    ) -> Arc<[ToolDef]> {
+        let mut cache = self
+            .with_output
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, definitions)) = cache.iter().find(|(cached, _)| *cached == key) {
+            return Arc::clone(definitions);
+        }
+        let mut definitions = self.definitions.clone();
+        definitions.push(make(self));
+        let definitions: Arc<[ToolDef]> = definitions.into();
+        cache.push((key, Arc::clone(&definitions)));
+        definitions
+    }
+
+    fn forget_output_definitions(&mut self) {
+        self.with_output
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
     }
 
     /// The texts used for error results and markers.
@@ -284,6 +318,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             error_lead_in: self.error_lead_in,
             result_limit: self.result_limit,
             tool_timeout: self.tool_timeout,
+            with_output: self.with_output,
         }
     }
 }
@@ -298,6 +333,7 @@ impl<S> Clone for ToolSet<S> {
             error_lead_in: self.error_lead_in,
             result_limit: self.result_limit,
             tool_timeout: self.tool_timeout,
+            with_output: Mutex::new(Vec::new()),
         }
     }
 }

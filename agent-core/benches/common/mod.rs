@@ -62,6 +62,9 @@ impl Model for TurnsModel {
         {
             // A typed run: the answer goes through the final-answer tool.
             AssistantMessage::tool_calls([ToolCall::new("answer", &output.name, ADVICE)])
+        } else if request.response_format.is_some() {
+            // A typed run in native mode: the answer is the JSON text.
+            AssistantMessage::text(ADVICE)
         } else {
             AssistantMessage::text("Take an umbrella.")
         };

@@ -5,6 +5,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::OutputProblem;
+use super::plan::OutputShape;
 use crate::arguments::{Strict, deserialize_strictly, message_without_position, render_path};
 use crate::tool_error::ArgumentIssue;
 
@@ -40,8 +41,22 @@ fn fenced_block(text: &str) -> Option<&str> {
 /// with serde's own error and its path.
 pub(crate) fn parse_output<T: DeserializeOwned>(
     raw: &str,
-    schema: &Value,
+    shape: &OutputShape,
 ) -> Result<T, OutputProblem> {
+    // The common case, an output that fits, is read straight from the text; strictly unless no
+    // field can be dropped silently (with every field required, a misspelt one is missing).
+    let fast = if shape.every_field_required {
+        serde_json::from_str::<T>(raw).ok()
+    } else {
+        let mut deserializer = serde_json::Deserializer::from_str(raw);
+        deserialize_strictly::<T, _>(&mut deserializer)
+            .ok()
+            .filter(|_| deserializer.end().is_ok())
+    };
+    if let Some(output) = fast {
+        return Ok(output);
+    }
+    let schema = &shape.schema;
     let mut value: Value =
         serde_json::from_str(raw).map_err(|error| OutputProblem::InvalidJson {
             message: error.to_string(),

@@ -3,6 +3,7 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use schemars::JsonSchema;
@@ -38,6 +39,9 @@ pub(crate) struct OutputShape {
     pub(crate) schema: Value,
     /// Whether the value sits under `response` (the providers want an object at the root).
     pub(crate) wrapped: bool,
+    /// Whether every field of every object in the type is required: then a misspelt field cannot
+    /// be dropped silently (it is missing), and outputs are read without the strict parser.
+    pub(crate) every_field_required: bool,
     /// What the type is (its doc comment), for the final-answer tool's description.
     pub(crate) description: Option<String>,
     /// The native format.
@@ -47,7 +51,8 @@ pub(crate) struct OutputShape {
 impl OutputShape {
     /// The shape of `T`, from the cache: schemars is slow next to a run with an instant model.
     fn of<T: JsonSchema + 'static>() -> Arc<OutputShape> {
-        static SHAPES: RwLock<Option<HashMap<TypeId, Arc<OutputShape>>>> = RwLock::new(None);
+        type Shapes = HashMap<TypeId, Arc<OutputShape>, BuildHasherDefault<TypeIdHasher>>;
+        static SHAPES: RwLock<Option<Shapes>> = RwLock::new(None);
         let key = TypeId::of::<T>();
         if let Some(shape) = SHAPES
             .read()
@@ -61,7 +66,7 @@ impl OutputShape {
         SHAPES
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .get_or_insert_with(HashMap::new)
+            .get_or_insert_with(Shapes::default)
             .entry(key)
             .or_insert(shape)
             .clone()
@@ -95,11 +100,50 @@ impl OutputShape {
         let mut format = ResponseFormat::new(OUTPUT_NAME, schema.clone());
         format.description.clone_from(&description);
         OutputShape {
+            every_field_required: every_field_required(&schema),
             format,
             description,
             schema,
             wrapped,
         }
+    }
+}
+
+/// Hashes a `TypeId`, which is already a hash: its bits as they are, not SipHash over them.
+#[derive(Default)]
+struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
+    }
+}
+
+/// Whether every object schema anywhere in `schema` requires all of its properties.
+fn every_field_required(schema: &Value) -> bool {
+    match schema {
+        Value::Object(node) => {
+            let required = node.get("required").and_then(Value::as_array);
+            let all_required = match node.get("properties").and_then(Value::as_object) {
+                Some(properties) => properties.keys().all(|name| {
+                    required.is_some_and(|required| required.iter().any(|r| r == name.as_str()))
+                }),
+                None => true,
+            };
+            all_required && node.values().all(every_field_required)
+        }
+        Value::Array(items) => items.iter().all(every_field_required),
+        _ => true,
     }
 }
 
@@ -121,6 +165,8 @@ fn schema_of<T: JsonSchema>() -> Map<String, Value> {
 /// What the loop needs of a typed run, whatever its type: the shape to send and a check that
 /// keeps the value it accepts.
 pub(crate) trait OutputCheck<S>: Send + Sync {
+    /// The output type's identity, to cache what is made for it.
+    fn key(&self) -> TypeId;
     /// How the output is asked for.
     fn mode(&self) -> OutputMode;
     /// How many rejected outputs are sent back before the run fails.
@@ -170,6 +216,10 @@ struct Wrapped<T> {
 }
 
 impl<S: Sync, T: OutputType> OutputCheck<S> for TypedCheck<'_, S, T> {
+    fn key(&self) -> TypeId {
+        TypeId::of::<T>()
+    }
+
     fn mode(&self) -> OutputMode {
         self.mode
     }
@@ -184,9 +234,9 @@ impl<S: Sync, T: OutputType> OutputCheck<S> for TypedCheck<'_, S, T> {
 
     fn accept(&self, context: &S, raw: &str) -> Result<(), OutputProblem> {
         let value = if self.shape.wrapped {
-            parse_output::<Wrapped<T>>(raw, &self.shape.schema)?.response
+            parse_output::<Wrapped<T>>(raw, &self.shape)?.response
         } else {
-            parse_output::<T>(raw, &self.shape.schema)?
+            parse_output::<T>(raw, &self.shape)?
         };
         for validate in &self.validators {
             validate(context, &value).map_err(|message| OutputProblem::Rejected { message })?;

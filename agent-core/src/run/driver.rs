@@ -4,6 +4,7 @@
 
 use std::future::{Future, pending};
 use std::pin::pin;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_channel::mpsc::UnboundedSender;
@@ -71,16 +72,18 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
     let output = plan.output.map(|check| {
         let texts = agent.tools.texts();
         let shape = check.shape();
-        let mut tool = None;
+        let mut offered = None;
         match check.mode() {
             OutputMode::Tool => {
-                // The final-answer tool goes last, under a name none of the agent's tools has.
-                let mut name = crate::output::OUTPUT_NAME.to_owned();
-                while agent.tools.get(&name).is_some() {
-                    name.push('_');
-                }
-                let description = texts.output_tool_description(shape.description.as_deref());
-                tool = Some(ToolDef::new(name, description, shape.schema.clone()));
+                offered = Some(agent.tools.definitions_with_output(check.key(), |tools| {
+                    // Last, under a name none of the agent's tools has.
+                    let mut name = crate::output::OUTPUT_NAME.to_owned();
+                    while tools.get(&name).is_some() {
+                        name.push('_');
+                    }
+                    let description = texts.output_tool_description(shape.description.as_deref());
+                    ToolDef::new(name, description, shape.schema.clone())
+                }));
                 settings.tool_choice.get_or_insert(ToolChoice::Required);
             }
             OutputMode::Prompted => {
@@ -96,11 +99,6 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
             }
             OutputMode::Native => {}
         }
-        let offered = tool.map(|tool| {
-            let mut offered = agent.tools.definitions().to_vec();
-            offered.push(tool);
-            offered
-        });
         Output {
             check,
             offered,
@@ -188,7 +186,7 @@ struct Run<'a, S> {
 struct Output<'a, S> {
     check: &'a dyn OutputCheck<S>,
     /// The tools offered with the final-answer tool last, in [`OutputMode::Tool`].
-    offered: Option<Vec<ToolDef>>,
+    offered: Option<Arc<[ToolDef]>>,
     /// The outputs not taken so far.
     attempts: Vec<RejectedOutput>,
     /// Whether an output was taken.
