@@ -443,3 +443,23 @@ async fn the_final_answer_tool_takes_a_name_no_tool_has() {
     assert_eq!(out.value, good_ticket());
     assert_eq!(model.requests()[0].tools[1].name, "final_result_");
 }
+
+#[tokio::test]
+async fn a_forced_tool_in_a_typed_run_gives_way_to_the_final_answer_tool() {
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("w", "get_weather", r#"{"city":"北京"}"#)]),
+        output_call("out", GOOD),
+    ]);
+    let out = agent!(model.clone(), get_weather)
+        .tool_choice(ToolChoice::Tool("get_weather".into()))
+        .run_typed::<Ticket>("My umbrella broke")
+        .await
+        .unwrap();
+    assert_eq!(out.value, good_ticket());
+    let requests = model.requests();
+    assert_eq!(
+        requests[0].settings.tool_choice,
+        Some(ToolChoice::Tool("get_weather".into()))
+    );
+    assert_eq!(requests[1].settings.tool_choice, Some(ToolChoice::Required));
+}

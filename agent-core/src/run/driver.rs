@@ -90,6 +90,8 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
                 let schema = serde_json::to_string_pretty(&shape.schema).unwrap_or_default();
                 let instructions = texts.output_instructions(&schema);
                 match messages.first_mut() {
+                    // Once: a conversation that goes on keeps its first instructions.
+                    Some(Message::System { content }) if content.ends_with(&instructions) => {}
                     Some(Message::System { content }) => {
                         content.push_str("\n\n");
                         content.push_str(&instructions);
@@ -291,20 +293,20 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         };
         let reply = response.message;
         let called_tools = !reply.tool_calls.is_empty();
-        let keeps_forcing = self
-            .output
-            .as_ref()
-            .is_some_and(|output| output.tool().is_some());
         if called_tools
-            && !keeps_forcing
             && self
                 .settings
                 .tool_choice
                 .as_ref()
                 .is_some_and(ToolChoice::forces_a_call)
         {
-            // Forced once: the model has called a tool, and must now be free to answer.
-            self.settings.tool_choice = None;
+            // Forced once: the model has called a tool and must now be free to answer; with a
+            // final-answer tool, its answer is a tool call, so one is still asked for.
+            let answers_by_tool = self
+                .output
+                .as_ref()
+                .is_some_and(|output| output.tool().is_some());
+            self.settings.tool_choice = answers_by_tool.then_some(ToolChoice::Required);
         }
         if self.output.is_some() {
             match self.judge_output(&reply) {
