@@ -36,8 +36,11 @@
 //!   values from the agent rather than the model. [`ToolSet::execute`] is the one place a call
 //!   becomes a result, whatever was decided about it ([`CallDecision`]); [`ToolError`] is every
 //!   way a call fails, and [`Texts`] words each one for the model, in one table per language.
-//! - [`Agent`]: the builder (limits, timeouts, texts, [`Hooks`], approval) and the runs: [`Agent::run`],
-//!   [`Agent::run_until`] (cancellable), [`Agent::run_stream`] (a live [`RunEvent`] view).
+//! - [`Agent`]: the builder (limits, timeouts, texts, [`Hooks`], approval, [`ModelSettings`]) and
+//!   the runs: [`Agent::run`], [`Agent::run_until`] (cancellable), [`Agent::run_stream`] (a live
+//!   [`RunEvent`] view), [`Agent::run_with`] (a run with its own context, history and settings: a
+//!   [`RunBuilder`]) and [`Agent::run_typed`] (the answer as a value of your type: a [`TypedRun`],
+//!   see [`OutputMode`]).
 //! - [`Model`]: the one trait every model implements; `providers` has OpenAI-compatible, Anthropic
 //!   and Gemini adapters over HTTP (cargo features, on by default) and `providers::from_env()`;
 //!   [`testing::ScriptedModel`] replays a script for tests and offline runs.
