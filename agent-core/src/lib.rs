@@ -56,6 +56,7 @@ mod state;
 mod texts;
 mod tool;
 mod tool_error;
+mod toolbox;
 mod toolset;
 
 #[cfg(feature = "mcp")]
@@ -80,6 +81,7 @@ pub use state::{FromRef, State};
 pub use texts::{Chinese, English, NotRun, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 pub use tool_error::{ArgumentIssue, ToolError};
+pub use toolbox::ToolBox;
 pub use toolset::{CallDecision, DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};
 
 /// Builds an [`Agent`] from a model and `#[tool]` functions.
