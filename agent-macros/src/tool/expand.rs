@@ -3,7 +3,7 @@
 //! tool for each `#[tool]` method (the same glue, calling the method on the value) and the
 //! `ToolBox` impl that hands them out.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ImplItem, ItemFn, ItemImpl, Type};
@@ -34,13 +34,21 @@ pub fn expand_impl(valid: &ValidImpl) -> TokenStream {
     let block = emitted_block(valid);
     let krate = &valid.krate;
     let self_ty = &*valid.block.self_ty;
-    let structs: Vec<Ident> = (0..valid.tools.len())
-        .map(|index| format_ident!("__Tool{}", index))
+    // Each tool is a struct named after its method, as a `#[tool] fn`'s is after the function
+    // (so the compiler's notes name it by the method), braced so that it takes no name in the
+    // value namespace, where the glue may call functions of the user's.
+    let structs: Vec<&Ident> = valid
+        .tools
+        .iter()
+        .map(|tool| &tool.function.sig.ident)
         .collect();
     let tools = valid.tools.iter().zip(&structs).map(|(tool, name)| {
         let items = tool_items(tool, &quote!(#name), Callee::Method { self_ty });
         quote! {
-            struct #name(::std::sync::Arc<#self_ty>);
+            #[allow(non_camel_case_types)]
+            struct #name {
+                __shared: ::std::sync::Arc<#self_ty>,
+            }
 
             const _: () = {
                 #items
@@ -59,7 +67,7 @@ pub fn expand_impl(valid: &ValidImpl) -> TokenStream {
                 self: ::std::sync::Arc<Self>,
             ) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool<__S>>> {
                 ::std::vec![
-                    #(::std::sync::Arc::new(#structs(::std::sync::Arc::clone(&self)))
+                    #(::std::sync::Arc::new(#structs { __shared: ::std::sync::Arc::clone(&self) })
                         as ::std::sync::Arc<dyn #krate::Tool<__S>>),*
                 ]
             }
@@ -83,8 +91,8 @@ pub fn expand_impl(valid: &ValidImpl) -> TokenStream {
 enum Callee<'a> {
     /// A free function, by its name.
     Function,
-    /// A method (or associated function) of `self_ty`; the tool holds the value as its field `0`,
-    /// an `Arc<self_ty>`.
+    /// A method (or associated function) of `self_ty`; the tool holds the value as its field
+    /// `__shared`, an `Arc<self_ty>`.
     Method { self_ty: &'a Type },
 }
 
@@ -220,14 +228,14 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
     let (prepare, receiver) = match (callee, tool.receiving) {
         (Callee::Function, _) | (_, Receiving::Nothing) => (None, None),
         // Borrowed from the tool while the call's future runs.
-        (Callee::Method { .. }, Receiving::Shared) if !blocking => (None, Some(quote!(&self.0))),
+        (Callee::Method { .. }, Receiving::Shared) if !blocking => (None, Some(quote!(&self.__shared))),
         // The blocking thread needs a handle of its own.
         (Callee::Method { .. }, Receiving::Shared) => (
-            Some(quote!(let __receiver = ::std::sync::Arc::clone(&self.0);)),
+            Some(quote!(let __receiver = ::std::sync::Arc::clone(&self.__shared);)),
             Some(quote!(&__receiver)),
         ),
         (Callee::Method { .. }, Receiving::Owned) => (
-            Some(quote!(let __receiver = ::std::sync::Arc::clone(&self.0);)),
+            Some(quote!(let __receiver = ::std::sync::Arc::clone(&self.__shared);)),
             Some(quote!(__receiver)),
         ),
     };
@@ -267,6 +275,19 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
             #prepare
             #blocking_call
         }
+    };
+    // A method's call is at the method, so an error about it (a future that is not `Send`, a
+    // value that is not `Sync`) names the method rather than the block's `#[tool]`.
+    let call_span = match callee {
+        Callee::Function => Span::call_site(),
+        Callee::Method { .. } => ident.span(),
+    };
+    let boxed = quote_spanned! {call_span=>
+        ::std::boxed::Box::pin(async move {
+            let (#(#argument_locals,)*) = (__GLUE.0)(&__call.arguments)?;
+            #(#state_values)*
+            #run
+        })
     };
     let serde_crate = format!("{}::__private::serde", krate.to_token_stream());
     let schemars_crate = format!("{}::__private::schemars", krate.to_token_stream());
@@ -347,11 +368,7 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
                 __state: &'__a __S,
                 __call: &'__a #krate::ToolCall,
             ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
-                ::std::boxed::Box::pin(async move {
-                    let (#(#argument_locals,)*) = (__GLUE.0)(&__call.arguments)?;
-                    #(#state_values)*
-                    #run
-                })
+                #boxed
             }
         }
     }
