@@ -56,9 +56,32 @@ where
     T: serde::Deserialize<'de>,
     D: serde::Deserializer<'de>,
 {
+    deserialize_strictly_saying(deserializer, None)
+}
+
+/// [`deserialize_strictly`], telling the model `top_level` about an unknown field of the arguments
+/// object itself (which fields there are), rather than the general word.
+fn deserialize_strictly_saying<'de, T, D>(
+    deserializer: D,
+    top_level: Option<&str>,
+) -> Result<T, Strict<D::Error>>
+where
+    T: serde::Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+{
+    use serde_ignored::Path;
     let mut unknown = Vec::new();
     let value = serde_ignored::deserialize(deserializer, |path| {
-        unknown.push(ArgumentIssue::new(ignored_path(&path), UNKNOWN_FIELD));
+        let message = match (top_level, &path) {
+            (
+                Some(message),
+                Path::Map {
+                    parent: Path::Root, ..
+                },
+            ) => message,
+            _ => UNKNOWN_FIELD,
+        };
+        unknown.push(ArgumentIssue::new(ignored_path(&path), message));
     })
     .map_err(Strict::Invalid)?;
     if unknown.is_empty() {
@@ -180,15 +203,7 @@ fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec])
     }
     for key in map.keys() {
         if !fields.iter().any(|field| field.name == key) {
-            let message = if fields.is_empty() {
-                "unknown field: this tool takes no arguments".to_owned()
-            } else {
-                let expected: Vec<String> = fields
-                    .iter()
-                    .map(|field| format!("`{}`", field.name))
-                    .collect();
-                format!("unknown field, expected one of {}", expected.join(", "))
-            };
+            let message = unknown_top_level_field(fields.iter().map(|field| field.name));
             issues.push(ArgumentIssue::new(key.as_str(), message));
         }
     }
@@ -203,6 +218,163 @@ fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec])
                 message_without_position(error.inner()),
             ));
         }
+    }
+    ToolError::InvalidArguments { issues }
+}
+
+/// What the model is told about an argument no parameter has: which ones there are.
+fn unknown_top_level_field<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    if names.len() == 0 {
+        return "unknown field: this tool takes no arguments".to_owned();
+    }
+    let expected: Vec<String> = names.map(|name| format!("`{name}`")).collect();
+    format!("unknown field, expected one of {}", expected.join(", "))
+}
+
+/// What the parser knows, from its schema, of a type the arguments parse into whole (a closure
+/// tool's argument struct, see [`tool_fn`](crate::tool_fn)): its fields are not known to the code
+/// as `#[tool]`'s parameters are.
+#[derive(Debug, Clone)]
+pub(crate) struct SchemaFields {
+    /// The fields that leaving out is an error.
+    required: Vec<String>,
+    /// Whether a field not in the schema is unknown (rather than taken, by a flattened map, or
+    /// unjudgeable, when the schema is not an object's).
+    closed: bool,
+    /// The fields in the schema.
+    names: Vec<String>,
+    /// What the model is told about a field not in the schema.
+    unknown: String,
+}
+
+impl SchemaFields {
+    /// Reads the fields off an arguments schema (as [`parameters_schema`](crate::parameters_schema)
+    /// makes it).
+    pub(crate) fn of(schema: &Value) -> Self {
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let names: Vec<String> = properties
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default();
+        let required = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|required| {
+                required
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let closed = properties.is_some()
+            && matches!(
+                schema.get("additionalProperties"),
+                None | Some(Value::Bool(false))
+            )
+            && !["oneOf", "anyOf", "allOf", "$ref"]
+                .iter()
+                .any(|key| schema.get(key).is_some());
+        SchemaFields {
+            unknown: unknown_top_level_field(names.iter().map(String::as_str)),
+            required,
+            closed,
+            names,
+        }
+    }
+
+    /// Whether a field the schema does not name is an error.
+    pub(crate) fn closed(&self) -> bool {
+        self.closed
+    }
+}
+
+/// Parses a tool's raw arguments into one type of the user's, whose fields the parser knows only
+/// from its schema: as [`parse_arguments`] does for `#[tool]`, the fast path is one strict parse
+/// (unknown fields at any depth are errors, with their paths), `null` for a field that is not
+/// required means "left out", and otherwise the model is told every missing and unknown field and
+/// the first field whose value does not fit, each with its path.
+pub(crate) fn parse_whole<T: DeserializeOwned>(
+    raw: &str,
+    fields: &SchemaFields,
+) -> Result<T, ToolError> {
+    let raw = if raw.trim().is_empty() { "{}" } else { raw };
+    let top_level = fields.closed.then_some(fields.unknown.as_str());
+    // Only an object: serde's derive would also take an array as positional fields.
+    if raw.trim_start().starts_with('{') {
+        let mut deserializer = serde_json::Deserializer::from_str(raw);
+        let parsed = deserialize_strictly_saying::<T, _>(&mut deserializer, top_level).and_then(
+            |arguments| {
+                deserializer
+                    .end()
+                    .map(|()| arguments)
+                    .map_err(Strict::Invalid)
+            },
+        );
+        match parsed {
+            Ok(arguments) => return Ok(arguments),
+            Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),
+            Err(Strict::Invalid(error)) if !error.is_data() => {
+                return Err(ToolError::InvalidJson {
+                    message: error.to_string(),
+                });
+            }
+            Err(Strict::Invalid(_)) => {}
+        }
+    }
+    let mut value: Value = match serde_json::from_str(raw) {
+        Ok(value) => value,
+        Err(error) => {
+            return Err(ToolError::InvalidJson {
+                message: error.to_string(),
+            });
+        }
+    };
+    let Value::Object(map) = &mut value else {
+        return Err(ToolError::arguments_not_an_object(&value));
+    };
+    let before = map.len();
+    map.retain(|key, value| !(value.is_null() && !fields.required.contains(key)));
+    if map.len() < before {
+        match deserialize_strictly_saying::<T, _>(&value, top_level) {
+            Ok(arguments) => return Ok(arguments),
+            Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),
+            Err(Strict::Invalid(_)) => {}
+        }
+    }
+    Err(diagnose_whole::<T>(&value, fields))
+}
+
+/// Every missing and unknown field, by the schema, and the first value that does not fit, by serde.
+fn diagnose_whole<T: DeserializeOwned>(value: &Value, fields: &SchemaFields) -> ToolError {
+    let mut issues = Vec::new();
+    if let Value::Object(map) = value {
+        for name in &fields.required {
+            if !map.contains_key(name) {
+                issues.push(ArgumentIssue::new(name.as_str(), "missing required field"));
+            }
+        }
+        if fields.closed {
+            for key in map.keys() {
+                if !fields.names.contains(key) {
+                    issues.push(ArgumentIssue::new(key.as_str(), fields.unknown.as_str()));
+                }
+            }
+        }
+    }
+    if let Err(error) = serde_path_to_error::deserialize::<_, T>(value) {
+        let path = render_path(error.path());
+        // An error about the object itself (a missing or unknown field) is already said above,
+        // with the field's path.
+        if !(path.is_empty() && !issues.is_empty()) {
+            issues.push(ArgumentIssue::new(path, error.into_inner().to_string()));
+        }
+    }
+    if issues.is_empty() {
+        // serde took the value after all (it only failed through the JSON text): say what it said.
+        issues.push(ArgumentIssue::new(
+            "",
+            "the arguments do not fit the tool's parameters",
+        ));
     }
     ToolError::InvalidArguments { issues }
 }

@@ -56,6 +56,8 @@ mod state;
 mod texts;
 mod tool;
 mod tool_error;
+mod tool_fn;
+mod tool_result;
 mod toolbox;
 mod toolset;
 
@@ -81,6 +83,8 @@ pub use state::{FromRef, State};
 pub use texts::{Chinese, English, NotRun, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 pub use tool_error::{ArgumentIssue, ToolError};
+pub use tool_fn::{ToolClosure, ToolFn, tool_fn};
+pub use tool_result::{IntoToolResult, Json};
 pub use toolbox::ToolBox;
 pub use toolset::{CallDecision, DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};
 

@@ -228,7 +228,9 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
     let (prepare, receiver) = match (callee, tool.receiving) {
         (Callee::Function, _) | (_, Receiving::Nothing) => (None, None),
         // Borrowed from the tool while the call's future runs.
-        (Callee::Method { .. }, Receiving::Shared) if !blocking => (None, Some(quote!(&self.__shared))),
+        (Callee::Method { .. }, Receiving::Shared) if !blocking => {
+            (None, Some(quote!(&self.__shared)))
+        }
         // The blocking thread needs a handle of its own.
         (Callee::Method { .. }, Receiving::Shared) => (
             Some(quote!(let __receiver = ::std::sync::Arc::clone(&self.__shared);)),
