@@ -80,7 +80,9 @@ pub fn tool_fn<F, M>(
     function: F,
 ) -> ToolFn<F, M>
 where
-    F: ToolClosure<M>,
+    F: ToolClosure<M> + Send + Sync + 'static,
+    F::Arguments: DeserializeOwned + JsonSchema,
+    F::Future: Future<Output: IntoToolResult> + Send + 'static,
 {
     let mut parameters = parameters_schema::<F::Arguments>();
     let fields = SchemaFields::of(&parameters);
@@ -177,54 +179,34 @@ mod sealed {
     pub trait Sealed<M> {}
 }
 
-/// A closure [`tool_fn`] can make a tool of: `|args: Args| async move { .. }` or
-/// `|State(x): State<X>, args: Args| async move { .. }`. `M` is its shape, which the compiler
-/// infers; implemented for closures and functions of those shapes only.
+/// The shape of a closure [`tool_fn`] can make a tool of: `|args: Args| ..` or
+/// `|State(x): State<X>, args: Args| ..`. `M` is that shape, which the compiler infers from the
+/// closure; the rest (the arguments' type, the future, its result) is checked by `tool_fn`, each
+/// with its own message. Implemented for closures and functions of those shapes only.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be made a tool",
     label = "expected an async closure taking the tool's arguments",
-    note = "write `|args: Args| async move {{ .. }}`, with `Args: Deserialize + JsonSchema`, or `|State(x): State<X>, args: Args| async move {{ .. }}` to take a part of the agent's state",
-    note = "the closure must be `Send + Sync + 'static`, its future `Send + 'static`, and what the future resolves to an `IntoToolResult`"
+    note = "write `|args: Args| async move {{ .. }}`, with `Args: Deserialize + JsonSchema`, or `|State(x): State<X>, args: Args| async move {{ .. }}` to take a part of the agent's state"
 )]
-pub trait ToolClosure<M>: sealed::Sealed<M> + Send + Sync + 'static {
+pub trait ToolClosure<M>: sealed::Sealed<M> {
     /// The type the model's arguments parse into.
-    type Arguments: DeserializeOwned + JsonSchema;
+    type Arguments;
+    /// What the closure returns: the future of the call.
+    type Future;
 }
 
-impl<F, A, Fut> sealed::Sealed<(A,)> for F
-where
-    F: Fn(A) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned + JsonSchema + 'static,
-{
-}
+impl<F: Fn(A) -> Fut, A, Fut> sealed::Sealed<(A,)> for F {}
 
-impl<F, A, Fut> ToolClosure<(A,)> for F
-where
-    F: Fn(A) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned + JsonSchema + 'static,
-{
+impl<F: Fn(A) -> Fut, A, Fut> ToolClosure<(A,)> for F {
     type Arguments = A;
+    type Future = Fut;
 }
 
-impl<F, X, A, Fut> sealed::Sealed<(State<X>, A)> for F
-where
-    F: Fn(State<X>, A) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned + JsonSchema + 'static,
-    X: 'static,
-{
-}
+impl<F: Fn(State<X>, A) -> Fut, X, A, Fut> sealed::Sealed<(State<X>, A)> for F {}
 
-impl<F, X, A, Fut> ToolClosure<(State<X>, A)> for F
-where
-    F: Fn(State<X>, A) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned + JsonSchema + 'static,
-    X: 'static,
-{
+impl<F: Fn(State<X>, A) -> Fut, X, A, Fut> ToolClosure<(State<X>, A)> for F {
     type Arguments = A;
+    type Future = Fut;
 }
 
 impl<S, F, A, Fut> Tool<S> for ToolFn<F, (A,)>
