@@ -333,7 +333,9 @@ pub(crate) fn parse_whole<T: DeserializeOwned>(
         return Err(ToolError::arguments_not_an_object(&value));
     };
     let before = map.len();
-    map.retain(|key, value| !(value.is_null() && !fields.required.contains(key)));
+    // `null` for a field that may be left out means it was; a required field's `null` stays, to be
+    // reported.
+    map.retain(|key, value| !value.is_null() || fields.required.contains(key));
     if map.len() < before {
         match deserialize_strictly_saying::<T, _>(&value, top_level) {
             Ok(arguments) => return Ok(arguments),
@@ -365,7 +367,7 @@ fn diagnose_whole<T: DeserializeOwned>(value: &Value, fields: &SchemaFields) -> 
         let path = render_path(error.path());
         // An error about the object itself (a missing or unknown field) is already said above,
         // with the field's path.
-        if !(path.is_empty() && !issues.is_empty()) {
+        if !path.is_empty() || issues.is_empty() {
             issues.push(ArgumentIssue::new(path, error.into_inner().to_string()));
         }
     }

@@ -340,7 +340,7 @@ async fn every_return_value_means_what_it_means_for_a_tool_fn() {
         .unwrap();
     tools
         .add(tool_fn("parse", "Any error.", |_: Nothing| async {
-            "x".parse::<u32>().map(|number| Json(number))
+            "x".parse::<u32>().map(Json)
         }))
         .unwrap();
     let mut results = Vec::new();

@@ -14,7 +14,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     match parse::parse(attr, item, &mut errors) {
         parse::Parsed::Fn(tool) => {
-            let valid = validate::validate(tool, validate::Place::Free, &mut errors);
+            let valid = validate::validate(*tool, validate::Place::Free, &mut errors);
             if errors.is_empty() {
                 return expand::expand(&valid);
             }
@@ -25,7 +25,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             tokens
         }
         parse::Parsed::Impl(block) => {
-            let valid = validate::validate_impl(block, &mut errors);
+            let valid = validate::validate_impl(*block, &mut errors);
             if errors.is_empty() {
                 return expand::expand_impl(&valid);
             }

@@ -15,9 +15,9 @@ use super::docs::{DocLine, doc_lines};
 /// What `#[tool]` was put on.
 pub enum Parsed {
     /// A function: one tool.
-    Fn(ToolFn),
+    Fn(Box<ToolFn>),
     /// An impl block: a tool for each method marked `#[tool]`.
-    Impl(ToolImpl),
+    Impl(Box<ToolImpl>),
     /// Anything else, as its tokens, to be emitted unchanged.
     Other(TokenStream),
 }
@@ -58,9 +58,9 @@ pub fn parse(attr: TokenStream, item: TokenStream, errors: &mut Errors) -> Parse
     match syn::parse2::<Item>(item) {
         Ok(Item::Fn(function)) => {
             let attrs = parse_tool_attrs(attr, errors);
-            Parsed::Fn(parse_function(attrs, function, errors))
+            Parsed::Fn(Box::new(parse_function(attrs, function, errors)))
         }
-        Ok(Item::Impl(block)) => Parsed::Impl(parse_impl(attr, block, errors)),
+        Ok(Item::Impl(block)) => Parsed::Impl(Box::new(parse_impl(attr, block, errors))),
         Ok(other) => {
             errors.push(not_a_function(&other));
             Parsed::Other(other.into_token_stream())
