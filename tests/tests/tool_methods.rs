@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, State, ToolBox, ToolSet, ToolSetError, tool, tools};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tests::{call, model_calling, tool_results};
 
 /// An issue, as the fake tracker returns it.
@@ -321,4 +321,122 @@ async fn a_toolbox_without_state_fits_any_agent() {
         set
     };
     assert_eq!(set.definitions()[0].name, "time");
+}
+
+/// Get one issue by its number.
+///
+/// # Arguments
+///
+/// * `id` - The issue's number
+#[tool(name = "get_issue", idempotent)]
+fn get_issue_fn(id: u64) -> Result<Issue, String> {
+    Err(format!("no issue {id}"))
+}
+
+#[test]
+fn a_method_and_a_function_of_the_same_shape_make_the_same_tool() {
+    let tools = ToolBox::<Viewer>::into_tools(Tracker::new());
+    let method = tools
+        .iter()
+        .find(|tool| tool.definition().name == "get_issue")
+        .unwrap();
+    assert_eq!(method.definition(), get_issue_fn {}.definition());
+}
+
+/// A point on a grid, which is its own toolbox.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+/// Grid math, reached through a module of the same name as a tool.
+mod shift {
+    /// How far to shift.
+    pub const DEFAULT: i32 = 1;
+}
+
+#[tool]
+impl Point {
+    /// Add another point to this one.
+    #[tool(inline)]
+    fn plus(&self, other: Self) -> Self {
+        Point {
+            x: self.x + other.x,
+            y: self.y + other.y,
+        }
+    }
+
+    /// Shift this point right.
+    #[tool(inline)]
+    fn shift(
+        &self,
+        /// How far
+        #[arg(default = shift::DEFAULT)]
+        by: i32,
+    ) -> Self {
+        Self::new(self.x + by, self.y)
+    }
+
+    fn new(x: i32, y: i32) -> Self {
+        Point { x, y }
+    }
+}
+
+#[tokio::test]
+async fn self_in_a_tools_types_is_the_blocks_type() {
+    let tools: ToolSet = {
+        let mut tools = ToolSet::new();
+        tools.add_toolbox(Point::new(1, 2)).unwrap();
+        tools
+    };
+    let plus = tools
+        .dispatch(&(), &call(0, "plus", r#"{"other":{"x":10,"y":20}}"#))
+        .await;
+    assert_eq!(plus.content, r#"{"x":11,"y":22}"#);
+    let shifted = tools.dispatch(&(), &call(1, "shift", "{}")).await;
+    assert_eq!(shifted.content, r#"{"x":2,"y":2}"#);
+    let definition = &tools.definitions()[0];
+    assert_eq!(
+        definition.parameters["properties"]["other"]["$ref"],
+        "#/$defs/Point"
+    );
+    assert_eq!(definition.output_schema.as_ref().unwrap()["title"], "Point");
+    // A nested point with a misspelt field: its path.
+    let misspelt = tools
+        .dispatch(&(), &call(2, "plus", r#"{"other":{"x":1,"y":2,"z":3}}"#))
+        .await;
+    assert_eq!(
+        misspelt.content,
+        "Error: invalid arguments: other.z: unknown field; leave it out or check its spelling against the schema"
+    );
+}
+
+/// A crate that re-exports agent-core and has its users name it instead.
+mod framework {
+    pub use agent_core as engine;
+}
+
+/// A clock reached through a re-export of agent-core.
+struct Wall;
+
+#[framework::engine::tool(crate = "framework::engine")]
+impl Wall {
+    /// Tell the time on the wall.
+    #[framework::engine::tool(read_only)]
+    async fn wall_time(&self) -> &'static str {
+        "noon"
+    }
+}
+
+#[tokio::test]
+async fn a_block_names_agent_core_through_a_reexport() {
+    let model = model_calling([call(0, "wall_time", "{}")], "done");
+    let agent: Agent = Agent::new(model).try_toolbox(Wall).unwrap();
+    let output = agent.run("time?").await.unwrap();
+    assert_eq!(contents(&output), [(false, "noon")]);
+    assert_eq!(
+        agent.tools().definitions()[0].annotations.read_only,
+        Some(true)
+    );
 }

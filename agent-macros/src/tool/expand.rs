@@ -34,13 +34,17 @@ pub fn expand_impl(valid: &ValidImpl) -> TokenStream {
     let block = emitted_block(valid);
     let krate = &valid.krate;
     let self_ty = &*valid.block.self_ty;
-    // Each tool is a struct named after its method, as a `#[tool] fn`'s is after the function
-    // (so the compiler's notes name it by the method), braced so that it takes no name in the
-    // value namespace, where the glue may call functions of the user's.
-    let structs: Vec<&Ident> = valid
+    // Each tool is a struct named after its method (so the compiler's notes name it by the
+    // method), prefixed so that it hides no type or module of the user's that the glue names
+    // (`fn users(&self) -> users::User`), and braced so that it takes no name in the value
+    // namespace either.
+    let structs: Vec<Ident> = valid
         .tools
         .iter()
-        .map(|tool| &tool.function.sig.ident)
+        .map(|tool| {
+            let ident = &tool.function.sig.ident;
+            format_ident!("__tool_{}", ident, span = ident.span())
+        })
         .collect();
     let tools = valid.tools.iter().zip(&structs).map(|(tool, name)| {
         let items = tool_items(tool, &quote!(#name), Callee::Method { self_ty });
