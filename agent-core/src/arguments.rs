@@ -249,8 +249,9 @@ pub(crate) struct SchemaFields {
 
 impl SchemaFields {
     /// Reads the fields off an arguments schema (as [`parameters_schema`](crate::parameters_schema)
-    /// makes it).
-    pub(crate) fn of(schema: &Value) -> Self {
+    /// makes it); `an_object` says whether the type's own schema describes an object (a
+    /// `serde_json::Value`'s does not, though its arguments schema is an object's, of anything).
+    pub(crate) fn of(schema: &Value, an_object: bool) -> Self {
         let properties = schema.get("properties").and_then(Value::as_object);
         let names: Vec<String> = properties
             .map(|properties| properties.keys().cloned().collect())
@@ -266,7 +267,8 @@ impl SchemaFields {
                     .collect()
             })
             .unwrap_or_default();
-        let closed = properties.is_some()
+        let closed = an_object
+            && properties.is_some()
             && matches!(
                 schema.get("additionalProperties"),
                 None | Some(Value::Bool(false))

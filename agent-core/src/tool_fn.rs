@@ -85,7 +85,8 @@ where
     F::Future: Future<Output: IntoToolResult> + Send + 'static,
 {
     let mut parameters = parameters_schema::<F::Arguments>();
-    let fields = SchemaFields::of(&parameters);
+    let an_object = output_schema::<F::Arguments>().is_some();
+    let fields = SchemaFields::of(&parameters, an_object);
     // Unknown fields are rejected, so the schema says so, as a `#[tool]`'s does.
     if fields.closed()
         && let serde_json::Value::Object(root) = &mut parameters

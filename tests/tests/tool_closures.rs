@@ -486,3 +486,26 @@ async fn a_type_that_takes_extra_fields_keeps_them() {
         "Error: invalid arguments: theme: missing required field"
     );
 }
+
+#[tokio::test]
+async fn a_closure_taking_any_json_object_takes_every_field() {
+    let echo = tool_fn(
+        "echo",
+        "Echo the arguments.",
+        |arguments: serde_json::Value| async move { arguments },
+    );
+    // Its schema is an object of anything, not one without fields.
+    assert_eq!(
+        echo.definition().parameters,
+        serde_json::json!({"type": "object", "properties": {}})
+    );
+    let mut tools: ToolSet = ToolSet::new();
+    tools.add(echo).unwrap();
+    let result = tools
+        .dispatch(&(), &call(0, "echo", r#"{"any":{"thing":[1]}}"#))
+        .await;
+    assert_eq!(
+        (result.is_error, result.content.as_str()),
+        (false, r#"{"any":{"thing":[1]}}"#)
+    );
+}

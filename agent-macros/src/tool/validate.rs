@@ -177,7 +177,7 @@ pub fn validate(tool: ToolFn, place: Place, errors: &mut Errors) -> ValidTool {
         ));
     }
 
-    let has_receiver = tool.receiver.is_some();
+    let has_receiver = place == Place::Free && tool.receiver.is_some();
     let krate = tool
         .attrs
         .krate
