@@ -56,9 +56,32 @@ where
     T: serde::Deserialize<'de>,
     D: serde::Deserializer<'de>,
 {
+    deserialize_strictly_saying(deserializer, None)
+}
+
+/// [`deserialize_strictly`], telling the model `top_level` about an unknown field of the arguments
+/// object itself (which fields there are), rather than the general word.
+pub(crate) fn deserialize_strictly_saying<'de, T, D>(
+    deserializer: D,
+    top_level: Option<&str>,
+) -> Result<T, Strict<D::Error>>
+where
+    T: serde::Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+{
+    use serde_ignored::Path;
     let mut unknown = Vec::new();
     let value = serde_ignored::deserialize(deserializer, |path| {
-        unknown.push(ArgumentIssue::new(ignored_path(&path), UNKNOWN_FIELD));
+        let message = match (top_level, &path) {
+            (
+                Some(message),
+                Path::Map {
+                    parent: Path::Root, ..
+                },
+            ) => message,
+            _ => UNKNOWN_FIELD,
+        };
+        unknown.push(ArgumentIssue::new(ignored_path(&path), message));
     })
     .map_err(Strict::Invalid)?;
     if unknown.is_empty() {
@@ -180,15 +203,7 @@ fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec])
     }
     for key in map.keys() {
         if !fields.iter().any(|field| field.name == key) {
-            let message = if fields.is_empty() {
-                "unknown field: this tool takes no arguments".to_owned()
-            } else {
-                let expected: Vec<String> = fields
-                    .iter()
-                    .map(|field| format!("`{}`", field.name))
-                    .collect();
-                format!("unknown field, expected one of {}", expected.join(", "))
-            };
+            let message = unknown_field_expecting(fields.iter().map(|field| field.name).collect());
             issues.push(ArgumentIssue::new(key.as_str(), message));
         }
     }
@@ -205,6 +220,15 @@ fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec])
         }
     }
     ToolError::InvalidArguments { issues }
+}
+
+/// What the model is told about a field that is not one of `names`: which ones there are.
+pub(crate) fn unknown_field_expecting(names: Vec<&str>) -> String {
+    if names.is_empty() {
+        return "unknown field: this tool takes no arguments".to_owned();
+    }
+    let expected: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+    format!("unknown field, expected one of {}", expected.join(", "))
 }
 
 pub(crate) fn render_path(path: &serde_path_to_error::Path) -> String {

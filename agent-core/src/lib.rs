@@ -49,6 +49,7 @@
 mod agent;
 mod arguments;
 mod blocking;
+mod fit;
 mod hooks;
 mod limits;
 mod message;
@@ -61,6 +62,9 @@ mod state;
 mod texts;
 mod tool;
 mod tool_error;
+mod tool_fn;
+mod tool_result;
+mod toolbox;
 mod toolset;
 
 #[cfg(feature = "mcp")]
@@ -92,6 +96,9 @@ pub use state::{FromRef, State};
 pub use texts::{Chinese, English, NotRun, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 pub use tool_error::{ArgumentIssue, ToolError};
+pub use tool_fn::{ToolClosure, ToolFn, tool_fn};
+pub use tool_result::{IntoToolResult, Json};
+pub use toolbox::ToolBox;
 pub use toolset::{CallDecision, DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};
 
 /// Builds an [`Agent`] from a model and `#[tool]` functions.

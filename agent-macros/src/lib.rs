@@ -12,6 +12,10 @@ mod tool;
 ///
 /// The function keeps its signature. Beside it appears a unit struct of the same name (in the type
 /// namespace only) that implements `agent_core::Tool`, which is what `agent!` and `Agent::try_tool` take.
+///
+/// On an inherent `impl` block, `#[tool]` makes each method of the block marked `#[tool]` a tool
+/// that calls the method on one shared value, and the type an `agent_core::ToolBox`, which
+/// `Agent::try_toolbox` takes; see `ToolBox` for the rules.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).into()

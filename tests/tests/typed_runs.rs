@@ -108,7 +108,7 @@ async fn an_output_that_does_not_fit_goes_back_with_every_field_path() {
     assert_eq!(
         correction.content,
         "the answer does not fit the schema: title: missing required field; customer: expected \
-         an integer or null, got a string; priority: expected one of \"low\", \"high\", got \
+         an integer or null, got \"seven\"; priority: expected one of \"low\", \"high\", got \
          \"urgent\". Please try again."
     );
 }

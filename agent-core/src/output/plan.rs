@@ -10,9 +10,10 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::parse::parse_output;
 use super::{OutputMode, OutputProblem};
+use crate::fit::{SchemaFit, Unfit, kind_of};
 use crate::settings::ResponseFormat;
+use crate::tool_error::ArgumentIssue;
 
 /// A type a run can give its answer as: any `DeserializeOwned + JsonSchema` value that can cross
 /// threads.
@@ -35,13 +36,11 @@ pub(crate) const OUTPUT_NAME: &str = "final_result";
 
 /// An output type's schema and the two forms it is sent in, made once per type.
 pub(crate) struct OutputShape {
-    /// The schema the model sees: the type's own when it is an object, else `{"response": ...}`.
-    pub(crate) schema: Value,
+    /// The schema the model sees (the type's own when it is an object, else `{"response": ...}`),
+    /// and how outputs are read by it.
+    pub(crate) fit: SchemaFit,
     /// Whether the value sits under `response` (the providers want an object at the root).
     pub(crate) wrapped: bool,
-    /// Whether every field of every object in the type is required: then a misspelt field cannot
-    /// be dropped silently (it is missing), and outputs are read without the strict parser.
-    pub(crate) every_field_required: bool,
     /// What the type is (its doc comment), for the final-answer tool's description.
     pub(crate) description: Option<String>,
     /// The native format.
@@ -100,10 +99,9 @@ impl OutputShape {
         let mut format = ResponseFormat::new(OUTPUT_NAME, schema.clone());
         format.description.clone_from(&description);
         OutputShape {
-            every_field_required: every_field_required(&schema),
             format,
             description,
-            schema,
+            fit: SchemaFit::of(schema, true),
             wrapped,
         }
     }
@@ -126,24 +124,6 @@ impl Hasher for TypeIdHasher {
 
     fn write_u64(&mut self, value: u64) {
         self.0 ^= value;
-    }
-}
-
-/// Whether every object schema anywhere in `schema` requires all of its properties.
-fn every_field_required(schema: &Value) -> bool {
-    match schema {
-        Value::Object(node) => {
-            let required = node.get("required").and_then(Value::as_array);
-            let all_required = match node.get("properties").and_then(Value::as_object) {
-                Some(properties) => properties.keys().all(|name| {
-                    required.is_some_and(|required| required.iter().any(|r| r == name.as_str()))
-                }),
-                None => true,
-            };
-            all_required && node.values().all(every_field_required)
-        }
-        Value::Array(items) => items.iter().all(every_field_required),
-        _ => true,
     }
 }
 
@@ -233,11 +213,22 @@ impl<S: Sync, T: OutputType> OutputCheck<S> for TypedCheck<'_, S, T> {
     }
 
     fn accept(&self, context: &S, raw: &str) -> Result<(), OutputProblem> {
+        let fit = &self.shape.fit;
         let value = if self.shape.wrapped {
-            parse_output::<Wrapped<T>>(raw, &self.shape)?.response
+            fit.parse::<Wrapped<T>>(raw).map(|wrapped| wrapped.response)
         } else {
-            parse_output::<T>(raw, &self.shape)?
-        };
+            fit.parse::<T>(raw)
+        }
+        .map_err(|unfit| match unfit {
+            Unfit::Json(message) => OutputProblem::InvalidJson { message },
+            Unfit::NotAnObject(value) => OutputProblem::Invalid {
+                issues: vec![ArgumentIssue::new(
+                    "",
+                    format!("expected an object, got {}", kind_of(&value)),
+                )],
+            },
+            Unfit::Issues(issues) => OutputProblem::Invalid { issues },
+        })?;
         for validate in &self.validators {
             validate(context, &value).map_err(|message| OutputProblem::Rejected { message })?;
         }

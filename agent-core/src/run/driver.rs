@@ -82,12 +82,12 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
                         name.push('_');
                     }
                     let description = texts.output_tool_description(shape.description.as_deref());
-                    ToolDef::new(name, description, shape.schema.clone())
+                    ToolDef::new(name, description, shape.fit.schema().clone())
                 }));
                 settings.tool_choice.get_or_insert(ToolChoice::Required);
             }
             OutputMode::Prompted => {
-                let schema = serde_json::to_string_pretty(&shape.schema).unwrap_or_default();
+                let schema = serde_json::to_string_pretty(shape.fit.schema()).unwrap_or_default();
                 let instructions = texts.output_instructions(&schema);
                 match messages.first_mut() {
                     // Once: a conversation that goes on keeps its first instructions.

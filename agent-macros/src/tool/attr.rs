@@ -96,31 +96,68 @@ fn parse_tool_key(
             attrs.inline = Some(meta.path.span());
         }
         "crate" => {
-            // A string, as serde's `crate = "..."`, or the bare path (which rustc's own
-            // suggestions write).
-            let value = meta.value()?;
-            if value.peek(LitStr) {
-                let text: LitStr = value.parse()?;
-                match text.parse::<Path>() {
-                    Ok(path) => attrs.krate = Some(path),
-                    Err(_) => errors.push_spanned(
-                        &text,
-                        "`crate` takes the path agent-core is reachable by, e.g. `crate = \"my_framework::agent_core\"`",
-                    ),
-                }
-            } else {
-                let path = value.parse::<Path>()?;
-                if !(value.is_empty() || value.peek(syn::Token![,])) {
-                    return Err(value.error(
-                        "`crate` takes the path agent-core is reachable by, e.g. `crate = my_framework::agent_core`",
-                    ));
-                }
+            if let Some(path) = parse_crate_value(meta, errors)? {
                 attrs.krate = Some(path);
             }
         }
         _ => return Err(meta.error(format!("unknown #[tool] key; {KEYS_HELP}"))),
     }
     Ok(())
+}
+
+/// The value of `crate = "path"` (a string, as serde's `crate = "..."`) or `crate = path` (bare,
+/// as rustc's own suggestions write it). A string that is not a path is pushed to `errors`.
+fn parse_crate_value(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option<Path>> {
+    let value = meta.value()?;
+    if value.peek(LitStr) {
+        let text: LitStr = value.parse()?;
+        return Ok(match text.parse::<Path>() {
+            Ok(path) => Some(path),
+            Err(_) => {
+                errors.push_spanned(
+                    &text,
+                    "`crate` takes the path agent-core is reachable by, e.g. `crate = \"my_framework::agent_core\"`",
+                );
+                None
+            }
+        });
+    }
+    let path = value.parse::<Path>()?;
+    if !(value.is_empty() || value.peek(syn::Token![,])) {
+        return Err(value.error(
+            "`crate` takes the path agent-core is reachable by, e.g. `crate = my_framework::agent_core`",
+        ));
+    }
+    Ok(Some(path))
+}
+
+/// Parses the `#[tool(...)]` of an impl block, which takes only `crate = "..."`: what a tool is
+/// (its name, hints, timeout) is said on the `#[tool(...)]` of each method.
+pub fn parse_impl_attrs(tokens: TokenStream, errors: &mut Errors) -> Option<Path> {
+    let mut krate = None;
+    let mut key_errors = Errors::default();
+    let parser = syn::meta::parser(|meta| {
+        let result = if meta.path.is_ident("crate") {
+            if krate.is_some() {
+                key_errors.push_spanned(&meta.path, "this key is given twice; give it once");
+            }
+            parse_crate_value(&meta, &mut key_errors).map(|path| krate = krate.take().or(path))
+        } else {
+            Err(meta.error(
+                "on an impl block, #[tool] takes only `crate = \"...\"`: put the tool's options on the `#[tool(...)]` of the method they are for",
+            ))
+        };
+        if let Err(error) = result {
+            key_errors.push(error);
+            skip_value(meta.input)?;
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(tokens) {
+        key_errors.push(error);
+    }
+    errors.extend(key_errors);
+    krate
 }
 
 /// Skips what is left of a key that failed (`= value`, `(...)`), up to the next `,`.

@@ -1,22 +1,114 @@
 //! Expand: the function as written, a unit struct of the same name, and its `Tool` impl with the
-//! argument struct, the schema and the parsing glue.
+//! argument struct, the schema and the parsing glue; for an impl block, the block as written, a
+//! tool for each `#[tool]` method (the same glue, calling the method on the value) and the
+//! `ToolBox` impl that hands them out.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, ItemFn, Type};
+use syn::{Ident, ImplItem, ItemFn, ItemImpl, Type};
 
 use super::attr::DefaultValue;
-use super::validate::{ModelParam, ValidParam, ValidTool};
+use super::validate::{ModelParam, Receiving, ValidImpl, ValidParam, ValidTool};
 
+/// A `#[tool] fn`: the function, its unit struct, and the tool.
 pub fn expand(tool: &ValidTool) -> TokenStream {
-    let krate = &tool.krate;
     let function = emitted_function(tool);
+    let ident = &function.sig.ident;
+    let unit_struct = unit_struct(tool);
+    let items = tool_items(tool, &quote!(#ident), Callee::Function);
+    quote! {
+        #function
+
+        #unit_struct
+
+        const _: () = {
+            #items
+        };
+    }
+}
+
+/// A `#[tool] impl` block: the block, a struct holding an `Arc` of the value for each `#[tool]`
+/// method with the same tool items as a `#[tool] fn`, and the value's `ToolBox` impl.
+pub fn expand_impl(valid: &ValidImpl) -> TokenStream {
+    let block = emitted_block(valid);
+    let krate = &valid.krate;
+    let self_ty = &*valid.block.self_ty;
+    // Each tool is a struct named after its method (so the compiler's notes name it by the
+    // method), prefixed so that it hides no type or module of the user's that the glue names
+    // (`fn users(&self) -> users::User`), and braced so that it takes no name in the value
+    // namespace either.
+    let structs: Vec<Ident> = valid
+        .tools
+        .iter()
+        .map(|tool| {
+            let ident = &tool.function.sig.ident;
+            format_ident!("__tool_{}", ident, span = ident.span())
+        })
+        .collect();
+    let tools = valid.tools.iter().zip(&structs).map(|(tool, name)| {
+        let items = tool_items(tool, &quote!(#name), Callee::Method { self_ty });
+        quote! {
+            #[allow(non_camel_case_types)]
+            struct #name {
+                __shared: ::std::sync::Arc<#self_ty>,
+            }
+
+            const _: () = {
+                #items
+            };
+        }
+    });
+    let bounds: Vec<TokenStream> = valid.tools.iter().flat_map(state_bounds).collect();
+    // At the type, so a value that cannot be shared between threads is an error there.
+    let toolbox = quote_spanned! {self_ty.span()=>
+        #[automatically_derived]
+        impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::ToolBox<__S> for #self_ty
+        where
+            #(#bounds,)*
+        {
+            fn tools(
+                self: ::std::sync::Arc<Self>,
+            ) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool<__S>>> {
+                ::std::vec![
+                    #(::std::sync::Arc::new(#structs { __shared: ::std::sync::Arc::clone(&self) })
+                        as ::std::sync::Arc<dyn #krate::Tool<__S>>),*
+                ]
+            }
+        }
+    };
+    quote! {
+        #block
+
+        const _: () = {
+            use #krate::__private as __p;
+
+            #(#tools)*
+
+            #toolbox
+        };
+    }
+}
+
+/// How the generated `call` reaches the function.
+#[derive(Clone, Copy)]
+enum Callee<'a> {
+    /// A free function, by its name.
+    Function,
+    /// A method (or associated function) of `self_ty`; the tool holds the value as its field
+    /// `__shared`, an `Arc<self_ty>`.
+    Method { self_ty: &'a Type },
+}
+
+/// What makes `tool_ty` a tool, for a `#[tool] fn` and a `#[tool]` method alike: the argument
+/// struct, the glue that parses into it and makes the schema, `NAME` and `definition()`, and the
+/// `Tool` impl. They go inside a `const _: () = { .. };`.
+fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> TokenStream {
+    let krate = &tool.krate;
+    let function = &tool.function;
     let ident = &function.sig.ident;
     let name = &tool.name;
     let description = &tool.description;
-    let unit_struct = unit_struct(tool);
-
     let model_params: Vec<&ModelParam> = tool
         .params
         .iter()
@@ -93,11 +185,7 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
     let state_locals: Vec<_> = (0..state_params.len())
         .map(|index| format_ident!("__state_{}", index))
         .collect();
-    let state_bounds = state_params.iter().map(|(ty, inner)| {
-        quote_spanned! {ty.span()=>
-            __S: __p::ProvidesState<#inner>
-        }
-    });
+    let state_bounds = state_bounds(tool);
     let state_values = state_params
         .iter()
         .zip(&state_locals)
@@ -122,7 +210,6 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
         let method = format_ident!("{}", flag);
         quote! { .#method(#value) }
     });
-    let runs_on_a_blocking_thread = function.sig.asyncness.is_none() && !tool.inline;
     let timeout_call = tool.timeout_millis.map(|millis| {
         quote! { .timeout(::core::time::Duration::from_millis(#millis)) }
     });
@@ -139,121 +226,157 @@ pub fn expand(tool: &ValidTool) -> TokenStream {
             }
         }
     };
+    // A method is called by its path, with the value first, so no trait method of the same name
+    // can get in its way.
+    let blocking = function.sig.asyncness.is_none() && !tool.inline;
+    let (prepare, receiver) = match (callee, tool.receiving) {
+        (Callee::Function, _) | (_, Receiving::Nothing) => (None, None),
+        // Borrowed from the tool while the call's future runs.
+        (Callee::Method { .. }, Receiving::Shared) if !blocking => {
+            (None, Some(quote!(&self.__shared)))
+        }
+        // The blocking thread needs a handle of its own.
+        (Callee::Method { .. }, Receiving::Shared) => (
+            Some(quote!(let __receiver = ::std::sync::Arc::clone(&self.__shared);)),
+            Some(quote!(&__receiver)),
+        ),
+        (Callee::Method { .. }, Receiving::Owned) => (
+            Some(quote!(let __receiver = ::std::sync::Arc::clone(&self.__shared);)),
+            Some(quote!(__receiver)),
+        ),
+    };
+    let path = match callee {
+        Callee::Function => quote!(#ident),
+        Callee::Method { self_ty } => quote!(<#self_ty>::#ident),
+    };
+    let arguments = receiver
+        .into_iter()
+        .chain(call_arguments.iter().map(|argument| quote!(#argument)));
+    let call = quote!(#path(#(#arguments),*));
     // An async function is awaited on the agent's task; a sync one runs on a blocking thread (so it
     // has the concurrency, timeouts and cancellation of an async one) unless marked `inline`. Its
     // result is converted on that thread, so only the finished `ToolOutput` crosses back: a return
     // type that is not `Send` is fine.
     let run = if function.sig.asyncness.is_some() {
         quote! {
-            let __returned = #ident(#(#call_arguments),*).await;
+            #prepare
+            let __returned = #call.await;
             #convert
         }
     } else if tool.inline {
         quote! {
-            let __returned = #ident(#(#call_arguments),*);
+            #prepare
+            let __returned = #call;
             #convert
         }
     } else {
-        quote_spanned! {output_span=>
+        let blocking_call = quote_spanned! {output_span=>
             __p::run_blocking(move || {
-                let __returned = #ident(#(#call_arguments),*);
+                let __returned = #call;
                 #convert
             })
             .await?
+        };
+        quote! {
+            #prepare
+            #blocking_call
         }
+    };
+    // A method's call is at the method, so an error about it (a future that is not `Send`, a
+    // value that is not `Sync`) names the method rather than the block's `#[tool]`.
+    let call_span = match callee {
+        Callee::Function => Span::call_site(),
+        Callee::Method { .. } => ident.span(),
+    };
+    let boxed = quote_spanned! {call_span=>
+        ::std::boxed::Box::pin(async move {
+            let (#(#argument_locals,)*) = (__GLUE.0)(&__call.arguments)?;
+            #(#state_values)*
+            #run
+        })
     };
     let serde_crate = format!("{}::__private::serde", krate.to_token_stream());
     let schemars_crate = format!("{}::__private::schemars", krate.to_token_stream());
 
     quote! {
-        #function
+        use #krate::__private as __p;
+        #[allow(unused_imports)]
+        use __p::{DisplayKind as _, ExactKind as _, JsonKind as _, PlainKind as _, ResultKind as _, ToolErrorKind as _};
 
-        #unit_struct
+        #[derive(__p::serde::Deserialize, __p::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate, deny_unknown_fields)]
+        #[schemars(crate = #schemars_crate)]
+        struct __Arguments<#(#struct_generics),*> {
+            #(#fields,)*
+        }
 
-        const _: () = {
-            use #krate::__private as __p;
-            #[allow(unused_imports)]
-            use __p::{DisplayKind as _, ExactKind as _, JsonKind as _, PlainKind as _, ResultKind as _, ToolErrorKind as _};
+        #(#default_fns)*
 
-            #[derive(__p::serde::Deserialize, __p::schemars::JsonSchema)]
-            #[serde(crate = #serde_crate, deny_unknown_fields)]
-            #[schemars(crate = #schemars_crate)]
-            struct __Arguments<#(#struct_generics),*> {
-                #(#fields,)*
+        /// Parses the model's arguments into the parameters, in order.
+        fn __parse<#(#bounds),*>(
+            __raw: &str,
+        ) -> ::core::result::Result<(#(#generics,)*), #krate::ToolError> {
+            let __Arguments { #(#argument_idents),* } = __p::parse_arguments::<__Arguments<#(#generics),*>>(
+                __raw,
+                &[#(#field_specs),*],
+            )?;
+            ::core::result::Result::Ok((#(#argument_idents,)*))
+        }
+
+        fn __schema<#(#bounds),*>() -> __p::serde_json::Value {
+            __p::parameters_schema::<__Arguments<#(#generics),*>>()
+        }
+
+        const fn __glue<#(#bounds),*>() -> (
+            fn(&str) -> ::core::result::Result<(#(#generics,)*), #krate::ToolError>,
+            fn() -> __p::serde_json::Value,
+        ) {
+            (__parse::<#(#generics),*>, __schema::<#(#generics),*>)
+        }
+
+        /// The one place the parameter types meet their bound.
+        const __GLUE: (
+            fn(&str) -> ::core::result::Result<(#(#type_arguments,)*), #krate::ToolError>,
+            fn() -> __p::serde_json::Value,
+        ) = __glue::<#(#type_arguments),*>();
+
+        #[automatically_derived]
+        impl #tool_ty {
+            /// The name the model calls this tool by.
+            pub const NAME: &'static str = #name;
+
+            /// What the model sees of this tool: its name, description and parameter schema.
+            pub fn definition(&self) -> &'static #krate::ToolDef {
+                static DEFINITION: __p::DefinitionCell = __p::DefinitionCell::new();
+                DEFINITION.get_or_init(|| {
+                    #krate::ToolDef::new(#name, #description, (__GLUE.1)())
+                        .with_annotations(#krate::ToolAnnotations::default() #(#annotation_calls)* #timeout_call)
+                        .with_output_schema(#output_schema)
+                })
+            }
+        }
+
+        #[automatically_derived]
+        impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::Tool<__S> for #tool_ty
+        where
+            #(#state_bounds,)*
+        {
+            fn definition(&self) -> &#krate::ToolDef {
+                <#tool_ty>::definition(self)
             }
 
-            #(#default_fns)*
-
-            /// Parses the model's arguments into the parameters, in order.
-            fn __parse<#(#bounds),*>(
-                __raw: &str,
-            ) -> ::core::result::Result<(#(#generics,)*), #krate::ToolError> {
-                let __Arguments { #(#argument_idents),* } = __p::parse_arguments::<__Arguments<#(#generics),*>>(
-                    __raw,
-                    &[#(#field_specs),*],
-                )?;
-                ::core::result::Result::Ok((#(#argument_idents,)*))
+            fn runs_on_a_blocking_thread(&self) -> bool {
+                #blocking
             }
 
-            fn __schema<#(#bounds),*>() -> __p::serde_json::Value {
-                __p::parameters_schema::<__Arguments<#(#generics),*>>()
+            fn call<'__a>(
+                &'__a self,
+                __state: &'__a __S,
+                __call: &'__a #krate::ToolCall,
+            ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
+                #boxed
             }
-
-            const fn __glue<#(#bounds),*>() -> (
-                fn(&str) -> ::core::result::Result<(#(#generics,)*), #krate::ToolError>,
-                fn() -> __p::serde_json::Value,
-            ) {
-                (__parse::<#(#generics),*>, __schema::<#(#generics),*>)
-            }
-
-            /// The one place the parameter types meet their bound.
-            const __GLUE: (
-                fn(&str) -> ::core::result::Result<(#(#type_arguments,)*), #krate::ToolError>,
-                fn() -> __p::serde_json::Value,
-            ) = __glue::<#(#type_arguments),*>();
-
-            #[automatically_derived]
-            impl #ident {
-                /// The name the model calls this tool by.
-                pub const NAME: &'static str = #name;
-
-                /// What the model sees of this tool: its name, description and parameter schema.
-                pub fn definition(&self) -> &'static #krate::ToolDef {
-                    static DEFINITION: __p::DefinitionCell = __p::DefinitionCell::new();
-                    DEFINITION.get_or_init(|| {
-                        #krate::ToolDef::new(#name, #description, (__GLUE.1)())
-                            .with_annotations(#krate::ToolAnnotations::default() #(#annotation_calls)* #timeout_call)
-                            .with_output_schema(#output_schema)
-                    })
-                }
-            }
-
-            #[automatically_derived]
-            impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::Tool<__S> for #ident
-            where
-                #(#state_bounds,)*
-            {
-                fn definition(&self) -> &#krate::ToolDef {
-                    <#ident>::definition(self)
-                }
-
-                fn runs_on_a_blocking_thread(&self) -> bool {
-                    #runs_on_a_blocking_thread
-                }
-
-                fn call<'__a>(
-                    &'__a self,
-                    __state: &'__a __S,
-                    __call: &'__a #krate::ToolCall,
-                ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
-                    ::std::boxed::Box::pin(async move {
-                        let (#(#argument_locals,)*) = (__GLUE.0)(&__call.arguments)?;
-                        #(#state_values)*
-                        #run
-                    })
-                }
-            }
-        };
+        }
     }
 }
 
@@ -304,6 +427,64 @@ pub fn fallback(tool: &ValidTool) -> TokenStream {
             }
         };
     }
+}
+
+/// What a `#[tool] impl` block with mistakes expands to besides the errors: the block, and (for a
+/// block that can have one) a `ToolBox` impl with no tools, so that calls of its methods and an
+/// agent taking the value compile on and add no errors of their own.
+pub fn fallback_impl(valid: &ValidImpl) -> TokenStream {
+    let block = emitted_block(valid);
+    if !valid.toolbox {
+        return block.into_token_stream();
+    }
+    let krate = &valid.krate;
+    let self_ty = &valid.block.self_ty;
+    quote! {
+        #block
+
+        const _: () = {
+            #[automatically_derived]
+            impl<__S: ::core::marker::Send + ::core::marker::Sync + 'static> #krate::ToolBox<__S> for #self_ty {
+                fn tools(
+                    self: ::std::sync::Arc<Self>,
+                ) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::Tool<__S>>> {
+                    ::std::vec::Vec::new()
+                }
+            }
+        };
+    }
+}
+
+/// What a tool asks of the agent's state `__S`: a part of each type its `State` parameters take.
+fn state_bounds(tool: &ValidTool) -> Vec<TokenStream> {
+    tool.params
+        .iter()
+        .filter_map(|param| match param {
+            ValidParam::State { ty, inner } => Some(quote_spanned! {ty.span()=>
+                __S: __p::ProvidesState<#inner>
+            }),
+            ValidParam::Model(_) => None,
+        })
+        .collect()
+}
+
+/// The impl block as written, less what only `#[tool]` reads, with clippy's `too_many_arguments`
+/// allowed on its tool methods (see [`emitted_function`]).
+fn emitted_block(valid: &ValidImpl) -> ItemImpl {
+    let mut block = valid.block.clone();
+    for item in &mut block.items {
+        if let ImplItem::Fn(method) = item
+            && valid
+                .tools
+                .iter()
+                .any(|tool| tool.function.sig.ident == method.sig.ident)
+        {
+            method
+                .attrs
+                .push(syn::parse_quote!(#[allow(clippy::too_many_arguments)]));
+        }
+    }
+    block
 }
 
 /// The function as written, less the parameter attributes only `#[tool]` reads, with clippy's

@@ -1,4 +1,5 @@
-//! `#[tool]`: parse the attribute and the function, validate them, expand into the tool.
+//! `#[tool]`: parse the attribute and the function (or the impl block and its `#[tool]` methods),
+//! validate them, expand into the tool (or the tools and the value's `ToolBox` impl).
 
 mod attr;
 mod docs;
@@ -11,24 +12,36 @@ use quote::ToTokens;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let tool = match parse::parse(attr, item, &mut errors) {
-        Ok(tool) => tool,
-        // Not a function: the item stays as written, so only the misplaced attribute is an error.
-        Err(item) => {
+    match parse::parse(attr, item, &mut errors) {
+        parse::Parsed::Fn(tool) => {
+            let valid = validate::validate(*tool, validate::Place::Free, &mut errors);
+            if errors.is_empty() {
+                return expand::expand(&valid);
+            }
+            // Every mistake is reported, and the function, its struct and a `Tool` impl are still
+            // emitted, so calls of the function and an `agent!` listing it add no errors of their own.
             let mut tokens = errors.into_compile_error();
-            tokens.extend(item.into_token_stream());
-            return tokens;
+            tokens.extend(expand::fallback(&valid));
+            tokens
         }
-    };
-    let valid = validate::validate(tool, &mut errors);
-    if errors.is_empty() {
-        return expand::expand(&valid);
+        parse::Parsed::Impl(block) => {
+            let valid = validate::validate_impl(*block, &mut errors);
+            if errors.is_empty() {
+                return expand::expand_impl(&valid);
+            }
+            // The same for a block: its methods, and a `ToolBox` impl, are still emitted.
+            let mut tokens = errors.into_compile_error();
+            tokens.extend(expand::fallback_impl(&valid));
+            tokens
+        }
+        // Neither a function nor an impl block: the item stays as written, so only the misplaced
+        // attribute is an error.
+        parse::Parsed::Other(item) => {
+            let mut tokens = errors.into_compile_error();
+            tokens.extend(item);
+            tokens
+        }
     }
-    // Every mistake is reported, and the function, its struct and a `Tool` impl are still emitted,
-    // so calls of the function and an `agent!` listing it add no errors of their own.
-    let mut tokens = errors.into_compile_error();
-    tokens.extend(expand::fallback(&valid));
-    tokens
 }
 
 /// Collects errors so a user sees every problem at once, each at its own tokens.

@@ -1,14 +1,28 @@
-//! Parse: the attribute's keys, the function, its parameters and their docs and `#[arg]`s.
+//! Parse: the attribute's keys, the function (or the impl block and its `#[tool]` methods), its
+//! parameters and their docs and `#[arg]`s.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::{FnArg, GenericArgument, Item, ItemFn, Pat, PathArguments, Receiver, Type};
+use syn::{
+    Attribute, FnArg, GenericArgument, ImplItem, ImplItemFn, Item, ItemFn, ItemImpl, Meta, Pat,
+    Path, PathArguments, Receiver, Type,
+};
 
 use super::Errors;
-use super::attr::{ArgAttrs, ToolAttrs, parse_arg_attrs, parse_tool_attrs};
+use super::attr::{ArgAttrs, ToolAttrs, parse_arg_attrs, parse_impl_attrs, parse_tool_attrs};
 use super::docs::{DocLine, doc_lines};
 
-/// A function under `#[tool]`, as written.
+/// What `#[tool]` was put on.
+pub enum Parsed {
+    /// A function: one tool.
+    Fn(Box<ToolFn>),
+    /// An impl block: a tool for each method marked `#[tool]`.
+    Impl(Box<ToolImpl>),
+    /// Anything else, as its tokens, to be emitted unchanged.
+    Other(TokenStream),
+}
+
+/// A function under `#[tool]`, as written; or a `#[tool]` method, seen as a function.
 pub struct ToolFn {
     /// The function to re-emit, without the parameter attributes only `#[tool]` understands.
     pub function: ItemFn,
@@ -16,6 +30,17 @@ pub struct ToolFn {
     pub docs: Vec<DocLine>,
     pub receiver: Option<Receiver>,
     pub params: Vec<Param>,
+}
+
+/// An impl block under `#[tool]`, as written.
+pub struct ToolImpl {
+    /// The block to re-emit: the methods' `#[tool]`s and their parameters' `///` and `#[arg]`s
+    /// taken out, every other item as it was.
+    pub block: ItemImpl,
+    /// `#[tool(crate = "...")]` on the block.
+    pub krate: Option<Path>,
+    /// The methods marked `#[tool]`, in order.
+    pub methods: Vec<ToolFn>,
 }
 
 /// One parameter, as written.
@@ -28,25 +53,27 @@ pub struct Param {
     pub state: Option<Type>,
 }
 
-/// Parses the attribute and the function, pushing every mistake to `errors`. A non-function item
-/// comes back as `Err` with its tokens, to be emitted unchanged.
-pub fn parse(
-    attr: TokenStream,
-    item: TokenStream,
-    errors: &mut Errors,
-) -> Result<ToolFn, TokenStream> {
-    let function = match syn::parse2::<Item>(item) {
-        Ok(Item::Fn(function)) => function,
+/// Parses the attribute and the item, pushing every mistake to `errors`.
+pub fn parse(attr: TokenStream, item: TokenStream, errors: &mut Errors) -> Parsed {
+    match syn::parse2::<Item>(item) {
+        Ok(Item::Fn(function)) => {
+            let attrs = parse_tool_attrs(attr, errors);
+            Parsed::Fn(Box::new(parse_function(attrs, function, errors)))
+        }
+        Ok(Item::Impl(block)) => Parsed::Impl(Box::new(parse_impl(attr, block, errors))),
         Ok(other) => {
             errors.push(not_a_function(&other));
-            return Err(other.into_token_stream());
+            Parsed::Other(other.into_token_stream())
         }
         Err(error) => {
             errors.push(error);
-            return Err(TokenStream::new());
+            Parsed::Other(TokenStream::new())
         }
-    };
-    let attrs = parse_tool_attrs(attr, errors);
+    }
+}
+
+/// A function (or a method) and the keys of its `#[tool(...)]`.
+fn parse_function(attrs: ToolAttrs, function: ItemFn, errors: &mut Errors) -> ToolFn {
     let mut receiver = None;
     let mut params = Vec::new();
     for input in &function.sig.inputs {
@@ -61,13 +88,87 @@ pub fn parse(
             }),
         }
     }
-    Ok(ToolFn {
+    ToolFn {
         docs: doc_lines(&function.attrs),
         function: strip_param_attrs(function),
         attrs,
         receiver,
         params,
-    })
+    }
+}
+
+/// The block's own `#[tool(...)]` and each method marked `#[tool]`. The marks are taken out of the
+/// block (the methods stay as they were), so no method's `#[tool]` expands on its own.
+fn parse_impl(attr: TokenStream, mut block: ItemImpl, errors: &mut Errors) -> ToolImpl {
+    let krate = parse_impl_attrs(attr, errors);
+    let mut methods = Vec::new();
+    for item in &mut block.items {
+        let ImplItem::Fn(method) = item else {
+            continue;
+        };
+        let Some(attrs) = take_tool_attrs(method, errors) else {
+            continue;
+        };
+        // A method is a function with a receiver: the same tokens read as a free function.
+        let function = match syn::parse2::<ItemFn>(method.to_token_stream()) {
+            Ok(function) => function,
+            Err(error) => {
+                errors.push(error);
+                continue;
+            }
+        };
+        let tool = parse_function(attrs, function, errors);
+        method.sig = tool.function.sig.clone();
+        methods.push(tool);
+    }
+    ToolImpl {
+        block,
+        krate,
+        methods,
+    }
+}
+
+/// Takes the `#[tool]` (or `#[tool(...)]`, `#[agent_core::tool]`) off a method and parses its keys;
+/// `None` for a method without one.
+fn take_tool_attrs(method: &mut ImplItemFn, errors: &mut Errors) -> Option<ToolAttrs> {
+    let mut found: Option<ToolAttrs> = None;
+    let mut kept = Vec::new();
+    for attr in std::mem::take(&mut method.attrs) {
+        if !is_tool_attr(&attr) {
+            kept.push(attr);
+            continue;
+        }
+        let tokens = match &attr.meta {
+            Meta::Path(_) => TokenStream::new(),
+            Meta::List(list) => list.tokens.clone(),
+            Meta::NameValue(meta) => {
+                errors.push_spanned(meta, "write `#[tool]` or `#[tool(...)]`");
+                TokenStream::new()
+            }
+        };
+        let attrs = parse_tool_attrs(tokens, errors);
+        if found.is_some() {
+            errors.push_spanned(&attr, "#[tool] is given twice on this method; give it once");
+            continue;
+        }
+        if let Some(path) = &attrs.krate {
+            errors.push_spanned(
+                path,
+                "`crate` goes on the impl block's #[tool], for all its tools: `#[tool(crate = \"...\")] impl ...`",
+            );
+        }
+        found = Some(attrs);
+    }
+    method.attrs = kept;
+    found
+}
+
+/// `#[tool]` under any path: `#[tool]`, `#[agent_core::tool]`, `#[framework::engine::tool(...)]`.
+fn is_tool_attr(attr: &Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|segment| segment.ident == "tool")
 }
 
 /// Removes `///` and `#[arg]` from parameters: rustc accepts neither there.
@@ -104,12 +205,7 @@ fn state_inner(ty: &Type) -> Option<Type> {
 }
 
 fn not_a_function(item: &Item) -> syn::Error {
-    let message = match item {
-        Item::Impl(_) => {
-            "#[tool] goes on a function, not on an impl block; put it on a free function"
-        }
-        _ => "#[tool] goes on a function (`fn` or `async fn`)",
-    };
+    let message = "#[tool] goes on a function (`fn` or `async fn`), or on an impl block whose methods it marks `#[tool]`";
     let header = match item {
         Item::Struct(item) => {
             let (keyword, ident) = (&item.struct_token, &item.ident);
@@ -123,7 +219,6 @@ fn not_a_function(item: &Item) -> syn::Error {
             let (keyword, ident) = (&item.trait_token, &item.ident);
             quote::quote!(#keyword #ident)
         }
-        Item::Impl(item) => quote::ToTokens::to_token_stream(&item.impl_token),
         other => quote::ToTokens::to_token_stream(other),
     };
     syn::Error::new_spanned(header, message)

@@ -1,18 +1,27 @@
 //! Validate: everything the model or the generated code cannot work with is a compile error here,
 //! pointing at the offending tokens and saying how to fix it.
 
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::parse::Parse;
 use syn::spanned::Spanned;
-use syn::{GenericArgument, Ident, ItemFn, Pat, Path, PathArguments, Type};
+use syn::{
+    GenericArgument, Ident, ItemFn, ItemImpl, Pat, Path, PathArguments, Receiver, ReceiverKind,
+    Type,
+};
 
 use super::Errors;
 use super::attr::DefaultValue;
 use super::docs::{render, split_arguments};
-use super::parse::{Param, ToolFn};
+use super::parse::{Param, ToolFn, ToolImpl};
+use crate::respan::respan;
 
 /// A tool ready to expand.
 pub struct ValidTool {
     pub function: ItemFn,
     pub name: String,
+    /// Where the name was written: the `name = "..."` or the function's identifier.
+    pub name_span: Span,
     pub description: String,
     pub params: Vec<ValidParam>,
     pub flags: Vec<(&'static str, bool)>,
@@ -21,8 +30,31 @@ pub struct ValidTool {
     pub inline: bool,
     /// The path of agent-core: `::agent_core` unless `crate = "..."` says otherwise.
     pub krate: Path,
-    /// Whether the function takes `self`: it sits in an `impl` block, where no struct can go.
+    /// Whether a free function takes `self` (a mistake): it sits in an `impl` block, where no
+    /// struct can go.
     pub has_receiver: bool,
+    /// How a method's tool reaches the value it is a method of.
+    pub receiving: Receiving,
+}
+
+/// Where the function under `#[tool]` is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A free function, under `#[tool]` of its own (or a method whose impl block lacks `#[tool]`).
+    Free,
+    /// A method marked `#[tool]` in an impl block under `#[tool]`.
+    Method,
+}
+
+/// How a tool calls its function.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Receiving {
+    /// With no receiver: a free function, or an associated function of the impl's type.
+    Nothing,
+    /// `&self`: a borrow of the value the tool holds.
+    Shared,
+    /// `self: Arc<Self>`: a clone of the `Arc` the tool holds.
+    Owned,
 }
 
 pub enum ValidParam {
@@ -44,17 +76,34 @@ pub struct ModelParam {
     pub flat: bool,
 }
 
+/// An impl block ready to expand.
+pub struct ValidImpl {
+    /// The block to re-emit.
+    pub block: ItemImpl,
+    /// The tools of its `#[tool]` methods, with `Self` in their types spelt out (their glue sits
+    /// outside the block).
+    pub tools: Vec<ValidTool>,
+    pub krate: Path,
+    /// Whether the block's type can be a `ToolBox`: not for a trait impl or a generic block.
+    pub toolbox: bool,
+}
+
 /// Checks the tool, pushing every mistake to `errors`; what comes back is complete enough for the
 /// fallback expansion even when there were mistakes.
-pub fn validate(tool: ToolFn, errors: &mut Errors) -> ValidTool {
+pub fn validate(tool: ToolFn, place: Place, errors: &mut Errors) -> ValidTool {
     let sig = &tool.function.sig;
 
-    if let Some(receiver) = &tool.receiver {
-        errors.push_spanned(
-            receiver,
-            "a tool cannot take `self`: the model calls it as a free function; take shared values from the agent with `State<T>`",
-        );
-    }
+    let receiving = match (&tool.receiver, place) {
+        (None, _) => Receiving::Nothing,
+        (Some(receiver), Place::Free) => {
+            errors.push_spanned(
+                receiver,
+                "a method is a tool only in an impl block marked #[tool] too: write `#[tool] impl YourType { .. }`, then add the value's tools with `Agent::try_toolbox(value)`",
+            );
+            Receiving::Nothing
+        }
+        (Some(receiver), Place::Method) => method_receiving(receiver, errors),
+    };
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         errors.push_spanned(
             &sig.generics,
@@ -128,7 +177,7 @@ pub fn validate(tool: ToolFn, errors: &mut Errors) -> ValidTool {
         ));
     }
 
-    let has_receiver = tool.receiver.is_some();
+    let has_receiver = place == Place::Free && tool.receiver.is_some();
     let krate = tool
         .attrs
         .krate
@@ -143,7 +192,162 @@ pub fn validate(tool: ToolFn, errors: &mut Errors) -> ValidTool {
         timeout_millis: tool.attrs.timeout_millis,
         krate,
         has_receiver,
+        receiving,
+        name_span,
     }
+}
+
+/// How a `#[tool]` method takes its value: `&self`, or `self: Arc<Self>` for a method that needs
+/// a handle it owns (to spawn a task with, say).
+fn method_receiving(receiver: &Receiver, errors: &mut Errors) -> Receiving {
+    const MUTABLE: &str = "a tool method takes `&self`, not `&mut self`: the tools of a value share it, and calls may run at once; keep what changes behind a `Mutex`, an `RwLock` or an atomic (interior mutability)";
+    const OTHER: &str = "a tool method takes `&self` (or `self: Arc<Self>`): its tools hold the value in an `Arc` and share it";
+    match &receiver.kind {
+        ReceiverKind::Reference(_, _, None) => return Receiving::Shared,
+        ReceiverKind::Reference(_, _, Some(_)) => errors.push_spanned(receiver, MUTABLE),
+        ReceiverKind::Value => errors.push_spanned(
+            receiver,
+            "a tool method takes `&self` (or `self: Arc<Self>`), not `self`: the value is shared by its tools and called again and again",
+        ),
+        ReceiverKind::Typed(_, ty) => match &**ty {
+            Type::Reference(reference) if is_self(&reference.elem) => {
+                if reference.mutability.is_none() {
+                    return Receiving::Shared;
+                }
+                errors.push_spanned(receiver, MUTABLE);
+            }
+            Type::Path(path) if is_arc_of_self(path) => return Receiving::Owned,
+            _ => errors.push_spanned(receiver, OTHER),
+        },
+        _ => errors.push_spanned(receiver, OTHER),
+    }
+    Receiving::Nothing
+}
+
+fn is_self(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.is_ident("Self"))
+}
+
+/// `Arc<Self>` under any path (`Arc`, `std::sync::Arc`), judged by its last segment.
+fn is_arc_of_self(path: &syn::TypePath) -> bool {
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return false;
+    };
+    last.ident == "Arc"
+        && path.qself.is_none()
+        && matches!(arguments.args.iter().collect::<Vec<_>>().as_slice(),
+            [GenericArgument::Type(inner)] if is_self(inner))
+}
+
+/// Checks an impl block under `#[tool]` and each of its `#[tool]` methods.
+pub fn validate_impl(block: ToolImpl, errors: &mut Errors) -> ValidImpl {
+    let item = &block.block;
+    let mut toolbox = true;
+    if let Some((path, _)) = &item.trait_ {
+        errors.push_spanned(
+            path,
+            "#[tool] goes on an inherent impl block (`impl YourType { .. }`), not on a trait impl: put the tool methods in an inherent impl block (they may call the trait's methods)",
+        );
+        toolbox = false;
+    } else if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
+        let generics = &item.generics;
+        let where_clause = &generics.where_clause;
+        errors.push_spanned(
+            quote!(#generics #where_clause),
+            "a #[tool] impl block cannot be generic: each tool needs one concrete schema; write the block for a concrete type (`impl Service<Concrete> { .. }`)",
+        );
+        toolbox = false;
+    }
+    if block.methods.is_empty() {
+        let (impl_token, self_ty) = (&item.impl_token, &item.self_ty);
+        errors.push_spanned(
+            quote!(#impl_token #self_ty),
+            "this impl block has no #[tool] method: mark each method that is a tool with #[tool], or take #[tool] off the block",
+        );
+    }
+    let krate: Path = block
+        .krate
+        .unwrap_or_else(|| syn::parse_quote!(::agent_core));
+    let self_ty = (*item.self_ty).clone();
+    let mut tools: Vec<ValidTool> = Vec::new();
+    for method in block.methods {
+        let mut tool = validate(method, Place::Method, errors);
+        tool.krate = krate.clone();
+        spell_out_self(&mut tool, &self_ty);
+        if tools.iter().any(|earlier| earlier.name == tool.name) {
+            errors.push(syn::Error::new(
+                tool.name_span,
+                format!(
+                    "two tools of this impl block are named `{}`; tool names must be unique: rename one with #[tool(name = \"...\")]",
+                    tool.name
+                ),
+            ));
+        }
+        tools.push(tool);
+    }
+    ValidImpl {
+        block: block.block,
+        tools,
+        krate,
+        toolbox,
+    }
+}
+
+/// Writes the impl's type for `Self` in what the glue of a method's tool names (parameter types,
+/// defaults, the return type): the glue sits outside the impl block, where `Self` means nothing.
+fn spell_out_self(tool: &mut ValidTool, self_ty: &Type) {
+    resolve_self(&mut tool.function.sig.output, self_ty);
+    for param in &mut tool.params {
+        match param {
+            ValidParam::Model(param) => {
+                resolve_self(&mut param.ty, self_ty);
+                if let Some(DefaultValue::Expr(expr)) = &mut param.default {
+                    resolve_self(&mut **expr, self_ty);
+                }
+            }
+            ValidParam::State { ty, inner } => {
+                resolve_self(ty, self_ty);
+                resolve_self(inner, self_ty);
+            }
+        }
+    }
+}
+
+fn resolve_self<T: Parse + ToTokens>(node: &mut T, self_ty: &Type) {
+    if let Ok(resolved) = syn::parse2(replace_self(node.to_token_stream(), self_ty)) {
+        *node = resolved;
+    }
+}
+
+/// `tokens` with each `Self` replaced by the type (`<Type>` before `::`, as in `Self::new()`), at
+/// the span of the `Self` it replaces.
+fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Ident(ident) if ident == "Self" => {
+                let ty = respan(self_ty, ident.span());
+                let before_path = matches!(tokens.peek(), Some(TokenTree::Punct(punct)) if punct.as_char() == ':');
+                if before_path {
+                    out.extend(quote_spanned!(ident.span()=> <#ty>));
+                } else {
+                    out.extend(ty);
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut replaced =
+                    Group::new(group.delimiter(), replace_self(group.stream(), self_ty));
+                replaced.set_span(group.span());
+                out.extend([TokenTree::Group(replaced)]);
+            }
+            other => out.extend([other]),
+        }
+    }
+    out
 }
 
 fn validate_param(

@@ -1,0 +1,274 @@
+//! Tools from closures, made at run time: for tools whose names and descriptions come from
+//! configuration rather than from code.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::fit::{SchemaFit, Unfit};
+use crate::message::ToolCall;
+use crate::schema::{output_schema, parameters_schema};
+use crate::state::{FromRef, State};
+use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
+use crate::tool_error::ToolError;
+use crate::tool_result::IntoToolResult;
+
+/// A tool made at run time from a name, a description and an async closure that takes the tool's
+/// arguments as one typed value.
+///
+/// The closure is `|args: Args| async move { .. }`, where `Args: Deserialize + JsonSchema` (a
+/// struct, as the arguments are a JSON object), or `|State(x): State<X>, args: Args| async move
+/// { .. }` to be handed a part of the agent's state as `#[tool]` functions are (see [`State`]).
+/// Its future resolves to any [`IntoToolResult`]: text, `()`, JSON, or a `Result` of those.
+///
+/// The schema comes from `Args` as a `#[tool]`'s does from its parameters, doc comments and all;
+/// the model's arguments are parsed as strictly (unknown fields are errors at any depth), and
+/// arguments that do not fit reach the model with their field paths (every missing and unknown
+/// field, and the first value that does not fit). The tool is a [`Tool<S>`](Tool) for every
+/// state `S` (with a `State<X>`, every `S` that `X` can be taken from), so it goes to
+/// [`Agent::try_tool`](crate::Agent::try_tool) or [`ToolSet::add`](crate::ToolSet::add), which
+/// reject a name that is invalid or taken.
+///
+/// ```
+/// use agent_core::testing::ScriptedModel;
+/// use agent_core::{Agent, AssistantMessage, State, ToolCall, ToolError, tool_fn};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Lookup {
+///     /// The customer's id
+///     id: u32,
+/// }
+///
+/// #[derive(Clone)]
+/// struct Db { names: Vec<String> }
+///
+/// // From a config file, say.
+/// let (name, description) = ("lookup_customer", "Look up a customer's name by id.");
+///
+/// let lookup = tool_fn(name, description, |State(db): State<Db>, args: Lookup| async move {
+///     db.names
+///         .get(args.id as usize)
+///         .cloned()
+///         .ok_or_else(|| ToolError::failed(format!("no customer {}", args.id)))
+/// })
+/// .read_only(true);
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let model = ScriptedModel::new([
+///     AssistantMessage::tool_calls([ToolCall::new("1", "lookup_customer", r#"{"id": 1}"#)]),
+///     AssistantMessage::text("That is Bo."),
+/// ]);
+/// let db = Db { names: vec!["Ann".into(), "Bo".into()] };
+/// let agent = Agent::new(model).try_tool(lookup)?.state(db);
+/// let out = agent.run("Who is customer 1?").await.unwrap();
+/// assert_eq!(out.text, "That is Bo.");
+/// # Ok::<(), agent_core::ToolSetError>(())
+/// # }).unwrap();
+/// ```
+///
+/// The closure must be `Send + Sync + 'static`: move what it uses into it, and clone it into each
+/// future (`move |args: Args| { let client = client.clone(); async move { .. } }`), or take it from
+/// the agent's state. A closure's argument type must be written out: `|args: Lookup|`.
+pub fn tool_fn<F, M>(
+    name: impl Into<String>,
+    description: impl Into<String>,
+    function: F,
+) -> ToolFn<F, M>
+where
+    F: ToolClosure<M> + Send + Sync + 'static,
+    F::Arguments: DeserializeOwned + JsonSchema,
+    F::Future: Future<Output: IntoToolResult> + Send + 'static,
+{
+    let mut parameters = parameters_schema::<F::Arguments>();
+    let an_object = output_schema::<F::Arguments>().is_some();
+    let fit = SchemaFit::of(parameters.clone(), an_object);
+    // Unknown fields are rejected, so the schema says so, as a `#[tool]`'s does.
+    if fit.closed()
+        && let serde_json::Value::Object(root) = &mut parameters
+    {
+        root.entry("additionalProperties")
+            .or_insert(serde_json::Value::Bool(false));
+    }
+    ToolFn {
+        definition: ToolDef::new(name, description, parameters),
+        fit,
+        function,
+        marker: PhantomData,
+    }
+}
+
+/// A tool made by [`tool_fn`] from a closure. `M` records the closure's shape: `(Args,)`, or
+/// `(State<X>, Args)`.
+pub struct ToolFn<F, M> {
+    definition: ToolDef,
+    fit: SchemaFit,
+    function: F,
+    marker: PhantomData<fn() -> M>,
+}
+
+impl<F, M> ToolFn<F, M> {
+    /// What the model sees of this tool: its name, description and parameter schema.
+    pub fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
+    /// Sets every annotation at once.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.definition.annotations = annotations;
+        self
+    }
+
+    /// Marks the tool read-only (or not): it does not change its environment.
+    pub fn read_only(self, value: bool) -> Self {
+        self.annotate(|annotations| annotations.read_only(value))
+    }
+
+    /// Marks the tool destructive (or not).
+    pub fn destructive(self, value: bool) -> Self {
+        self.annotate(|annotations| annotations.destructive(value))
+    }
+
+    /// Marks the tool idempotent (or not).
+    pub fn idempotent(self, value: bool) -> Self {
+        self.annotate(|annotations| annotations.idempotent(value))
+    }
+
+    /// Marks the tool open-world (or not).
+    pub fn open_world(self, value: bool) -> Self {
+        self.annotate(|annotations| annotations.open_world(value))
+    }
+
+    /// Requires (or not) that each call be approved first (see
+    /// [`Agent::approve_with`](crate::Agent::approve_with)).
+    pub fn requires_approval(self, value: bool) -> Self {
+        self.annotate(|annotations| annotations.requires_approval(value))
+    }
+
+    /// Sets how long one call may run before it is cancelled (the agent's default otherwise).
+    pub fn timeout(self, timeout: Duration) -> Self {
+        self.annotate(|annotations| annotations.timeout(timeout))
+    }
+
+    /// Gives the tool the output schema of `T`, the type its JSON results have (see
+    /// [`output_schema`](crate::output_schema): only an object's schema is kept).
+    pub fn output_schema<T: JsonSchema>(mut self) -> Self {
+        self.definition.output_schema = output_schema::<T>();
+        self
+    }
+
+    fn annotate(mut self, change: impl FnOnce(ToolAnnotations) -> ToolAnnotations) -> Self {
+        let annotations = std::mem::take(&mut self.definition.annotations);
+        self.definition.annotations = change(annotations);
+        self
+    }
+}
+
+impl<F, M> std::fmt::Debug for ToolFn<F, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolFn")
+            .field("definition", &self.definition)
+            .finish_non_exhaustive()
+    }
+}
+
+mod sealed {
+    pub trait Sealed<M> {}
+}
+
+/// The shape of a closure [`tool_fn`] can make a tool of: `|args: Args| ..` or
+/// `|State(x): State<X>, args: Args| ..`. `M` is that shape, which the compiler infers from the
+/// closure; the rest (the arguments' type, the future, its result) is checked by `tool_fn`, each
+/// with its own message. Implemented for closures and functions of those shapes only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be made a tool",
+    label = "expected an async closure taking the tool's arguments",
+    note = "write `|args: Args| async move {{ .. }}`, with `Args: Deserialize + JsonSchema`, or `|State(x): State<X>, args: Args| async move {{ .. }}` to take a part of the agent's state"
+)]
+pub trait ToolClosure<M>: sealed::Sealed<M> {
+    /// The type the model's arguments parse into.
+    type Arguments;
+    /// What the closure returns: the future of the call.
+    type Future;
+}
+
+impl<F: Fn(A) -> Fut, A, Fut> sealed::Sealed<(A,)> for F {}
+
+impl<F: Fn(A) -> Fut, A, Fut> ToolClosure<(A,)> for F {
+    type Arguments = A;
+    type Future = Fut;
+}
+
+impl<F: Fn(State<X>, A) -> Fut, X, A, Fut> sealed::Sealed<(State<X>, A)> for F {}
+
+impl<F: Fn(State<X>, A) -> Fut, X, A, Fut> ToolClosure<(State<X>, A)> for F {
+    type Arguments = A;
+    type Future = Fut;
+}
+
+impl<S, F, A, Fut> Tool<S> for ToolFn<F, (A,)>
+where
+    S: Send + Sync + 'static,
+    F: Fn(A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output: IntoToolResult> + Send + 'static,
+    A: DeserializeOwned + JsonSchema + 'static,
+{
+    fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
+    fn call<'a>(
+        &'a self,
+        _state: &'a S,
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        run(parse(&self.fit, &call.arguments).map(&self.function))
+    }
+}
+
+impl<S, F, X, A, Fut> Tool<S> for ToolFn<F, (State<X>, A)>
+where
+    S: Send + Sync + 'static,
+    F: Fn(State<X>, A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output: IntoToolResult> + Send + 'static,
+    A: DeserializeOwned + JsonSchema + 'static,
+    X: FromRef<S> + 'static,
+{
+    fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
+    fn call<'a>(
+        &'a self,
+        state: &'a S,
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        run(parse(&self.fit, &call.arguments)
+            .map(|arguments| (self.function)(State(X::from_ref(state)), arguments)))
+    }
+}
+
+/// Parses a call's arguments (`""` is `{}`), every failure a [`ToolError`] for the model.
+fn parse<A: DeserializeOwned>(fit: &SchemaFit, raw: &str) -> Result<A, ToolError> {
+    let raw = if raw.trim().is_empty() { "{}" } else { raw };
+    fit.parse(raw).map_err(|unfit| match unfit {
+        Unfit::Json(message) => ToolError::InvalidJson { message },
+        Unfit::NotAnObject(value) => ToolError::arguments_not_an_object(&value),
+        Unfit::Issues(issues) => ToolError::InvalidArguments { issues },
+    })
+}
+
+/// The call's future: the closure's, its result converted; or the argument error at once.
+fn run<'a, Fut>(started: Result<Fut, ToolError>) -> BoxFuture<'a, Result<ToolOutput, ToolError>>
+where
+    Fut: Future<Output: IntoToolResult> + Send + 'static,
+{
+    match started {
+        Ok(running) => Box::pin(async move { running.await.into_tool_result() }),
+        Err(error) => Box::pin(std::future::ready(Err(error))),
+    }
+}
