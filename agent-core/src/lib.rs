@@ -33,7 +33,8 @@
 //!
 //! Where to look:
 //! - [`tool`], [`Tool`], [`ToolSet`]: tools, their definitions and the dispatcher; [`State`] for
-//!   values from the agent rather than the model. [`ToolSet::execute`] is the one place a call
+//!   values from the agent rather than the model. `#[tool]` on an `impl` block makes a [`ToolBox`]
+//!   of its methods; [`tool_fn`] makes a tool of a closure at run time. [`ToolSet::execute`] is the one place a call
 //!   becomes a result, whatever was decided about it ([`CallDecision`]); [`ToolError`] is every
 //!   way a call fails, and [`Texts`] words each one for the model, in one table per language.
 //! - [`Agent`]: the builder (limits, timeouts, texts, [`Hooks`], approval, [`ModelSettings`]) and
