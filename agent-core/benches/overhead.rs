@@ -209,24 +209,21 @@ struct Advice {
 /// the model makes and the run answers, where `run2_text` has a text) and is read into a struct.
 #[divan::bench]
 fn run2_typed(bencher: Bencher) {
-    let agent = agent_with_turns(2);
-    bencher.bench_local(|| {
-        let output = agent
-            .run_typed::<Advice>("Umbrella?")
-            .into_future()
-            .now_or_never()
-            .expect("ready")
-            .expect("runs");
-        debug_assert!(output.value.umbrella && output.value.city == "北京");
-        output
-    });
+    typed_runs(bencher, agent_with_turns(2));
 }
 
 /// The typed run in native mode: the answer is the reply's text, as in `run2_text`, so the model
 /// does the same work and the difference is the typed run's own. Target: at most 1.3x `run2_text`.
 #[divan::bench]
 fn run2_typed_native(bencher: Bencher) {
-    let agent = agent_with_turns(2).output_mode(agent_core::OutputMode::Native);
+    typed_runs(
+        bencher,
+        agent_with_turns(2).output_mode(agent_core::OutputMode::Native),
+    );
+}
+
+/// Times two-step typed runs of `agent`, each in hand at the end.
+fn typed_runs(bencher: Bencher, agent: Agent) {
     bencher.bench_local(|| {
         let output = agent
             .run_typed::<Advice>("Umbrella?")

@@ -56,6 +56,27 @@ pub async fn get_weather(
     })
 }
 
+/// A support ticket made from a customer's email: the output type of the typed-run tests.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+pub struct Ticket {
+    /// One line saying what is wrong.
+    pub title: String,
+    /// How soon.
+    pub priority: Priority,
+    /// The customer's number, when the email gives it.
+    pub customer: Option<u32>,
+}
+
+/// How soon someone must look at it.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    /// When there is time.
+    Low,
+    /// Today.
+    High,
+}
+
 /// A stop on a route.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct Stop {

@@ -4,30 +4,10 @@
 
 use agent_core::providers::{Anthropic, Gemini, OpenAi};
 use agent_core::{Agent, Model, OutputMode, ToolChoice, agent};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
-use tests::get_weather;
 use tests::http::{json_reply, quick_retries, request_bodies, serve_in_order};
+use tests::{Priority, Ticket, get_weather};
 use wiremock::MockServer;
-
-/// A support ticket made from a customer's email.
-#[derive(Debug, Deserialize, JsonSchema, PartialEq)]
-struct Ticket {
-    /// One line saying what is wrong.
-    title: String,
-    priority: Priority,
-    /// The customer's number, when the email gives it.
-    customer: Option<u32>,
-}
-
-/// How soon someone must look at it.
-#[derive(Debug, Deserialize, JsonSchema, PartialEq)]
-#[serde(rename_all = "lowercase")]
-enum Priority {
-    Low,
-    High,
-}
 
 const MISSING_PRIORITY: &str = r#"{"title": "Umbrella broke", "customer": null}"#;
 const GOOD: &str = r#"{"title": "Umbrella broke", "priority": "high", "customer": null}"#;

@@ -10,27 +10,7 @@ use agent_core::{
     StopReason, ToolCall, ToolChoice, ToolError, agent, tool,
 };
 use futures_util::StreamExt;
-use schemars::JsonSchema;
-use serde::Deserialize;
-use tests::{get_weather, tool_results};
-
-/// A support ticket made from a customer's email.
-#[derive(Debug, Deserialize, JsonSchema, PartialEq)]
-struct Ticket {
-    /// One line saying what is wrong.
-    title: String,
-    priority: Priority,
-    /// The customer's number, when the email gives it.
-    customer: Option<u32>,
-}
-
-/// How soon someone must look at it.
-#[derive(Debug, Deserialize, JsonSchema, PartialEq)]
-#[serde(rename_all = "lowercase")]
-enum Priority {
-    Low,
-    High,
-}
+use tests::{Priority, Ticket, get_weather, tool_results};
 
 fn output_call(id: &str, arguments: &str) -> AssistantMessage {
     AssistantMessage::tool_calls([ToolCall::new(id, "final_result", arguments)])

@@ -33,14 +33,7 @@ impl Agent<()> {
     /// Runs the agent on a new conversation: system prompt, then `input`.
     pub async fn run(&self, input: impl Into<String>) -> Result<RunOutput, RunError> {
         let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
-        drive(
-            self,
-            RunPlan::new(&()),
-            messages,
-            None::<std::future::Pending<()>>,
-            None,
-        )
-        .await
+        self.resume(messages).await
     }
 
     /// Runs on `input` for an answer of type `T`: see [`TypedRun`]. The same as
