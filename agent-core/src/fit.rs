@@ -179,13 +179,15 @@ impl Walk<'_> {
                     inner.is_empty()
                 });
                 if !fits {
-                    issues.push(ArgumentIssue::new(
-                        path,
-                        format!(
+                    let message = match self.allowed_values(branches) {
+                        // An enum whose variants have doc comments: one `const` per variant.
+                        Some(allowed) => one_of(&allowed, value),
+                        None => format!(
                             "{} does not match any of the allowed shapes",
                             kind_of(value)
                         ),
-                    ));
+                    };
+                    issues.push(ArgumentIssue::new(path, message));
                 }
                 return;
             }
@@ -193,11 +195,8 @@ impl Walk<'_> {
         if let Some(Value::Array(allowed)) = node.get("enum")
             && !allowed.contains(value)
         {
-            let allowed: Vec<String> = allowed.iter().map(Value::to_string).collect();
-            issues.push(ArgumentIssue::new(
-                path,
-                format!("expected one of {}, got {value}", allowed.join(", ")),
-            ));
+            let allowed: Vec<&Value> = allowed.iter().collect();
+            issues.push(ArgumentIssue::new(path, one_of(&allowed, value)));
             return;
         }
         if let Some(expected) = node.get("const")
@@ -270,6 +269,20 @@ impl Walk<'_> {
         }
     }
 
+    /// The values the branches allow, when each allows only values it lists (`const`, `enum`).
+    fn allowed_values<'s>(&'s self, branches: &'s [Value]) -> Option<Vec<&'s Value>> {
+        let mut allowed = Vec::new();
+        for branch in branches {
+            let branch = self.resolve(branch);
+            match (branch.get("const"), branch.get("enum")) {
+                (Some(value), _) => allowed.push(value),
+                (None, Some(Value::Array(values))) => allowed.extend(values),
+                _ => return None,
+            }
+        }
+        Some(allowed)
+    }
+
     /// Removes every `null` given for a field that is not required, at any depth; whether any was.
     fn drop_optional_nulls(&self, value: &mut Value, schema: &Value) -> bool {
         let schema = self.resolve(schema);
@@ -321,6 +334,11 @@ impl Walk<'_> {
         }
         &Value::Null
     }
+}
+
+fn one_of(allowed: &[&Value], value: &Value) -> String {
+    let allowed: Vec<String> = allowed.iter().map(ToString::to_string).collect();
+    format!("expected one of {}, got {}", allowed.join(", "), shown(value))
 }
 
 fn join(path: &str, segment: &str) -> String {

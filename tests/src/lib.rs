@@ -56,7 +56,7 @@ pub async fn get_weather(
     })
 }
 
-/// A support ticket made from a customer's email: the output type of the typed-run tests.
+/// A support ticket made from a customer's email.
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 pub struct Ticket {
     /// One line saying what is wrong.
