@@ -338,7 +338,11 @@ impl Walk<'_> {
 
 fn one_of(allowed: &[&Value], value: &Value) -> String {
     let allowed: Vec<String> = allowed.iter().map(ToString::to_string).collect();
-    format!("expected one of {}, got {}", allowed.join(", "), shown(value))
+    format!(
+        "expected one of {}, got {}",
+        allowed.join(", "),
+        shown(value)
+    )
 }
 
 fn join(path: &str, segment: &str) -> String {
