@@ -3,7 +3,11 @@
 //! one parse; when it fails, every problem is found with its path, by walking the value along the
 //! schema, for the model to read.
 
-use serde::de::DeserializeOwned;
+use std::fmt;
+
+use serde::de::{
+    DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::Value;
 
 use crate::arguments::{
@@ -22,9 +26,6 @@ pub(crate) struct SchemaFit {
     closed: bool,
     /// What the model is told about such a field: which ones there are.
     unknown: String,
-    /// Whether every field of every object is required: then a misspelt field cannot be dropped
-    /// silently (it is missing), and a value is read without the strict parser.
-    every_field_required: bool,
 }
 
 /// Why a text could not be read as the type.
@@ -52,7 +53,6 @@ impl SchemaFit {
         SchemaFit {
             closed,
             unknown,
-            every_field_required: every_field_required(&schema),
             schema,
         }
     }
@@ -67,6 +67,23 @@ impl SchemaFit {
         self.closed
     }
 
+    /// Whether every field in `raw` is one its schema names, at every depth the schema can be
+    /// followed to: one pass over the text, allocating nothing. `false` when it finds another, or
+    /// cannot tell (a choice of shapes it cannot pick one of).
+    fn names_only_known_fields(&self, raw: &str) -> bool {
+        let walk = Walk {
+            root: &self.schema,
+            top_level: &self.unknown,
+        };
+        let mut deserializer = serde_json::Deserializer::from_str(raw);
+        KnownFields {
+            walk: &walk,
+            schema: &self.schema,
+        }
+        .deserialize(&mut deserializer)
+        .unwrap_or(false)
+    }
+
     /// Reads `raw` as a `T`: at once when it fits; otherwise `null` for a field that may be left
     /// out counts as left out (what strict dialects send), and failing that, every missing,
     /// unknown or mistyped field is reported with its path (or, when the schema cannot say what is
@@ -75,20 +92,21 @@ impl SchemaFit {
         let top_level = self.closed.then_some(self.unknown.as_str());
         // Only an object: serde's derive would also take an array as positional fields.
         if raw.trim_start().starts_with('{') {
-            let parsed = if self.every_field_required {
-                serde_json::from_str::<T>(raw).map_err(Strict::Invalid)
-            } else {
-                let mut deserializer = serde_json::Deserializer::from_str(raw);
-                deserialize_strictly_saying::<T, _>(&mut deserializer, top_level)
-                    .and_then(|value| deserializer.end().map(|()| value).map_err(Strict::Invalid))
-            };
-            match parsed {
-                Ok(value) => return Ok(value),
-                Err(Strict::Unknown(issues)) => return Err(Unfit::Issues(issues)),
-                Err(Strict::Invalid(error)) if !error.is_data() => {
-                    return Err(Unfit::Json(error.to_string()));
+            // The common case: the text parses, and a pass over it finds no field the schema does
+            // not name (which serde would drop silently).
+            match serde_json::from_str::<T>(raw) {
+                Ok(value) if self.names_only_known_fields(raw) => return Ok(value),
+                // An unknown field, or one the pass could not judge: the strict parser decides.
+                Ok(_) => {
+                    let mut deserializer = serde_json::Deserializer::from_str(raw);
+                    match deserialize_strictly_saying::<T, _>(&mut deserializer, top_level) {
+                        Ok(value) => return Ok(value),
+                        Err(Strict::Unknown(issues)) => return Err(Unfit::Issues(issues)),
+                        Err(Strict::Invalid(_)) => {}
+                    }
                 }
-                Err(Strict::Invalid(_)) => {}
+                Err(error) if !error.is_data() => return Err(Unfit::Json(error.to_string())),
+                Err(_) => {}
             }
         }
         let mut value: Value =
@@ -136,24 +154,6 @@ fn is_closed(schema: &Value) -> bool {
         && !["oneOf", "anyOf", "allOf", "$ref"]
             .iter()
             .any(|key| schema.get(key).is_some())
-}
-
-/// Whether every object schema anywhere in `schema` requires all of its properties.
-fn every_field_required(schema: &Value) -> bool {
-    match schema {
-        Value::Object(node) => {
-            let required = node.get("required").and_then(Value::as_array);
-            let all_required = match node.get("properties").and_then(Value::as_object) {
-                Some(properties) => properties.keys().all(|name| {
-                    required.is_some_and(|required| required.iter().any(|r| r == name.as_str()))
-                }),
-                None => true,
-            };
-            all_required && node.values().all(every_field_required)
-        }
-        Value::Array(items) => items.iter().all(every_field_required),
-        _ => true,
-    }
 }
 
 /// Finds where a value departs from its schema, by the keywords that say what a type is (`type`,
@@ -336,6 +336,141 @@ impl Walk<'_> {
     }
 }
 
+/// A pass over a JSON value that checks each object's fields against its schema and skips the
+/// values: `true` when every field is named (or taken by an open object).
+struct KnownFields<'a> {
+    walk: &'a Walk<'a>,
+    schema: &'a Value,
+}
+
+impl KnownFields<'_> {
+    /// The object schema a value here must follow: `None` when the schema offers several
+    /// (an enum of structs), so the pass cannot tell which; `Null` (anything) when it says none.
+    fn object_schema(&self) -> Option<&Value> {
+        let node = self.walk.resolve(self.schema);
+        let branches = ["anyOf", "oneOf"]
+            .iter()
+            .find_map(|keyword| node.get(keyword).and_then(Value::as_array));
+        let Some(branches) = branches else {
+            return Some(node);
+        };
+        let mut objects = branches
+            .iter()
+            .map(|branch| self.walk.resolve(branch))
+            .filter(|branch| branch.get("properties").is_some());
+        match (objects.next(), objects.next()) {
+            (Some(object), None) => Some(object),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for KnownFields<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KnownFields<'_> {
+    type Value = bool;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+        Ok(true)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+        Ok(true)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+        Ok(true)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+        Ok(true)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(true)
+    }
+
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(true)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<bool, A::Error> {
+        let schema = self
+            .walk
+            .resolve(self.schema)
+            .get("items")
+            .unwrap_or(&Value::Null);
+        let mut known = true;
+        while let Some(item) = items.next_element_seed(KnownFields {
+            walk: self.walk,
+            schema,
+        })? {
+            known &= item;
+        }
+        Ok(known)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut fields: A) -> Result<bool, A::Error> {
+        let Some(schema) = self.object_schema() else {
+            while fields.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return Ok(false);
+        };
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let closed = is_closed(schema);
+        let mut known = true;
+        while let Some(field) = fields.next_key_seed(FieldSchema { properties })? {
+            match field {
+                Some(schema) => {
+                    known &= fields.next_value_seed(KnownFields {
+                        walk: self.walk,
+                        schema,
+                    })?;
+                }
+                None => {
+                    known &= !closed;
+                    fields.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(known)
+    }
+}
+
+/// Reads a field's name and gives its schema, if the object's schema names it.
+struct FieldSchema<'a> {
+    properties: Option<&'a serde_json::Map<String, Value>>,
+}
+
+impl<'de, 'a> DeserializeSeed<'de> for FieldSchema<'a> {
+    type Value = Option<&'a Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de, 'a> Visitor<'de> for FieldSchema<'a> {
+    type Value = Option<&'a Value>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a field name")
+    }
+
+    fn visit_str<E>(self, name: &str) -> Result<Self::Value, E> {
+        Ok(self.properties.and_then(|properties| properties.get(name)))
+    }
+}
+
 fn one_of(allowed: &[&Value], value: &Value) -> String {
     let allowed: Vec<String> = allowed.iter().map(ToString::to_string).collect();
     format!(
@@ -469,15 +604,32 @@ mod tests {
     }
 
     #[test]
-    fn types_whose_fields_are_all_required_are_told_apart() {
-        assert!(every_field_required(&json!({
-            "type": "object", "properties": { "a": { "type": "string" } }, "required": ["a"]
-        })));
-        assert!(!every_field_required(&json!({
+    fn the_pass_over_the_text_finds_unknown_fields_at_any_depth() {
+        let schema = json!({
             "type": "object",
-            "properties": { "a": { "$ref": "#/$defs/A" } },
-            "required": ["a"],
-            "$defs": { "A": { "type": "object", "properties": { "b": {} } } }
-        })));
+            "properties": {
+                "name": { "type": "string" },
+                "home": { "anyOf": [{ "$ref": "#/$defs/Place" }, { "type": "null" }] },
+                "visits": { "type": "array", "items": { "$ref": "#/$defs/Place" } },
+                "tags": { "type": "object", "additionalProperties": { "type": "string" } },
+                "pet": { "oneOf": [
+                    { "type": "object", "properties": { "Cat": {} }, "required": ["Cat"] },
+                    { "type": "object", "properties": { "Dog": {} }, "required": ["Dog"] }
+                ] }
+            },
+            "$defs": { "Place": { "type": "object", "properties": { "city": { "type": "string" } } } }
+        });
+        let fit = SchemaFit::of(schema, true);
+        let known = |raw: &str| fit.names_only_known_fields(raw);
+        assert!(known(
+            r#"{"name":"Li","home":{"city":"Xi'an"},"visits":[{"city":"Hefei"}]}"#
+        ));
+        assert!(known(r#"{"home":null,"tags":{"any":"key","goes":"here"}}"#));
+        assert!(known(r#"{"na\u006de":"escaped but known"}"#));
+        assert!(!known(r#"{"nmae":"Li"}"#));
+        assert!(!known(r#"{"home":{"ctiy":"Xi'an"}}"#));
+        assert!(!known(r#"{"visits":[{"city":"Hefei"},{"town":"Wuhu"}]}"#));
+        // Two shapes of object to choose from: the pass cannot tell, the strict parser decides.
+        assert!(!known(r#"{"pet":{"Cat":{}}}"#));
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::message::{AssistantMessage, Message, Usage};
-use crate::settings::{ModelSettings, NO_SETTINGS, ResponseFormat};
+use crate::settings::{ModelSettings, NO_SETTINGS, ResponseFormat, ToolChoice};
 use futures_util::Stream;
 
 use crate::tool::{BoxFuture, ToolDef};
@@ -75,6 +75,15 @@ impl<'a> ChatRequest<'a> {
     pub fn with_response_format(mut self, format: &'a ResponseFormat) -> Self {
         self.response_format = Some(format);
         self
+    }
+
+    /// The tool choice to send: the settings', and none when no tools are offered (providers
+    /// refuse a choice among none).
+    pub fn tool_choice(&self) -> Option<&'a ToolChoice> {
+        self.settings
+            .tool_choice
+            .as_ref()
+            .filter(|_| !self.tools.is_empty())
     }
 }
 
@@ -205,6 +214,13 @@ pub enum ModelError {
     #[error("the reply stream failed: {message}")]
     Stream {
         /// What the provider said, or what went wrong.
+        message: String,
+    },
+    /// The request asks for something this provider cannot do (an output schema its structured
+    /// outputs cannot express, say); nothing was sent.
+    #[error("the provider cannot take this request: {message}")]
+    Unsupported {
+        /// What it cannot take, and what to do instead.
         message: String,
     },
     /// Any other failure: a model of your own, a test double

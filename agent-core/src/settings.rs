@@ -21,8 +21,8 @@ pub enum ToolChoice {
 }
 
 impl ToolChoice {
-    /// A choice that makes the model call a tool: after a step in which it did, a run goes back to
-    /// [`Auto`](ToolChoice::Auto), or the model could never give its answer.
+    /// A choice that makes the model call a tool: after a step in which it did, a run drops it
+    /// (the adapter's default, which is the provider's `auto`), or the model could never answer.
     pub fn forces_a_call(&self) -> bool {
         matches!(self, ToolChoice::Required | ToolChoice::Tool(_))
     }
@@ -44,8 +44,9 @@ impl ToolChoice {
 #[non_exhaustive]
 pub struct ModelSettings {
     /// Whether and which tool the model must call. A choice that forces a call holds for the
-    /// first step; once the model has called a tool the run goes back to
-    /// [`Auto`](ToolChoice::Auto), so the model can answer (as the OpenAI Agents SDK does).
+    /// first step; once the model has called a tool the run drops it, so the model can answer (as
+    /// the OpenAI Agents SDK does). A typed run in [`OutputMode::Tool`](crate::OutputMode::Tool)
+    /// asks for a tool call on every step instead: its answer is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ToolChoice>,
     /// Sampling temperature.

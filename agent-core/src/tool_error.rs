@@ -54,7 +54,8 @@ pub enum ToolError {
         reason: String,
     },
     /// The tool asks the model to call it again, differently: a correction rather than a failure
-    /// (Pydantic AI's `ModelRetry`). Return it with [`ToolError::retry`].
+    /// (Pydantic AI's `ModelRetry`). Return it with [`ToolError::retry`]. It has no budget of its
+    /// own: the run's step and tool-call limits bound a model that never gets it right.
     Retry {
         /// What to change, in words the model can act on.
         message: String,

@@ -26,8 +26,8 @@ use crate::tool_result::IntoToolResult;
 ///
 /// The schema comes from `Args` as a `#[tool]`'s does from its parameters, doc comments and all;
 /// the model's arguments are parsed as strictly (unknown fields are errors at any depth), and
-/// arguments that do not fit reach the model with their field paths (every missing and unknown
-/// field, and the first value that does not fit). The tool is a [`Tool<S>`](Tool) for every
+/// arguments that do not fit reach the model with their field paths (every missing, unknown or
+/// mistyped field the schema can tell, else serde's first error). The tool is a [`Tool<S>`](Tool) for every
 /// state `S` (with a `State<X>`, every `S` that `X` can be taken from), so it goes to
 /// [`Agent::try_tool`](crate::Agent::try_tool) or [`ToolSet::add`](crate::ToolSet::add), which
 /// reject a name that is invalid or taken.

@@ -507,3 +507,24 @@ async fn a_closure_taking_any_json_object_takes_every_field() {
         (false, r#"{"any":{"thing":[1]}}"#)
     );
 }
+
+#[tokio::test]
+async fn a_field_no_argument_has_is_refused_even_when_every_field_is_given() {
+    let search = tool_fn("search", "Search the docs.", |query: Query| async move {
+        format!("found {}", query.words)
+    });
+    let mut tools = ToolSet::new();
+    tools.add(search).unwrap();
+    let result = tools
+        .dispatch(&(), &call(0, "search", r#"{"words":"rain","limt":3}"#))
+        .await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.content,
+        "Error: invalid arguments: limt: unknown field, expected one of `words`"
+    );
+    let nested = tools
+        .dispatch(&(), &call(1, "search", r#"{"words":"rain"}"#))
+        .await;
+    assert_eq!(nested.content, "found rain");
+}

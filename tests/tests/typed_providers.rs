@@ -134,6 +134,15 @@ async fn anthropic_native_output_is_an_output_config_format() {
     ])
     .await;
     let bodies = native_round_trip(anthropic_at(&server), &server).await;
+    // Structured outputs refuse numbers' bounds: they travel in the description.
+    let customer = &bodies[0]["output_config"]["format"]["schema"]["properties"]["customer"];
+    assert!(customer.get("minimum").is_none(), "{customer}");
+    assert!(
+        customer["description"]
+            .as_str()
+            .is_some_and(|text| text.ends_with("(minimum: 0)")),
+        "{customer}"
+    );
     insta::assert_json_snapshot!("anthropic_native_output", bodies);
 }
 
@@ -194,6 +203,29 @@ async fn anthropic_tool_output_forces_a_tool_call_and_reads_the_final_answer_cal
          \"urgent\". Please try again."
     );
     insta::assert_json_snapshot!("anthropic_output_tool", bodies[0]["tools"]);
+}
+
+/// Labels for a ticket: a map, which Anthropic's structured outputs cannot express.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Labels {
+    #[allow(dead_code)]
+    labels: std::collections::HashMap<String, String>,
+}
+
+#[tokio::test]
+async fn a_schema_anthropic_cannot_express_is_refused_before_anything_is_sent() {
+    let server = serve_in_order(vec![]).await;
+    let agent = Agent::new(anthropic_at(&server)).output_mode(OutputMode::Native);
+    let error = agent.run_typed::<Labels>("Label it").await.unwrap_err();
+    let agent_core::RunError::Model { source, .. } = error else {
+        panic!("expected a model error, got {error:?}");
+    };
+    assert!(
+        matches!(&source, agent_core::ModelError::Unsupported { message } if message.contains("OutputMode::Tool")),
+        "{source}"
+    );
+    assert!(!source.is_retryable());
+    assert!(request_bodies(&server).await.is_empty());
 }
 
 /// Sends one request with a named tool choice and per-run sampling; returns its body.

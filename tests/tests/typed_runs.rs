@@ -443,3 +443,66 @@ async fn a_forced_tool_in_a_typed_run_gives_way_to_the_final_answer_tool() {
     );
     assert_eq!(requests[1].settings.tool_choice, Some(ToolChoice::Required));
 }
+
+#[tokio::test]
+async fn a_rejected_answer_at_the_step_limit_leaves_every_call_answered() {
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("w", "get_weather", r#"{"city":"北京"}"#)]),
+        output_call("late", r#"{"title": "Umbrella broke"}"#),
+    ]);
+    let error = agent!(model, get_weather)
+        .max_steps(1)
+        .at_step_limit(agent_core::AtStepLimit::AskForFinalAnswer)
+        .run_typed::<Ticket>("My umbrella broke")
+        .await
+        .unwrap_err();
+    let RunError::NoOutput {
+        stop_reason,
+        attempts,
+        messages,
+        ..
+    } = error
+    else {
+        panic!("expected no output, got {error:?}");
+    };
+    assert_eq!(stop_reason, StopReason::StepLimit { limit: 1 });
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(attempts[0].raw, r#"{"title": "Umbrella broke"}"#);
+    let Message::Tool(last) = messages.last().unwrap() else {
+        panic!("the last call is unanswered: {messages:?}");
+    };
+    assert_eq!(last.tool_call_id, "late");
+    assert!(last.content.contains("priority: missing required field"));
+}
+
+#[tokio::test]
+async fn final_answer_calls_do_not_count_against_the_tool_call_limit() {
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("w", "get_weather", r#"{"city":"北京"}"#)]),
+        output_call("bad", r#"{"title": 1}"#),
+        output_call("good", GOOD),
+    ]);
+    let out = agent!(model, get_weather)
+        .max_tool_calls(1)
+        .run_typed::<Ticket>("My umbrella broke")
+        .await
+        .unwrap();
+    assert_eq!(out.value, good_ticket());
+    assert_eq!(out.run.steps, 3);
+}
+
+#[tokio::test]
+async fn run_settings_given_one_by_one_and_together_add_up() {
+    let model = ScriptedModel::new([AssistantMessage::text("Hi.")]);
+    let agent = Agent::new(model.clone());
+    let _answer = agent
+        .run_with(&(), "Hello")
+        .temperature(0.2)
+        .settings(ModelSettings::new().max_tokens(50))
+        .await
+        .unwrap();
+    assert_eq!(
+        model.requests()[0].settings,
+        ModelSettings::new().temperature(0.2).max_tokens(50)
+    );
+}

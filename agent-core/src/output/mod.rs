@@ -31,7 +31,12 @@ pub enum OutputMode {
     Tool,
     /// The provider's own structured output: OpenAI's `response_format` with a `json_schema`
     /// (strict when the schema allows), Gemini's `responseMimeType` and `responseSchema`,
-    /// Anthropic's `output_config.format`. The answer's text is the value.
+    /// Anthropic's `output_config.format`. The answer's text is the value. A schema a provider
+    /// cannot express there fails the model call with
+    /// [`ModelError::Unsupported`](crate::ModelError::Unsupported) before anything is sent (a map
+    /// for Anthropic). Gemini takes a response schema beside function declarations from Gemini 3
+    /// on; older Gemini models refuse the two together: use [`OutputMode::Tool`] with them when the
+    /// agent has tools.
     Native,
     /// The schema in the system prompt and the value as JSON in the answer's text, for models
     /// that can do neither (a fenced code block or text around the JSON is tolerated).
@@ -55,7 +60,8 @@ impl Default for OutputSettings {
 }
 
 /// What a typed run produced: the value, and the run that produced it (its transcript, usage and
-/// steps; its `text` is the JSON the value was read from).
+/// steps; its `text` is the JSON the value was read from, or in
+/// [`OutputMode::Prompted`] the whole answer it was found in).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 #[non_exhaustive]

@@ -4,11 +4,12 @@
 /// or the span from the first `{` or `[` to the last `}` or `]` (models put words around it).
 pub(crate) fn json_in_text(text: &str) -> &str {
     let text = text.trim();
-    if let Some(fenced) = fenced_block(text) {
-        return fenced;
-    }
+    // JSON as it is comes first: a fence inside one of its strings is no fence.
     if text.starts_with(['{', '[']) {
         return text;
+    }
+    if let Some(fenced) = fenced_block(text) {
+        return fenced;
     }
     let start = text.find(['{', '[']);
     let end = text.rfind(['}', ']']);
@@ -44,5 +45,7 @@ mod tests {
             "{\"a\": {\"b\": 2}}"
         );
         assert_eq!(json_in_text("no json here"), "no json here");
+        let with_a_fence_inside = "{\"body\": \"run:\\n```sh\\nls\\n```\"}";
+        assert_eq!(json_in_text(with_a_fence_inside), with_a_fence_inside);
     }
 }

@@ -3,8 +3,7 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, RwLock};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -50,14 +49,13 @@ pub(crate) struct OutputShape {
 impl OutputShape {
     /// The shape of `T`, from the cache: schemars is slow next to a run with an instant model.
     fn of<T: JsonSchema + 'static>() -> Arc<OutputShape> {
-        type Shapes = HashMap<TypeId, Arc<OutputShape>, BuildHasherDefault<TypeIdHasher>>;
-        static SHAPES: RwLock<Option<Shapes>> = RwLock::new(None);
+        static SHAPES: LazyLock<RwLock<HashMap<TypeId, Arc<OutputShape>>>> =
+            LazyLock::new(RwLock::default);
         let key = TypeId::of::<T>();
         if let Some(shape) = SHAPES
             .read()
             .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .and_then(|shapes| shapes.get(&key))
+            .get(&key)
         {
             return Arc::clone(shape);
         }
@@ -65,7 +63,6 @@ impl OutputShape {
         SHAPES
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .get_or_insert_with(Shapes::default)
             .entry(key)
             .or_insert(shape)
             .clone()
@@ -104,26 +101,6 @@ impl OutputShape {
             fit: SchemaFit::of(schema, true),
             wrapped,
         }
-    }
-}
-
-/// Hashes a `TypeId`, which is already a hash: its bits as they are, not SipHash over them.
-#[derive(Default)]
-struct TypeIdHasher(u64);
-
-impl Hasher for TypeIdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(*byte);
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 ^= value;
     }
 }
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::common::{Common, KeyHeader, common_builder_methods, system_text};
+use super::common::{Common, KeyHeader, common_builder_methods, encode, system_text};
 use super::dialect;
 use super::http::{join_url, parse_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
@@ -69,13 +69,28 @@ impl Anthropic {
         &'a self,
         request: ChatRequest<'a>,
         stream: bool,
-    ) -> WireRequest<'a> {
-        let settings = request.settings;
-        WireRequest {
+    ) -> Result<WireRequest<'a>, ModelError> {
+        let output_config = match request.response_format {
+            Some(format) => Some(WireOutputConfig {
+                format: WireOutputFormat {
+                    kind: "json_schema",
+                    schema: dialect::anthropic_output(&format.schema).ok_or_else(|| {
+                        ModelError::Unsupported {
+                            message: "Anthropic's structured outputs cannot express this output \
+                                      type's schema (it holds a map or a free-form object); ask \
+                                      for it with OutputMode::Tool instead"
+                                .to_owned(),
+                        }
+                    })?,
+                },
+            }),
+            None => None,
+        };
+        Ok(WireRequest {
             model: &self.common.model,
-            max_tokens: settings
-                .max_tokens
-                .or(self.common.max_tokens)
+            max_tokens: self
+                .common
+                .max_tokens(&request)
                 .unwrap_or(DEFAULT_MAX_TOKENS),
             system: system_text(request.messages),
             messages: wire_messages(request.messages),
@@ -88,23 +103,11 @@ impl Anthropic {
                     input_schema: dialect::anthropic(&tool.parameters),
                 })
                 .collect(),
-            // Only with tools: a choice among none means nothing.
-            tool_choice: settings
-                .tool_choice
-                .as_ref()
-                .filter(|_| !request.tools.is_empty())
-                .map(wire_tool_choice),
-            output_config: request.response_format.map(|format| WireOutputConfig {
-                format: WireOutputFormat {
-                    kind: "json_schema",
-                    // Structured outputs want every object closed, as OpenAI's strict mode does.
-                    schema: dialect::openai_strict(&format.schema)
-                        .unwrap_or_else(|| dialect::anthropic(&format.schema)),
-                },
-            }),
-            temperature: settings.temperature.or(self.common.temperature),
+            tool_choice: request.tool_choice().map(wire_tool_choice),
+            output_config,
+            temperature: self.common.temperature(&request),
             stream,
-        }
+        })
     }
 }
 
@@ -124,7 +127,9 @@ impl Model for Anthropic {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let body = serde_json::to_vec(&self.request_body(request, false));
+        let body = self
+            .request_body(request, false)
+            .and_then(|body| encode(&body));
         Box::pin(
             self.common
                 .send(&self.url, key_header(), body, parse_response),
@@ -135,7 +140,9 @@ impl Model for Anthropic {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        let body = serde_json::to_vec(&self.request_body(request, true));
+        let body = self
+            .request_body(request, true)
+            .and_then(|body| encode(&body));
         let opened = self.common.open_stream(&self.url, key_header(), body);
         let timeout = self.common.http.config().request_timeout_value();
         super::sse::stream_reply::<super::anthropic_stream::AnthropicReassembler>(opened, timeout)

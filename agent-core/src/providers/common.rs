@@ -7,7 +7,12 @@ use reqwest::header::{HeaderMap, HeaderName};
 
 use super::http::{ApiKey, HttpClient, HttpConfig};
 use crate::message::Message;
-use crate::model::{ChatResponse, ModelError};
+use crate::model::{ChatRequest, ChatResponse, ModelError};
+
+/// A request body as the bytes sent.
+pub(crate) fn encode(body: &impl serde::Serialize) -> Result<Vec<u8>, ModelError> {
+    serde_json::to_vec(body).map_err(ModelError::other)
+}
 
 pub(crate) struct Common {
     pub(crate) model: String,
@@ -36,15 +41,25 @@ impl Common {
         }
     }
 
+    /// The longest reply a request may have: its own setting, else the adapter's.
+    pub(crate) fn max_tokens(&self, request: &ChatRequest<'_>) -> Option<u32> {
+        request.settings.max_tokens.or(self.max_tokens)
+    }
+
+    /// A request's temperature: its own setting, else the adapter's.
+    pub(crate) fn temperature(&self, request: &ChatRequest<'_>) -> Option<f32> {
+        request.settings.temperature.or(self.temperature)
+    }
+
     /// Sends a request body and parses the reply with the adapter's parser.
     pub(crate) async fn send(
         &self,
         url: &str,
         key_header: KeyHeader,
-        body: Result<Vec<u8>, serde_json::Error>,
+        body: Result<Vec<u8>, ModelError>,
         parse: fn(&[u8]) -> Result<ChatResponse, ModelError>,
     ) -> Result<ChatResponse, ModelError> {
-        let body = body.map_err(ModelError::other)?;
+        let body = body?;
         let headers = self.headers(key_header)?;
         let reply = self.http.post_json(url, &headers, body).await?;
         parse(&reply)
@@ -55,9 +70,9 @@ impl Common {
         &self,
         url: &str,
         key_header: KeyHeader,
-        body: Result<Vec<u8>, serde_json::Error>,
+        body: Result<Vec<u8>, ModelError>,
     ) -> Result<reqwest::Response, ModelError> {
-        let body = body.map_err(ModelError::other)?;
+        let body = body?;
         let headers = self.headers(key_header)?;
         self.http.post_for_stream(url, &headers, body).await
     }

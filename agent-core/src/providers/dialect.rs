@@ -103,6 +103,28 @@ pub fn openai_strict(schema: &Value) -> Option<Value> {
     representable.then_some(schema)
 }
 
+/// Anthropic's structured outputs (`output_config.format`), or `None` when the schema cannot be
+/// said there (a map, a free-form object). OpenAI's strict dialect (every object closed), with the
+/// bounds Anthropic refuses there (numbers' and arrays' sizes) moved into the description.
+pub fn anthropic_output(schema: &Value) -> Option<Value> {
+    let mut schema = openai_strict(schema)?;
+    for_each_schema(&mut schema, &mut |node| {
+        move_into_description(
+            node,
+            &[
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "multipleOf",
+                "minItems",
+                "maxItems",
+            ],
+        );
+    });
+    Some(schema)
+}
+
 /// Gemini's `parameters` (its OpenAPI 3.0 subset): references inlined and `$defs` removed, no
 /// `additionalProperties`, `$schema` or `title`; `const` as a one-value `enum`, `oneOf` as `anyOf`,
 /// a `null` type as `nullable: true`, and only the formats Gemini knows.

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::common::{Common, KeyHeader, common_builder_methods, object_or_empty, system_text};
+use super::common::{
+    Common, KeyHeader, common_builder_methods, encode, object_or_empty, system_text,
+};
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
@@ -80,11 +82,10 @@ impl Gemini {
                 }
             })
             .collect();
-        let settings = request.settings;
         let format = request.response_format;
         let generation = WireGenerationConfig {
-            max_output_tokens: settings.max_tokens.or(self.common.max_tokens),
-            temperature: settings.temperature.or(self.common.temperature),
+            max_output_tokens: self.common.max_tokens(&request),
+            temperature: self.common.temperature(&request),
             response_mime_type: format.map(|_| "application/json"),
             response_schema: format.map(|format| dialect::gemini(&format.schema)),
         };
@@ -96,12 +97,7 @@ impl Gemini {
                 parts: [WireSystemPart { text }],
             }),
             contents: wire_contents(request.messages),
-            // Only with tools: a choice among none means nothing.
-            tool_config: settings
-                .tool_choice
-                .as_ref()
-                .filter(|_| !declarations.is_empty())
-                .map(wire_tool_config),
+            tool_config: request.tool_choice().map(wire_tool_config),
             tools: (!declarations.is_empty()).then_some([WireTools {
                 function_declarations: declarations,
             }]),
@@ -123,7 +119,7 @@ impl Model for Gemini {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let body = serde_json::to_vec(&self.request_body(request));
+        let body = encode(&self.request_body(request));
         Box::pin(async move {
             let url = self.url("generateContent");
             self.common
@@ -136,7 +132,7 @@ impl Model for Gemini {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        let body = serde_json::to_vec(&self.request_body(request));
+        let body = encode(&self.request_body(request));
         let opened = async move {
             let url = format!("{}?alt=sse", self.url("streamGenerateContent"));
             self.common.open_stream(&url, key_header(), body).await

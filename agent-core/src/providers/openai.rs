@@ -10,7 +10,7 @@ use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::common::{Common, KeyHeader, common_builder_methods};
+use super::common::{Common, KeyHeader, common_builder_methods, encode};
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
@@ -82,7 +82,6 @@ impl OpenAi {
         request: ChatRequest<'a>,
         stream: bool,
     ) -> WireRequest<'a> {
-        let settings = request.settings;
         WireRequest {
             model: &self.common.model,
             messages: request.messages.iter().map(wire_message).collect(),
@@ -91,15 +90,10 @@ impl OpenAi {
                 .iter()
                 .map(|tool| self.wire_tool(tool))
                 .collect(),
-            // Only with tools: the API refuses a choice among none.
-            tool_choice: settings
-                .tool_choice
-                .as_ref()
-                .filter(|_| !request.tools.is_empty())
-                .map(wire_tool_choice),
+            tool_choice: request.tool_choice().map(wire_tool_choice),
             response_format: request.response_format.map(wire_response_format),
-            max_completion_tokens: settings.max_tokens.or(self.common.max_tokens),
-            temperature: settings.temperature.or(self.common.temperature),
+            max_completion_tokens: self.common.max_tokens(&request),
+            temperature: self.common.temperature(&request),
             stream,
             stream_options: stream.then_some(WireStreamOptions {
                 include_usage: true,
@@ -130,7 +124,7 @@ impl Model for OpenAi {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let body = serde_json::to_vec(&self.request_body(request, false));
+        let body = encode(&self.request_body(request, false));
         Box::pin(
             self.common
                 .send(&self.url, self.key_header(), body, parse_response),
@@ -141,7 +135,7 @@ impl Model for OpenAi {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        let body = serde_json::to_vec(&self.request_body(request, true));
+        let body = encode(&self.request_body(request, true));
         let opened = self.common.open_stream(&self.url, self.key_header(), body);
         let timeout = self.common.http.config().request_timeout_value();
         super::sse::stream_reply::<super::openai_stream::OpenAiReassembler>(opened, timeout)

@@ -5,7 +5,9 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 
 use super::driver::{RunPlan, drive};
-use super::events::RunStream;
+use futures_channel::mpsc::UnboundedSender;
+
+use super::events::{RunEvent, RunStream};
 use super::outcome::{RunError, RunOutput};
 use crate::agent::Agent;
 use crate::message::Message;
@@ -74,9 +76,11 @@ impl<'a, S: Send + Sync + 'static> RunBuilder<'a, S> {
         self
     }
 
-    /// Sets this run's model settings; each one left `None` is the agent's.
+    /// Sets this run's model settings; each one left `None` is the one set before on this run,
+    /// or else the agent's.
     pub fn settings(mut self, settings: ModelSettings) -> Self {
-        self.settings = Some(settings);
+        let earlier = self.settings.take().unwrap_or_default();
+        self.settings = Some(settings.or(&earlier));
         self
     }
 
@@ -123,15 +127,17 @@ impl<'a, S: Send + Sync + 'static> RunBuilder<'a, S> {
     /// and result, step ends, and last the very result the run awaited would give.
     pub fn stream(self) -> RunStream<'a, RunOutput> {
         let (sender, receiver) = futures_channel::mpsc::unbounded();
-        let run = async move {
-            let plan = RunPlan {
-                context: self.context,
-                settings: self.settings,
-                output: None,
-            };
-            drive(self.agent, plan, self.messages, self.cancel, Some(sender)).await
+        RunStream::new(Box::pin(self.go(Some(sender))), receiver)
+    }
+
+    /// Runs to the end, sending the events to `events` when streamed.
+    async fn go(self, events: Option<UnboundedSender<RunEvent>>) -> Result<RunOutput, RunError> {
+        let plan = RunPlan {
+            context: self.context,
+            settings: self.settings,
+            output: None,
         };
-        RunStream::new(Box::pin(run), receiver)
+        drive(self.agent, plan, self.messages, self.cancel, events).await
     }
 }
 
@@ -140,14 +146,7 @@ impl<'a, S: Send + Sync + 'static> IntoFuture for RunBuilder<'a, S> {
     type IntoFuture = BoxFuture<'a, Result<RunOutput, RunError>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let plan = RunPlan {
-                context: self.context,
-                settings: self.settings,
-                output: None,
-            };
-            drive(self.agent, plan, self.messages, self.cancel, None).await
-        })
+        Box::pin(self.go(None))
     }
 }
 
@@ -244,7 +243,7 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> TypedRun<'a, S, T> {
 
     async fn go(
         self,
-        events: Option<futures_channel::mpsc::UnboundedSender<super::RunEvent>>,
+        events: Option<UnboundedSender<RunEvent>>,
     ) -> Result<TypedOutput<T>, RunError> {
         let TypedRun {
             run,

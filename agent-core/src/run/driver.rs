@@ -84,7 +84,11 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
                     let description = texts.output_tool_description(shape.description.as_deref());
                     ToolDef::new(name, description, shape.fit.schema().clone())
                 }));
-                settings.tool_choice.get_or_insert(ToolChoice::Required);
+                // The answer is a tool call, so one is asked for (a particular tool, if the run
+                // names one, first).
+                if !matches!(settings.tool_choice, Some(ToolChoice::Tool(_))) {
+                    settings.tool_choice = Some(ToolChoice::Required);
+                }
             }
             OutputMode::Prompted => {
                 let schema = serde_json::to_string_pretty(shape.fit.schema()).unwrap_or_default();
@@ -347,19 +351,37 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             .max_tool_calls
             .map_or(usize::MAX, |limit| limit.saturating_sub(self.tool_calls));
         let calls = &reply.tool_calls;
+        // The tool-call limit counts the calls that would run: not those of the final-answer
+        // tool, which only hand over the output (only a typed run pays for telling them apart).
+        let output_calls = calls
+            .iter()
+            .filter(|call| self.is_output_call(call))
+            .count();
+        let counted = calls.len() - output_calls;
+        let within_limit = |index: usize, call: &ToolCall| {
+            if output_calls == 0 {
+                return index < allowed;
+            }
+            self.is_output_call(call)
+                || calls[..index]
+                    .iter()
+                    .filter(|earlier| !self.is_output_call(earlier))
+                    .count()
+                    < allowed
+        };
         let run_all = async {
             if self.agent.concurrent_tools && calls.len() > 1 {
                 join_all(
                     calls
                         .iter()
                         .enumerate()
-                        .map(|(index, call)| self.call(call, index < allowed)),
+                        .map(|(index, call)| self.call(call, within_limit(index, call))),
                 )
                 .await
             } else {
                 let mut results = Vec::with_capacity(calls.len());
                 for (index, call) in calls.iter().enumerate() {
-                    results.push(self.call(call, index < allowed).await);
+                    results.push(self.call(call, within_limit(index, call)).await);
                 }
                 results
             }
@@ -390,8 +412,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if let Some(output) = &mut self.output {
             output.correction = None;
         }
-        self.tool_calls += calls.len().min(allowed);
-        let over_limit = calls.len() > allowed;
+        self.tool_calls += counted.min(allowed);
+        let over_limit = counted > allowed;
         for result in &results {
             self.emit(|| RunEvent::ToolResult(result.clone()));
         }
@@ -437,7 +459,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 let text = self.record_output(reply).await;
                 return Ok(self.finish(StopReason::StepLimitAnswered { limit }, Some(text)));
             }
+            // Every call answered, none run: the transcript stays valid to go on with.
+            let results = self.answer_output_calls(&reply).await;
             self.messages.push(Message::Assistant(reply));
+            self.messages.extend(results.into_iter().map(Message::Tool));
             return Ok(self.finish(StopReason::StepLimit { limit }, None));
         }
         // Offered no tools, it should call none; calls it makes anyway would stay unanswered.
@@ -488,6 +513,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         Verdict::Rejected
     }
 
+    fn is_output_call(&self, call: &ToolCall) -> bool {
+        self.output
+            .as_ref()
+            .is_some_and(|output| output.is_output_call(call))
+    }
+
     fn output_retries_spent(&self) -> bool {
         self.output
             .as_ref()
@@ -530,19 +561,18 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let mut acknowledged = false;
         for call in &reply.tool_calls {
             self.emit(|| RunEvent::ToolCallRequested(call.clone()));
-            let is_output = self
-                .output
-                .as_ref()
-                .is_some_and(|output| output.is_output_call(call));
+            let is_output = self.is_output_call(call);
             let result = if is_output && !taken {
                 self.call(call, false).await
             } else if is_output && !acknowledged {
                 acknowledged = true;
-                ToolResultMessage {
+                let result = ToolResultMessage {
                     tool_call_id: call.id.clone(),
                     content: self.agent.tools.texts().output_received().to_owned(),
                     is_error: false,
-                }
+                };
+                self.observe(call, &result, None);
+                result
             } else {
                 let why = if taken {
                     NotRun::AnswerGiven
@@ -550,7 +580,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     NotRun::RunEnded
                 };
                 let decision = CallDecision::NotRun(why);
-                self.agent.tools.execute(self.context, call, decision).await
+                let result = self.agent.tools.execute(self.context, call, decision).await;
+                self.observe(call, &result, None);
+                result
             };
             self.emit(|| RunEvent::ToolResult(result.clone()));
             results.push(result);
@@ -638,11 +670,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             && output.is_output_call(call)
         {
             // A rejected output: the model reads why.
-            return ToolResultMessage {
+            let result = ToolResultMessage {
                 tool_call_id: call.id.clone(),
                 content: output.correction.clone().unwrap_or_default(),
                 is_error: true,
             };
+            self.observe(call, &result, None);
+            return result;
         }
         let span = info_span!(
             "execute_tool",
