@@ -1,0 +1,193 @@
+//! Reading a JSON text into a type whose fields the code knows only from its schema: a closure
+//! tool's argument struct ([`tool_fn`](crate::tool_fn)) and a typed run's output. The common case is
+//! one parse; when it fails, every problem is found with its path, by walking the value along the
+//! schema, for the model to read.
+
+mod known;
+mod walk;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::arguments::{
+    Strict, deserialize_strictly_saying, message_without_position, render_path,
+    unknown_field_expecting,
+};
+use crate::tool_error::ArgumentIssue;
+use known::KnownFields;
+use walk::Walk;
+pub(crate) use walk::kind_of;
+
+/// What the parser knows of a type from its JSON schema (draft 2020-12, as schemars makes it):
+/// made once per type, used for every value read.
+#[derive(Debug, Clone)]
+pub(crate) struct SchemaFit {
+    schema: Value,
+    /// The fields the schema names, for the pass that finds another.
+    known: KnownFields,
+    /// Whether a field the root does not name is an error (rather than taken by a flattened map,
+    /// or unjudgeable when the schema is not an object's).
+    closed: bool,
+    /// What the model is told about such a field: which ones there are.
+    unknown: String,
+}
+
+/// Why a text could not be read as the type.
+#[derive(Debug)]
+pub(crate) enum Unfit {
+    /// It is not JSON: the parser's message.
+    Json(String),
+    /// It is JSON but not an object.
+    NotAnObject(Value),
+    /// It does not fit: every problem, each with its path.
+    Issues(Vec<ArgumentIssue>),
+}
+
+impl SchemaFit {
+    /// What `schema` says; `an_object` whether the type's own schema describes an object (a
+    /// `serde_json::Value`'s does not, though an arguments schema made from it is an object's).
+    pub(crate) fn of(schema: Value, an_object: bool) -> Self {
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let closed = an_object && is_closed(&schema);
+        let unknown = unknown_field_expecting(
+            properties
+                .map(|properties| properties.keys().map(String::as_str).collect())
+                .unwrap_or_default(),
+        );
+        SchemaFit {
+            closed,
+            unknown,
+            known: KnownFields::of(&schema),
+            schema,
+        }
+    }
+
+    /// The schema.
+    pub(crate) fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// Whether a field the root does not name is an error.
+    pub(crate) fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Reads `raw` as a `T`: at once when it fits; otherwise `null` for a field that may be left
+    /// out counts as left out (what strict dialects send), and failing that, every missing,
+    /// unknown or mistyped field is reported with its path (or, when the schema cannot say what is
+    /// wrong, serde's first error with its path).
+    pub(crate) fn parse<T: DeserializeOwned>(&self, raw: &str) -> Result<T, Unfit> {
+        let top_level = self.closed.then_some(self.unknown.as_str());
+        // Only an object: serde's derive would also take an array as positional fields.
+        if raw.trim_start().starts_with('{') {
+            // The common case: the text parses, and a pass over it finds no field the schema does
+            // not name (which serde would drop silently).
+            match serde_json::from_str::<T>(raw) {
+                Ok(value) if self.known.only_known(raw) => return Ok(value),
+                // An unknown field, or one the pass could not judge: the strict parser decides.
+                Ok(_) => {
+                    let mut deserializer = serde_json::Deserializer::from_str(raw);
+                    match deserialize_strictly_saying::<T, _>(&mut deserializer, top_level) {
+                        Ok(value) => return Ok(value),
+                        Err(Strict::Unknown(issues)) => return Err(Unfit::Issues(issues)),
+                        Err(Strict::Invalid(_)) => {}
+                    }
+                }
+                Err(error) if !error.is_data() => return Err(Unfit::Json(error.to_string())),
+                Err(_) => {}
+            }
+        }
+        let mut value: Value =
+            serde_json::from_str(raw).map_err(|error| Unfit::Json(error.to_string()))?;
+        if !value.is_object() {
+            return Err(Unfit::NotAnObject(value));
+        }
+        let walk = Walk {
+            root: &self.schema,
+            top_level: &self.unknown,
+        };
+        if walk.drop_optional_nulls(&mut value, &self.schema) {
+            match deserialize_strictly_saying::<T, _>(&value, top_level) {
+                Ok(fitting) => return Ok(fitting),
+                Err(Strict::Unknown(issues)) => return Err(Unfit::Issues(issues)),
+                Err(Strict::Invalid(_)) => {}
+            }
+        }
+        let mut issues = Vec::new();
+        walk.check(&value, &self.schema, "", &mut issues);
+        if issues.is_empty()
+            && let Err(error) = serde_path_to_error::deserialize::<_, T>(&value)
+        {
+            // The schema cannot say it (a range, a custom deserializer): serde's own words.
+            issues.push(ArgumentIssue::new(
+                render_path(error.path()),
+                message_without_position(error.inner()),
+            ));
+        }
+        if issues.is_empty() {
+            // serde takes the value after all: it failed only through the text.
+            issues.push(ArgumentIssue::new("", "the value does not fit the schema"));
+        }
+        Err(Unfit::Issues(issues))
+    }
+}
+
+/// Whether an object schema lists its fields and takes no others: serde would drop any other.
+fn is_closed(schema: &Value) -> bool {
+    schema.get("properties").is_some_and(Value::is_object)
+        && matches!(
+            schema.get("additionalProperties"),
+            None | Some(Value::Bool(false))
+        )
+        && !["oneOf", "anyOf", "allOf", "$ref"]
+            .iter()
+            .any(|key| schema.get(key).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn every_problem_is_found_along_the_schema() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "title": { "type": "string" },
+                "priority": { "$ref": "#/$defs/Priority" },
+                "tags": { "type": "array", "items": { "type": "string" } },
+                "due": { "type": ["string", "null"] },
+                "owner": { "$ref": "#/$defs/Person" }
+            },
+            "required": ["title", "priority", "tags"],
+            "$defs": {
+                "Priority": { "type": "string", "enum": ["low", "high"] },
+                "Person": { "type": "object", "properties": { "name": { "type": "string" } } }
+            }
+        });
+        let fit = SchemaFit::of(schema, true);
+        let value = json!({
+            "priority": "urgent", "tags": ["a", 2], "due": 3, "owner": { "nmae": "Li" }, "extra": 1
+        });
+        let walk = Walk {
+            root: fit.schema(),
+            top_level: &fit.unknown,
+        };
+        let mut issues = Vec::new();
+        walk.check(&value, fit.schema(), "", &mut issues);
+        let rendered: Vec<String> = issues.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            rendered,
+            [
+                "title: missing required field",
+                "due: expected a string or null, got 3",
+                "extra: unknown field, expected one of `due`, `owner`, `priority`, `tags`, `title`",
+                "owner.nmae: unknown field, expected one of `name`",
+                "priority: expected one of \"low\", \"high\", got \"urgent\"",
+                "tags.1: expected a string, got 2",
+            ]
+        );
+    }
+}

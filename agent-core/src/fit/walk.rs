@@ -1,0 +1,278 @@
+//! Finding every place a JSON value departs from its schema, for the model to read.
+
+use serde_json::Value;
+
+use super::is_closed;
+use crate::arguments::unknown_field_expecting;
+use crate::tool_error::ArgumentIssue;
+
+/// Finds where a value departs from its schema, by the keywords that say what a type is (`type`,
+/// `enum`, `const`, `required`, `properties`, closed objects, `items`, `anyOf`/`oneOf`, `$ref` into
+/// `$defs`). Bounds and formats are left to serde.
+pub(super) struct Walk<'a> {
+    pub(super) root: &'a Value,
+    /// What the model is told about an unknown field at the root.
+    pub(super) top_level: &'a str,
+}
+
+impl Walk<'_> {
+    pub(super) fn check(
+        &self,
+        value: &Value,
+        schema: &Value,
+        path: &str,
+        issues: &mut Vec<ArgumentIssue>,
+    ) {
+        let schema = self.resolve(schema);
+        let Some(node) = schema.as_object() else {
+            return;
+        };
+        for keyword in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = node.get(keyword) {
+                let fits = branches.iter().any(|branch| {
+                    let mut inner = Vec::new();
+                    self.check(value, branch, path, &mut inner);
+                    inner.is_empty()
+                });
+                if !fits {
+                    let message = match self.allowed_values(branches) {
+                        // An enum whose variants have doc comments: one `const` per variant.
+                        Some(allowed) => one_of(&allowed, value),
+                        None => format!(
+                            "{} does not match any of the allowed shapes",
+                            kind_of(value)
+                        ),
+                    };
+                    issues.push(ArgumentIssue::new(path, message));
+                }
+                return;
+            }
+        }
+        if let Some(Value::Array(allowed)) = node.get("enum")
+            && !allowed.contains(value)
+        {
+            let allowed: Vec<&Value> = allowed.iter().collect();
+            issues.push(ArgumentIssue::new(path, one_of(&allowed, value)));
+            return;
+        }
+        if let Some(expected) = node.get("const")
+            && expected != value
+        {
+            issues.push(ArgumentIssue::new(
+                path,
+                format!("expected {expected}, got {value}"),
+            ));
+            return;
+        }
+        if let Some(types) = node.get("type")
+            && !has_type(value, types)
+        {
+            issues.push(ArgumentIssue::new(
+                path,
+                format!("expected {}, got {}", type_names(types), shown(value)),
+            ));
+            return;
+        }
+        match value {
+            Value::Object(fields) => self.check_object(fields, schema, path, issues),
+            Value::Array(items) => {
+                if let Some(item_schema) = node.get("items") {
+                    for (index, item) in items.iter().enumerate() {
+                        self.check(item, item_schema, &join(path, &index.to_string()), issues);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn check_object(
+        &self,
+        fields: &serde_json::Map<String, Value>,
+        schema: &Value,
+        path: &str,
+        issues: &mut Vec<ArgumentIssue>,
+    ) {
+        let properties = schema.get("properties").and_then(Value::as_object);
+        if let Some(Value::Array(required)) = schema.get("required") {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !fields.contains_key(name) {
+                    issues.push(ArgumentIssue::new(
+                        join(path, name),
+                        "missing required field",
+                    ));
+                }
+            }
+        }
+        let closed = is_closed(schema);
+        for (name, field) in fields {
+            match properties.and_then(|properties| properties.get(name)) {
+                Some(field_schema) => self.check(field, field_schema, &join(path, name), issues),
+                None if closed => {
+                    let message = if path.is_empty() {
+                        self.top_level.to_owned()
+                    } else {
+                        unknown_field_expecting(
+                            properties
+                                .map(|properties| properties.keys().map(String::as_str).collect())
+                                .unwrap_or_default(),
+                        )
+                    };
+                    issues.push(ArgumentIssue::new(join(path, name), message));
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// The values the branches allow, when each allows only values it lists (`const`, `enum`).
+    fn allowed_values<'s>(&'s self, branches: &'s [Value]) -> Option<Vec<&'s Value>> {
+        let mut allowed = Vec::new();
+        for branch in branches {
+            let branch = self.resolve(branch);
+            match (branch.get("const"), branch.get("enum")) {
+                (Some(value), _) => allowed.push(value),
+                (None, Some(Value::Array(values))) => allowed.extend(values),
+                _ => return None,
+            }
+        }
+        Some(allowed)
+    }
+
+    /// Removes every `null` given for a field that is not required, at any depth; whether any was.
+    pub(super) fn drop_optional_nulls(&self, value: &mut Value, schema: &Value) -> bool {
+        let schema = self.resolve(schema);
+        let mut dropped = false;
+        match value {
+            Value::Object(fields) => {
+                let required = schema.get("required").and_then(Value::as_array);
+                let is_required = |name: &str| {
+                    required.is_some_and(|required| required.iter().any(|r| r == name))
+                };
+                let before = fields.len();
+                fields.retain(|name, field| !field.is_null() || is_required(name));
+                dropped |= fields.len() < before;
+                if let Some(properties) = schema.get("properties") {
+                    for (name, field) in fields.iter_mut() {
+                        if let Some(field_schema) = properties.get(name) {
+                            dropped |= self.drop_optional_nulls(field, field_schema);
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item_schema) = schema.get("items") {
+                    for item in items {
+                        dropped |= self.drop_optional_nulls(item, item_schema);
+                    }
+                }
+            }
+            _ => {}
+        }
+        dropped
+    }
+
+    /// Follows a `#/$defs/...` reference (or any local JSON pointer) to its schema.
+    fn resolve<'s>(&'s self, schema: &'s Value) -> &'s Value {
+        let mut schema = schema;
+        // A bounded number of hops: a reference to a reference is rare, a cycle a broken schema.
+        for _ in 0..8 {
+            match schema.get("$ref").and_then(Value::as_str) {
+                Some(reference) => match reference
+                    .strip_prefix('#')
+                    .and_then(|pointer| self.root.pointer(pointer))
+                {
+                    Some(target) => schema = target,
+                    None => return &Value::Null,
+                },
+                None => return schema,
+            }
+        }
+        &Value::Null
+    }
+}
+
+fn one_of(allowed: &[&Value], value: &Value) -> String {
+    let allowed: Vec<String> = allowed.iter().map(ToString::to_string).collect();
+    format!(
+        "expected one of {}, got {}",
+        allowed.join(", "),
+        shown(value)
+    )
+}
+
+fn join(path: &str, segment: &str) -> String {
+    if path.is_empty() {
+        segment.to_owned()
+    } else {
+        format!("{path}.{segment}")
+    }
+}
+
+fn has_type(value: &Value, types: &Value) -> bool {
+    let is = |name: &str| match name {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "number" => value.is_number(),
+        "integer" => value.is_i64() || value.is_u64(),
+        _ => true,
+    };
+    match types {
+        Value::String(name) => is(name),
+        Value::Array(names) => names.iter().filter_map(Value::as_str).any(is),
+        _ => true,
+    }
+}
+
+fn type_names(types: &Value) -> String {
+    match types {
+        Value::String(name) => with_article(name),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(with_article)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        other => other.to_string(),
+    }
+}
+
+fn with_article(name: &str) -> String {
+    match name {
+        "null" => "null".to_owned(),
+        "integer" | "object" | "array" => format!("an {name}"),
+        _ => format!("a {name}"),
+    }
+}
+
+/// A value as the model is shown it in an error: itself when it is short and not a container,
+/// else its kind.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::Array(_) | Value::Object(_) => kind_of(value).to_owned(),
+        scalar => {
+            let text = scalar.to_string();
+            if text.len() <= 40 {
+                text
+            } else {
+                kind_of(scalar).to_owned()
+            }
+        }
+    }
+}
+
+/// What kind of JSON value this is, in words.
+pub(crate) fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(number) if number.is_f64() => "a number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
