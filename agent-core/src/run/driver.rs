@@ -4,7 +4,6 @@
 
 use std::future::{Future, pending};
 use std::pin::pin;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_channel::mpsc::UnboundedSender;
@@ -13,19 +12,22 @@ use futures_util::future::{Either, join_all, select};
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
+mod typed;
+
 use super::events::RunEvent;
 use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
 use crate::agent::Agent;
 use crate::hooks::{Approval, ToolDecision};
 use crate::limits::AtStepLimit;
-use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
+use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, ModelError};
-use crate::output::{OutputCheck, OutputMode, OutputProblem, RejectedOutput, json_in_text};
+use crate::output::{OutputCheck, OutputMode};
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::NotRun;
 use crate::tool::ToolDef;
 use crate::toolset::CallDecision;
+use typed::{Output, Verdict};
 
 /// What one run brings besides the agent and its history.
 pub(crate) struct RunPlan<'a, S> {
@@ -69,50 +71,9 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
         Some(settings) => settings.or(&agent.settings),
         None => agent.settings.clone(),
     };
-    let output = plan.output.map(|check| {
-        let texts = agent.tools.texts();
-        let shape = check.shape();
-        let mut offered = None;
-        match check.mode() {
-            OutputMode::Tool => {
-                offered = Some(agent.tools.definitions_with_output(check.key(), |tools| {
-                    // Last, under a name none of the agent's tools has.
-                    let mut name = crate::output::OUTPUT_NAME.to_owned();
-                    while tools.get(&name).is_some() {
-                        name.push('_');
-                    }
-                    let description = texts.output_tool_description(shape.description.as_deref());
-                    ToolDef::new(name, description, shape.fit.schema().clone())
-                }));
-                // The answer is a tool call, so one is asked for (a particular tool, if the run
-                // names one, first).
-                if !matches!(settings.tool_choice, Some(ToolChoice::Tool(_))) {
-                    settings.tool_choice = Some(ToolChoice::Required);
-                }
-            }
-            OutputMode::Prompted => {
-                let schema = serde_json::to_string_pretty(shape.fit.schema()).unwrap_or_default();
-                let instructions = texts.output_instructions(&schema);
-                match messages.first_mut() {
-                    // Once: a conversation that goes on keeps its first instructions.
-                    Some(Message::System { content }) if content.ends_with(&instructions) => {}
-                    Some(Message::System { content }) => {
-                        content.push_str("\n\n");
-                        content.push_str(&instructions);
-                    }
-                    _ => messages.insert(0, Message::system(instructions)),
-                }
-            }
-            OutputMode::Native => {}
-        }
-        Output {
-            check,
-            offered,
-            attempts: Vec::new(),
-            taken: false,
-            correction: None,
-        }
-    });
+    let output = plan
+        .output
+        .map(|check| Output::new(check, agent, &mut settings, &mut messages));
     let mut run = Run {
         agent,
         context: plan.context,
@@ -188,30 +149,6 @@ struct Run<'a, S> {
     stop_request: std::sync::OnceLock<String>,
 }
 
-/// A typed run's output in the making.
-struct Output<'a, S> {
-    check: &'a dyn OutputCheck<S>,
-    /// The tools offered with the final-answer tool last, in [`OutputMode::Tool`].
-    offered: Option<Arc<[ToolDef]>>,
-    /// The outputs not taken so far.
-    attempts: Vec<RejectedOutput>,
-    /// Whether an output was taken.
-    taken: bool,
-    /// This step's answer to calls of the final-answer tool, when their output was rejected.
-    correction: Option<String>,
-}
-
-impl<S> Output<'_, S> {
-    /// The final-answer tool, in [`OutputMode::Tool`].
-    fn tool(&self) -> Option<&ToolDef> {
-        self.offered.as_ref().and_then(|offered| offered.last())
-    }
-
-    fn is_output_call(&self, call: &ToolCall) -> bool {
-        self.tool().is_some_and(|tool| tool.name == call.name)
-    }
-}
-
 /// How a step ended.
 enum Step {
     /// The model wants its results: go on.
@@ -222,16 +159,6 @@ enum Step {
     Failed(ModelError),
     /// A typed run's output was rejected once more than it may be.
     OutputRejected,
-}
-
-/// What became of a reply in a typed run.
-enum Verdict {
-    /// The reply holds no output: the loop goes on as in any run.
-    NoOutput,
-    /// The output was taken; the run is over.
-    Taken,
-    /// The output was rejected, and the model was told why.
-    Rejected,
 }
 
 /// Why something in flight was dropped.
@@ -470,124 +397,6 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let text = reply.content.clone();
         self.messages.push(Message::Assistant(reply));
         Ok(self.finish(StopReason::StepLimitAnswered { limit }, Some(text)))
-    }
-
-    /// Reads a typed run's output from a reply, if it holds one, and keeps the verdict: the value
-    /// in the check, or the rejected output with the correction for the model.
-    fn judge_output(&mut self, reply: &AssistantMessage) -> Verdict {
-        let Some(output) = &mut self.output else {
-            return Verdict::NoOutput;
-        };
-        let raw = match output.tool() {
-            Some(tool) => match reply.tool_calls.iter().find(|call| call.name == tool.name) {
-                Some(call) => call.arguments.as_str(),
-                None if reply.tool_calls.is_empty() => {
-                    let problem = OutputProblem::NotGiven {
-                        tool: tool.name.clone(),
-                    };
-                    return self.reject(reply.content.clone(), problem);
-                }
-                None => return Verdict::NoOutput,
-            },
-            None if reply.tool_calls.is_empty() => json_in_text(&reply.content),
-            None => return Verdict::NoOutput,
-        };
-        match output.check.accept(self.context, raw) {
-            Ok(()) => {
-                output.taken = true;
-                Verdict::Taken
-            }
-            Err(problem) => {
-                let raw = raw.to_owned();
-                self.reject(raw, problem)
-            }
-        }
-    }
-
-    fn reject(&mut self, raw: String, problem: OutputProblem) -> Verdict {
-        let correction = self.agent.tools.texts().output_correction(&problem);
-        if let Some(output) = &mut self.output {
-            output.attempts.push(RejectedOutput { raw, problem });
-            output.correction = Some(correction);
-        }
-        Verdict::Rejected
-    }
-
-    fn is_output_call(&self, call: &ToolCall) -> bool {
-        self.output
-            .as_ref()
-            .is_some_and(|output| output.is_output_call(call))
-    }
-
-    fn output_retries_spent(&self) -> bool {
-        self.output
-            .as_ref()
-            .is_some_and(|output| output.attempts.len() > output.check.retries())
-    }
-
-    fn take_correction(&mut self) -> String {
-        self.output
-            .as_mut()
-            .and_then(|output| output.correction.take())
-            .unwrap_or_default()
-    }
-
-    /// Puts a reply whose output was taken into the transcript, with an answer to each of its
-    /// calls: the final-answer call is acknowledged, any other is answered without being run, so
-    /// the transcript stays valid to go on with. Returns the output's JSON text.
-    async fn record_output(&mut self, reply: AssistantMessage) -> String {
-        let text = match self.output.as_ref().and_then(|output| output.tool()) {
-            Some(tool) => reply
-                .tool_calls
-                .iter()
-                .find(|call| call.name == tool.name)
-                .map(|call| call.arguments.clone())
-                .unwrap_or_default(),
-            None => reply.content.clone(),
-        };
-        let results = self.answer_output_calls(&reply).await;
-        self.messages.reserve(1 + results.len());
-        self.messages.push(Message::Assistant(reply));
-        self.messages.extend(results.into_iter().map(Message::Tool));
-        text
-    }
-
-    /// Answers every call of a reply that ends a typed run, running none: with the output taken,
-    /// the final-answer call is acknowledged and any other is not run; with the output rejected
-    /// for the last time, the final-answer calls get the correction and the others are not run.
-    async fn answer_output_calls(&self, reply: &AssistantMessage) -> Vec<ToolResultMessage> {
-        let taken = self.output.as_ref().is_some_and(|output| output.taken);
-        let mut results = Vec::with_capacity(reply.tool_calls.len());
-        let mut acknowledged = false;
-        for call in &reply.tool_calls {
-            self.emit(|| RunEvent::ToolCallRequested(call.clone()));
-            let is_output = self.is_output_call(call);
-            let result = if is_output && !taken {
-                self.call(call, false).await
-            } else if is_output && !acknowledged {
-                acknowledged = true;
-                let result = ToolResultMessage {
-                    tool_call_id: call.id.clone(),
-                    content: self.agent.tools.texts().output_received().to_owned(),
-                    is_error: false,
-                };
-                self.observe(call, &result, None);
-                result
-            } else {
-                let why = if taken {
-                    NotRun::AnswerGiven
-                } else {
-                    NotRun::RunEnded
-                };
-                let decision = CallDecision::NotRun(why);
-                let result = self.agent.tools.execute(self.context, call, decision).await;
-                self.observe(call, &result, None);
-                result
-            };
-            self.emit(|| RunEvent::ToolResult(result.clone()));
-            results.push(result);
-        }
-        results
     }
 
     /// Calls the model (with or without the tools), observed by the hooks and traced.
