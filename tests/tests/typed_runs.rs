@@ -506,3 +506,42 @@ async fn run_settings_given_one_by_one_and_together_add_up() {
         ModelSettings::new().temperature(0.2).max_tokens(50)
     );
 }
+
+#[tokio::test]
+async fn a_streamed_typed_run_in_tool_mode_shows_each_call_and_result_in_order() {
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("w", "get_weather", r#"{"city":"北京"}"#)]),
+        output_call("out", GOOD),
+    ]);
+    let agent = agent!(model, get_weather);
+    let events: Vec<String> = agent
+        .run_typed::<Ticket>("My umbrella broke")
+        .stream()
+        .map(|event| match event {
+            RunEvent::StepStarted { step } => format!("start {step}"),
+            RunEvent::TextDelta(text) => format!("text {text}"),
+            RunEvent::ToolCallRequested(call) => format!("call {}", call.id),
+            RunEvent::ToolResult(result) => {
+                format!("result {} {}", result.tool_call_id, result.is_error)
+            }
+            RunEvent::StepFinished { step, .. } => format!("end {step}"),
+            RunEvent::Finished(outcome) => format!("finished {:?}", outcome.map(|out| out.value)),
+            other => format!("{other:?}"),
+        })
+        .collect()
+        .await;
+    assert_eq!(
+        events,
+        [
+            "start 1",
+            "call w",
+            "result w false",
+            "end 1",
+            "start 2",
+            "call out",
+            "result out false",
+            "end 2",
+            "finished Ok(Ticket { title: \"Umbrella broke\", priority: High, customer: Some(7) })",
+        ]
+    );
+}
