@@ -210,3 +210,71 @@ async fn valid_orders_still_go_through() {
         r#"order 1: 2 units of ["x"], note Some("雨伞")"#
     );
 }
+
+/// What a typed run asks for in the hostile-output test: the order, under the same `order` key
+/// the hostile arguments use.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct PlacedOrder {
+    #[allow(dead_code)]
+    order: Order,
+}
+
+/// Every hostile argument text, given as a typed run's output (through the final-answer tool and
+/// as a native answer's text), is rejected with its raw text kept, and nothing panics.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_hostile_output_is_rejected_as_a_typed_error() {
+    use agent_core::testing::ScriptedModel;
+    use agent_core::{Agent, AssistantMessage, OutputMode, RunError};
+
+    let outputs: Vec<String> = hostile_calls()
+        .into_iter()
+        .filter(|(name, _)| name == "place_order")
+        .map(|(_, arguments)| arguments)
+        .collect();
+    assert!(outputs.len() >= 40, "{} outputs", outputs.len());
+    for (index, output) in outputs.iter().enumerate() {
+        for mode in [OutputMode::Tool, OutputMode::Native] {
+            let reply = match mode {
+                OutputMode::Tool => AssistantMessage::tool_calls([ToolCall::new(
+                    "out",
+                    "final_result",
+                    output.as_str(),
+                )]),
+                _ => AssistantMessage::text(output.as_str()),
+            };
+            let agent = Agent::new(ScriptedModel::new([reply])).output_mode(mode);
+            let outcome = agent.run_typed::<PlacedOrder>("order").retries(0).await;
+            match outcome {
+                Err(RunError::Output { attempts, .. }) => {
+                    assert_eq!(attempts.len(), 1, "output {index} in {mode:?}");
+                    let raw = &attempts[0].raw;
+                    assert!(
+                        output.trim().contains(raw.as_str()) || raw.is_empty(),
+                        "output {index} in {mode:?}: the raw text is kept"
+                    );
+                    // What the model is told stays short, however many problems there are.
+                    let said = attempts[0].problem.to_string();
+                    assert!(
+                        !said.is_empty() && said.len() < 4_000,
+                        "output {index} in {mode:?}: {} bytes of correction",
+                        said.len()
+                    );
+                }
+                // A text answer may have words (or a byte-order mark) around its JSON: valid
+                // JSON inside is taken.
+                Ok(_) if mode == OutputMode::Native && json_after_words(output) => {}
+                other => panic!(
+                    "output {index} in {mode:?} ({} bytes) was not rejected: {:?}",
+                    output.len(),
+                    other.map(|out| out.run.text.chars().take(200).collect::<String>())
+                ),
+            }
+        }
+    }
+}
+
+/// Whether `text` is a valid JSON object once whatever comes before its first `{` is dropped.
+fn json_after_words(text: &str) -> bool {
+    text.find('{')
+        .is_some_and(|start| serde_json::from_str::<serde_json::Value>(&text[start..]).is_ok())
+}

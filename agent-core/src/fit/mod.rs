@@ -15,8 +15,8 @@ use crate::arguments::{
 };
 use crate::tool_error::ArgumentIssue;
 use known::KnownFields;
-use walk::Walk;
 pub(crate) use walk::kind_of;
+use walk::{MAX_ISSUES, Walk};
 
 /// What the parser knows of a type from its JSON schema (draft 2020-12, as schemars makes it):
 /// made once per type, used for every value read.
@@ -115,6 +115,13 @@ impl SchemaFit {
         }
         let mut issues = Vec::new();
         walk.check(&value, &self.schema, "", &mut issues);
+        if issues.len() >= MAX_ISSUES {
+            issues.truncate(MAX_ISSUES);
+            issues.push(ArgumentIssue::new(
+                "",
+                "more problems like these, not listed",
+            ));
+        }
         if issues.is_empty()
             && let Err(error) = serde_path_to_error::deserialize::<_, T>(&value)
         {

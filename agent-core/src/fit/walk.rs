@@ -9,6 +9,10 @@ use crate::tool_error::ArgumentIssue;
 /// Finds where a value departs from its schema, by the keywords that say what a type is (`type`,
 /// `enum`, `const`, `required`, `properties`, closed objects, `items`, `anyOf`/`oneOf`, `$ref` into
 /// `$defs`). Bounds and formats are left to serde.
+/// How many problems are told at most: a hostile value can hold millions, and the model needs a
+/// few to fix its answer.
+pub(super) const MAX_ISSUES: usize = 20;
+
 pub(super) struct Walk<'a> {
     pub(super) root: &'a Value,
     /// What the model is told about an unknown field at the root.
@@ -23,6 +27,9 @@ impl Walk<'_> {
         path: &str,
         issues: &mut Vec<ArgumentIssue>,
     ) {
+        if issues.len() >= MAX_ISSUES {
+            return;
+        }
         let schema = self.resolve(schema);
         let Some(node) = schema.as_object() else {
             return;
@@ -78,6 +85,9 @@ impl Walk<'_> {
             Value::Array(items) => {
                 if let Some(item_schema) = node.get("items") {
                     for (index, item) in items.iter().enumerate() {
+                        if issues.len() >= MAX_ISSUES {
+                            break;
+                        }
                         self.check(item, item_schema, &join(path, &index.to_string()), issues);
                     }
                 }
@@ -106,6 +116,9 @@ impl Walk<'_> {
         }
         let closed = is_closed(schema);
         for (name, field) in fields {
+            if issues.len() >= MAX_ISSUES {
+                break;
+            }
             match properties.and_then(|properties| properties.get(name)) {
                 Some(field_schema) => self.check(field, field_schema, &join(path, name), issues),
                 None if closed => {
