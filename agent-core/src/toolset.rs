@@ -289,9 +289,15 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         };
         ToolResultMessage {
             tool_call_id: call.id.clone(),
-            content: truncate(content, self.result_limit, &*self.texts),
+            content: self.cut_to_limit(content),
             is_error,
         }
+    }
+
+    /// `text` cut to the set's result limit, with the texts' marker: what the model is shown of
+    /// anything a call produced.
+    pub(crate) fn cut_to_limit(&self, text: String) -> String {
+        truncate(text, self.result_limit, &*self.texts)
     }
 
     /// Binds the state: every tool gets `state` from now on, and the set no longer needs one.
