@@ -3,7 +3,7 @@
 //! one parse; when it fails, every problem is found with its path, by walking the value along the
 //! schema, for the model to read.
 
-mod known;
+mod skipped;
 mod walk;
 
 use serde::de::DeserializeOwned;
@@ -14,7 +14,7 @@ use crate::arguments::{
     unknown_field_expecting,
 };
 use crate::tool_error::ArgumentIssue;
-use known::KnownFields;
+use skipped::deserialize_noticing;
 pub(crate) use walk::kind_of;
 use walk::{MAX_ISSUES, Walk};
 
@@ -23,8 +23,6 @@ use walk::{MAX_ISSUES, Walk};
 #[derive(Debug, Clone)]
 pub(crate) struct SchemaFit {
     schema: Value,
-    /// The fields the schema names, for the pass that finds another.
-    known: KnownFields,
     /// Whether a field the root does not name is an error (rather than taken by a flattened map,
     /// or unjudgeable when the schema is not an object's).
     closed: bool,
@@ -57,7 +55,6 @@ impl SchemaFit {
         SchemaFit {
             closed,
             unknown,
-            known: KnownFields::of(&schema),
             schema,
         }
     }
@@ -80,12 +77,15 @@ impl SchemaFit {
         let top_level = self.closed.then_some(self.unknown.as_str());
         // Only an object: serde's derive would also take an array as positional fields.
         if raw.trim_start().starts_with('{') {
-            // The common case: the text parses, and a pass over it finds no field the schema does
-            // not name (which serde would drop silently).
-            match serde_json::from_str::<T>(raw) {
-                Ok(value) if self.known.only_known(raw) => return Ok(value),
-                // An unknown field, or one the pass could not judge: the strict parser decides.
-                Ok(_) => {
+            // The common case: one parse, which notices whether serde skipped a field (one the
+            // type does not have, which would be lost silently).
+            let mut deserializer = serde_json::Deserializer::from_str(raw);
+            let parsed = deserialize_noticing::<T, _>(&mut deserializer)
+                .and_then(|parsed| deserializer.end().map(|()| parsed));
+            match parsed {
+                Ok((value, false)) => return Ok(value),
+                // One was: the strict parser says which, with its path.
+                Ok((_, true)) => {
                     let mut deserializer = serde_json::Deserializer::from_str(raw);
                     match deserialize_strictly_saying::<T, _>(&mut deserializer, top_level) {
                         Ok(value) => return Ok(value),

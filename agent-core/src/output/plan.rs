@@ -2,8 +2,9 @@
 //! final-answer tool or the native format it travels as, and the check each answer goes through.
 
 use std::any::TypeId;
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError, RwLock};
+use std::sync::{LazyLock, Mutex, PoisonError, RwLock};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -47,25 +48,33 @@ pub(crate) struct OutputShape {
 }
 
 impl OutputShape {
-    /// The shape of `T`, from the cache: schemars is slow next to a run with an instant model.
-    fn of<T: JsonSchema + 'static>() -> Arc<OutputShape> {
-        static SHAPES: LazyLock<RwLock<HashMap<TypeId, Arc<OutputShape>>>> =
+    /// The shape of `T`, made once per type and kept for the life of the program (as a type's
+    /// schema is): schemars is slow next to a run with an instant model. Each thread keeps its
+    /// own index of them, so a run takes no lock to find its shape.
+    fn of<T: JsonSchema + 'static>() -> &'static OutputShape {
+        static SHAPES: LazyLock<RwLock<HashMap<TypeId, &'static OutputShape>>> =
             LazyLock::new(RwLock::default);
+        thread_local! {
+            static KNOWN: RefCell<HashMap<TypeId, &'static OutputShape>> = RefCell::default();
+        }
         let key = TypeId::of::<T>();
-        if let Some(shape) = SHAPES
+        if let Some(shape) = KNOWN.with_borrow(|known| known.get(&key).copied()) {
+            return shape;
+        }
+        let shared = SHAPES
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
-        {
-            return Arc::clone(shape);
-        }
-        let shape = Arc::new(OutputShape::new(schema_of::<T>()));
-        SHAPES
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(key)
-            .or_insert(shape)
-            .clone()
+            .copied();
+        let shape = shared.unwrap_or_else(|| {
+            *SHAPES
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(key)
+                .or_insert_with(|| Box::leak(Box::new(OutputShape::new(schema_of::<T>()))))
+        });
+        KNOWN.with_borrow_mut(|known| known.insert(key, shape));
+        shape
     }
 
     fn new(mut schema: Map<String, Value>) -> OutputShape {
@@ -138,7 +147,7 @@ pub(crate) trait OutputCheck<S>: Send + Sync {
 pub(crate) struct TypedCheck<'a, S, T> {
     mode: OutputMode,
     retries: usize,
-    shape: Arc<OutputShape>,
+    shape: &'static OutputShape,
     validators: Vec<Validator<'a, S, T>>,
     value: Mutex<Option<T>>,
 }
@@ -186,7 +195,7 @@ impl<S: Sync, T: OutputType> OutputCheck<S> for TypedCheck<'_, S, T> {
     }
 
     fn shape(&self) -> &OutputShape {
-        &self.shape
+        self.shape
     }
 
     fn accept(&self, context: &S, raw: &str) -> Result<(), OutputProblem> {
