@@ -1,9 +1,12 @@
 //! Parsing a tool's raw JSON arguments into its typed parameters, and explaining every way they do
 //! not fit: the field paths and messages the model reads.
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::fit::drop_optional_nulls;
+use crate::schema::parameters_schema;
 use crate::tool_error::{ArgumentIssue, ToolError};
 
 /// What the argument parser needs to know about one model-facing parameter to explain a mismatch.
@@ -116,7 +119,7 @@ fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
 /// Parses a tool's raw arguments. The fast path is one `serde_json::from_str`; only when it fails does
 /// the slower path run: it reads `null` for an optional parameter as "left out" (what OpenAI's strict
 /// mode sends), and otherwise finds every field that is wrong, missing or unknown.
-pub fn parse_arguments<T: DeserializeOwned>(
+pub fn parse_arguments<T: DeserializeOwned + JsonSchema>(
     raw: &str,
     fields: &[FieldSpec],
 ) -> Result<T, ToolError> {
@@ -159,16 +162,32 @@ pub fn parse_arguments<T: DeserializeOwned>(
             });
         }
     };
-    if let Value::Object(map) = &mut value {
-        let before = map.len();
-        map.retain(|key, value| {
-            !(value.is_null()
-                && fields
-                    .iter()
-                    .any(|field| field.name == key && !field.required))
-        });
-        if map.len() < before {
-            match deserialize_strictly::<T, _>(&value) {
+    let (dropped, nested_null) = match &mut value {
+        Value::Object(map) => {
+            let before = map.len();
+            map.retain(|key, value| {
+                !(value.is_null()
+                    && fields
+                        .iter()
+                        .any(|field| field.name == key && !field.required))
+            });
+            (map.len() < before, map.values().any(holds_null))
+        }
+        _ => (false, false),
+    };
+    if dropped {
+        match deserialize_strictly::<T, _>(&value) {
+            Ok(arguments) => return Ok(arguments),
+            Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),
+            Err(Strict::Invalid(_)) => {}
+        }
+    }
+    // Strict dialects make optional fields nullable at every depth: `null` deeper down means "left
+    // out" too, where the parameters' schema (made only now, on this rare path) says it may be.
+    if nested_null && let Value::Object(map) = &value {
+        let mut cleaned = map.clone();
+        if drop_optional_nulls(&mut cleaned, &parameters_schema::<T>()) {
+            match deserialize_strictly::<T, _>(&Value::Object(cleaned)) {
                 Ok(arguments) => return Ok(arguments),
                 Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),
                 Err(Strict::Invalid(_)) => {}
@@ -220,6 +239,16 @@ fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec])
         }
     }
     ToolError::InvalidArguments { issues }
+}
+
+/// Whether a `null` is anywhere inside `value`.
+fn holds_null(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(holds_null),
+        Value::Object(fields) => fields.values().any(holds_null),
+        _ => false,
+    }
 }
 
 /// What the model is told about a field that is not one of `names`: which ones there are.

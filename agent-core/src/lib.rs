@@ -197,7 +197,7 @@ pub use agent_macros::tools;
 /// - **Description**: the doc comment (paragraphs kept, wrapped lines joined, intra-doc links
 ///   unwrapped, the `# Arguments` section taken out), or `#[tool(description = "...")]`. A tool with
 ///   no description does not compile: the model cannot use a tool it does not understand.
-/// - **Name**: the function's, or `#[tool(name = "...")]`; it must match `^[A-Za-z0-9_-]{1,64}$`.
+/// - **Name**: the function's, or `#[tool(name = "...")]`; it must match `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
 /// - **Parameters**: any `Deserialize + JsonSchema` type. `///` on a parameter (or an entry
 ///   `` * `name` - text `` in a rustdoc `# Arguments` list) describes it. `Option<T>` and parameters
 ///   with `#[arg(default = expr)]` / `#[arg(default)]` are not required; the default shows in the schema.

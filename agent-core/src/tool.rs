@@ -53,7 +53,7 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
 /// How a tool is described to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDef {
-    /// The name the model calls it by: `^[A-Za-z0-9_-]{1,64}$`.
+    /// The name the model calls it by: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
     pub name: String,
     /// What the tool does and when to use it.
     pub description: String,

@@ -63,7 +63,9 @@ pub enum ToolSetError {
         name: String,
     },
     /// The name is not one every provider accepts.
-    #[error("invalid tool name `{name}`: use 1 to 64 ASCII letters, digits, `_` or `-`")]
+    #[error(
+        "invalid tool name `{name}`: use 1 to 64 ASCII letters, digits, `_` or `-`, starting with a letter or `_`"
+    )]
     InvalidName {
         /// The rejected name.
         name: String,
@@ -360,9 +362,18 @@ impl<S> std::fmt::Debug for ToolSet<S> {
     }
 }
 
-/// Whether `name` matches `^[A-Za-z0-9_-]{1,64}$`, the tool names every major provider and MCP accept.
+/// Whether `name` matches `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, the tool names every supported provider
+/// and MCP accept: OpenAI's and Anthropic's `^[A-Za-z0-9_-]{1,64}$`, and Gemini's rule that a name
+/// starts with a letter or an underscore.
 pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=MAX_TOOL_NAME_LENGTH).contains(&name.len()) && name.chars().all(is_tool_name_character)
+    (1..=MAX_TOOL_NAME_LENGTH).contains(&name.len())
+        && name.starts_with(is_tool_name_start)
+        && name.chars().all(is_tool_name_character)
+}
+
+/// Whether a tool name may start with `character`: an ASCII letter or `_` (Gemini's rule).
+pub(crate) fn is_tool_name_start(character: char) -> bool {
+    character.is_ascii_alphabetic() || character == '_'
 }
 
 /// The longest tool name every provider accepts.
@@ -477,6 +488,9 @@ mod tests {
         assert!(!is_valid_tool_name("get weather"));
         assert!(!is_valid_tool_name("天气"));
         assert!(!is_valid_tool_name("a.b"));
+        assert!(is_valid_tool_name("_private"));
+        assert!(!is_valid_tool_name("3d_render"));
+        assert!(!is_valid_tool_name("-flag"));
     }
 
     #[test]

@@ -112,3 +112,31 @@ fn dialects_hold_no_keyword_their_provider_rejects() {
         }
     }
 }
+
+/// OpenAI's strict mode refuses a `$ref` with keywords beside it (`$ref cannot have keywords
+/// {'description'}`): a documented field of a struct type stands on its own instead.
+#[test]
+fn strict_references_stand_alone() {
+    fn check(value: &serde_json::Value, name: &str) {
+        match value {
+            serde_json::Value::Object(node) => {
+                if node.contains_key("$ref") {
+                    assert_eq!(node.len(), 1, "{name}: {value}");
+                }
+                node.values().for_each(|child| check(child, name));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|item| check(item, name)),
+            _ => {}
+        }
+    }
+    let mut documented_references = 0;
+    for (name, definition) in schema_set::all() {
+        if definition.parameters.to_string().contains("\"$ref\"") {
+            documented_references += 1;
+        }
+        if let Some(strict) = dialect::openai_strict(&definition.parameters) {
+            check(&strict, name);
+        }
+    }
+    assert!(documented_references > 0, "the set has references to check");
+}

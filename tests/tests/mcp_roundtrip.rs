@@ -433,3 +433,71 @@ async fn a_json_result_over_the_limit_keeps_its_whole_structured_content() {
         "{text}"
     );
 }
+
+/// Answers with the arguments it received, as they arrived.
+struct EchoArguments(ToolDef);
+
+impl Tool for EchoArguments {
+    fn definition(&self) -> &ToolDef {
+        &self.0
+    }
+
+    fn call<'a>(
+        &'a self,
+        _state: &'a (),
+        call: &'a agent_core::ToolCall,
+    ) -> agent_core::BoxFuture<'a, Result<agent_core::ToolOutput, agent_core::ToolError>> {
+        let arguments = call.arguments.clone();
+        Box::pin(async move { Ok(agent_core::ToolOutput::Text(arguments)) })
+    }
+}
+
+/// A strict dialect makes an optional field nullable and the model sends `null` for "left out";
+/// some servers refuse a `null` there, so the client leaves such fields out, at every depth.
+#[tokio::test]
+async fn nulls_for_optional_fields_are_left_out_before_the_call_goes_to_the_server() {
+    let parameters = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "city": { "type": "string" },
+            "unit": { "type": ["string", "null"] },
+            "when": { "anyOf": [{ "$ref": "#/$defs/When" }, { "type": "null" }] },
+            "note": { "type": ["string", "null"] }
+        },
+        "required": ["city", "note"],
+        "$defs": { "When": { "type": "object", "properties": {
+            "day": { "type": "string" },
+            "hour": { "type": ["integer", "null"] }
+        }, "required": ["day"] } }
+    });
+    let mut served = ToolSet::new();
+    served
+        .add(EchoArguments(ToolDef::new("echo", "Echo.", parameters)))
+        .unwrap();
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(McpServer::new(served).serve_io(read, write));
+    let (read, write) = tokio::io::split(client_end);
+    let client = McpClient::connect_io(read, write).await.unwrap();
+    let tools = client.tools().await.unwrap();
+    let mut remote = ToolSet::new();
+    remote.add(tools.into_iter().next().unwrap()).unwrap();
+
+    let result = remote
+        .dispatch(
+            &(),
+            &call(
+                0,
+                "echo",
+                r#"{"city":"Oslo","unit":null,"when":{"day":"Mon","hour":null},"note":null}"#,
+            ),
+        )
+        .await;
+    assert!(!result.is_error, "{}", result.content);
+    let received: serde_json::Value = serde_json::from_str(&result.content).unwrap();
+    // `note` is required: its `null` is the model's to answer for, and goes as it is.
+    assert_eq!(
+        received,
+        serde_json::json!({ "city": "Oslo", "when": { "day": "Mon" }, "note": null })
+    );
+}

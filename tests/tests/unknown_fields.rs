@@ -136,3 +136,53 @@ async fn a_type_that_keeps_extra_fields_gets_them() {
         (r#"theme ["colour", "size"]"#.to_owned(), false)
     );
 }
+
+/// A room to book.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Room {
+    guests: u8,
+    /// Nights; one when left out
+    #[serde(default = "one")]
+    nights: u8,
+    /// A wish, if any
+    wish: Option<String>,
+}
+
+fn one() -> u8 {
+    1
+}
+
+/// Book a room.
+#[agent_core::tool]
+fn book(room: Room) -> String {
+    format!(
+        "{} guests, {} nights, {:?}",
+        room.guests, room.nights, room.wish
+    )
+}
+
+/// OpenAI's strict mode makes optional fields nullable at every depth; `null` inside a struct is
+/// read as "left out" as it is at the top.
+#[tokio::test]
+async fn null_for_an_optional_field_deep_inside_means_left_out() {
+    let mut tools = agent_core::ToolSet::new();
+    tools.add(book {}).unwrap();
+    let result = tools
+        .dispatch(
+            &(),
+            &tests::call(
+                0,
+                "book",
+                r#"{"room":{"guests":2,"nights":null,"wish":null}}"#,
+            ),
+        )
+        .await;
+    assert!(!result.is_error, "{}", result.content);
+    assert_eq!(result.content, "2 guests, 1 nights, None");
+    // A required field's `null` is still the model's mistake.
+    let result = tools
+        .dispatch(&(), &tests::call(1, "book", r#"{"room":{"guests":null}}"#))
+        .await;
+    assert!(result.is_error);
+    assert!(result.content.contains("room.guests"), "{}", result.content);
+}

@@ -139,6 +139,19 @@ impl SchemaFit {
     }
 }
 
+/// Removes from an object every `null` given for a field its schema does not require, at any
+/// depth: what a strict dialect sends for "left out". Whether any was.
+pub(crate) fn drop_optional_nulls(
+    fields: &mut serde_json::Map<String, Value>,
+    schema: &Value,
+) -> bool {
+    let walk = Walk {
+        root: schema,
+        top_level: "",
+    };
+    walk.drop_optional_nulls_in(fields, schema)
+}
+
 /// Whether an object schema lists its fields and takes no others: serde would drop any other.
 fn is_closed(schema: &Value) -> bool {
     schema.get("properties").is_some_and(Value::is_object)

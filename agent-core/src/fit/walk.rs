@@ -154,35 +154,59 @@ impl Walk<'_> {
 
     /// Removes every `null` given for a field that is not required, at any depth; whether any was.
     pub(super) fn drop_optional_nulls(&self, value: &mut Value, schema: &Value) -> bool {
-        let schema = self.resolve(schema);
-        let mut dropped = false;
+        let schema = self.shape_of(schema);
         match value {
-            Value::Object(fields) => {
-                let required = schema.get("required").and_then(Value::as_array);
-                let is_required = |name: &str| {
-                    required.is_some_and(|required| required.iter().any(|r| r == name))
-                };
-                let before = fields.len();
-                fields.retain(|name, field| !field.is_null() || is_required(name));
-                dropped |= fields.len() < before;
-                if let Some(properties) = schema.get("properties") {
-                    for (name, field) in fields.iter_mut() {
-                        if let Some(field_schema) = properties.get(name) {
-                            dropped |= self.drop_optional_nulls(field, field_schema);
-                        }
-                    }
+            Value::Object(fields) => self.drop_optional_nulls_in(fields, schema),
+            Value::Array(items) => match schema.get("items") {
+                Some(item_schema) => items.iter_mut().fold(false, |dropped, item| {
+                    self.drop_optional_nulls(item, item_schema) | dropped
+                }),
+                None => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// [`drop_optional_nulls`](Self::drop_optional_nulls) for the fields of an object.
+    pub(super) fn drop_optional_nulls_in(
+        &self,
+        fields: &mut serde_json::Map<String, Value>,
+        schema: &Value,
+    ) -> bool {
+        let schema = self.shape_of(schema);
+        let required = schema.get("required").and_then(Value::as_array);
+        let is_required =
+            |name: &str| required.is_some_and(|required| required.iter().any(|r| r == name));
+        let before = fields.len();
+        fields.retain(|name, field| !field.is_null() || is_required(name));
+        let mut dropped = fields.len() < before;
+        if let Some(properties) = schema.get("properties") {
+            for (name, field) in fields.iter_mut() {
+                if let Some(field_schema) = properties.get(name) {
+                    dropped |= self.drop_optional_nulls(field, field_schema);
                 }
             }
-            Value::Array(items) => {
-                if let Some(item_schema) = schema.get("items") {
-                    for item in items {
-                        dropped |= self.drop_optional_nulls(item, item_schema);
-                    }
-                }
-            }
-            _ => {}
         }
         dropped
+    }
+
+    /// The schema a value here follows: references followed, and of a choice the one branch that
+    /// is not `null` (an `Option`'s), when there is one.
+    fn shape_of<'s>(&'s self, schema: &'s Value) -> &'s Value {
+        let schema = self.resolve(schema);
+        let branches = ["anyOf", "oneOf"]
+            .iter()
+            .find_map(|keyword| schema.get(keyword).and_then(Value::as_array));
+        let Some(branches) = branches else {
+            return schema;
+        };
+        let mut others = branches
+            .iter()
+            .filter(|branch| branch.get("type") != Some(&Value::from("null")));
+        match (others.next(), others.next()) {
+            (Some(only), None) => self.resolve(only),
+            _ => schema,
+        }
     }
 
     /// Follows a `#/$defs/...` reference (or any local JSON pointer) to its schema.

@@ -17,11 +17,12 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::McpError;
 use super::content;
+use crate::fit::drop_optional_nulls;
 use crate::message::ToolCall;
 use crate::schema::neutral_parameters;
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 use crate::tool_error::ToolError;
-use crate::toolset::{MAX_TOOL_NAME_LENGTH, is_tool_name_character};
+use crate::toolset::{MAX_TOOL_NAME_LENGTH, is_tool_name_character, is_tool_name_start};
 
 /// A connection to an MCP server, shared by the client and every tool it lists.
 ///
@@ -298,7 +299,9 @@ impl<S: Send + Sync + 'static> Tool<S> for McpTool {
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let arguments = arguments_object(&call.arguments)?;
+            let mut arguments = arguments_object(&call.arguments)?;
+            // A strict dialect sends `null` for a field left out; a server may refuse it.
+            drop_optional_nulls(&mut arguments, &self.definition.parameters);
             let result = self
                 .client
                 .call(&self.remote_name, arguments)
@@ -351,8 +354,9 @@ fn provider_safe_name(name: &str) -> String {
             }
         })
         .collect();
-    if safe.is_empty() {
-        safe.push('_');
+    // Gemini wants a letter or `_` first.
+    if !safe.starts_with(is_tool_name_start) {
+        safe.insert(0, '_');
     }
     // Every character is ASCII now, so any byte index is a boundary.
     safe.truncate(MAX_TOOL_NAME_LENGTH);
@@ -372,6 +376,8 @@ mod tests {
         let long = provider_safe_name(&"x".repeat(100));
         assert_eq!(long.len(), 64);
         assert!(is_valid_tool_name(&provider_safe_name("")));
+        assert_eq!(provider_safe_name("3d-render"), "_3d-render");
+        assert!(is_valid_tool_name(&provider_safe_name(&"9".repeat(100))));
     }
 
     #[test]

@@ -47,11 +47,15 @@ pub fn openai(schema: &Value) -> Value {
 /// Every object gets `additionalProperties: false` and lists every property as required; a property
 /// that was optional becomes nullable instead, which the argument parser reads as "left out".
 /// `oneOf` becomes `anyOf`; keywords strict mode rejects (`default`, length and size bounds) move
-/// into the description so the model still reads them.
+/// into the description so the model still reads them. A `$ref` with keywords beside it (a field's
+/// description) is refused by strict mode, so that one node takes the referenced schema in place,
+/// its own keywords winning (what OpenAI's own SDK does).
 pub fn openai_strict(schema: &Value) -> Option<Value> {
     let mut schema = openai(schema);
+    let definitions = schema.get("$defs").cloned().unwrap_or(Value::Null);
     let mut representable = true;
     for_each_schema(&mut schema, &mut |node| {
+        inline_reference_with_siblings(node, &definitions);
         if node
             .get("additionalProperties")
             .is_some_and(|extra| extra != &Value::Bool(false))
@@ -123,6 +127,28 @@ pub fn anthropic_output(schema: &Value) -> Option<Value> {
         );
     });
     Some(schema)
+}
+
+/// A node that is a `$ref` and something more becomes the referenced schema with its own keywords
+/// over it; a bare `$ref` stays (which keeps recursive types finite).
+fn inline_reference_with_siblings(node: &mut Map<String, Value>, definitions: &Value) {
+    if node.len() < 2 {
+        return;
+    }
+    let Some(target) = node
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|reference| reference.strip_prefix("#/$defs/"))
+        .and_then(|name| definitions.get(name))
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    let target = target.clone();
+    node.remove("$ref");
+    for (key, value) in target {
+        node.entry(key).or_insert(value);
+    }
 }
 
 /// Gemini's `parameters` (its OpenAPI 3.0 subset): references inlined and `$defs` removed, no

@@ -172,7 +172,7 @@ pub fn validate(tool: ToolFn, place: Place, errors: &mut Errors) -> ValidTool {
         errors.push(syn::Error::new(
             name_span,
             format!(
-                "invalid tool name `{name}`: a tool name is 1 to 64 ASCII letters, digits, `_` or `-` (the rule every provider and MCP share); set another with #[tool(name = \"...\")]"
+                "invalid tool name `{name}`: a tool name is 1 to 64 ASCII letters, digits, `_` or `-`, starting with a letter or `_` (the rule every provider and MCP share); set another with #[tool(name = \"...\")]"
             ),
         ));
     }
@@ -432,6 +432,10 @@ fn unraw(ident: &Ident) -> String {
 /// The same rule as `agent_core::is_valid_tool_name`, checked at compile time.
 fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|first| first.is_ascii_alphabetic() || first == b'_')
         && name
             .bytes()
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
