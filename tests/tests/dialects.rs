@@ -43,6 +43,16 @@ fn gemini_dialect() {
     }
 }
 
+#[test]
+fn gemini_json_dialect() {
+    for (name, definition) in schema_set::all() {
+        insta::assert_json_snapshot!(
+            format!("gemini_json_{name}"),
+            dialect::gemini_json(&definition.parameters)
+        );
+    }
+}
+
 /// What no provider accepts never reaches one: schemars' own formats, and for Gemini every
 /// reference, `additionalProperties`, `const` and `null` type.
 #[test]

@@ -96,3 +96,51 @@ async fn a_503_unavailable_is_overloaded_and_retried() {
     assert!(agent.run("hi").await.unwrap().is_finished());
     assert_eq!(received(&server).await.len(), 2);
 }
+
+/// The parameters' form a request carries for a model: `parametersJsonSchema` or `parameters`.
+async fn parameter_forms(model: Gemini, server: &wiremock::MockServer) -> Vec<&'static str> {
+    let agent = agent!(model, get_weather);
+    let _answer = agent.run("Weather in Beijing?").await.unwrap();
+    let body = request_bodies(server).await.remove(0);
+    let declaration = &body["tools"][0]["functionDeclarations"][0];
+    ["parametersJsonSchema", "parameters"]
+        .into_iter()
+        .filter(|form| declaration.get(*form).is_some())
+        .collect()
+}
+
+#[tokio::test]
+async fn models_that_take_json_schema_get_it_and_older_ones_the_openapi_subset() {
+    let answer = || json_reply(200, &fixture("gemini", "answer.json"));
+    let at = |model: &str, server: &wiremock::MockServer| {
+        Gemini::new(model)
+            .api_key("test-key")
+            .base_url(&server.uri())
+            .http_config(quick_retries())
+    };
+    let server = serve_in_order(vec![answer()]).await;
+    assert_eq!(
+        parameter_forms(at("gemini-2.5-flash", &server), &server).await,
+        ["parametersJsonSchema"]
+    );
+    let server = serve_in_order(vec![answer()]).await;
+    assert_eq!(
+        parameter_forms(at("gemini-2.0-flash", &server), &server).await,
+        ["parameters"]
+    );
+    let server = serve_in_order(vec![answer()]).await;
+    assert_eq!(
+        parameter_forms(at("gemini-3-pro", &server).json_schema(false), &server).await,
+        ["parameters"]
+    );
+    // JSON Schema keeps a map's value type, which the subset cannot say.
+    let server = serve_in_order(vec![answer()]).await;
+    let agent = agent!(at("gemini-3-pro", &server), tests::schema_set::set_counters);
+    let _answer = agent.run("Count").await.unwrap();
+    let body = request_bodies(&server).await.remove(0);
+    let parameters = &body["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"];
+    assert!(
+        parameters.to_string().contains("additionalProperties"),
+        "{parameters}"
+    );
+}

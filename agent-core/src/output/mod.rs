@@ -30,8 +30,8 @@ pub enum OutputMode {
     #[default]
     Tool,
     /// The provider's own structured output: OpenAI's `response_format` with a `json_schema`
-    /// (strict when the schema allows), Gemini's `responseMimeType` and `responseSchema`,
-    /// Anthropic's `output_config.format`. The answer's text is the value. A schema a provider
+    /// (strict when the schema allows), Gemini's `responseMimeType` with `responseJsonSchema`
+    /// (`responseSchema` for models before 2.5), Anthropic's `output_config.format`. The answer's text is the value. A schema a provider
     /// cannot express there fails the model call with
     /// [`ModelError::Unsupported`](crate::ModelError::Unsupported) before anything is sent (a map
     /// for Anthropic). Gemini takes a response schema beside function declarations from Gemini 3

@@ -151,6 +151,20 @@ fn inline_reference_with_siblings(node: &mut Map<String, Value>, definitions: &V
     }
 }
 
+/// Gemini's JSON Schema (`parametersJsonSchema`, `responseJsonSchema`, Gemini 2.5 and later):
+/// draft 2020-12 with its references and maps, without non-standard formats, and in the words its
+/// documentation lists (`anyOf` for `oneOf`, a one-value `enum` for `const`).
+pub fn gemini_json(schema: &Value) -> Value {
+    let mut schema = anthropic(schema);
+    for_each_schema(&mut schema, &mut |node| {
+        rename_key(node, "oneOf", "anyOf");
+        if let Some(value) = node.remove("const") {
+            node.insert("enum".into(), Value::Array(vec![value]));
+        }
+    });
+    schema
+}
+
 /// Gemini's `parameters` (its OpenAPI 3.0 subset): references inlined and `$defs` removed, no
 /// `additionalProperties`, `$schema` or `title`; `const` as a one-value `enum`, `oneOf` as `anyOf`,
 /// a `null` type as `nullable: true`, and only the formats Gemini knows.

@@ -42,14 +42,40 @@ static NEXT_CALL_ID: AtomicU64 = AtomicU64::new(1);
 pub struct Gemini {
     common: Common,
     base_url: String,
+    json_schema: bool,
 }
 
 impl Gemini {
-    /// A model on Google's endpoint.
+    /// A model on Google's endpoint. Schemas go as JSON Schema (`parametersJsonSchema`,
+    /// `responseJsonSchema`) to models that take it (Gemini 2.5 and later, by the model's name),
+    /// else in Gemini's OpenAPI subset: see [`json_schema`](Self::json_schema).
     pub fn new(model: impl Into<String>) -> Self {
+        let model = model.into();
+        let json_schema = takes_json_schema(&model);
         Gemini {
             common: Common::new(model),
             base_url: GEMINI_BASE_URL.to_owned(),
+            json_schema,
+        }
+    }
+
+    /// Chooses how schemas are sent. JSON Schema (`parametersJsonSchema`, `responseJsonSchema`)
+    /// keeps what the tool's schema says: references (recursive types too), maps with the type
+    /// of their values, `const`, every standard format. Gemini's OpenAPI subset (`parameters`,
+    /// `responseSchema`), which older models need, has none of those: references are inlined up
+    /// to a depth of 8 (a recursive type is cut there), a map is a bare object, and the formats
+    /// it does not know are dropped.
+    pub fn json_schema(mut self, json_schema: bool) -> Self {
+        self.json_schema = json_schema;
+        self
+    }
+
+    /// A tool's parameters in the form this model takes.
+    fn parameters(&self, schema: &Value) -> WireSchema {
+        if self.json_schema {
+            WireSchema::Json(dialect::gemini_json(schema))
+        } else {
+            WireSchema::OpenApi(dialect::gemini(schema))
         }
     }
 
@@ -78,7 +104,7 @@ impl Gemini {
                 WireDeclaration {
                     name: &tool.name,
                     description: &tool.description,
-                    parameters: has_parameters.then(|| dialect::gemini(&tool.parameters)),
+                    parameters: has_parameters.then(|| self.parameters(&tool.parameters)),
                 }
             })
             .collect();
@@ -87,7 +113,7 @@ impl Gemini {
             max_output_tokens: self.common.max_tokens(&request),
             temperature: self.common.temperature(&request),
             response_mime_type: format.map(|_| "application/json"),
-            response_schema: format.map(|format| dialect::gemini(&format.schema)),
+            response_schema: format.map(|format| self.parameters(&format.schema).into()),
         };
         let has_generation = generation.max_output_tokens.is_some()
             || generation.temperature.is_some()
@@ -153,6 +179,7 @@ impl fmt::Debug for Gemini {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Gemini")
             .field("base_url", &self.base_url)
+            .field("json_schema", &self.json_schema)
             .field("common", &self.common)
             .finish()
     }
@@ -403,8 +430,45 @@ struct WireTools<'a> {
 struct WireDeclaration<'a> {
     name: &'a str,
     description: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    parameters: Option<Value>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    parameters: Option<WireSchema>,
+}
+
+/// A schema under the field name its form goes by: `parametersJsonSchema` / `parameters` for a
+/// function, which the generation config's response schema renames.
+#[derive(Serialize)]
+enum WireSchema {
+    #[serde(rename = "parametersJsonSchema")]
+    Json(Value),
+    #[serde(rename = "parameters")]
+    OpenApi(Value),
+}
+
+/// The response schema, under its form's field name.
+#[derive(Serialize)]
+enum WireResponseSchema {
+    #[serde(rename = "responseJsonSchema")]
+    Json(Value),
+    #[serde(rename = "responseSchema")]
+    OpenApi(Value),
+}
+
+impl From<WireSchema> for WireResponseSchema {
+    fn from(schema: WireSchema) -> Self {
+        match schema {
+            WireSchema::Json(schema) => WireResponseSchema::Json(schema),
+            WireSchema::OpenApi(schema) => WireResponseSchema::OpenApi(schema),
+        }
+    }
+}
+
+/// Whether a Gemini model takes JSON Schema, by its name: 2.5 and every later version do (and
+/// names this code does not know, which are newer), 1.x and 2.0 do not.
+fn takes_json_schema(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or(model);
+    !["gemini-1.", "gemini-2.0", "gemini-pro", "gemini-ultra"]
+        .iter()
+        .any(|old| name.starts_with(old))
 }
 
 #[derive(Serialize)]
@@ -416,8 +480,8 @@ struct WireGenerationConfig {
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_mime_type: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    response_schema: Option<Value>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    response_schema: Option<WireResponseSchema>,
 }
 
 /// `toolConfig.functionCallingConfig`: `AUTO`, `ANY` (some function, or only the one allowed),
