@@ -117,8 +117,9 @@ fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
 }
 
 /// Parses a tool's raw arguments. The fast path is one `serde_json::from_str`; only when it fails does
-/// the slower path run: it reads `null` for an optional parameter as "left out" (what OpenAI's strict
-/// mode sends), and otherwise finds every field that is wrong, missing or unknown.
+/// the slower path run: it reads `null` for an optional parameter, or an optional field at any
+/// depth, as "left out" (what OpenAI's strict mode sends), and otherwise finds every field that is
+/// wrong, missing or unknown.
 pub fn parse_arguments<T: DeserializeOwned + JsonSchema>(
     raw: &str,
     fields: &[FieldSpec],
