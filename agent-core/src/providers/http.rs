@@ -407,8 +407,7 @@ fn quota_exhausted(body: &[u8]) -> bool {
             .and_then(serde_json::Value::as_str)
             .is_some_and(|text| words.contains(&text))
     };
-    if says("/error/code", &["insufficient_quota"])
-        || says("/error/type", &["insufficient_quota"])
+    if says("/error/code", &["insufficient_quota"]) || says("/error/type", &["insufficient_quota"])
     {
         return true;
     }

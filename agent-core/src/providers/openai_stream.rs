@@ -151,7 +151,10 @@ fn status_of(kind: &str) -> Option<u16> {
         "invalid_api_key" | "authentication_error" => 401,
         "permission_error" | "permission_denied" => 403,
         "model_not_found" | "not_found_error" => 404,
-        "insufficient_quota" | "rate_limit_exceeded" | "rate_limit_error" | "requests"
+        "insufficient_quota"
+        | "rate_limit_exceeded"
+        | "rate_limit_error"
+        | "requests"
         | "tokens" => 429,
         "server_error" | "api_error" | "internal_error" | "internal_server_error" => 500,
         "overloaded" | "overloaded_error" | "service_unavailable" => 503,
