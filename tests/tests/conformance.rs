@@ -721,6 +721,9 @@ enum Sabotage {
     LosesUsage,
     /// Turns every error into `ModelError::Other`.
     UntypesErrors,
+    /// Reports overload and server failures as `ModelError::Stream`, as the adapters once did with
+    /// those that came inside a stream: they would not be retried.
+    StreamsProviderErrors,
 }
 
 struct Sabotaged(ScriptedModel, Sabotage);
@@ -747,6 +750,12 @@ impl Model for Sabotaged {
             match (sabotage, reply) {
                 (Sabotage::LosesUsage, Ok(reply)) => Ok(reply.with_usage(Default::default())),
                 (Sabotage::UntypesErrors, Err(error)) => Err(ModelError::other(error.to_string())),
+                (
+                    Sabotage::StreamsProviderErrors,
+                    Err(
+                        ModelError::Overloaded { message, .. } | ModelError::Server { message, .. },
+                    ),
+                ) => Err(ModelError::Stream { message }),
                 (_, reply) => reply,
             }
         })
@@ -755,7 +764,16 @@ impl Model for Sabotaged {
 
 #[tokio::test]
 async fn the_suite_catches_lost_tool_results_usage_and_error_types() {
-    let expectations: [(Sabotage, &[&str]); 3] = [
+    let expectations: [(Sabotage, &[&str]); 4] = [
+        (
+            Sabotage::StreamsProviderErrors,
+            &[
+                "error_overloaded",
+                "error_server",
+                "error_stream_event",
+                "error_stream_overloaded",
+            ],
+        ),
         (Sabotage::DropsToolResults, &["tool_result_sent_back"]),
         (Sabotage::LosesUsage, &["text", "usage", "stream_text"]),
         (
@@ -763,7 +781,9 @@ async fn the_suite_catches_lost_tool_results_usage_and_error_types() {
             &[
                 "error_authentication",
                 "error_rate_limited",
+                "error_quota_exhausted",
                 "error_stream_cut_off",
+                "error_stream_overloaded",
             ],
         ),
     ];

@@ -545,6 +545,69 @@ mod tests {
     }
 
     #[test]
+    fn a_429_is_an_exhausted_quota_only_when_its_body_says_so() {
+        let status = StatusCode::TOO_MANY_REQUESTS;
+        let openai = br#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#;
+        assert!(matches!(
+            status_error(status, openai, Some(Duration::from_secs(1))),
+            ModelError::QuotaExhausted { message } if message == "You exceeded your current quota"
+        ));
+        let google = |quota_id: &str, limit: &str| {
+            format!(
+                r#"{{"error":{{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[{{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"{quota_id}","quotaValue":"{limit}"}}]}},{{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"17s"}}]}}}}"#
+            )
+        };
+        let daily = google("GenerateRequestsPerDayPerProjectPerModel-FreeTier", "250");
+        assert!(matches!(
+            status_error(status, daily.as_bytes(), Some(Duration::from_secs(17))),
+            ModelError::QuotaExhausted { .. }
+        ));
+        let none_allowed = google("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", "0");
+        assert!(matches!(
+            status_error(status, none_allowed.as_bytes(), None),
+            ModelError::QuotaExhausted { .. }
+        ));
+        // Google's per-minute quota says "exceeded your current quota" too: a rate limit.
+        let per_minute = google("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", "10");
+        assert!(matches!(
+            status_error(status, per_minute.as_bytes(), Some(Duration::from_secs(17))),
+            ModelError::RateLimited { retry_after: Some(after), .. } if after == Duration::from_secs(17)
+        ));
+        let rate = br#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#;
+        assert!(matches!(
+            status_error(status, rate, None),
+            ModelError::RateLimited { .. }
+        ));
+        assert!(matches!(
+            status_error(status, b"<html>", None),
+            ModelError::RateLimited { .. }
+        ));
+        assert!(matches!(
+            status_error(StatusCode::PAYMENT_REQUIRED, br#"{"error":{"type":"billing_error","message":"Your credit balance is too low"}}"#, None),
+            ModelError::QuotaExhausted { message } if message == "Your credit balance is too low"
+        ));
+    }
+
+    #[test]
+    fn errors_in_streams_sort_like_their_statuses() {
+        let data = br#"{"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"2s"}]}}"#;
+        assert!(matches!(
+            stream_error(Some(429), "slow down".into(), data),
+            ModelError::RateLimited { retry_after: Some(after), message } if after == Duration::from_secs(2) && message == "slow down"
+        ));
+        assert!(matches!(
+            stream_error(Some(529), "Overloaded".into(), b"{}"),
+            ModelError::Overloaded { status: 529, .. }
+        ));
+        for status in [None, Some(200), Some(600)] {
+            assert!(matches!(
+                stream_error(status, "what".into(), b"{}"),
+                ModelError::Stream { message } if message == "what"
+            ));
+        }
+    }
+
+    #[test]
     fn backoff_doubles_up_to_the_cap_with_jitter() {
         let config =
             HttpConfig::default().backoff(Duration::from_millis(100), Duration::from_millis(500));
