@@ -147,6 +147,13 @@ pub enum FinishReason {
 ///
 /// Provider adapters sort every failure into one of these, so callers can match on what happened
 /// rather than on message text. No variant ever carries an API key.
+///
+/// An error the provider reports inside a streamed reply (an SSE `error` event, an OpenAI
+/// `{"error": ...}` chunk, a Gemini error chunk) is sorted like the same error as an HTTP status:
+/// an in-stream `overloaded_error` is [`Overloaded`](Self::Overloaded), retryable, exactly as a
+/// 529 is. Its `status` is then the one the provider documents for that kind of error (the
+/// stream itself came with a 200). Only an error of a kind the adapter does not know stays
+/// [`Stream`](Self::Stream).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ModelError {
@@ -158,7 +165,8 @@ pub enum ModelError {
         /// The provider's message.
         message: String,
     },
-    /// Too many requests (429); retried automatically until the retry budget is spent.
+    /// Too many requests (429); retried automatically until the retry budget is spent. A 429 whose
+    /// body says the quota itself is used up is [`QuotaExhausted`](Self::QuotaExhausted) instead.
     #[error("rate limited{}: {message}", retry_after.map(|after| format!(" (retry after {:.1} s)", after.as_secs_f64())).unwrap_or_default())]
     RateLimited {
         /// How long the provider asked to wait, when it said.
@@ -171,6 +179,15 @@ pub enum ModelError {
     InvalidRequest {
         /// The HTTP status.
         status: u16,
+        /// The provider's message.
+        message: String,
+    },
+    /// The account's quota or credit is used up: a 402, OpenAI's `insufficient_quota`, Anthropic's
+    /// `billing_error`, a Gemini `RESOURCE_EXHAUSTED` whose quota is a daily one (or one of 0).
+    /// Waiting seconds does not help (the plan or billing must change, or the quota reset), so it
+    /// is never retried, unlike [`RateLimited`](Self::RateLimited) which shares its 429.
+    #[error("the quota or credit is exhausted: {message}")]
+    QuotaExhausted {
         /// The provider's message.
         message: String,
     },
@@ -210,7 +227,8 @@ pub enum ModelError {
         /// The first characters of the body.
         excerpt: String,
     },
-    /// The provider reported an error in the middle of a streamed reply, or the stream broke off.
+    /// The stream broke off, or it carried an error of a kind the adapter cannot sort into
+    /// another variant. Not retried.
     #[error("the reply stream failed: {message}")]
     Stream {
         /// What the provider said, or what went wrong.
@@ -232,7 +250,17 @@ pub enum ModelError {
 
 impl ModelError {
     /// Whether trying the same request again may succeed: rate limits, overload, server errors,
-    /// timeouts and broken connections.
+    /// timeouts and broken connections. An exhausted quota is not: it does not come back within
+    /// seconds.
+    ///
+    /// ```
+    /// use agent_core::ModelError;
+    ///
+    /// let overloaded = ModelError::Overloaded { status: 529, message: "Overloaded".into() };
+    /// assert!(overloaded.is_retryable());
+    /// let quota = ModelError::QuotaExhausted { message: "You exceeded your current quota".into() };
+    /// assert!(!quota.is_retryable());
+    /// ```
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,

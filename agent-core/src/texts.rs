@@ -94,6 +94,10 @@ pub enum NotRun<'a> {
     AnswerGiven,
     /// The run ended (a typed run's output was rejected once too often) before this call ran.
     RunEnded,
+    /// The model's reply was cut off at its output token limit (finish reason
+    /// [`Length`](crate::FinishReason::Length)) before this call's arguments were complete: the
+    /// half-written JSON is not run, nor reported as arguments the model got wrong.
+    CutOff,
 }
 
 /// English texts (the default).
@@ -151,6 +155,10 @@ impl Texts for English {
                     .to_owned()
             }
             NotRun::RunEnded => "the run ended before this call could run".to_owned(),
+            NotRun::CutOff => "your reply was cut off at the output token limit before this \
+                               call's arguments were complete; call the tool again with shorter \
+                               arguments, or split the work into smaller calls"
+                .to_owned(),
         }
     }
 
@@ -223,6 +231,10 @@ impl Texts for Chinese {
             NotRun::Cancelled => "此调用完成前，运行已取消".to_owned(),
             NotRun::AnswerGiven => "同一回复中已给出最终答案，此调用未执行".to_owned(),
             NotRun::RunEnded => "此调用执行前，运行已结束".to_owned(),
+            NotRun::CutOff => {
+                "回复达到输出 token 上限被截断，此调用的参数不完整；请用更短的参数重新调用，或把工作拆成几次较小的调用"
+                    .to_owned()
+            }
         }
     }
 

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, BoxFuture, ChatResponse, FromRef, Message, Model, ModelError,
-    RunError, State, StopReason, Tool, ToolCall, ToolDef, ToolError, ToolOutput, ToolResultMessage,
-    ToolSetError, Usage, agent, tool,
+    Agent, AssistantMessage, BoxFuture, ChatResponse, FinishReason, FromRef, Message, Model,
+    ModelError, RunError, State, StopReason, Tool, ToolCall, ToolDef, ToolError, ToolOutput,
+    ToolResultMessage, ToolSetError, Usage, agent, tool,
 };
 use tests::{call, get_weather, model_calling, now, tool_results};
 use tokio::sync::Barrier;
@@ -450,4 +450,91 @@ async fn one_agent_serves_many_runs_at_once_across_threads() {
         assert_eq!(output.text, "4 messages");
         assert_eq!(output.messages[1], Message::user(format!("time {index}")));
     }
+}
+
+/// A reply cut off at the output token limit in the middle of its second call's arguments.
+fn cut_off_reply(finish_reason: FinishReason) -> ChatResponse {
+    ChatResponse::new(AssistantMessage::tool_calls([
+        call(0, "get_weather", r#"{"city":"北京"}"#),
+        call(1, "get_weather", r#"{"city":"上"#),
+    ]))
+    .with_finish_reason(finish_reason)
+}
+
+#[tokio::test]
+async fn a_call_cut_off_at_the_token_limit_is_answered_not_run() {
+    let model = ScriptedModel::new([
+        cut_off_reply(FinishReason::Length),
+        ChatResponse::new(AssistantMessage::text("北京有小雨。")),
+    ]);
+    let agent = agent!(model.clone(), get_weather).max_tool_calls(1);
+    let output = agent.run("北京和上海的天气？").await.unwrap();
+
+    assert_eq!(
+        output.stop_reason,
+        StopReason::Finished,
+        "the cut call is not counted"
+    );
+    let results = tool_results(&output);
+    assert_eq!(results.len(), 2);
+    assert!(!results[0].is_error, "{}", results[0].content);
+    assert_eq!(results[1].tool_call_id, "call_1");
+    assert!(results[1].is_error);
+    assert_eq!(
+        results[1].content,
+        "Error: the call was not run: your reply was cut off at the output token limit before \
+         this call's arguments were complete; call the tool again with shorter arguments, or \
+         split the work into smaller calls"
+    );
+    // The model is told so on its next turn.
+    let requests = model.requests();
+    assert_eq!(
+        requests[1].messages.last(),
+        Some(&Message::Tool((*results[1]).clone()))
+    );
+}
+
+#[tokio::test]
+async fn a_cut_off_call_is_told_in_the_agents_language() {
+    let model = ScriptedModel::new([
+        cut_off_reply(FinishReason::Length),
+        ChatResponse::new(AssistantMessage::text("好。")),
+    ]);
+    let agent = agent!(model, get_weather).texts(agent_core::Chinese);
+    let output = agent.run("天气？").await.unwrap();
+    assert_eq!(
+        tool_results(&output)[1].content,
+        "出错：未执行：回复达到输出 token 上限被截断，此调用的参数不完整；请用更短的参数重新调用，或把工作拆成几次较小的调用"
+    );
+}
+
+#[tokio::test]
+async fn only_a_reply_cut_at_the_token_limit_has_its_broken_call_spared() {
+    // The same broken arguments without the finish reason: the model wrote bad JSON, and is told.
+    for reason in [FinishReason::ToolCalls, FinishReason::Stop] {
+        let model = ScriptedModel::new([
+            cut_off_reply(reason),
+            ChatResponse::new(AssistantMessage::text("ok")),
+        ]);
+        let output = agent!(model, get_weather).run("hi").await.unwrap();
+        let result = &tool_results(&output)[1];
+        assert!(
+            result
+                .content
+                .starts_with("Error: the arguments are not valid JSON"),
+            "{}",
+            result.content
+        );
+    }
+    // Cut at the limit after whole arguments: every call runs.
+    let whole = ChatResponse::new(AssistantMessage::tool_calls([
+        call(0, "get_weather", r#"{"city":"北京"}"#),
+        call(1, "now", ""),
+    ]))
+    .with_finish_reason(FinishReason::Length);
+    let model = ScriptedModel::new([whole, ChatResponse::new(AssistantMessage::text("ok"))]);
+    let output = agent!(model, get_weather, now).run("hi").await.unwrap();
+    let results = tool_results(&output);
+    assert!(results.iter().all(|result| !result.is_error), "{results:?}");
+    assert_eq!(results[1].content, "12:00");
 }

@@ -130,13 +130,14 @@ impl VendorHarness {
                     "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>",
                     "text/html",
                 ),
-            ErrorKind::Undecodable | ErrorKind::StreamCutOff | ErrorKind::StreamErrorEvent => {
-                event_stream_reply(match self.vendor {
-                    Vendor::OpenAi => openai::broken_stream(failure.kind, message),
-                    Vendor::Anthropic => anthropic::broken_stream(failure.kind, message),
-                    Vendor::Gemini => gemini::broken_stream(failure.kind, message),
-                })
-            }
+            ErrorKind::Undecodable
+            | ErrorKind::StreamCutOff
+            | ErrorKind::StreamErrorEvent
+            | ErrorKind::StreamOverloaded => event_stream_reply(match self.vendor {
+                Vendor::OpenAi => openai::broken_stream(failure.kind, message),
+                Vendor::Anthropic => anthropic::broken_stream(failure.kind, message),
+                Vendor::Gemini => gemini::broken_stream(failure.kind, message),
+            }),
             kind => {
                 let (status, body) = match self.vendor {
                     Vendor::OpenAi => openai::error(kind, message),
@@ -304,6 +305,13 @@ mod openai {
                         &json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}}),
                     )
             }
+            ErrorKind::StreamOverloaded => {
+                start
+                    + &sse(
+                        None,
+                        &json!({"error": {"message": message, "type": "server_error", "param": null, "code": "overloaded"}}),
+                    )
+            }
             _ => start + "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}\n\n",
         }
     }
@@ -312,6 +320,7 @@ mod openai {
         let (status, kind, code) = match kind {
             ErrorKind::Authentication => (401, "invalid_request_error", "invalid_api_key"),
             ErrorKind::RateLimited => (429, "requests", "rate_limit_exceeded"),
+            ErrorKind::QuotaExhausted => (429, "insufficient_quota", "insufficient_quota"),
             ErrorKind::InvalidRequest => (400, "invalid_request_error", "invalid_value"),
             ErrorKind::Overloaded => (503, "server_error", "overloaded"),
             _ => (500, "server_error", "server_error"),
@@ -440,6 +449,13 @@ mod anthropic {
                         &json!({"type": "error", "error": {"type": "api_error", "message": message}}),
                     )
             }
+            ErrorKind::StreamOverloaded => {
+                start
+                    + &sse(
+                        Some("error"),
+                        &json!({"type": "error", "error": {"type": "overloaded_error", "message": message}}),
+                    )
+            }
             _ => start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\n\n",
         }
     }
@@ -448,6 +464,7 @@ mod anthropic {
         let (status, kind) = match kind {
             ErrorKind::Authentication => (401, "authentication_error"),
             ErrorKind::RateLimited => (429, "rate_limit_error"),
+            ErrorKind::QuotaExhausted => (402, "billing_error"),
             ErrorKind::InvalidRequest => (400, "invalid_request_error"),
             ErrorKind::Overloaded => (529, "overloaded_error"),
             _ => (500, "api_error"),
@@ -554,6 +571,13 @@ mod gemini {
                         json!({"error": {"code": 500, "message": message, "status": "INTERNAL"}})
                     )
             }
+            ErrorKind::StreamOverloaded => {
+                start
+                    + &format!(
+                        "data: {}\r\n\r\n",
+                        json!({"error": {"code": 503, "message": message, "status": "UNAVAILABLE"}})
+                    )
+            }
             _ => start + "data: {\"candidates\": [{\"content\": \r\n\r\n",
         }
     }
@@ -561,16 +585,33 @@ mod gemini {
     pub fn error(kind: ErrorKind, message: &str, retry_after: Option<Duration>) -> (u16, Value) {
         let (status, name) = match kind {
             ErrorKind::Authentication => (403, "PERMISSION_DENIED"),
-            ErrorKind::RateLimited => (429, "RESOURCE_EXHAUSTED"),
+            ErrorKind::RateLimited | ErrorKind::QuotaExhausted => (429, "RESOURCE_EXHAUSTED"),
             ErrorKind::InvalidRequest => (400, "INVALID_ARGUMENT"),
             ErrorKind::Overloaded => (503, "UNAVAILABLE"),
             _ => (500, "INTERNAL"),
         };
         let mut error = json!({"error": {"code": status, "message": message, "status": name}});
         if let Some(after) = retry_after {
+            // A per-minute quota: a rate limit, to wait out.
             error["error"]["details"] = json!([
-                {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests"}]},
+                {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
+                    "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                    "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                    "quotaValue": "10",
+                }]},
                 {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": format!("{}s", after.as_secs())},
+            ]);
+        }
+        if kind == ErrorKind::QuotaExhausted {
+            // A daily quota: used up until tomorrow, whatever the RetryInfo says.
+            error["error"]["details"] = json!([
+                {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
+                    "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                    "quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+                    "quotaDimensions": {"location": "global", "model": "gemini-2.5-flash"},
+                    "quotaValue": "250",
+                }]},
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "21s"},
             ]);
         }
         (status, error)
@@ -680,6 +721,9 @@ enum Sabotage {
     LosesUsage,
     /// Turns every error into `ModelError::Other`.
     UntypesErrors,
+    /// Reports overload and server failures as `ModelError::Stream`, as the adapters once did with
+    /// those that came inside a stream: they would not be retried.
+    StreamsProviderErrors,
 }
 
 struct Sabotaged(ScriptedModel, Sabotage);
@@ -706,6 +750,12 @@ impl Model for Sabotaged {
             match (sabotage, reply) {
                 (Sabotage::LosesUsage, Ok(reply)) => Ok(reply.with_usage(Default::default())),
                 (Sabotage::UntypesErrors, Err(error)) => Err(ModelError::other(error.to_string())),
+                (
+                    Sabotage::StreamsProviderErrors,
+                    Err(
+                        ModelError::Overloaded { message, .. } | ModelError::Server { message, .. },
+                    ),
+                ) => Err(ModelError::Stream { message }),
                 (_, reply) => reply,
             }
         })
@@ -714,7 +764,16 @@ impl Model for Sabotaged {
 
 #[tokio::test]
 async fn the_suite_catches_lost_tool_results_usage_and_error_types() {
-    let expectations: [(Sabotage, &[&str]); 3] = [
+    let expectations: [(Sabotage, &[&str]); 4] = [
+        (
+            Sabotage::StreamsProviderErrors,
+            &[
+                "error_overloaded",
+                "error_server",
+                "error_stream_event",
+                "error_stream_overloaded",
+            ],
+        ),
         (Sabotage::DropsToolResults, &["tool_result_sent_back"]),
         (Sabotage::LosesUsage, &["text", "usage", "stream_text"]),
         (
@@ -722,7 +781,9 @@ async fn the_suite_catches_lost_tool_results_usage_and_error_types() {
             &[
                 "error_authentication",
                 "error_rate_limited",
+                "error_quota_exhausted",
                 "error_stream_cut_off",
+                "error_stream_overloaded",
             ],
         ),
     ];

@@ -285,3 +285,74 @@ async fn azure_deployments_use_their_url_and_key_header() {
     assert_eq!(request.headers["api-key"], "azure-key");
     assert!(request.headers.get("authorization").is_none());
 }
+
+#[tokio::test]
+async fn an_insufficient_quota_429_is_exhausted_and_never_retried() {
+    let server = serve_in_order(vec![
+        json_reply(429, &fixture("openai", "error_insufficient_quota.json"))
+            .insert_header("retry-after", "1"),
+        json_reply(200, &fixture("openai", "answer.json")),
+    ])
+    .await;
+    let error = model_error(openai_at(&server.uri())).await;
+    assert!(
+        matches!(&error, ModelError::QuotaExhausted { message } if message.starts_with("You exceeded your current quota")),
+        "{error:?}"
+    );
+    assert!(!error.is_retryable());
+    assert_eq!(received(&server).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_402_from_a_compatible_server_is_an_exhausted_quota() {
+    let server = serve_in_order(vec![json_reply(
+        402,
+        r#"{"error":{"code":402,"message":"Insufficient credits. Add more using https://openrouter.ai/settings/credits"}}"#,
+    )])
+    .await;
+    let error = model_error(openai_at(&server.uri())).await;
+    assert!(
+        matches!(&error, ModelError::QuotaExhausted { message } if message.starts_with("Insufficient credits")),
+        "{error:?}"
+    );
+    assert_eq!(received(&server).await.len(), 1);
+}
+
+#[tokio::test]
+async fn calls_without_ids_or_with_object_arguments_are_paired_and_run() {
+    let server = serve_in_order(vec![
+        json_reply(200, &fixture("openai", "calls_without_ids.json")),
+        json_reply(200, &fixture("openai", "answer.json")),
+    ])
+    .await;
+    let agent = agent!(openai_at(&server.uri()), get_weather, get_time);
+    let output = agent.run("Weather and time in Beijing?").await.unwrap();
+    let agent_core::Message::Assistant(reply) = &output.messages[2] else {
+        panic!("{:?}", output.messages[2])
+    };
+    let ids: Vec<&str> = reply
+        .tool_calls
+        .iter()
+        .map(|call| call.id.as_str())
+        .collect();
+    assert!(
+        ids.iter().all(|id| id.starts_with("call_agent_")),
+        "{ids:?}"
+    );
+    assert_ne!(ids[0], ids[1]);
+    assert_eq!(reply.tool_calls[0].arguments, r#"{"city":"北京"}"#);
+    let results = tool_results(&output);
+    assert_eq!(results.len(), 2);
+    for (result, id) in results.iter().zip(&ids) {
+        assert_eq!(result.tool_call_id, *id);
+        assert!(!result.is_error, "{}", result.content);
+    }
+    assert_eq!(results[1].content, "It is 08:30 in Beijing.");
+    // Sent back paired.
+    let bodies = request_bodies(&server).await;
+    let sent = &bodies[1]["messages"];
+    for (index, id) in ids.iter().enumerate() {
+        assert_eq!(sent[2]["tool_calls"][index]["id"], *id);
+        assert_eq!(sent[3 + index]["tool_call_id"], *id);
+    }
+}

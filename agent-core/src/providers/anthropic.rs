@@ -143,9 +143,10 @@ impl Model for Anthropic {
         let body = self
             .request_body(request, true)
             .and_then(|body| encode(&body));
-        let opened = self.common.open_stream(&self.url, key_header(), body);
-        let timeout = self.common.http.config().request_timeout_value();
-        super::sse::stream_reply::<super::anthropic_stream::AnthropicReassembler>(opened, timeout)
+        let request = self
+            .common
+            .stream_request(self.url.clone(), key_header(), body);
+        super::sse::stream_reply::<super::anthropic_stream::AnthropicReassembler>(request)
     }
 }
 

@@ -1,7 +1,8 @@
 //! Anthropic Messages streaming (`"stream": true`): named server-sent events (`message_start`,
 //! `content_block_start`, `content_block_delta`, `content_block_stop`, `message_delta`,
 //! `message_stop`, `ping`, `error`). Text and `input_json_delta` fragments are assembled per block
-//! into the same reply the non-streaming call gives.
+//! into the same reply the non-streaming call gives. An `error` event is the typed error its type's
+//! HTTP status would be (`overloaded_error` is [`ModelError::Overloaded`], retryable).
 //!
 //! Wire format: <https://docs.anthropic.com/en/docs/build-with-claude/streaming>.
 
@@ -11,7 +12,8 @@ use eventsource_stream::Event;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::sse::{Out, Reassembler, bad_event};
+use super::http::stream_error;
+use super::sse::{Out, Reassembler, bad_event, cut_off};
 use crate::message::{AssistantMessage, ToolCall, Usage};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, FinishReason, ModelError};
@@ -133,13 +135,47 @@ impl Reassembler for AnthropicReassembler {
                     .get("message")
                     .and_then(Value::as_str)
                     .map_or_else(|| error.to_string(), str::to_owned);
-                out.push_back(Err(ModelError::Stream { message }));
+                let status = error
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .and_then(status_of);
+                out.push_back(Err(stream_error(status, message, data.as_bytes())));
                 return true;
             }
             Wire::Other => {}
         }
         false
     }
+
+    fn at_end(&mut self) -> Result<StreamEvent, ModelError> {
+        // A `message_delta` with the stop reason comes after every block is done: a stream that
+        // closes after it (its `message_stop` lost, or left without the blank line that ends it)
+        // has the whole reply.
+        if self.stop_reason.is_some() {
+            Ok(self.finish())
+        } else {
+            Err(cut_off())
+        }
+    }
+}
+
+/// The HTTP status Anthropic documents for each error type
+/// (<https://docs.anthropic.com/en/api/errors>), so an error event in a stream is sorted as that
+/// status would be: `overloaded_error` is overloaded (529) and retried, `api_error` a server error.
+fn status_of(kind: &str) -> Option<u16> {
+    Some(match kind {
+        "invalid_request_error" => 400,
+        "authentication_error" => 401,
+        "billing_error" => 402,
+        "permission_error" => 403,
+        "not_found_error" => 404,
+        "request_too_large" => 413,
+        "rate_limit_error" => 429,
+        "api_error" => 500,
+        "timeout_error" => 504,
+        "overloaded_error" => 529,
+        _ => return None,
+    })
 }
 
 impl AnthropicReassembler {

@@ -6,6 +6,7 @@ use std::fmt;
 use reqwest::header::{HeaderMap, HeaderName};
 
 use super::http::{ApiKey, HttpClient, HttpConfig};
+use super::sse::StreamRequest;
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
 
@@ -65,16 +66,20 @@ impl Common {
         parse(&reply)
     }
 
-    /// Sends a request body and hands back the successful response to be read as a stream.
-    pub(crate) async fn open_stream(
+    /// A request body to `url`, ready to be sent for a streamed reply
+    /// ([`stream_reply`](super::sse::stream_reply) sends it).
+    pub(crate) fn stream_request(
         &self,
-        url: &str,
+        url: String,
         key_header: KeyHeader,
         body: Result<Vec<u8>, ModelError>,
-    ) -> Result<reqwest::Response, ModelError> {
-        let body = body?;
-        let headers = self.headers(key_header)?;
-        self.http.post_for_stream(url, &headers, body).await
+    ) -> Result<StreamRequest<'_>, ModelError> {
+        Ok(StreamRequest {
+            http: &self.http,
+            url,
+            headers: self.headers(key_header)?,
+            body: body?,
+        })
     }
 
     fn headers(&self, key_header: KeyHeader) -> Result<HeaderMap, ModelError> {
@@ -131,6 +136,34 @@ fn empty_object() -> &'static serde_json::value::RawValue {
         Ok(empty) => empty,
         Err(_) => unreachable!("`{{}}` is JSON"),
     }
+}
+
+/// Makes call ids unique within the process, so results pair with calls even across turns.
+#[cfg(feature = "openai")]
+static NEXT_CALL_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// An id for a call an OpenAI-compatible server sent without one (some local servers do): unique
+/// in the process, so the call's result pairs with it. It goes back to the server like any id: the
+/// wire format wants an `id` on every call and a `tool_call_id` on every result, and a server that
+/// gave none does not check them.
+#[cfg(feature = "openai")]
+pub(crate) fn made_up_call_id() -> String {
+    let number = NEXT_CALL_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("call_agent_{number}")
+}
+
+/// A call's arguments as OpenAI-compatible servers send them: a JSON text as documented, or (some
+/// compatible servers) the JSON object itself, taken as its text; `null` is no arguments.
+#[cfg(feature = "openai")]
+pub(crate) fn arguments_text<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<String, D::Error> {
+    use serde::Deserialize;
+    Ok(match serde_json::Value::deserialize(deserializer)? {
+        serde_json::Value::String(text) => text,
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    })
 }
 
 /// The builder methods every adapter has, over its `common` field.

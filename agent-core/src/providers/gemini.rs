@@ -16,7 +16,7 @@ use super::common::{
     Common, KeyHeader, common_builder_methods, encode, object_or_empty, system_text,
 };
 use super::dialect;
-use super::http::{join_url, parse_reply, unexpected_reply};
+use super::http::{join_url, parse_reply, stream_error, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
@@ -159,12 +159,9 @@ impl Model for Gemini {
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
         let body = encode(&self.request_body(request));
-        let opened = async move {
-            let url = format!("{}?alt=sse", self.url("streamGenerateContent"));
-            self.common.open_stream(&url, key_header(), body).await
-        };
-        let timeout = self.common.http.config().request_timeout_value();
-        super::sse::stream_reply::<super::gemini_stream::GeminiReassembler>(opened, timeout)
+        let url = format!("{}?alt=sse", self.url("streamGenerateContent"));
+        let request = self.common.stream_request(url, key_header(), body);
+        super::sse::stream_reply::<super::gemini_stream::GeminiReassembler>(request)
     }
 }
 
@@ -190,17 +187,45 @@ impl fmt::Debug for Gemini {
 pub(super) fn parse_chunk(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     if let Some(error) = reply.error {
-        // An error in the middle of the stream comes as an event carrying the usual error object.
+        // An error in the middle of the stream comes as an event carrying the usual error object:
+        // sorted as its HTTP status would be (a `RESOURCE_EXHAUSTED` with its `RetryInfo` too).
+        let status = error
+            .code
+            .as_ref()
+            .and_then(Value::as_u64)
+            .and_then(|code| u16::try_from(code).ok())
+            .filter(|code| (400..=599).contains(code))
+            .or_else(|| error.status.as_deref().and_then(status_of));
         let message = error
             .message
             .unwrap_or_else(|| "the stream carried an error without a message".to_owned());
-        return Err(ModelError::Stream { message });
+        return Err(stream_error(status, message, body));
     }
     if reply.candidates.is_empty() && reply.prompt_feedback.is_none() {
         let usage = reply.usage_metadata.map(usage_of).unwrap_or_default();
         return Ok(ChatResponse::new(AssistantMessage::default()).with_usage(usage));
     }
     parse_response(body)
+}
+
+/// The HTTP status of a `google.rpc.Code` name, as Google APIs map them
+/// (<https://cloud.google.com/apis/design/errors#handling_errors>): for an error whose `code` is
+/// missing.
+fn status_of(name: &str) -> Option<u16> {
+    Some(match name {
+        "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "OUT_OF_RANGE" => 400,
+        "UNAUTHENTICATED" => 401,
+        "PERMISSION_DENIED" => 403,
+        "NOT_FOUND" => 404,
+        "ABORTED" | "ALREADY_EXISTS" => 409,
+        "RESOURCE_EXHAUSTED" => 429,
+        "CANCELLED" => 499,
+        "INTERNAL" | "UNKNOWN" | "DATA_LOSS" => 500,
+        "UNIMPLEMENTED" => 501,
+        "UNAVAILABLE" => 503,
+        "DEADLINE_EXCEEDED" => 504,
+        _ => return None,
+    })
 }
 
 fn usage_of(usage: WireUsage) -> Usage {
@@ -528,7 +553,11 @@ struct WireResponse {
 
 #[derive(Deserialize)]
 struct WireError {
+    /// The HTTP status the error stands for (read leniently: the error is what matters).
+    code: Option<Value>,
     message: Option<String>,
+    /// The `google.rpc.Code` name (`UNAVAILABLE`, `RESOURCE_EXHAUSTED`).
+    status: Option<String>,
 }
 
 #[derive(Deserialize)]

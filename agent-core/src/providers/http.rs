@@ -161,7 +161,8 @@ impl HttpClient {
         headers: &HeaderMap,
         body: Vec<u8>,
     ) -> Result<Vec<u8>, ModelError> {
-        self.with_retries(|| async {
+        let mut budget = RetryBudget::new();
+        self.with_retries(&mut budget, || async {
             let response = self.open(url, headers, body.clone()).await?;
             let reply = response
                 .bytes()
@@ -173,42 +174,63 @@ impl HttpClient {
     }
 
     /// POSTs a JSON body and hands back a successful response before its body is read (a stream);
-    /// failures before that point are retried like any other request.
+    /// failures before that point are retried like any other request, out of `budget` (which a
+    /// stream that fails before its first event shares when it sends the request again).
     pub(crate) async fn post_for_stream(
         &self,
         url: &str,
         headers: &HeaderMap,
-        body: Vec<u8>,
+        body: &[u8],
+        budget: &mut RetryBudget,
     ) -> Result<reqwest::Response, ModelError> {
-        self.with_retries(|| self.open(url, headers, body.clone()))
+        self.with_retries(budget, || self.open(url, headers, body.to_vec()))
             .await
     }
 
     /// Makes attempts until one succeeds, the failure is not retryable, or the retry budget is spent.
     async fn with_retries<T, Attempt>(
         &self,
+        budget: &mut RetryBudget,
         mut attempt: impl FnMut() -> Attempt,
     ) -> Result<T, ModelError>
     where
         Attempt: std::future::Future<Output = Result<T, (ModelError, Option<Duration>)>>,
     {
-        let started = Instant::now();
-        let mut retries = 0;
         loop {
             let (error, server_delay) = match attempt().await {
                 Ok(value) => return Ok(value),
                 Err(failure) => failure,
             };
-            if !error.is_retryable() || retries >= self.config.max_retries {
-                return Err(error);
+            match self.retry_wait(budget, &error, server_delay) {
+                Some(wait) => tokio::time::sleep(wait).await,
+                None => return Err(error),
             }
-            let delay = server_delay.unwrap_or_else(|| self.config.backoff_for(retries));
-            if started.elapsed() + delay > self.config.max_retry_time {
-                return Err(error);
-            }
-            tokio::time::sleep(delay).await;
-            retries += 1;
         }
+    }
+
+    /// The wait before trying again after `error`, counted against `budget`; `None` when it is not
+    /// to be tried again: not retryable, no retries left, or the wait would end past the retry time.
+    /// `server_delay` is what the provider asked for (a header, a Gemini `RetryInfo`); a rate limit
+    /// that carries its own delay needs none.
+    pub(crate) fn retry_wait(
+        &self,
+        budget: &mut RetryBudget,
+        error: &ModelError,
+        server_delay: Option<Duration>,
+    ) -> Option<Duration> {
+        if !error.is_retryable() || budget.retries >= self.config.max_retries {
+            return None;
+        }
+        let asked = server_delay.or(match error {
+            ModelError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        });
+        let delay = asked.unwrap_or_else(|| self.config.backoff_for(budget.retries));
+        if budget.started.elapsed() + delay > self.config.max_retry_time {
+            return None;
+        }
+        budget.retries += 1;
+        Some(delay)
     }
 
     /// Sends one request; a failed status becomes its typed error, with the server's delay.
@@ -248,6 +270,24 @@ impl HttpClient {
         }
         ModelError::Transport {
             message: error_chain(&error.without_url()),
+        }
+    }
+}
+
+/// The retries one model call has made and when it began: every attempt of the call (a stream's
+/// second opening too) draws on the same budget.
+#[derive(Debug)]
+pub(crate) struct RetryBudget {
+    started: Instant,
+    retries: u32,
+}
+
+impl RetryBudget {
+    /// A budget for a call beginning now.
+    pub(crate) fn new() -> Self {
+        RetryBudget {
+            started: Instant::now(),
+            retries: 0,
         }
     }
 }
@@ -312,10 +352,36 @@ fn retry_delay_in_body(body: &[u8]) -> Option<Duration> {
 
 /// Sorts a failed status into its [`ModelError`], with the provider's message.
 fn status_error(status: StatusCode, body: &[u8], retry_after: Option<Duration>) -> ModelError {
-    let message = provider_message(body);
-    let status = status.as_u16();
+    classify(status.as_u16(), provider_message(body), body, retry_after)
+}
+
+/// The [`ModelError`] for an error a provider reported inside a streamed reply: `status` is the
+/// HTTP status the provider documents for that kind of error (`None` when the adapter does not
+/// know the kind, which leaves it a [`ModelError::Stream`]), `data` the event's data (read for a
+/// quota that is used up and for a Gemini `RetryInfo`). Sorted exactly as the same error arriving
+/// as that status would be, so [`ModelError::is_retryable`] agrees.
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
+pub(crate) fn stream_error(status: Option<u16>, message: String, data: &[u8]) -> ModelError {
+    match status.filter(|status| (400..=599).contains(status)) {
+        Some(status) => classify(status, message, data, retry_delay_in_body(data)),
+        None => ModelError::Stream { message },
+    }
+}
+
+/// Sorts a failure, by its status and its body, into its [`ModelError`].
+fn classify(
+    status: u16,
+    message: String,
+    body: &[u8],
+    retry_after: Option<Duration>,
+) -> ModelError {
     match status {
         401 | 403 => ModelError::Authentication { status, message },
+        402 => ModelError::QuotaExhausted { message },
+        429 if quota_exhausted(body) => ModelError::QuotaExhausted { message },
         429 => ModelError::RateLimited {
             retry_after,
             message,
@@ -324,6 +390,52 @@ fn status_error(status: StatusCode, body: &[u8], retry_after: Option<Duration>) 
         500..=599 => ModelError::Server { status, message },
         _ => ModelError::InvalidRequest { status, message },
     }
+}
+
+/// Whether an error body says the quota or the credit is used up rather than that requests come
+/// too fast (both are 429s): OpenAI's `insufficient_quota` (`code` or `type`), or a Google
+/// `QuotaFailure` (Gemini) one of whose violations is a daily quota
+/// (`quotaId` `...PerDay...`) or a quota of 0, which no wait will meet. A Google per-minute quota
+/// is a plain rate limit, whatever its message says ("You exceeded your current quota" is in both).
+fn quota_exhausted(body: &[u8]) -> bool {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return false;
+    };
+    let says = |pointer: &str, words: &[&str]| {
+        value
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|text| words.contains(&text))
+    };
+    if says("/error/code", &["insufficient_quota"]) || says("/error/type", &["insufficient_quota"])
+    {
+        return true;
+    }
+    let Some(details) = value.pointer("/error/details").and_then(|d| d.as_array()) else {
+        return false;
+    };
+    details
+        .iter()
+        .filter(|detail| {
+            detail
+                .get("@type")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|kind| kind.ends_with("google.rpc.QuotaFailure"))
+        })
+        .filter_map(|detail| detail.get("violations")?.as_array())
+        .flatten()
+        .any(|violation| {
+            let daily = violation
+                .get("quotaId")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|id| id.to_ascii_lowercase().contains("perday"));
+            let none_allowed = match violation.get("quotaValue") {
+                Some(serde_json::Value::String(limit)) => limit.trim() == "0",
+                Some(serde_json::Value::Number(limit)) => limit.as_u64() == Some(0),
+                _ => false,
+            };
+            daily || none_allowed
+        })
 }
 
 /// The message in an error body: OpenAI, Anthropic and Gemini all put it at `error.message`; some
@@ -430,6 +542,69 @@ mod tests {
         );
         assert_eq!(retry_delay_in_body(br#"{"error":{"message":"x"}}"#), None);
         assert_eq!(retry_delay_in_body(b"<html>"), None);
+    }
+
+    #[test]
+    fn a_429_is_an_exhausted_quota_only_when_its_body_says_so() {
+        let status = StatusCode::TOO_MANY_REQUESTS;
+        let openai = br#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#;
+        assert!(matches!(
+            status_error(status, openai, Some(Duration::from_secs(1))),
+            ModelError::QuotaExhausted { message } if message == "You exceeded your current quota"
+        ));
+        let google = |quota_id: &str, limit: &str| {
+            format!(
+                r#"{{"error":{{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[{{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"{quota_id}","quotaValue":"{limit}"}}]}},{{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"17s"}}]}}}}"#
+            )
+        };
+        let daily = google("GenerateRequestsPerDayPerProjectPerModel-FreeTier", "250");
+        assert!(matches!(
+            status_error(status, daily.as_bytes(), Some(Duration::from_secs(17))),
+            ModelError::QuotaExhausted { .. }
+        ));
+        let none_allowed = google("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", "0");
+        assert!(matches!(
+            status_error(status, none_allowed.as_bytes(), None),
+            ModelError::QuotaExhausted { .. }
+        ));
+        // Google's per-minute quota says "exceeded your current quota" too: a rate limit.
+        let per_minute = google("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", "10");
+        assert!(matches!(
+            status_error(status, per_minute.as_bytes(), Some(Duration::from_secs(17))),
+            ModelError::RateLimited { retry_after: Some(after), .. } if after == Duration::from_secs(17)
+        ));
+        let rate = br#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#;
+        assert!(matches!(
+            status_error(status, rate, None),
+            ModelError::RateLimited { .. }
+        ));
+        assert!(matches!(
+            status_error(status, b"<html>", None),
+            ModelError::RateLimited { .. }
+        ));
+        assert!(matches!(
+            status_error(StatusCode::PAYMENT_REQUIRED, br#"{"error":{"type":"billing_error","message":"Your credit balance is too low"}}"#, None),
+            ModelError::QuotaExhausted { message } if message == "Your credit balance is too low"
+        ));
+    }
+
+    #[test]
+    fn errors_in_streams_sort_like_their_statuses() {
+        let data = br#"{"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"2s"}]}}"#;
+        assert!(matches!(
+            stream_error(Some(429), "slow down".into(), data),
+            ModelError::RateLimited { retry_after: Some(after), message } if after == Duration::from_secs(2) && message == "slow down"
+        ));
+        assert!(matches!(
+            stream_error(Some(529), "Overloaded".into(), b"{}"),
+            ModelError::Overloaded { status: 529, .. }
+        ));
+        for status in [None, Some(200), Some(600)] {
+            assert!(matches!(
+                stream_error(status, "what".into(), b"{}"),
+                ModelError::Stream { message } if message == "what"
+            ));
+        }
     }
 
     #[test]

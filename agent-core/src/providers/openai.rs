@@ -10,7 +10,9 @@ use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::common::{Common, KeyHeader, common_builder_methods, encode};
+use super::common::{
+    Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id,
+};
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
@@ -136,9 +138,10 @@ impl Model for OpenAi {
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
         let body = encode(&self.request_body(request, true));
-        let opened = self.common.open_stream(&self.url, self.key_header(), body);
-        let timeout = self.common.http.config().request_timeout_value();
-        super::sse::stream_reply::<super::openai_stream::OpenAiReassembler>(opened, timeout)
+        let request = self
+            .common
+            .stream_request(self.url.clone(), self.key_header(), body);
+        super::sse::stream_reply::<super::openai_stream::OpenAiReassembler>(request)
     }
 }
 
@@ -168,7 +171,8 @@ impl fmt::Debug for OpenAi {
     }
 }
 
-/// Parses a Chat Completions reply body. Never panics, whatever the body (a fuzz target holds it
+/// Parses a Chat Completions reply body. A call without an id gets one made up, arguments sent as
+/// a JSON object are taken as their text. Never panics, whatever the body (a fuzz target holds it
 /// to that).
 pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
@@ -188,7 +192,13 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
         .message
         .tool_calls
         .into_iter()
-        .map(|call| ToolCall::new(call.id, call.function.name, call.function.arguments))
+        .map(|call| {
+            let id = call
+                .id
+                .filter(|id| !id.is_empty())
+                .unwrap_or_else(made_up_call_id);
+            ToolCall::new(id, call.function.name, call.function.arguments)
+        })
         .collect();
     let usage = reply
         .usage
@@ -404,15 +414,17 @@ struct WireReply {
 
 #[derive(Deserialize)]
 struct WireReplyCall {
-    id: String,
+    /// Some compatible servers send none: one is made up.
+    id: Option<String>,
     function: WireReplyFunction,
 }
 
 #[derive(Deserialize)]
 struct WireReplyFunction {
     name: String,
-    /// A JSON text the model wrote; it may not be valid JSON, and the tool runner says so.
-    #[serde(default)]
+    /// A JSON text the model wrote; it may not be valid JSON, and the tool runner says so. Some
+    /// compatible servers send the object itself.
+    #[serde(default, deserialize_with = "arguments_text")]
     arguments: String,
 }
 

@@ -1,6 +1,7 @@
 //! OpenAI Chat Completions streaming (`"stream": true`): server-sent events of
 //! `chat.completion.chunk` objects, ended by `data: [DONE]`. Tool-call fragments are assembled by
-//! index into whole calls, exactly as the non-streaming reply would have them.
+//! index into whole calls, exactly as the non-streaming reply would have them. An error chunk
+//! (`{"error": {...}}`) is the typed error the HTTP status of its `code` or `type` would be.
 //!
 //! Wire format: <https://platform.openai.com/docs/api-reference/chat-streaming>.
 
@@ -8,7 +9,10 @@ use std::collections::BTreeMap;
 
 use eventsource_stream::Event;
 use serde::Deserialize;
+use serde_json::Value;
 
+use super::common::{arguments_text, made_up_call_id};
+use super::http::stream_error;
 use super::sse::{Out, Reassembler, bad_event, cut_off};
 use crate::message::{AssistantMessage, ToolCall, Usage};
 use crate::model::StreamEvent;
@@ -18,7 +22,7 @@ use crate::model::{ChatResponse, ModelError};
 #[derive(Default)]
 pub(crate) struct OpenAiReassembler {
     content: String,
-    calls: BTreeMap<usize, ToolCall>,
+    calls: BTreeMap<usize, Call>,
     finish_reason: Option<String>,
     usage: Usage,
 }
@@ -39,11 +43,7 @@ impl Reassembler for OpenAiReassembler {
             }
         };
         if let Some(error) = chunk.error {
-            let message = error
-                .get("message")
-                .and_then(|message| message.as_str())
-                .map_or_else(|| error.to_string(), str::to_owned);
-            out.push_back(Err(ModelError::Stream { message }));
+            out.push_back(Err(chunk_error(&error, data)));
             return true;
         }
         if let Some(usage) = chunk.usage {
@@ -58,31 +58,40 @@ impl Reassembler for OpenAiReassembler {
                 out.push_back(Ok(StreamEvent::TextDelta(text)));
             }
             for fragment in choice.delta.tool_calls.unwrap_or_default() {
-                let call = self
-                    .calls
-                    .entry(fragment.index)
-                    .or_insert_with(|| ToolCall::new("", "", ""));
+                let index = fragment.index;
+                let entry = self.calls.entry(index).or_insert_with(|| Call {
+                    call: ToolCall::new("", "", ""),
+                    started: false,
+                });
                 let function = fragment.function.unwrap_or_default();
-                let is_new = call.id.is_empty() && call.name.is_empty();
-                if let Some(id) = fragment.id {
-                    call.id.push_str(&id);
+                // The first id is the call's: OpenAI sends it once, some compatible servers with
+                // every fragment.
+                if let Some(id) = fragment.id.filter(|id| !id.is_empty())
+                    && entry.call.id.is_empty()
+                {
+                    entry.call.id = id;
                 }
                 if let Some(name) = function.name {
-                    call.name.push_str(&name);
+                    entry.call.name.push_str(&name);
                 }
-                if is_new && !(call.id.is_empty() && call.name.is_empty()) {
+                let arguments = function.arguments.filter(|arguments| !arguments.is_empty());
+                // A call starts with its name (or, from a server that sends none first, with its
+                // arguments); without an id by then, it gets one made up.
+                if !entry.started && (!entry.call.name.is_empty() || arguments.is_some()) {
+                    entry.started = true;
+                    if entry.call.id.is_empty() {
+                        entry.call.id = made_up_call_id();
+                    }
                     out.push_back(Ok(StreamEvent::ToolCallStart {
-                        index: fragment.index,
-                        id: call.id.clone(),
-                        name: call.name.clone(),
+                        index,
+                        id: entry.call.id.clone(),
+                        name: entry.call.name.clone(),
                     }));
                 }
-                if let Some(arguments) =
-                    function.arguments.filter(|arguments| !arguments.is_empty())
-                {
-                    call.arguments.push_str(&arguments);
+                if let Some(arguments) = arguments {
+                    entry.call.arguments.push_str(&arguments);
                     out.push_back(Ok(StreamEvent::ToolCallArguments {
-                        index: fragment.index,
+                        index,
                         fragment: arguments,
                     }));
                 }
@@ -104,11 +113,64 @@ impl Reassembler for OpenAiReassembler {
     }
 }
 
+/// A call being assembled, and whether its `ToolCallStart` has gone out.
+struct Call {
+    call: ToolCall,
+    started: bool,
+}
+
+/// An error chunk's typed error, sorted as the HTTP status it stands for would be: a
+/// compatible server's numeric `code` (vLLM, OpenRouter), else its `code` or `type` word.
+fn chunk_error(error: &Value, data: &str) -> ModelError {
+    let message = match error {
+        Value::String(message) => message.clone(),
+        _ => error
+            .get("message")
+            .and_then(Value::as_str)
+            .map_or_else(|| error.to_string(), str::to_owned),
+    };
+    let numeric = error
+        .get("code")
+        .and_then(|code| code.as_u64().or_else(|| code.as_str()?.parse().ok()))
+        .and_then(|code| u16::try_from(code).ok())
+        .filter(|code| (400..=599).contains(code));
+    let status = numeric.or_else(|| {
+        ["code", "type"]
+            .iter()
+            .filter_map(|field| error.get(field)?.as_str())
+            .find_map(status_of)
+    });
+    stream_error(status, message, data.as_bytes())
+}
+
+/// The HTTP status an OpenAI error `code` or `type` comes with
+/// (<https://platform.openai.com/docs/guides/error-codes>), and the words compatible servers use.
+fn status_of(kind: &str) -> Option<u16> {
+    Some(match kind {
+        "invalid_request_error" | "context_length_exceeded" | "invalid_value" => 400,
+        "invalid_api_key" | "authentication_error" => 401,
+        "permission_error" | "permission_denied" => 403,
+        "model_not_found" | "not_found_error" => 404,
+        "insufficient_quota"
+        | "rate_limit_exceeded"
+        | "rate_limit_error"
+        | "requests"
+        | "tokens" => 429,
+        "server_error" | "api_error" | "internal_error" | "internal_server_error" => 500,
+        "overloaded" | "overloaded_error" | "service_unavailable" => 503,
+        "timeout" | "timeout_error" => 504,
+        _ => return None,
+    })
+}
+
 impl OpenAiReassembler {
     fn finish(&mut self) -> StreamEvent {
         let message = AssistantMessage {
             content: std::mem::take(&mut self.content),
-            tool_calls: std::mem::take(&mut self.calls).into_values().collect(),
+            tool_calls: std::mem::take(&mut self.calls)
+                .into_values()
+                .map(|entry| entry.call)
+                .collect(),
         };
         let mut response = ChatResponse::new(message).with_usage(self.usage);
         response.finish_reason = self
@@ -124,7 +186,7 @@ struct Chunk {
     #[serde(default)]
     choices: Vec<ChunkChoice>,
     usage: Option<ChunkUsage>,
-    error: Option<serde_json::Value>,
+    error: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -153,7 +215,15 @@ struct CallFragment {
 #[derive(Deserialize, Default)]
 struct FunctionFragment {
     name: Option<String>,
+    /// A piece of the JSON text; from some compatible servers, the whole object at once.
+    #[serde(default, deserialize_with = "some_arguments_text")]
     arguments: Option<String>,
+}
+
+fn some_arguments_text<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    arguments_text(deserializer).map(Some)
 }
 
 #[derive(Deserialize)]

@@ -2,12 +2,13 @@
 //! gives a [`Reassembler`] that reads its provider's events and builds the reply.
 
 use std::collections::VecDeque;
-use std::future::Future;
 use std::time::Duration;
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
+use reqwest::header::HeaderMap;
 
+use super::http::{HttpClient, RetryBudget};
 use crate::model::ModelError;
 use crate::model::{BoxStream, StreamEvent};
 
@@ -43,31 +44,43 @@ pub(crate) fn bad_event(error: serde_json::Error, data: &str) -> ModelError {
     }
 }
 
-/// A streamed reply: `opened` sends the request (with the adapter's retries); its response is
-/// read as events by a fresh `R`, or its error becomes the stream's only item.
-pub(crate) fn stream_reply<'a, R: Reassembler + Default>(
-    opened: impl Future<Output = Result<reqwest::Response, ModelError>> + Send + 'a,
-    request_timeout: Duration,
-) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-    Box::pin(
-        futures_util::stream::once(opened).flat_map(move |opened| match opened {
-            Ok(response) => events(response, request_timeout, R::default()).boxed(),
-            Err(error) => futures_util::stream::iter([Err(error)]).boxed(),
-        }),
-    )
+/// A request whose reply is read as server-sent events, ready to be sent (and sent again).
+pub(crate) struct StreamRequest<'a> {
+    pub(crate) http: &'a HttpClient,
+    pub(crate) url: String,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Vec<u8>,
 }
 
-/// The events of a streamed reply, read from a successful response.
-fn events<R: Reassembler>(
-    response: reqwest::Response,
-    request_timeout: Duration,
-    reassembler: R,
-) -> impl Stream<Item = Result<StreamEvent, ModelError>> + Send {
-    let source = response
-        .bytes_stream()
-        .eventsource()
-        .map(move |event| event.map_err(|error| transport_error(error, request_timeout)));
-    reassemble(Box::pin(source), reassembler)
+impl StreamRequest<'_> {
+    /// Sends the request, retrying failed statuses out of `budget`, and reads its reply as events.
+    async fn open(&self, budget: &mut RetryBudget) -> Result<Source, ModelError> {
+        let response = self
+            .http
+            .post_for_stream(&self.url, &self.headers, &self.body, budget)
+            .await?;
+        let request_timeout = self.http.config().request_timeout_value();
+        let bytes = Box::pin(response.bytes_stream());
+        Ok(Box::pin(end_last_event(bytes).eventsource().map(
+            move |event| event.map_err(|error| transport_error(error, request_timeout)),
+        )))
+    }
+}
+
+/// A streamed reply: the request is sent (with the adapter's retries) and its response read as
+/// events by a fresh `R`; a request that could not be made is the stream's only item.
+///
+/// A stream that fails with a retryable error (an in-stream `overloaded_error`, a rate limit, a
+/// server error, a timeout) before it yielded a single event is sent again, out of the same retry
+/// budget as the failed statuses of its openings; the caller never sees the failed attempt. Once
+/// an event has gone out, an error ends the stream as it is: a retry would yield its deltas twice.
+pub(crate) fn stream_reply<'a, R: Reassembler + Default>(
+    request: Result<StreamRequest<'a>, ModelError>,
+) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+    match request {
+        Ok(request) => Box::pin(reassemble::<R>(Some(request), None)),
+        Err(error) => Box::pin(futures_util::stream::iter([Err(error)])),
+    }
 }
 
 /// The events a whole server-sent-event body yields, read the way a live stream is read: for the
@@ -78,38 +91,104 @@ pub(crate) fn events_of_bytes<R: Reassembler + Default>(
 ) -> Vec<Result<StreamEvent, ModelError>> {
     use futures_util::FutureExt;
     let bytes = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(body.to_vec())]);
-    let source = bytes.eventsource().map(|event| {
+    let source = end_last_event(bytes).eventsource().map(|event| {
         event.map_err(|error| ModelError::Stream {
             message: format!("the stream is not valid server-sent events: {error}"),
         })
     });
     // Nothing in the source waits, so the whole stream is read on the first poll.
-    reassemble(Box::pin(source), R::default())
+    reassemble::<R>(None, Some(Box::pin(source)))
         .collect::<Vec<_>>()
         .now_or_never()
         .unwrap_or_default()
 }
 
+/// Ends a body that stops right after a line, without the blank line that ends its last event,
+/// with that blank line, so the event is read rather than dropped (some servers close the
+/// connection straight after the last `data:` line). A body cut in the middle of a line is left as
+/// it is: its half event stays unread, and the reassembler says the stream was cut off.
+fn end_last_event<S, B, E>(bytes: S) -> impl Stream<Item = Result<B, E>> + Send
+where
+    S: Stream<Item = Result<B, E>> + Unpin + Send,
+    B: AsRef<[u8]> + From<&'static [u8]> + Send,
+    E: Send,
+{
+    futures_util::stream::unfold(
+        (bytes, None::<u8>, false),
+        |(mut bytes, mut last, ended)| async move {
+            if ended {
+                return None;
+            }
+            match bytes.next().await {
+                Some(item) => {
+                    if let Ok(chunk) = &item
+                        && let Some(&byte) = chunk.as_ref().last()
+                    {
+                        last = Some(byte);
+                    }
+                    Some((item, (bytes, last, false)))
+                }
+                None => matches!(last, Some(b'\n' | b'\r'))
+                    .then(|| (Ok(B::from(b"\n\n".as_slice())), (bytes, last, true))),
+            }
+        },
+    )
+}
+
 /// Feeds events to a reassembler and yields what it makes of them, then its verdict on the end.
-fn reassemble<R: Reassembler>(
-    source: Source,
-    reassembler: R,
-) -> impl Stream<Item = Result<StreamEvent, ModelError>> + Send {
+/// With a `request`, the events come from sending it (again, after a retryable failure before the
+/// first event); otherwise from `source`.
+fn reassemble<'a, R: Reassembler + Default>(
+    request: Option<StreamRequest<'a>>,
+    source: Option<Source>,
+) -> impl Stream<Item = Result<StreamEvent, ModelError>> + Send + 'a {
     let state = State {
+        request,
+        budget: RetryBudget::new(),
         source,
-        reassembler,
+        reassembler: R::default(),
         pending: VecDeque::new(),
         finished: false,
+        yielded: false,
     };
     futures_util::stream::unfold(state, |mut state| async move {
         loop {
-            if let Some(event) = state.pending.pop_front() {
-                return Some((event, state));
+            match state.pending.pop_front() {
+                Some(Ok(event)) => {
+                    state.yielded = true;
+                    return Some((Ok(event), state));
+                }
+                Some(Err(error)) => match state.retry_wait(&error) {
+                    Some(wait) => {
+                        tracing::debug!(%error, ?wait, "the stream failed before its first event; sending the request again");
+                        tokio::time::sleep(wait).await;
+                        state.restart();
+                        continue;
+                    }
+                    None => return Some((Err(error), state)),
+                },
+                None => {}
             }
             if state.finished {
                 return None;
             }
-            match state.source.next().await {
+            if state.source.is_none()
+                && let Some(request) = &state.request
+            {
+                match request.open(&mut state.budget).await {
+                    Ok(source) => state.source = Some(source),
+                    Err(error) => {
+                        // Its openings were retried already.
+                        state.finished = true;
+                        return Some((Err(error), state));
+                    }
+                }
+            }
+            let next = match state.source.as_mut() {
+                Some(source) => source.next().await,
+                None => None,
+            };
+            match next {
                 Some(Ok(event)) => {
                     state.finished = state.reassembler.take(&event, &mut state.pending)
                 }
@@ -129,11 +208,37 @@ fn reassemble<R: Reassembler>(
 
 type Source = std::pin::Pin<Box<dyn Stream<Item = Result<Event, ModelError>> + Send>>;
 
-struct State<R> {
-    source: Source,
+struct State<'a, R> {
+    /// The request the events come from, to send again; `None` for a body read whole.
+    request: Option<StreamRequest<'a>>,
+    /// The retries of this call, its openings' and its resendings' together.
+    budget: RetryBudget,
+    /// The events of the current attempt; `None` until the request is sent.
+    source: Option<Source>,
     reassembler: R,
     pending: Out,
     finished: bool,
+    /// Whether an event has gone to the caller: from then on the request is never sent again.
+    yielded: bool,
+}
+
+impl<R: Reassembler + Default> State<'_, R> {
+    /// The wait before sending the request again after `error`, when it is to be sent again.
+    fn retry_wait(&mut self, error: &ModelError) -> Option<Duration> {
+        if self.yielded {
+            return None;
+        }
+        let request = self.request.as_ref()?;
+        request.http.retry_wait(&mut self.budget, error, None)
+    }
+
+    /// Forgets the failed attempt: the next poll sends the request again.
+    fn restart(&mut self) {
+        self.source = None;
+        self.reassembler = R::default();
+        self.pending.clear();
+        self.finished = false;
+    }
 }
 
 fn transport_error(

@@ -21,7 +21,7 @@ use crate::hooks::{Approval, ToolDecision};
 use crate::limits::AtStepLimit;
 use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
-use crate::model::{ChatRequest, ChatResponse, ModelError};
+use crate::model::{ChatRequest, ChatResponse, FinishReason, ModelError};
 use crate::output::{OutputCheck, OutputMode};
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::NotRun;
@@ -222,6 +222,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             Ok(Err(error)) => return Step::Failed(error),
             Err(interrupt) => return Step::End(self.interrupted(interrupt), None),
         };
+        let cut_off = cut_off_call(&response);
         let reply = response.message;
         let called_tools = !reply.tool_calls.is_empty();
         if called_tools
@@ -284,7 +285,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             .iter()
             .filter(|call| self.is_output_call(call))
             .count();
-        let counted = calls.len() - output_calls;
+        // A call cut off at the token limit never starts either.
+        let counted = calls.len()
+            - output_calls
+            - usize::from(cut_off.is_some_and(|index| !self.is_output_call(&calls[index])));
         let within_limit = |index: usize, call: &ToolCall| {
             if output_calls == 0 {
                 return index < allowed;
@@ -296,19 +300,29 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     .count()
                     < allowed
         };
+        let limit = self.agent.limits.max_tool_calls.unwrap_or_default();
+        let refusal = |index: usize, call: &ToolCall| {
+            if cut_off == Some(index) {
+                Some(NotRun::CutOff)
+            } else if within_limit(index, call) {
+                None
+            } else {
+                Some(NotRun::ToolCallLimit(limit))
+            }
+        };
         let run_all = async {
             if self.agent.concurrent_tools && calls.len() > 1 {
                 join_all(
                     calls
                         .iter()
                         .enumerate()
-                        .map(|(index, call)| self.call(call, within_limit(index, call))),
+                        .map(|(index, call)| self.call(call, refusal(index, call))),
                 )
                 .await
             } else {
                 let mut results = Vec::with_capacity(calls.len());
                 for (index, call) in calls.iter().enumerate() {
-                    results.push(self.call(call, within_limit(index, call)).await);
+                    results.push(self.call(call, refusal(index, call)).await);
                 }
                 results
             }
@@ -473,8 +487,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         Ok(response)
     }
 
-    /// Runs one call through the hooks, the approver and the dispatcher.
-    async fn call(&self, call: &ToolCall, allowed: bool) -> ToolResultMessage {
+    /// Runs one call through the hooks, the approver and the dispatcher, or answers it with why
+    /// it was not run (`refusal`: past the tool-call limit, cut off at the token limit).
+    async fn call(&self, call: &ToolCall, refusal: Option<NotRun<'static>>) -> ToolResultMessage {
         if let Some(output) = &self.output
             && output.is_output_call(call)
         {
@@ -496,7 +511,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             "error.type" = Empty,
         );
         let result = self
-            .call_inner(call, allowed)
+            .call_inner(call, refusal)
             .instrument(span.clone())
             .await;
         if result.is_error {
@@ -505,12 +520,16 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         result
     }
 
-    async fn call_inner(&self, call: &ToolCall, allowed: bool) -> ToolResultMessage {
+    async fn call_inner(
+        &self,
+        call: &ToolCall,
+        refusal: Option<NotRun<'static>>,
+    ) -> ToolResultMessage {
         let tools = &self.agent.tools;
-        if !allowed {
-            let limit = self.agent.limits.max_tool_calls.unwrap_or_default();
-            let decision = CallDecision::NotRun(NotRun::ToolCallLimit(limit));
-            let result = tools.execute(self.context, call, decision).await;
+        if let Some(why) = refusal {
+            let result = tools
+                .execute(self.context, call, CallDecision::NotRun(why))
+                .await;
             self.observe(call, &result, None);
             return result;
         }
@@ -693,6 +712,21 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             step_usage: std::mem::take(&mut self.step_usage),
         }
     }
+}
+
+/// The place of the call a reply was cut off in: with the finish reason [`FinishReason::Length`]
+/// (the output token limit), its last call, when that call's arguments are not whole JSON. Such a
+/// call is answered with [`NotRun::CutOff`] rather than run, or parsed as if the model had written
+/// bad arguments. An empty argument text means `{}`, here as everywhere: that call runs.
+fn cut_off_call(response: &ChatResponse) -> Option<usize> {
+    if response.finish_reason != Some(FinishReason::Length) {
+        return None;
+    }
+    let last = response.message.tool_calls.len().checked_sub(1)?;
+    let arguments = response.message.tool_calls[last].arguments.trim();
+    let unfinished =
+        !arguments.is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_err();
+    unfinished.then_some(last)
 }
 
 /// Reads a streamed reply to its end, passing text on as it arrives; the reply is the one in

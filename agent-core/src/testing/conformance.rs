@@ -14,8 +14,9 @@
 //! |---|---|
 //! | `text`, `one_call`, `parallel_calls`, `empty_arguments`, `usage` | `chat` gives exactly the canonical reply: text, calls (ids, names, arguments, in order), usage, finish reason |
 //! | `tool_result_sent_back` | a history ending in a tool result reaches the backend with the result's text and the call's id or tool name (checked on [`Harness::last_request`]) |
-//! | `error_authentication`, `error_rate_limited`, `error_invalid_request`, `error_overloaded`, `error_server`, `error_undecodable` | `chat` and `chat_stream` fail with the matching [`ModelError`] variant, carrying the provider's message (and, for a rate limit, its retry-after); a stream ends with the error and never with `Finished` |
-//! | `error_stream_cut_off`, `error_stream_event` | a stream that stops early, or that carries an error event, ends with [`ModelError::Stream`] |
+//! | `error_authentication`, `error_rate_limited`, `error_quota_exhausted`, `error_invalid_request`, `error_overloaded`, `error_server`, `error_undecodable` | `chat` and `chat_stream` fail with the matching [`ModelError`] variant, carrying the provider's message (and, for a rate limit, its retry-after); a stream ends with the error and never with `Finished` |
+//! | `error_stream_cut_off` | a stream that stops early ends with [`ModelError::Stream`] |
+//! | `error_stream_event`, `error_stream_overloaded` | a stream that carries an error event ends with the variant the same error as an HTTP status gives ([`ModelError::Server`], [`ModelError::Overloaded`]), with its message, so [`ModelError::is_retryable`] agrees |
 //! | `stream_text`, `stream_tool_calls` | `chat_stream` ends with exactly one [`StreamEvent::Finished`], equal to the canonical reply and to the plain `chat` reply; the text deltas add up to its text; each call starts once (`ToolCallStart`, with its id and name) before its argument fragments, which reassemble into its arguments; a `Usage` event equals the reply's usage. A model that [streams natively](Capabilities::streaming) must send the text in at least two `TextDelta`s |
 //!
 //! Error cases the harness does not list in [`Capabilities::failing_with`] are skipped.
@@ -130,6 +131,9 @@ pub enum ErrorKind {
     Authentication,
     /// Too many requests (HTTP 429), with a delay to wait: [`ModelError::RateLimited`].
     RateLimited,
+    /// The quota or credit is used up (HTTP 402, or a 429 whose body says so: OpenAI's
+    /// `insufficient_quota`, a Gemini daily quota): [`ModelError::QuotaExhausted`], not retried.
+    QuotaExhausted,
     /// The request is refused as invalid (HTTP 400): [`ModelError::InvalidRequest`].
     InvalidRequest,
     /// The provider is overloaded (HTTP 529 or 503): [`ModelError::Overloaded`].
@@ -141,26 +145,36 @@ pub enum ErrorKind {
     Undecodable,
     /// A stream that stops before the reply is finished: [`ModelError::Stream`].
     StreamCutOff,
-    /// A stream that carries an error event: [`ModelError::Stream`] with its message.
+    /// A stream that carries an error event for a failure on the provider's side (Anthropic's
+    /// `api_error`, OpenAI's `server_error`, Gemini's `INTERNAL`): the [`ModelError::Server`] an
+    /// HTTP 500 gives, with its message.
     StreamErrorEvent,
+    /// A stream that carries an error event saying the provider is overloaded (Anthropic's
+    /// `overloaded_error`): the [`ModelError::Overloaded`] an HTTP 529 or 503 gives, retryable.
+    StreamOverloaded,
 }
 
 impl ErrorKind {
     /// Every kind.
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 10] = [
         ErrorKind::Authentication,
         ErrorKind::RateLimited,
+        ErrorKind::QuotaExhausted,
         ErrorKind::InvalidRequest,
         ErrorKind::Overloaded,
         ErrorKind::Server,
         ErrorKind::Undecodable,
         ErrorKind::StreamCutOff,
         ErrorKind::StreamErrorEvent,
+        ErrorKind::StreamOverloaded,
     ];
 
     /// Whether only a streamed call can meet it.
     pub fn is_stream_only(self) -> bool {
-        matches!(self, ErrorKind::StreamCutOff | ErrorKind::StreamErrorEvent)
+        matches!(
+            self,
+            ErrorKind::StreamCutOff | ErrorKind::StreamErrorEvent | ErrorKind::StreamOverloaded
+        )
     }
 
     /// The suite's name for the case that checks it.
@@ -168,12 +182,14 @@ impl ErrorKind {
         match self {
             ErrorKind::Authentication => "error_authentication",
             ErrorKind::RateLimited => "error_rate_limited",
+            ErrorKind::QuotaExhausted => "error_quota_exhausted",
             ErrorKind::InvalidRequest => "error_invalid_request",
             ErrorKind::Overloaded => "error_overloaded",
             ErrorKind::Server => "error_server",
             ErrorKind::Undecodable => "error_undecodable",
             ErrorKind::StreamCutOff => "error_stream_cut_off",
             ErrorKind::StreamErrorEvent => "error_stream_event",
+            ErrorKind::StreamOverloaded => "error_stream_overloaded",
         }
     }
 }
@@ -199,12 +215,16 @@ impl Failure {
         let message = match kind {
             ErrorKind::Authentication => "Incorrect API key provided (conformance)",
             ErrorKind::RateLimited => "Rate limit reached for requests (conformance)",
+            ErrorKind::QuotaExhausted => {
+                "You exceeded your current quota, please check your plan and billing details (conformance)"
+            }
             ErrorKind::InvalidRequest => "Invalid value for 'messages' (conformance)",
             ErrorKind::Overloaded => "Overloaded (conformance)",
             ErrorKind::Server => {
                 "The server had an error while processing the request (conformance)"
             }
             ErrorKind::StreamErrorEvent => "An internal error interrupted the stream (conformance)",
+            ErrorKind::StreamOverloaded => "Overloaded, in the middle of the stream (conformance)",
             ErrorKind::Undecodable | ErrorKind::StreamCutOff => "",
         };
         Failure {
@@ -227,6 +247,7 @@ impl Failure {
                 retry_after: self.retry_after,
                 message,
             },
+            ErrorKind::QuotaExhausted => ModelError::QuotaExhausted { message },
             ErrorKind::InvalidRequest => ModelError::InvalidRequest {
                 status: 400,
                 message,
@@ -246,7 +267,14 @@ impl Failure {
             ErrorKind::StreamCutOff => ModelError::Stream {
                 message: "the stream was cut off before the reply was finished".to_owned(),
             },
-            ErrorKind::StreamErrorEvent => ModelError::Stream { message },
+            ErrorKind::StreamErrorEvent => ModelError::Server {
+                status: 500,
+                message,
+            },
+            ErrorKind::StreamOverloaded => ModelError::Overloaded {
+                status: 529,
+                message,
+            },
         }
     }
 
@@ -265,9 +293,11 @@ impl Failure {
         match (self.kind, error) {
             (ErrorKind::Authentication, ModelError::Authentication { message, .. })
             | (ErrorKind::InvalidRequest, ModelError::InvalidRequest { message, .. })
+            | (ErrorKind::QuotaExhausted, ModelError::QuotaExhausted { message })
             | (ErrorKind::Overloaded, ModelError::Overloaded { message, .. })
+            | (ErrorKind::StreamOverloaded, ModelError::Overloaded { message, .. })
             | (ErrorKind::Server, ModelError::Server { message, .. })
-            | (ErrorKind::StreamErrorEvent, ModelError::Stream { message }) => carries(message),
+            | (ErrorKind::StreamErrorEvent, ModelError::Server { message, .. }) => carries(message),
             (
                 ErrorKind::RateLimited,
                 ModelError::RateLimited {
