@@ -260,6 +260,9 @@ impl Texts for Chinese {
             OutputProblem::NotGiven { tool } => {
                 format!("最终答案必须通过调用工具 {tool} 给出，而不是写成文字")
             }
+            OutputProblem::CutOff => {
+                "答案在完成前已达到输出长度上限而被截断；请更简短地重新给出".to_owned()
+            }
         };
         format!("{problem}。请重试。")
     }

@@ -545,3 +545,25 @@ async fn a_streamed_typed_run_in_tool_mode_shows_each_call_and_result_in_order()
         ]
     );
 }
+
+#[tokio::test]
+async fn an_answer_cut_off_at_the_token_limit_is_asked_for_again_as_cut_off() {
+    use agent_core::{ChatResponse, FinishReason};
+    let model = ScriptedModel::new([
+        ChatResponse::new(output_call("cut", r#"{"title": "Umbrella br"#))
+            .with_finish_reason(FinishReason::Length),
+        ChatResponse::new(output_call("whole", GOOD)),
+    ]);
+    let out = Agent::new(model)
+        .run_typed::<Ticket>("My umbrella broke")
+        .await
+        .unwrap();
+    assert_eq!(out.value, good_ticket());
+    let correction = tool_results(&out.run)[0];
+    assert_eq!(correction.tool_call_id, "cut");
+    assert_eq!(
+        correction.content,
+        "the answer was cut off at the output token limit before it was complete; give it again, \
+         shorter. Please try again."
+    );
+}

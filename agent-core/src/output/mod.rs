@@ -113,6 +113,8 @@ pub enum OutputProblem {
         /// The final-answer tool.
         tool: String,
     },
+    /// The answer stopped at the output-token limit before it was whole.
+    CutOff,
 }
 
 impl fmt::Display for OutputProblem {
@@ -132,6 +134,10 @@ impl fmt::Display for OutputProblem {
             OutputProblem::NotGiven { tool } => write!(
                 f,
                 "the final answer must be given by calling the `{tool}` tool, not as text"
+            ),
+            OutputProblem::CutOff => f.write_str(
+                "the answer was cut off at the output token limit before it was complete; give it \
+                 again, shorter",
             ),
         }
     }

@@ -223,6 +223,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             Err(interrupt) => return Step::End(self.interrupted(interrupt), None),
         };
         let cut_off = cut_off_call(&response);
+        let at_token_limit = response.finish_reason == Some(FinishReason::Length);
         let reply = response.message;
         let called_tools = !reply.tool_calls.is_empty();
         if called_tools
@@ -241,7 +242,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.settings.tool_choice = answers_by_tool.then_some(ToolChoice::Required);
         }
         if self.output.is_some() {
-            match self.judge_output(&reply) {
+            match self.judge_output(&reply, at_token_limit) {
                 Verdict::NoOutput => {}
                 Verdict::Taken => {
                     let text = self.record_output(reply).await;
@@ -393,10 +394,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 return Ok(self.finish(reason, None));
             }
         };
+        let at_token_limit = response.finish_reason == Some(FinishReason::Length);
         let mut reply = response.message;
         if self.output.is_some() {
             // One try only: a rejected output ends the run without one.
-            if let Verdict::Taken = self.judge_output(&reply) {
+            if let Verdict::Taken = self.judge_output(&reply, at_token_limit) {
                 let text = self.record_output(reply).await;
                 return Ok(self.finish(StopReason::StepLimitAnswered { limit }, Some(text)));
             }

@@ -103,8 +103,10 @@ pub(super) enum Verdict {
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
     /// Reads a typed run's output from a reply, if it holds one, and keeps the verdict: the value
-    /// in the check, or the rejected output with the correction for the model.
-    pub(super) fn judge_output(&mut self, reply: &AssistantMessage) -> Verdict {
+    /// in the check, or the rejected output with the correction for the model. `cut_off`: the
+    /// reply stopped at the output-token limit, so an answer that is not whole JSON was cut, not
+    /// written wrong, and the model is told so.
+    pub(super) fn judge_output(&mut self, reply: &AssistantMessage, cut_off: bool) -> Verdict {
         let Some(output) = &mut self.output else {
             return Verdict::NoOutput;
         };
@@ -126,6 +128,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             Ok(()) => {
                 output.taken = true;
                 Verdict::Taken
+            }
+            Err(OutputProblem::InvalidJson { .. }) if cut_off => {
+                let raw = raw.to_owned();
+                self.reject(raw, OutputProblem::CutOff)
             }
             Err(problem) => {
                 let raw = raw.to_owned();
