@@ -36,8 +36,8 @@ pub fn output_schema<T: JsonSchema>() -> Option<Value> {
 }
 
 /// `T`'s schema as an object, without `$schema`: clients assume draft 2020-12 for MCP schemas, and
-/// some validators reject a `$schema` they were not set up for.
-fn root_schema<T: JsonSchema>() -> Option<Map<String, Value>> {
+/// some validators reject a `$schema` they were not set up for. `None` for `true` (anything goes).
+pub(crate) fn root_schema<T: JsonSchema>() -> Option<Map<String, Value>> {
     let schema = SchemaSettings::draft2020_12()
         .into_generator()
         .into_root_schema_for::<T>();

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use super::{OutputMode, OutputProblem};
 use crate::fit::{SchemaFit, Unfit, kind_of};
+use crate::schema::root_schema;
 use crate::settings::ResponseFormat;
 use crate::tool_error::ArgumentIssue;
 
@@ -71,7 +72,7 @@ impl OutputShape {
                 .write()
                 .unwrap_or_else(PoisonError::into_inner)
                 .entry(key)
-                .or_insert_with(|| Box::leak(Box::new(OutputShape::new(schema_of::<T>()))))
+                .or_insert_with(|| Box::leak(Box::new(OutputShape::new(root_schema::<T>().unwrap_or_default()))))
         });
         KNOWN.with_borrow_mut(|known| known.insert(key, shape));
         shape
@@ -110,21 +111,6 @@ impl OutputShape {
             fit: SchemaFit::of(schema, true),
             wrapped,
         }
-    }
-}
-
-/// `T`'s schema (draft 2020-12), without `$schema`.
-fn schema_of<T: JsonSchema>() -> Map<String, Value> {
-    let schema = schemars::generate::SchemaSettings::draft2020_12()
-        .into_generator()
-        .into_root_schema_for::<T>();
-    match Value::from(schema) {
-        Value::Object(mut root) => {
-            root.remove("$schema");
-            root
-        }
-        // `true`: anything goes.
-        _ => Map::new(),
     }
 }
 
