@@ -72,7 +72,11 @@ impl OutputShape {
                 .write()
                 .unwrap_or_else(PoisonError::into_inner)
                 .entry(key)
-                .or_insert_with(|| Box::leak(Box::new(OutputShape::new(root_schema::<T>().unwrap_or_default()))))
+                .or_insert_with(|| {
+                    Box::leak(Box::new(OutputShape::new(
+                        root_schema::<T>().unwrap_or_default(),
+                    )))
+                })
         });
         KNOWN.with_borrow_mut(|known| known.insert(key, shape));
         shape

@@ -38,9 +38,22 @@ const KEYS_HELP: &str = "expected `name = \"...\"`, `description = \"...\"`, `re
 pub fn parse_tool_attrs(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
     let mut attrs = ToolAttrs::default();
     let mut seen: Vec<String> = Vec::new();
+    parse_keys(tokens, errors, |meta, key_errors| {
+        parse_tool_key(meta, &mut attrs, &mut seen, key_errors)
+    });
+    attrs
+}
+
+/// Runs `parse_key` on each key of an attribute's arguments. A key it refuses is reported and
+/// skipped, value and all, and parsing goes on with the next, so one compile shows every mistake.
+fn parse_keys(
+    tokens: TokenStream,
+    errors: &mut Errors,
+    mut parse_key: impl FnMut(&ParseNestedMeta<'_>, &mut Errors) -> syn::Result<()>,
+) {
     let mut key_errors = Errors::default();
     let parser = syn::meta::parser(|meta| {
-        if let Err(error) = parse_tool_key(&meta, &mut attrs, &mut seen, &mut key_errors) {
+        if let Err(error) = parse_key(&meta, &mut key_errors) {
             key_errors.push(error);
             skip_value(meta.input)?;
         }
@@ -50,7 +63,6 @@ pub fn parse_tool_attrs(tokens: TokenStream, errors: &mut Errors) -> ToolAttrs {
         key_errors.push(error);
     }
     errors.extend(key_errors);
-    attrs
 }
 
 fn parse_tool_key(
@@ -135,28 +147,17 @@ fn parse_crate_value(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Re
 /// (its name, hints, timeout) is said on the `#[tool(...)]` of each method.
 pub fn parse_impl_attrs(tokens: TokenStream, errors: &mut Errors) -> Option<Path> {
     let mut krate = None;
-    let mut key_errors = Errors::default();
-    let parser = syn::meta::parser(|meta| {
-        let result = if meta.path.is_ident("crate") {
-            if krate.is_some() {
-                key_errors.push_spanned(&meta.path, "this key is given twice; give it once");
-            }
-            parse_crate_value(&meta, &mut key_errors).map(|path| krate = krate.take().or(path))
-        } else {
-            Err(meta.error(
+    parse_keys(tokens, errors, |meta, key_errors| {
+        if !meta.path.is_ident("crate") {
+            return Err(meta.error(
                 "on an impl block, #[tool] takes only `crate = \"...\"`: put the tool's options on the `#[tool(...)]` of the method they are for",
-            ))
-        };
-        if let Err(error) = result {
-            key_errors.push(error);
-            skip_value(meta.input)?;
+            ));
         }
-        Ok(())
+        if krate.is_some() {
+            key_errors.push_spanned(&meta.path, "this key is given twice; give it once");
+        }
+        parse_crate_value(meta, key_errors).map(|path| krate = krate.take().or(path))
     });
-    if let Err(error) = parser.parse2(tokens) {
-        key_errors.push(error);
-    }
-    errors.extend(key_errors);
     krate
 }
 
