@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::agent::Agent;
+use crate::content::Part;
 use crate::state::{FromRef, State};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 use crate::tool_error::ToolError;
@@ -118,6 +119,8 @@ impl ExactKind for &Kind<'_, String> {}
 impl ExactKind for &Kind<'_, &str> {}
 impl ExactKind for &Kind<'_, ()> {}
 impl ExactKind for &Kind<'_, ToolOutput> {}
+impl ExactKind for &Kind<'_, Part> {}
+impl ExactKind for &Kind<'_, Vec<Part>> {}
 /// Picks [`JsonTag`].
 pub trait JsonKind {
     /// Classifies the success value.
@@ -150,6 +153,16 @@ impl ExactOutput for () {
 impl ExactOutput for ToolOutput {
     fn into_output(self) -> ToolOutput {
         self
+    }
+}
+impl ExactOutput for Part {
+    fn into_output(self) -> ToolOutput {
+        ToolOutput::Parts(vec![self])
+    }
+}
+impl ExactOutput for Vec<Part> {
+    fn into_output(self) -> ToolOutput {
+        ToolOutput::Parts(self)
     }
 }
 

@@ -50,12 +50,14 @@
 mod agent;
 mod arguments;
 mod blocking;
+mod content;
 mod fit;
 mod hooks;
 mod limits;
 mod message;
 mod model;
 mod output;
+mod reasoning;
 mod run;
 mod schema;
 mod settings;
@@ -78,6 +80,7 @@ pub mod testing;
 pub mod __private;
 
 pub use agent::Agent;
+pub use content::{Media, Part, Source};
 pub use hooks::{Approval, Approver, Hooks, ToolDecision};
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
@@ -88,11 +91,12 @@ pub use output::{
     DEFAULT_OUTPUT_RETRIES, OutputMode, OutputProblem, OutputType, RejectedOutput, TypedOutput,
     Validator,
 };
+pub use reasoning::Reasoning;
 pub use run::{
     RunBuilder, RunError, RunEvent, RunOutput, RunStream, StopReason, TokenKind, TypedRun,
 };
 pub use schema::{neutral_parameters, output_schema, parameters_schema};
-pub use settings::{ModelSettings, ResponseFormat, ToolChoice};
+pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};
 pub use state::{FromRef, State};
 pub use texts::{Chinese, English, NotRun, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
@@ -209,7 +213,8 @@ pub use agent_macros::tools;
 /// - **State**: a parameter of type [`State<T>`](State) comes from the agent ([`Agent::state`]), not the
 ///   model, and is not in the schema; `T` must be the agent's state or a part of it ([`FromRef`]).
 /// - **Returns**: `String` and `&'static str` go verbatim, `()` as a short success text, a
-///   [`ToolOutput`] as it is, anything else `Serialize` as JSON; `Result<T, E>` with `E` a
+///   [`ToolOutput`] as it is, a [`Part`] or `Vec<Part>` (an image, a document) as parts, anything
+///   else `Serialize` as JSON; `Result<T, E>` with `E` a
 ///   [`ToolError`] or anything that displays.
 /// - **Sync functions** run on a blocking thread (tokio's blocking pool inside a tokio runtime, a
 ///   thread of their own elsewhere), so they get the concurrency, timeouts and cancellation of async

@@ -4,6 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::content::Part;
+use crate::reasoning::Reasoning;
+
 /// One entry of the conversation history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
@@ -14,10 +17,13 @@ pub enum Message {
         /// The instructions.
         content: String,
     },
-    /// What the user said.
+    /// What the user said, and what they showed.
     User {
         /// The user's words.
         content: String,
+        /// What follows the words: images, documents, audio, more text. Empty for plain text.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<Part>,
     },
     /// A reply of the model: text, tool calls, or both.
     Assistant(AssistantMessage),
@@ -37,15 +43,44 @@ impl Message {
     pub fn user(content: impl Into<String>) -> Self {
         Message::User {
             content: content.into(),
+            parts: Vec::new(),
         }
     }
 
-    /// The text of this message (for a tool message, its result).
+    /// A user message of parts only (an image with no words, say).
+    pub fn user_parts(parts: impl IntoIterator<Item = Part>) -> Self {
+        Message::User {
+            content: String::new(),
+            parts: parts.into_iter().collect(),
+        }
+    }
+
+    /// Adds a part after the message's text and parts: to a user message or a tool result. Other
+    /// messages cannot hold parts and are returned as they are.
+    pub fn with_part(mut self, part: Part) -> Self {
+        match &mut self {
+            Message::User { parts, .. } | Message::Tool(ToolResultMessage { parts, .. }) => {
+                parts.push(part)
+            }
+            Message::System { .. } | Message::Assistant(_) => {}
+        }
+        self
+    }
+
+    /// The text of this message (for a tool message, its result): without its parts.
     pub fn content(&self) -> &str {
         match self {
-            Message::System { content } | Message::User { content } => content,
+            Message::System { content } | Message::User { content, .. } => content,
             Message::Assistant(reply) => &reply.content,
             Message::Tool(result) => &result.content,
+        }
+    }
+
+    /// The parts after the text: empty for system and assistant messages.
+    pub fn parts(&self) -> &[Part] {
+        match self {
+            Message::User { parts, .. } | Message::Tool(ToolResultMessage { parts, .. }) => parts,
+            Message::System { .. } | Message::Assistant(_) => &[],
         }
     }
 }
@@ -62,8 +97,10 @@ impl From<ToolResultMessage> for Message {
     }
 }
 
-/// A reply of the model.
+/// A reply of the model. Built with [`text`](Self::text), [`tool_calls`](Self::tool_calls) and the
+/// `with_` methods: it grows fields as providers do.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AssistantMessage {
     /// The text the model wrote; empty when it only called tools.
     #[serde(default)]
@@ -71,6 +108,10 @@ pub struct AssistantMessage {
     /// The tools the model asked to run, in the order it asked for them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
+    /// The model's reasoning before it answered, in the order it came; sent back to the provider
+    /// that wrote it (see [`Reasoning`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning: Vec<Reasoning>,
 }
 
 impl AssistantMessage {
@@ -78,21 +119,33 @@ impl AssistantMessage {
     pub fn text(content: impl Into<String>) -> Self {
         AssistantMessage {
             content: content.into(),
-            tool_calls: Vec::new(),
+            ..AssistantMessage::default()
         }
     }
 
     /// A reply that only calls tools.
     pub fn tool_calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
         AssistantMessage {
-            content: String::new(),
             tool_calls: calls.into_iter().collect(),
+            ..AssistantMessage::default()
         }
     }
 
     /// Adds a tool call to this reply.
     pub fn with_tool_call(mut self, call: ToolCall) -> Self {
         self.tool_calls.push(call);
+        self
+    }
+
+    /// Sets the reply's text.
+    pub fn with_text(mut self, content: impl Into<String>) -> Self {
+        self.content = content.into();
+        self
+    }
+
+    /// Adds reasoning to this reply.
+    pub fn with_reasoning(mut self, reasoning: Reasoning) -> Self {
+        self.reasoning.push(reasoning);
         self
     }
 }
@@ -128,16 +181,47 @@ impl ToolCall {
     }
 }
 
-/// The result of one tool call, as the model sees it.
+/// The result of one tool call, as the model sees it. Built with [`new`](Self::new),
+/// [`error`](Self::error) and [`with_part`](Self::with_part).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolResultMessage {
     /// The id of the call this answers.
     pub tool_call_id: String,
     /// The result text, or the error text when `is_error` is set.
     pub content: String,
+    /// What follows the text: images, documents, more text. Empty for a text result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Part>,
     /// Whether the call failed; the model is told so it can adjust.
     #[serde(default)]
     pub is_error: bool,
+}
+
+impl ToolResultMessage {
+    /// A text result answering the call `tool_call_id`.
+    pub fn new(tool_call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        ToolResultMessage {
+            tool_call_id: tool_call_id.into(),
+            content: content.into(),
+            parts: Vec::new(),
+            is_error: false,
+        }
+    }
+
+    /// Adds a part after the result's text and parts.
+    pub fn with_part(mut self, part: Part) -> Self {
+        self.parts.push(part);
+        self
+    }
+
+    /// An error result answering the call `tool_call_id`.
+    pub fn error(tool_call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        ToolResultMessage {
+            is_error: true,
+            ..ToolResultMessage::new(tool_call_id, content)
+        }
+    }
 }
 
 /// Tokens used by model calls, as the provider reports them.

@@ -363,6 +363,10 @@ pub type BoxStream<'a, T> = Pin<Box<dyn Stream<Item = T> + Send + 'a>>;
 pub enum StreamEvent {
     /// More of the reply's text.
     TextDelta(String),
+    /// More of the model's reasoning (its thinking or a summary of it), before or between the
+    /// text and the calls; the whole of it is in the finished reply's
+    /// [`reasoning`](crate::AssistantMessage::reasoning).
+    ReasoningDelta(String),
     /// The model began a tool call; `index` is its place in the reply.
     ToolCallStart {
         /// The call's place in the reply, from 0.
@@ -388,6 +392,11 @@ pub enum StreamEvent {
 /// The events a finished reply would have streamed: how a model without native streaming streams.
 pub(crate) fn events_of(response: ChatResponse) -> Vec<Result<StreamEvent, ModelError>> {
     let mut events = Vec::with_capacity(3 + 2 * response.message.tool_calls.len());
+    for reasoning in &response.message.reasoning {
+        if !reasoning.text.is_empty() {
+            events.push(Ok(StreamEvent::ReasoningDelta(reasoning.text.clone())));
+        }
+    }
     if !response.message.content.is_empty() {
         events.push(Ok(StreamEvent::TextDelta(response.message.content.clone())));
     }

@@ -56,6 +56,9 @@ pub struct ModelSettings {
     /// [`Agent::max_output_tokens`](crate::Agent::max_output_tokens)).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// How much a reasoning model thinks before it answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Thinking>,
 }
 
 /// No settings: every one is the adapter's.
@@ -68,6 +71,7 @@ impl ModelSettings {
             tool_choice: None,
             temperature: None,
             max_tokens: None,
+            thinking: None,
         }
     }
 
@@ -89,6 +93,12 @@ impl ModelSettings {
         self
     }
 
+    /// Sets how much the model thinks.
+    pub fn thinking(mut self, thinking: Thinking) -> Self {
+        self.thinking = Some(thinking);
+        self
+    }
+
     /// These settings, with each one left `None` taken from `fallback`.
     pub fn or(&self, fallback: &ModelSettings) -> ModelSettings {
         ModelSettings {
@@ -98,6 +108,7 @@ impl ModelSettings {
                 .or_else(|| fallback.tool_choice.clone()),
             temperature: self.temperature.or(fallback.temperature),
             max_tokens: self.max_tokens.or(fallback.max_tokens),
+            thinking: self.thinking.or(fallback.thinking),
         }
     }
 
@@ -137,5 +148,80 @@ impl ResponseFormat {
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self
+    }
+}
+
+/// How much a reasoning model thinks before it answers. Each adapter maps it onto its provider:
+/// Anthropic `thinking.budget_tokens`, Gemini `thinkingConfig` (with thought summaries included),
+/// OpenAI `reasoning_effort` / the Responses API's `reasoning.effort` (with a summary). An effort
+/// becomes a token budget where a provider wants one, and a budget an effort, by
+/// [`Thinking::budget_tokens`] and [`Thinking::effort`].
+///
+/// ```
+/// use agent_core::{Effort, ModelSettings, Thinking};
+///
+/// let settings = ModelSettings::new().thinking(Thinking::Effort(Effort::High));
+/// assert_eq!(settings.thinking.unwrap().budget_tokens(), Some(16_384));
+/// assert_eq!(Thinking::Budget(3_000).effort(), Some(Effort::Medium));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Thinking {
+    /// No thinking, where the model lets it be turned off (Gemini's budget 0, OpenAI's
+    /// `minimal` effort); Anthropic's default.
+    Off,
+    /// Think this hard.
+    Effort(Effort),
+    /// Think with at most this many tokens (Anthropic requires at least 1,024).
+    Budget(u32),
+}
+
+/// How hard a reasoning model thinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Effort {
+    /// Quick: a budget of 1,024 tokens.
+    Low,
+    /// A budget of 4,096 tokens.
+    Medium,
+    /// A budget of 16,384 tokens.
+    High,
+}
+
+impl Thinking {
+    /// The token budget: the budget itself, or the effort's budget; `None` when off.
+    pub fn budget_tokens(self) -> Option<u32> {
+        match self {
+            Thinking::Off => None,
+            Thinking::Budget(tokens) => Some(tokens),
+            Thinking::Effort(Effort::Low) => Some(1_024),
+            Thinking::Effort(Effort::Medium) => Some(4_096),
+            Thinking::Effort(Effort::High) => Some(16_384),
+        }
+    }
+
+    /// The effort: the effort itself, or the nearest to the budget (up to 2,048 tokens low, up to
+    /// 8,192 medium, above high); `None` when off.
+    pub fn effort(self) -> Option<Effort> {
+        match self {
+            Thinking::Off => None,
+            Thinking::Effort(effort) => Some(effort),
+            Thinking::Budget(0..=2_048) => Some(Effort::Low),
+            Thinking::Budget(2_049..=8_192) => Some(Effort::Medium),
+            Thinking::Budget(_) => Some(Effort::High),
+        }
+    }
+}
+
+impl Effort {
+    /// The name the OpenAI APIs use: `low`, `medium`, `high`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+        }
     }
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::content::Part;
 use crate::message::ToolCall;
 use crate::tool_error::ToolError;
 
@@ -207,9 +208,17 @@ pub enum ToolOutput {
     Json(String),
     /// The tool succeeded with nothing to say; the model is told it succeeded.
     Done,
+    /// Text, images, documents in order: a screenshot, a rendered chart, a fetched PDF. A leading
+    /// text part becomes the result's text, the rest its [`parts`](crate::ToolResultMessage::parts).
+    Parts(Vec<Part>),
 }
 
 impl ToolOutput {
+    /// An image, from its bytes, as the whole result.
+    pub fn image(media_type: impl Into<String>, bytes: impl AsRef<[u8]>) -> Self {
+        ToolOutput::Parts(vec![Part::image(media_type, bytes)])
+    }
+
     /// Serializes a value as the JSON result of a tool.
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
         serde_json::to_string(value)

@@ -6,13 +6,14 @@ use std::fmt::Display;
 
 use serde::Serialize;
 
+use crate::content::Part;
 use crate::tool::ToolOutput;
 use crate::tool_error::ToolError;
 
 /// A value a [`tool_fn`](crate::tool_fn) closure's future may resolve to.
 ///
 /// - `String` and `&'static str` go to the model verbatim; `()` as a short success text; a
-///   [`ToolOutput`] as it is.
+///   [`ToolOutput`] as it is; a [`Part`] or a `Vec<Part>` (an image, a document) as parts.
 /// - A `serde_json::Value`, or any `Serialize` value wrapped in [`Json`], is serialized as JSON.
 /// - `Result<T, E>` with `T` one of those: an `Err` fails the call. A [`ToolError`] stays itself;
 ///   any other error (anything that implements `Display`) becomes [`ToolError::Failed`] with its
@@ -20,7 +21,7 @@ use crate::tool_error::ToolError;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's result",
     label = "the model is told a tool's result as text or JSON",
-    note = "return `String`, `&'static str`, `()`, a `ToolOutput`, a `serde_json::Value`, or `Json(value)` for any `Serialize` value",
+    note = "return `String`, `&'static str`, `()`, a `ToolOutput`, a `Part` or `Vec<Part>`, a `serde_json::Value`, or `Json(value)` for any `Serialize` value",
     note = "or a `Result` of one of those, whose error implements `Display` (a `ToolError` is kept as it is)"
 )]
 pub trait IntoToolResult {
@@ -49,6 +50,18 @@ impl IntoToolResult for () {
 impl IntoToolResult for ToolOutput {
     fn into_tool_result(self) -> Result<ToolOutput, ToolError> {
         Ok(self)
+    }
+}
+
+impl IntoToolResult for Part {
+    fn into_tool_result(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::Parts(vec![self]))
+    }
+}
+
+impl IntoToolResult for Vec<Part> {
+    fn into_tool_result(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::Parts(self))
     }
 }
 

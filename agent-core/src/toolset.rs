@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 
+use crate::content::Part;
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::texts::{English, NotRun, Texts};
@@ -283,15 +284,35 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         call: &ToolCall,
         outcome: Result<ToolOutput, ToolError>,
     ) -> ToolResultMessage {
+        let mut parts = Vec::new();
         let (content, is_error) = match outcome {
             Ok(ToolOutput::Text(text) | ToolOutput::Json(text)) => (text, false),
             Ok(ToolOutput::Done) => (self.texts.tool_done().to_owned(), false),
+            Ok(ToolOutput::Parts(mut all)) => {
+                let text = match all.first_mut() {
+                    Some(Part::Text { text }) => {
+                        let text = std::mem::take(text);
+                        all.remove(0);
+                        text
+                    }
+                    _ => String::new(),
+                };
+                parts = all;
+                (text, false)
+            }
             Err(error) if self.error_lead_in => (self.texts.tool_error(&error), true),
             Err(error) => (self.texts.tool_error_message(&error), true),
         };
+        // Each text is cut to the limit; images and documents are the provider's to refuse.
+        for part in &mut parts {
+            if let Part::Text { text } = part {
+                *text = self.cut_to_limit(std::mem::take(text));
+            }
+        }
         ToolResultMessage {
             tool_call_id: call.id.clone(),
             content: self.cut_to_limit(content),
+            parts,
             is_error,
         }
     }

@@ -24,14 +24,11 @@ fn scripted_model() -> ScriptedModel {
             "get_weather",
             r#"{"city":"Beijing","unit":"kelvin"}"#,
         )]),
-        AssistantMessage {
-            content: "Kelvin is not supported; asking in Celsius, and checking the time too."
-                .into(),
-            tool_calls: vec![
-                ToolCall::new("call_2", "get_weather", r#"{"city":"Beijing"}"#),
-                ToolCall::new("call_3", "get_time", r#"{"city":"Beijing"}"#),
-            ],
-        },
+        AssistantMessage::tool_calls([
+            ToolCall::new("call_2", "get_weather", r#"{"city":"Beijing"}"#),
+            ToolCall::new("call_3", "get_time", r#"{"city":"Beijing"}"#),
+        ])
+        .with_text("Kelvin is not supported; asking in Celsius, and checking the time too."),
         AssistantMessage::text(
             "Yes: light rain and 18°C in Beijing this morning. Take an umbrella.",
         ),
@@ -51,7 +48,7 @@ fn render(output: &RunOutput) -> String {
     let mut step = 0;
     for message in &output.messages {
         match message {
-            Message::User { content } => text.push_str(&format!("user: {content}\n")),
+            Message::User { content, .. } => text.push_str(&format!("user: {content}\n")),
             Message::Assistant(reply) if !reply.tool_calls.is_empty() => {
                 step += 1;
                 text.push_str(&format!("step {step}:\n"));

@@ -36,16 +36,11 @@ async fn the_history_is_system_user_reply_then_results_in_call_order() {
             call(0, "get_weather", r#"{"city":"北京"}"#),
             call(1, "now", ""),
         ])),
-        Message::Tool(ToolResultMessage {
-            tool_call_id: "call_0".into(),
-            content: r#"{"city":"北京","weather":"小雨","temp":18}"#.into(),
-            is_error: false,
-        }),
-        Message::Tool(ToolResultMessage {
-            tool_call_id: "call_1".into(),
-            content: "12:00".into(),
-            is_error: false,
-        }),
+        Message::Tool(ToolResultMessage::new(
+            "call_0",
+            r#"{"city":"北京","weather":"小雨","temp":18}"#,
+        )),
+        Message::Tool(ToolResultMessage::new("call_1", "12:00")),
         Message::Assistant(AssistantMessage::text("Take an umbrella.")),
     ];
     assert_eq!(output.messages, expected);
@@ -411,11 +406,7 @@ fn the_transcript_format_is_stable_json() {
     let messages = vec![
         Message::user("hi"),
         Message::Assistant(AssistantMessage::tool_calls([call(0, "now", "{}")])),
-        Message::Tool(ToolResultMessage {
-            tool_call_id: "call_0".into(),
-            content: "12:00".into(),
-            is_error: false,
-        }),
+        Message::Tool(ToolResultMessage::new("call_0", "12:00")),
     ];
     assert_eq!(
         serde_json::to_value(&messages).unwrap(),

@@ -72,7 +72,7 @@ impl Model for ChaosModel {
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let run: u64 = match &request.messages[1] {
-            Message::User { content } => content.parse().unwrap_or(0),
+            Message::User { content, .. } => content.parse().unwrap_or(0),
             _ => 0,
         };
         let turn = (request.messages.len() - 2) / 2;

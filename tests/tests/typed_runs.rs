@@ -132,7 +132,7 @@ async fn when_the_retries_run_out_the_error_keeps_every_rejected_output_and_the_
     // The words were corrected with a user message; the last reply's calls are all answered,
     // none run.
     assert!(
-        matches!(&messages[3], Message::User { content } if content.contains("`final_result` tool"))
+        matches!(&messages[3], Message::User { content, .. } if content.contains("`final_result` tool"))
     );
     let Message::Tool(weather) = &messages[5] else {
         panic!("{:?}", messages[5]);
@@ -208,7 +208,7 @@ async fn native_mode_sends_the_schema_as_the_response_format_and_reads_the_text(
     assert_eq!(requests[0].tools.len(), 1, "no final-answer tool");
     assert_eq!(requests[0].settings.tool_choice, None);
     // Words without JSON are corrected with a user message.
-    let Message::User { content } = &requests[1].messages[3] else {
+    let Message::User { content, .. } = &requests[1].messages[3] else {
         panic!("{:?}", requests[1].messages);
     };
     assert!(

@@ -191,6 +191,7 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let mut response = ChatResponse::new(AssistantMessage {
         content,
         tool_calls,
+        reasoning: Vec::new(),
     })
     .with_usage(Usage {
         input_tokens: reply.usage.input_tokens,
@@ -208,7 +209,7 @@ fn wire_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
     for message in messages {
         let (role, blocks): (&str, Vec<WireBlock<'_>>) = match message {
             Message::System { .. } => continue,
-            Message::User { content } => ("user", vec![WireBlock::Text { text: content }]),
+            Message::User { content, .. } => ("user", vec![WireBlock::Text { text: content }]),
             Message::Assistant(reply) => {
                 let mut blocks = Vec::with_capacity(1 + reply.tool_calls.len());
                 // The API refuses empty text blocks.

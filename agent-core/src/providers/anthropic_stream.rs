@@ -200,6 +200,7 @@ impl AnthropicReassembler {
         let mut response = ChatResponse::new(AssistantMessage {
             content,
             tool_calls,
+            reasoning: Vec::new(),
         })
         .with_usage(self.usage);
         response.finish_reason = self.stop_reason.as_deref().map(|reason| match reason {

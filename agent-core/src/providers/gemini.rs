@@ -296,6 +296,7 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let mut response = ChatResponse::new(AssistantMessage {
         content,
         tool_calls,
+        reasoning: Vec::new(),
     })
     .with_usage(usage);
     response.finish_reason = finish_reason;
@@ -310,7 +311,7 @@ fn wire_contents(messages: &[Message]) -> Vec<WireContentOut<'_>> {
     for message in messages {
         let (role, parts) = match message {
             Message::System { .. } => continue,
-            Message::User { content } => ("user", vec![WirePartOut::Text { text: content }]),
+            Message::User { content, .. } => ("user", vec![WirePartOut::Text { text: content }]),
             Message::Assistant(reply) => {
                 let mut parts = Vec::with_capacity(1 + reply.tool_calls.len());
                 if !reply.content.is_empty() {

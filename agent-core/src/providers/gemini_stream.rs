@@ -67,6 +67,7 @@ impl Reassembler for GeminiReassembler {
         let message = AssistantMessage {
             content: std::mem::take(&mut self.content),
             tool_calls: std::mem::take(&mut self.calls),
+            reasoning: Vec::new(),
         };
         let mut response = ChatResponse::new(message).with_usage(self.usage);
         response.finish_reason = Some(reason);

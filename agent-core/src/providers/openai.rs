@@ -4,6 +4,7 @@
 //!
 //! Wire format: <https://platform.openai.com/docs/api-reference/chat/create>.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use reqwest::header::HeaderName;
@@ -15,11 +16,16 @@ use super::common::{
 };
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
+use crate::content::{Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
-use crate::settings::{ResponseFormat, ToolChoice};
+use crate::reasoning::Reasoning;
+use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
 use crate::tool::{BoxFuture, ToolDef};
+
+/// What this adapter's [`Reasoning`] says wrote it.
+pub(crate) const PROVIDER: &str = "openai";
 
 /// OpenAI's own endpoint.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -83,10 +89,10 @@ impl OpenAi {
         &'a self,
         request: ChatRequest<'a>,
         stream: bool,
-    ) -> WireRequest<'a> {
-        WireRequest {
+    ) -> Result<WireRequest<'a>, ModelError> {
+        Ok(WireRequest {
             model: &self.common.model,
-            messages: request.messages.iter().map(wire_message).collect(),
+            messages: wire_messages(request.messages)?,
             tools: request
                 .tools
                 .iter()
@@ -96,11 +102,12 @@ impl OpenAi {
             response_format: request.response_format.map(wire_response_format),
             max_completion_tokens: self.common.max_tokens(&request),
             temperature: self.common.temperature(&request),
+            reasoning_effort: request.settings.thinking.map(reasoning_effort),
             stream,
             stream_options: stream.then_some(WireStreamOptions {
                 include_usage: true,
             }),
-        }
+        })
     }
 
     fn wire_tool<'a>(&self, tool: &'a ToolDef) -> WireTool<'a> {
@@ -126,7 +133,9 @@ impl Model for OpenAi {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let body = encode(&self.request_body(request, false));
+        let body = self
+            .request_body(request, false)
+            .and_then(|body| encode(&body));
         Box::pin(
             self.common
                 .send(&self.url, self.key_header(), body, parse_response),
@@ -137,7 +146,9 @@ impl Model for OpenAi {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        let body = encode(&self.request_body(request, true));
+        let body = self
+            .request_body(request, true)
+            .and_then(|body| encode(&body));
         let request = self
             .common
             .stream_request(self.url.clone(), self.key_header(), body);
@@ -180,6 +191,15 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
         return Err(unexpected_reply("the reply has no choices", body));
     };
     let mut finish_reason = choice.finish_reason.as_deref().map(finish_reason);
+    let reasoning = choice
+        .message
+        .reasoning_content
+        .filter(|text| !text.is_empty())
+        .or(choice.message.reasoning)
+        .filter(|text| !text.is_empty())
+        .map(|text| Reasoning::new(PROVIDER, text))
+        .into_iter()
+        .collect();
     let content = match (choice.message.content, choice.message.refusal) {
         (Some(content), _) => content,
         (None, Some(refusal)) => {
@@ -210,6 +230,7 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let mut response = ChatResponse::new(AssistantMessage {
         content,
         tool_calls,
+        reasoning,
     })
     .with_usage(usage);
     response.finish_reason = finish_reason;
@@ -226,33 +247,169 @@ pub(super) fn finish_reason(reason: &str) -> FinishReason {
     }
 }
 
-fn wire_message(message: &Message) -> WireMessage<'_> {
-    match message {
-        Message::System { content } => WireMessage::System { content },
-        Message::User { content } => WireMessage::User { content },
-        Message::Assistant(reply) => WireMessage::Assistant {
-            // An assistant turn that only calls tools has `content: null`.
-            content: (!reply.content.is_empty() || reply.tool_calls.is_empty())
-                .then_some(reply.content.as_str()),
-            tool_calls: reply
-                .tool_calls
-                .iter()
-                .map(|call| WireToolCall {
-                    id: &call.id,
-                    kind: "function",
-                    function: WireCalledFunction {
-                        name: &call.name,
-                        arguments: &call.arguments,
-                    },
-                })
-                .collect(),
-        },
-        // The wire format has no error flag: the text says it (the dispatcher's error texts do).
-        Message::Tool(result) => WireMessage::Tool {
-            tool_call_id: &result.tool_call_id,
-            content: &result.content,
-        },
+/// The history as Chat Completions messages. Tool messages are text only, so the images and
+/// documents of tool results go in one user message after the tool messages of their step (the
+/// workaround OpenAI documents), each introduced by the id of the call that produced it. The
+/// reasoning of assistant turns since the last user message goes back as `reasoning_content`, as
+/// DeepSeek requires within a tool loop; older turns' reasoning does not, as it asks.
+fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelError> {
+    let last_user = messages
+        .iter()
+        .rposition(|message| matches!(message, Message::User { .. }));
+    let mut wire = Vec::with_capacity(messages.len());
+    let mut attachments: Vec<WirePart<'_>> = Vec::new();
+    for (at, message) in messages.iter().enumerate() {
+        if !attachments.is_empty() && !matches!(message, Message::Tool(_)) {
+            wire.push(WireMessage::User {
+                content: WireContent::Parts(std::mem::take(&mut attachments)),
+            });
+        }
+        wire.push(match message {
+            Message::System { content } => WireMessage::System { content },
+            Message::User { content, parts } => WireMessage::User {
+                content: user_content(content, parts)?,
+            },
+            Message::Assistant(reply) => WireMessage::Assistant {
+                // An assistant turn that only calls tools has `content: null`.
+                content: (!reply.content.is_empty() || reply.tool_calls.is_empty())
+                    .then_some(reply.content.as_str()),
+                reasoning_content: last_user
+                    .is_none_or(|user| at > user)
+                    .then(|| reasoning_text(reply))
+                    .flatten(),
+                tool_calls: reply
+                    .tool_calls
+                    .iter()
+                    .map(|call| WireToolCall {
+                        id: &call.id,
+                        kind: "function",
+                        function: WireCalledFunction {
+                            name: &call.name,
+                            arguments: &call.arguments,
+                        },
+                    })
+                    .collect(),
+            },
+            // The wire format has no error flag: the text says it (the dispatcher's error texts do).
+            Message::Tool(result) => {
+                let mut content = Cow::Borrowed(result.content.as_str());
+                let mut media = result.parts.iter().filter(|part| part.media().is_some());
+                if let Some(first) = media.next() {
+                    attachments.push(WirePart::Text {
+                        text: Cow::Owned(format!(
+                            "The tool call {} returned these:",
+                            result.tool_call_id
+                        )),
+                    });
+                    for part in std::iter::once(first).chain(media) {
+                        attachments.push(wire_part(part)?);
+                    }
+                }
+                for part in &result.parts {
+                    if let Part::Text { text } = part {
+                        content.to_mut().push('\n');
+                        content.to_mut().push_str(text);
+                    }
+                }
+                WireMessage::Tool {
+                    tool_call_id: &result.tool_call_id,
+                    content,
+                }
+            }
+        });
     }
+    if !attachments.is_empty() {
+        wire.push(WireMessage::User {
+            content: WireContent::Parts(attachments),
+        });
+    }
+    Ok(wire)
+}
+
+/// A user message's content: its text alone, or its text and parts.
+fn user_content<'a>(text: &'a str, parts: &'a [Part]) -> Result<WireContent<'a>, ModelError> {
+    if parts.is_empty() {
+        return Ok(WireContent::Text(text));
+    }
+    let mut wire = Vec::with_capacity(parts.len() + 1);
+    if !text.is_empty() {
+        wire.push(WirePart::Text {
+            text: Cow::Borrowed(text),
+        });
+    }
+    for part in parts {
+        wire.push(wire_part(part)?);
+    }
+    Ok(WireContent::Parts(wire))
+}
+
+/// One content part. Audio goes as bytes in WAV or MP3 and documents as bytes (`file_data`);
+/// anything else is refused before a request is sent.
+fn wire_part(part: &Part) -> Result<WirePart<'_>, ModelError> {
+    Ok(match part {
+        Part::Text { text } => WirePart::Text {
+            text: Cow::Borrowed(text),
+        },
+        Part::Image(media) => WirePart::ImageUrl {
+            image_url: WireImageUrl {
+                url: media.to_url(),
+            },
+        },
+        Part::Document(media) => match &media.source {
+            Source::Base64(_) => WirePart::File {
+                file: WireFile {
+                    filename: media.name.as_deref().unwrap_or("document"),
+                    file_data: media.to_url(),
+                },
+            },
+            Source::Url(_) => {
+                return Err(unsupported(
+                    "a document by URL: Chat Completions takes documents as bytes; \
+                     fetch it and send Part::document",
+                ));
+            }
+        },
+        Part::Audio(media) => {
+            let format = match media.media_type.as_str() {
+                "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+                "audio/mpeg" | "audio/mp3" => "mp3",
+                _ => return Err(unsupported("audio other than WAV or MP3")),
+            };
+            match &media.source {
+                Source::Base64(data) => WirePart::InputAudio {
+                    input_audio: WireAudio { data, format },
+                },
+                Source::Url(_) => {
+                    return Err(unsupported(
+                        "audio by URL: Chat Completions takes audio as bytes",
+                    ));
+                }
+            }
+        }
+    })
+}
+
+fn unsupported(what: &str) -> ModelError {
+    ModelError::Unsupported {
+        message: format!("OpenAI Chat Completions cannot take {what}"),
+    }
+}
+
+/// The readable reasoning of a reply that this API wrote, joined.
+fn reasoning_text(reply: &AssistantMessage) -> Option<String> {
+    let mut pieces = reply
+        .reasoning
+        .iter()
+        .filter(|reasoning| reasoning.is_from(PROVIDER) && !reasoning.text.is_empty())
+        .map(|reasoning| reasoning.text.as_str())
+        .peekable();
+    pieces.peek()?;
+    Some(pieces.collect())
+}
+
+/// `reasoning_effort`: off is `minimal`, the least the API lets a reasoning model think.
+fn reasoning_effort(thinking: Thinking) -> &'static str {
+    thinking.effort().map_or("minimal", Effort::as_str)
 }
 
 /// `tool_choice`: a word, or the function that must be called.
@@ -298,6 +455,8 @@ pub(crate) struct WireRequest<'a> {
     max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -349,17 +508,53 @@ enum WireMessage<'a> {
         content: &'a str,
     },
     User {
-        content: &'a str,
+        content: WireContent<'a>,
     },
     Assistant {
         content: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning_content: Option<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<WireToolCall<'a>>,
     },
     Tool {
         tool_call_id: &'a str,
-        content: &'a str,
+        content: Cow<'a, str>,
     },
+}
+
+/// A user message's content: a string, or an array of parts.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WireContent<'a> {
+    Text(&'a str),
+    Parts(Vec<WirePart<'a>>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WirePart<'a> {
+    Text { text: Cow<'a, str> },
+    ImageUrl { image_url: WireImageUrl },
+    InputAudio { input_audio: WireAudio<'a> },
+    File { file: WireFile<'a> },
+}
+
+#[derive(Serialize)]
+struct WireImageUrl {
+    url: String,
+}
+
+#[derive(Serialize)]
+struct WireAudio<'a> {
+    data: &'a str,
+    format: &'static str,
+}
+
+#[derive(Serialize)]
+struct WireFile<'a> {
+    filename: &'a str,
+    file_data: String,
 }
 
 #[derive(Serialize)]
@@ -408,6 +603,12 @@ struct WireChoice {
 struct WireReply {
     content: Option<String>,
     refusal: Option<String>,
+    /// DeepSeek, Qwen, vLLM and others.
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    /// OpenRouter's name for it (some servers send both).
+    #[serde(default)]
+    reasoning: Option<String>,
     #[serde(default, deserialize_with = "null_as_empty")]
     tool_calls: Vec<WireReplyCall>,
 }

@@ -13,15 +13,18 @@ use serde_json::Value;
 
 use super::common::{arguments_text, made_up_call_id};
 use super::http::stream_error;
+use super::openai::PROVIDER;
 use super::sse::{Out, Reassembler, bad_event, cut_off};
 use crate::message::{AssistantMessage, ToolCall, Usage};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, ModelError};
+use crate::reasoning::Reasoning;
 
 /// The reply so far.
 #[derive(Default)]
 pub(crate) struct OpenAiReassembler {
     content: String,
+    reasoning: String,
     calls: BTreeMap<usize, Call>,
     finish_reason: Option<String>,
     usage: Usage,
@@ -53,12 +56,23 @@ impl Reassembler for OpenAiReassembler {
             };
         }
         for choice in chunk.choices.into_iter().filter(|choice| choice.index == 0) {
+            let reasoning = choice
+                .delta
+                .reasoning_content
+                .filter(|text| !text.is_empty());
+            if let Some(text) = reasoning
+                .or(choice.delta.reasoning)
+                .filter(|t| !t.is_empty())
+            {
+                self.reasoning.push_str(&text);
+                out.push_back(Ok(StreamEvent::ReasoningDelta(text)));
+            }
             if let Some(text) = choice.delta.content.filter(|text| !text.is_empty()) {
                 self.content.push_str(&text);
                 out.push_back(Ok(StreamEvent::TextDelta(text)));
             }
             for fragment in choice.delta.tool_calls.unwrap_or_default() {
-                let index = fragment.index;
+                let index = self.index_of(&fragment);
                 let entry = self.calls.entry(index).or_insert_with(|| Call {
                     call: ToolCall::new("", "", ""),
                     started: false,
@@ -164,12 +178,35 @@ fn status_of(kind: &str) -> Option<u16> {
 }
 
 impl OpenAiReassembler {
+    /// The place of the call a fragment belongs to: its `index`, or, from a server that sends
+    /// none, the last call's, unless the fragment brings a new id (a new call).
+    fn index_of(&self, fragment: &CallFragment) -> usize {
+        if let Some(index) = fragment.index {
+            return index;
+        }
+        let last = self.calls.last_key_value();
+        match (last, fragment.id.as_deref().filter(|id| !id.is_empty())) {
+            (None, _) => 0,
+            (Some((&index, entry)), Some(id))
+                if !entry.call.id.is_empty() && entry.call.id != id =>
+            {
+                index + 1
+            }
+            (Some((&index, _)), _) => index,
+        }
+    }
+
     fn finish(&mut self) -> StreamEvent {
+        let reasoning = std::mem::take(&mut self.reasoning);
         let message = AssistantMessage {
             content: std::mem::take(&mut self.content),
             tool_calls: std::mem::take(&mut self.calls)
                 .into_values()
                 .map(|entry| entry.call)
+                .collect(),
+            reasoning: (!reasoning.is_empty())
+                .then(|| Reasoning::new(PROVIDER, reasoning))
+                .into_iter()
                 .collect(),
         };
         let mut response = ChatResponse::new(message).with_usage(self.usage);
@@ -201,13 +238,15 @@ struct ChunkChoice {
 #[derive(Deserialize, Default)]
 struct Delta {
     content: Option<String>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
     tool_calls: Option<Vec<CallFragment>>,
 }
 
 #[derive(Deserialize)]
 struct CallFragment {
-    #[serde(default)]
-    index: usize,
+    /// Some compatible servers send none: see [`OpenAiReassembler::index_of`].
+    index: Option<usize>,
     id: Option<String>,
     function: Option<FunctionFragment>,
 }

@@ -499,6 +499,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             let result = ToolResultMessage {
                 tool_call_id: call.id.clone(),
                 content: output.correction.clone().unwrap_or_default(),
+                parts: Vec::new(),
                 is_error: true,
             };
             self.observe(call, &result, None);
@@ -741,6 +742,9 @@ async fn streamed_reply(
         match event? {
             StreamEvent::TextDelta(text) => {
                 let _ = events.unbounded_send(RunEvent::TextDelta(text));
+            }
+            StreamEvent::ReasoningDelta(text) => {
+                let _ = events.unbounded_send(RunEvent::ReasoningDelta(text));
             }
             StreamEvent::Finished(response) => return Ok(response),
             _ => {}

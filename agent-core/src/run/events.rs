@@ -22,6 +22,9 @@ pub enum RunEvent<O = RunOutput> {
     },
     /// More of the model's text.
     TextDelta(String),
+    /// More of the model's reasoning, as the provider streams it (a thinking model's thoughts or
+    /// their summary); not part of the answer.
+    ReasoningDelta(String),
     /// The model asked for a tool call (sent when its reply is complete).
     ToolCallRequested(ToolCall),
     /// A tool call's result, in call order.
@@ -44,6 +47,7 @@ impl RunEvent {
         Some(match self {
             RunEvent::StepStarted { step } => RunEvent::StepStarted { step },
             RunEvent::TextDelta(text) => RunEvent::TextDelta(text),
+            RunEvent::ReasoningDelta(text) => RunEvent::ReasoningDelta(text),
             RunEvent::ToolCallRequested(call) => RunEvent::ToolCallRequested(call),
             RunEvent::ToolResult(result) => RunEvent::ToolResult(result),
             RunEvent::StepFinished { step, usage } => RunEvent::StepFinished { step, usage },

@@ -655,11 +655,9 @@ async fn check_tool_result<M: Model + ?Sized, H: Harness>(
         .push(Message::Assistant(AssistantMessage::tool_calls([
             ToolCall::new(CALL_ID, "get_weather", r#"{"city":"Beijing"}"#),
         ])));
-    conversation.messages.push(Message::Tool(ToolResultMessage {
-        tool_call_id: CALL_ID.to_owned(),
-        content: RESULT.to_owned(),
-        is_error: false,
-    }));
+    conversation
+        .messages
+        .push(Message::Tool(ToolResultMessage::new(CALL_ID, RESULT)));
     let reply = text_reply();
     harness
         .prime(&Exchange::Reply(reply.clone()), Call::Chat)
@@ -834,6 +832,7 @@ fn check_events(
                 call.arguments.push_str(fragment);
             }
             Ok(StreamEvent::Usage(reported)) => usage = Some(*reported),
+            Ok(StreamEvent::ReasoningDelta(_)) => {}
         }
     }
     if text != reply.message.content {

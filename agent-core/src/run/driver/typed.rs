@@ -210,6 +210,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 let result = ToolResultMessage {
                     tool_call_id: call.id.clone(),
                     content: self.agent.tools.texts().output_received().to_owned(),
+                    parts: Vec::new(),
                     is_error: false,
                 };
                 self.observe(call, &result, None);
