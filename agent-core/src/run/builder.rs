@@ -12,7 +12,7 @@ use super::outcome::{RunError, RunOutput};
 use crate::agent::Agent;
 use crate::message::Message;
 use crate::output::{OutputMode, OutputType, TypedCheck, TypedOutput, Validator};
-use crate::settings::{ModelSettings, ToolChoice};
+use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::tool::BoxFuture;
 
 /// One run of an agent, set up and not yet started: what [`Agent::run_with`] returns. `.await` it
@@ -99,6 +99,12 @@ impl<'a, S: Send + Sync + 'static> RunBuilder<'a, S> {
     /// Sets the most tokens one reply of this run may have.
     pub fn max_tokens(mut self, tokens: u32) -> Self {
         self.settings_mut().max_tokens = Some(tokens);
+        self
+    }
+
+    /// Sets how much a reasoning model thinks in this run.
+    pub fn thinking(mut self, thinking: Thinking) -> Self {
+        self.settings_mut().thinking = Some(thinking);
         self
     }
 
