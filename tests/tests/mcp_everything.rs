@@ -75,9 +75,20 @@ fn check_run(output: &RunOutput) {
     assert!(!results[3].is_error);
     let structured: Value = serde_json::from_str(&results[3].content).unwrap();
     assert_eq!(structured["conditions"], "Light rain / drizzle");
+    // The image reaches the model as an image, between the two texts.
+    assert_eq!(results[4].content, "Here's the image you requested:");
+    let [image, caption] = results[4].parts.as_slice() else {
+        panic!("{:?}", results[4].parts);
+    };
+    let media = image.media().expect("an image part");
     assert_eq!(
-        results[4].content,
-        "Here's the image you requested:\n[image: image/png]\nThe image above is the MCP logo."
+        (image.kind(), media.media_type.as_str()),
+        ("image", "image/png")
+    );
+    assert!(matches!(&media.source, agent_core::Source::Base64(data) if data.len() > 100));
+    assert_eq!(
+        caption,
+        &agent_core::Part::text("The image above is the MCP logo.")
     );
     assert_eq!(
         (results[5].is_error, results[5].content.as_str()),

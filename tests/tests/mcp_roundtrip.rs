@@ -501,3 +501,71 @@ async fn nulls_for_optional_fields_are_left_out_before_the_call_goes_to_the_serv
         serde_json::json!({ "city": "Oslo", "when": { "day": "Mon" }, "note": null })
     );
 }
+
+/// Render the current chart: a caption, the picture, and the report it comes from.
+#[agent_core::tool]
+async fn chart() -> Vec<agent_core::Part> {
+    vec![
+        agent_core::Part::text("Rainfall this week:"),
+        agent_core::Part::image("image/png", [0x89, b'P', b'N', b'G']),
+        agent_core::Part::Document(
+            agent_core::Media::bytes("application/pdf", b"%PDF-1.7").with_name("report.pdf"),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn a_tools_image_goes_out_as_mcp_image_content_and_comes_back_as_a_part() {
+    use agent_core::{Media, Part};
+    use rmcp::ServiceExt;
+
+    // What any MCP client sees: an image block, the PDF as an embedded resource.
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(McpServer::new(tools!(chart)).serve_io(read, write));
+    let raw = ().serve(client_end).await.unwrap();
+    let result = raw
+        .peer()
+        .call_tool(rmcp::model::CallToolRequestParams::new("chart"))
+        .await
+        .unwrap();
+    let blocks = serde_json::to_value(&result.content).unwrap();
+    assert_eq!(
+        blocks,
+        serde_json::json!([
+            {"type": "text", "text": "Rainfall this week:"},
+            {"type": "image", "data": "iVBORw==", "mimeType": "image/png"},
+            {"type": "resource", "resource": {
+                "uri": "attachment:///report.pdf",
+                "mimeType": "application/pdf",
+                "blob": "JVBERi0xLjc="
+            }}
+        ])
+    );
+
+    // What an agent using the tool over MCP sees: the same result as calling it natively.
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(McpServer::new(tools!(chart)).serve_io(read, write));
+    let (read, write) = tokio::io::split(client_end);
+    let client = McpClient::connect_io(read, write).await.unwrap();
+    let model = model_calling([call(0, "chart", "{}")], "done");
+    let output = Agent::new(model)
+        .try_tools(client.tools().await.unwrap())
+        .unwrap()
+        .run("chart")
+        .await
+        .unwrap();
+    let result = tool_results(&output)[0];
+    assert_eq!(result.content, "Rainfall this week:");
+    assert_eq!(
+        result.parts,
+        vec![
+            Part::Image(Media::base64("image/png", "iVBORw==")),
+            Part::Document(
+                Media::base64("application/pdf", "JVBERi0xLjc=")
+                    .with_name("attachment:///report.pdf")
+            ),
+        ]
+    );
+}

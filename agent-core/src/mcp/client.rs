@@ -17,6 +17,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::McpError;
 use super::content;
+use crate::content::Part;
 use crate::fit::drop_optional_nulls;
 use crate::message::ToolCall;
 use crate::schema::neutral_parameters;
@@ -326,19 +327,24 @@ fn arguments_object(arguments: &str) -> Result<JsonObject, ToolError> {
     }
 }
 
-/// A `tools/call` result as the tool's outcome: its content as text, or the structured result
-/// when there is no content.
+/// A `tools/call` result as the tool's outcome: its content as text, or as parts when it holds
+/// images, audio or documents (the model sees them where its provider can), or the structured
+/// result when there is no content.
 fn output(result: CallToolResult) -> Result<ToolOutput, ToolError> {
-    let text = content::as_text(&result.content);
     if result.is_error == Some(true) {
-        return Err(ToolError::failed(text));
+        return Err(ToolError::failed(content::as_text(&result.content)));
     }
-    match result.structured_content {
-        Some(structured) if result.content.is_empty() => {
-            Ok(ToolOutput::Json(structured.to_string()))
-        }
-        _ => Ok(ToolOutput::Text(text)),
+    if let Some(structured) = result.structured_content
+        && result.content.is_empty()
+    {
+        return Ok(ToolOutput::Json(structured.to_string()));
     }
+    let mut parts = content::as_parts(&result.content);
+    Ok(match parts.as_mut_slice() {
+        [] => ToolOutput::Text(String::new()),
+        [Part::Text { text }] => ToolOutput::Text(std::mem::take(text)),
+        _ => ToolOutput::Parts(parts),
+    })
 }
 
 /// `name` with every character a tool name may not have replaced by `_`, cut to the longest

@@ -1,40 +1,169 @@
-//! What a model is shown of an MCP tool result's content blocks.
+//! MCP content blocks and our parts, both ways: what a model is shown of an MCP tool result, and
+//! what an MCP client gets of our tools' images and documents.
 
-use rmcp::model::{ContentBlock, ResourceContents};
+use rmcp::model::{ContentBlock, Resource, ResourceContents};
 
-/// The blocks as one text, one block per line. Text goes verbatim; what a text-only model cannot
-/// take in (images, audio, binary resources) is named, so the model knows it is there.
+use crate::content::{Media, Part, Source};
+use crate::message::ToolResultMessage;
+
+/// The blocks as one text, one block per line: for an error result, whose text is what the model
+/// reads. What is not text is named, so the model knows it is there.
 pub(super) fn as_text(blocks: &[ContentBlock]) -> String {
     let mut text = String::new();
-    for block in blocks {
+    for part in as_parts(blocks) {
         if !text.is_empty() {
             text.push('\n');
         }
-        match block {
-            ContentBlock::Text(content) => text.push_str(&content.text),
-            ContentBlock::Image(image) => {
-                text.push_str(&format!("[image: {}]", image.mime_type));
+        match part {
+            Part::Text { text: piece } => text.push_str(&piece),
+            other => {
+                let media = other.media().map_or("", |media| media.media_type.as_str());
+                text.push_str(&format!("[{}: {media}]", other.kind()));
             }
-            ContentBlock::Audio(audio) => {
-                text.push_str(&format!("[audio: {}]", audio.mime_type));
-            }
-            ContentBlock::Resource(embedded) => match &embedded.resource {
-                ResourceContents::TextResourceContents {
-                    uri, text: body, ..
-                } => {
-                    text.push_str(&format!("[resource {uri}]\n{body}"));
-                }
-                ResourceContents::BlobResourceContents { uri, mime_type, .. } => {
-                    let kind = mime_type.as_deref().unwrap_or("binary data");
-                    text.push_str(&format!("[resource {uri}: {kind}]"));
-                }
-                _ => text.push_str("[resource]"),
-            },
-            ContentBlock::ResourceLink(link) => {
-                text.push_str(&format!("[resource link {}: {}]", link.name, link.uri));
-            }
-            _ => text.push_str("[content of a kind this client does not know]"),
         }
     }
     text
+}
+
+/// The blocks as parts, in order: text as text (consecutive texts joined by a line break), images
+/// and audio as themselves, an embedded resource's blob as the part its MIME type says (a PDF as
+/// a document) and its text as text, a resource link as a line that names it.
+pub(super) fn as_parts(blocks: &[ContentBlock]) -> Vec<Part> {
+    let mut parts: Vec<Part> = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        let part = match block {
+            ContentBlock::Text(content) => Part::text(content.text.clone()),
+            ContentBlock::Image(image) => {
+                Part::Image(Media::base64(image.mime_type.clone(), image.data.clone()))
+            }
+            ContentBlock::Audio(audio) => {
+                Part::Audio(Media::base64(audio.mime_type.clone(), audio.data.clone()))
+            }
+            ContentBlock::Resource(embedded) => match &embedded.resource {
+                ResourceContents::TextResourceContents { uri, text, .. } => {
+                    Part::text(format!("[resource {uri}]\n{text}"))
+                }
+                ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    ..
+                } => blob_part(uri, mime_type.as_deref(), blob),
+                _ => Part::text("[resource]"),
+            },
+            ContentBlock::ResourceLink(link) => {
+                Part::text(format!("[resource link {}: {}]", link.name, link.uri))
+            }
+            _ => Part::text("[content of a kind this client does not know]"),
+        };
+        match (parts.last_mut(), part) {
+            (Some(Part::Text { text }), Part::Text { text: more }) => {
+                text.push('\n');
+                text.push_str(&more);
+            }
+            (_, part) => parts.push(part),
+        }
+    }
+    parts
+}
+
+/// An embedded binary resource: an image, audio or document when its type says so, else a line
+/// that names it (a model cannot read arbitrary bytes).
+fn blob_part(uri: &str, mime_type: Option<&str>, blob: &str) -> Part {
+    let Some(media_type) = mime_type else {
+        return Part::text(format!("[resource {uri}: binary data]"));
+    };
+    let media = Media::base64(media_type, blob).with_name(uri);
+    if media_type.starts_with("image/") {
+        Part::Image(media)
+    } else if media_type.starts_with("audio/") {
+        Part::Audio(media)
+    } else if media_type == "application/pdf" || media_type.starts_with("text/") {
+        Part::Document(media)
+    } else {
+        Part::text(format!("[resource {uri}: {media_type}]"))
+    }
+}
+
+/// A tool result as MCP content: its text, then each part as the block MCP has for it (images and
+/// audio as themselves, documents as embedded resources, anything by URL as a resource link).
+pub(super) fn blocks_of(result: ToolResultMessage) -> Vec<ContentBlock> {
+    let mut blocks = Vec::with_capacity(1 + result.parts.len());
+    if !result.content.is_empty() || result.parts.is_empty() {
+        blocks.push(ContentBlock::text(result.content));
+    }
+    for part in result.parts {
+        blocks.push(block_of(part));
+    }
+    blocks
+}
+
+fn block_of(part: Part) -> ContentBlock {
+    let kind = part.kind();
+    let media = match part {
+        Part::Text { text } => return ContentBlock::text(text),
+        Part::Image(media) | Part::Document(media) | Part::Audio(media) => media,
+    };
+    match media.source {
+        Source::Base64(data) if kind == "image" => ContentBlock::image(data, media.media_type),
+        Source::Base64(data) if kind == "audio" => ContentBlock::audio(data, media.media_type),
+        Source::Base64(data) => {
+            let uri = format!("attachment:///{}", media.name.as_deref().unwrap_or(kind));
+            ContentBlock::resource(
+                ResourceContents::blob(data, uri).with_mime_type(media.media_type),
+            )
+        }
+        Source::Url(url) => {
+            let name = media.name.unwrap_or_else(|| kind.to_owned());
+            ContentBlock::resource_link(Resource::new(url, name).with_mime_type(media.media_type))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_become_parts_and_parts_blocks() {
+        let blocks = vec![
+            ContentBlock::text("Here it is:"),
+            ContentBlock::text("a chart"),
+            ContentBlock::image("iVBORw==", "image/png"),
+            ContentBlock::resource(
+                ResourceContents::blob("JVBERg==", "file:///a.pdf")
+                    .with_mime_type("application/pdf"),
+            ),
+            ContentBlock::resource(ResourceContents::blob("AAAA", "file:///x.bin")),
+        ];
+        let parts = as_parts(&blocks);
+        assert_eq!(
+            parts,
+            vec![
+                Part::text("Here it is:\na chart"),
+                Part::Image(Media::base64("image/png", "iVBORw==")),
+                Part::Document(
+                    Media::base64("application/pdf", "JVBERg==").with_name("file:///a.pdf")
+                ),
+                Part::text("[resource file:///x.bin: binary data]"),
+            ]
+        );
+        assert_eq!(
+            as_text(&blocks),
+            "Here it is:\na chart\n[image: image/png]\n[document: application/pdf]\n\
+             [resource file:///x.bin: binary data]"
+        );
+
+        let result = ToolResultMessage::new("c1", "Rendered:")
+            .with_part(Part::image("image/png", [1, 2, 3]))
+            .with_part(Part::document_url("https://example.com/r.pdf"));
+        let back = blocks_of(result);
+        assert_eq!(back.len(), 3);
+        assert_eq!(back[1], ContentBlock::image("AQID", "image/png"));
+        let ContentBlock::ResourceLink(link) = &back[2] else {
+            panic!("{:?}", back[2]);
+        };
+        assert_eq!(link.uri, "https://example.com/r.pdf");
+        assert_eq!(link.mime_type.as_deref(), Some("application/pdf"));
+    }
 }

@@ -5,9 +5,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, Tool as ListedTool, ToolAnnotations as ListedAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as ListedTool,
+    ToolAnnotations as ListedAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -18,7 +18,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tracing::Instrument;
 
-use super::McpError;
+use super::{McpError, content};
 use crate::message::ToolCall;
 use crate::tool::{ToolDef, ToolOutput};
 use crate::toolset::{CallDecision, ToolSet};
@@ -210,11 +210,9 @@ impl McpServer {
         };
         let result = tools.result_message(&call, outcome);
         if result.is_error {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(
-                result.content,
-            )]));
+            return Ok(CallToolResult::error(content::blocks_of(result)));
         }
-        let mut reply = CallToolResult::success(vec![ContentBlock::text(result.content)]);
+        let mut reply = CallToolResult::success(content::blocks_of(result));
         reply.structured_content = structured;
         Ok(reply)
     }
