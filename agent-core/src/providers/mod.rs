@@ -29,6 +29,11 @@ mod sse;
 #[path = "fuzz.rs"]
 pub mod __fuzz;
 
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+#[path = "bench.rs"]
+pub mod __bench;
+
 #[cfg(feature = "anthropic")]
 pub use anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, Anthropic};
 pub use env::{EnvError, EnvModel, from_env, from_variables};

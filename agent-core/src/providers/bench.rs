@@ -1,0 +1,27 @@
+//! The adapters' request builders, for the benchmarks in `benches/` only: not a public API, and
+//! not covered by semver. Compiled in with the `bench-internals` cargo feature.
+//!
+//! For each adapter, two ways to the same request body: `*_request` builds it from the history as
+//! a request does (wire structs, schema dialects) and serializes it; `*_floor` builds the wire
+//! struct once and returns what serializes it again: the floor no adapter can beat.
+
+use crate::model::{ChatRequest, ModelError};
+
+/// The body `OpenAi::chat` sends for `request`, built and serialized.
+#[cfg(feature = "openai")]
+pub fn openai_request(
+    model: &super::OpenAi,
+    request: ChatRequest<'_>,
+) -> Result<Vec<u8>, ModelError> {
+    super::common::encode(&model.request_body(request, false)?)
+}
+
+/// The same body's wire struct, built once; the closure serializes it.
+#[cfg(feature = "openai")]
+pub fn openai_floor<'a>(
+    model: &'a super::OpenAi,
+    request: ChatRequest<'a>,
+) -> Result<impl Fn() -> Vec<u8> + 'a, ModelError> {
+    let body = model.request_body(request, false)?;
+    Ok(move || serde_json::to_vec(&body).unwrap_or_default())
+}
