@@ -154,10 +154,32 @@ impl Media {
     /// The bytes as a `data:` URL (`data:image/png;base64,...`), or the URL itself: the form
     /// OpenAI's APIs take.
     pub fn to_url(&self) -> String {
-        match &self.source {
-            Source::Url(url) => url.clone(),
-            Source::Base64(data) => format!("data:{};base64,{data}", self.media_type),
+        self.as_url().to_string()
+    }
+
+    /// [`to_url`](Self::to_url) without building the string: it displays, and serializes as a
+    /// JSON string written straight into the request body.
+    pub fn as_url(&self) -> MediaUrl<'_> {
+        MediaUrl(self)
+    }
+}
+
+/// A part's bytes as a `data:` URL, or its URL: see [`Media::as_url`].
+#[derive(Debug, Clone, Copy)]
+pub struct MediaUrl<'a>(&'a Media);
+
+impl std::fmt::Display for MediaUrl<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0.source {
+            Source::Url(url) => f.write_str(url),
+            Source::Base64(data) => write!(f, "data:{};base64,{data}", self.0.media_type),
         }
+    }
+}
+
+impl Serialize for MediaUrl<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
     }
 }
 

@@ -80,7 +80,7 @@ pub mod testing;
 pub mod __private;
 
 pub use agent::Agent;
-pub use content::{Media, Part, Source};
+pub use content::{Media, MediaUrl, Part, Source};
 pub use hooks::{Approval, Approver, Hooks, ToolDecision};
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};

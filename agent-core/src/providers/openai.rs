@@ -16,7 +16,7 @@ use super::common::{
 };
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
-use crate::content::{Part, Source};
+use crate::content::{MediaUrl, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
@@ -352,14 +352,14 @@ fn wire_part(part: &Part) -> Result<WirePart<'_>, ModelError> {
         },
         Part::Image(media) => WirePart::ImageUrl {
             image_url: WireImageUrl {
-                url: media.to_url(),
+                url: media.as_url(),
             },
         },
         Part::Document(media) => match &media.source {
             Source::Base64(_) => WirePart::File {
                 file: WireFile {
                     filename: media.name.as_deref().unwrap_or("document"),
-                    file_data: media.to_url(),
+                    file_data: media.as_url(),
                 },
             },
             Source::Url(_) => {
@@ -535,14 +535,14 @@ enum WireContent<'a> {
 #[serde(tag = "type", rename_all = "snake_case")]
 enum WirePart<'a> {
     Text { text: Cow<'a, str> },
-    ImageUrl { image_url: WireImageUrl },
+    ImageUrl { image_url: WireImageUrl<'a> },
     InputAudio { input_audio: WireAudio<'a> },
     File { file: WireFile<'a> },
 }
 
 #[derive(Serialize)]
-struct WireImageUrl {
-    url: String,
+struct WireImageUrl<'a> {
+    url: MediaUrl<'a>,
 }
 
 #[derive(Serialize)]
@@ -554,7 +554,7 @@ struct WireAudio<'a> {
 #[derive(Serialize)]
 struct WireFile<'a> {
     filename: &'a str,
-    file_data: String,
+    file_data: MediaUrl<'a>,
 }
 
 #[derive(Serialize)]
