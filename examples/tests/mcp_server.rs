@@ -13,6 +13,9 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_mcp_server");
 
+/// `RADAR_PNG` in base64, encoded apart from the crate.
+const RADAR_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR42mOQizoBRwzEcQD9oxQBMj0hIQAAAABJRU5ErkJggg==";
+
 /// One call of each kind: structured success, plain success, bad argument, the tool's own error,
 /// an unknown tool.
 fn calls() -> Value {
@@ -21,7 +24,8 @@ fn calls() -> Value {
         { "name": "get_time", "arguments": { "city": "Paris" } },
         { "name": "get_weather", "arguments": { "city": "Beijing", "unit": "kelvin" } },
         { "name": "get_weather", "arguments": { "city": "Atlantis" } },
-        { "name": "get_forecast", "arguments": {} }
+        { "name": "get_forecast", "arguments": {} },
+        { "name": "rain_radar", "arguments": { "city": "Beijing" } }
     ])
 }
 
@@ -33,7 +37,7 @@ fn check_report(report: &Value) {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["get_weather", "get_time"]);
+    assert_eq!(names, ["get_weather", "get_time", "rain_radar"]);
     let weather = Tool::<()>::definition(&get_weather {});
     assert_eq!(tools[0]["description"], weather.description.as_str());
     assert_eq!(tools[0]["inputSchema"], weather.parameters);
@@ -88,8 +92,19 @@ fn check_report(report: &Value) {
     assert_eq!(unknown["message"], "Unknown tool: get_forecast");
     assert_eq!(
         unknown["data"]["available"],
-        json!(["get_weather", "get_time"])
+        json!(["get_weather", "get_time", "rain_radar"])
     );
+
+    // A tool's image is MCP image content, base64 with its MIME type, after the caption.
+    let radar = &calls[5]["result"];
+    assert_eq!(
+        radar["content"],
+        json!([
+            { "type": "text", "text": "Rain radar for Beijing, last hour:" },
+            { "type": "image", "data": RADAR_BASE64, "mimeType": "image/png" }
+        ])
+    );
+    assert_eq!(radar["isError"], false);
 }
 
 async fn the_sdk_client_uses_it_over_stdio() {

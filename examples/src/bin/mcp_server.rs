@@ -1,5 +1,5 @@
-//! The example tools (`get_weather`, `get_time`) served over MCP: the same `#[tool]` functions the
-//! `weather` example gives its agent.
+//! The example tools (`get_weather`, `get_time`, `rain_radar`, whose image goes out as MCP image
+//! content) served over MCP: the same `#[tool]` functions the `weather` example gives its agent.
 //!
 //! - `cargo run -p examples --bin mcp_server` serves one client on stdin/stdout (what an MCP host
 //!   such as Claude Desktop or the MCP Inspector spawns).
@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use agent_core::mcp::McpServer;
 use agent_core::tools;
-use examples::weather::{get_time, get_weather};
+use examples::weather::{get_time, get_weather, rain_radar};
 
 /// How the server is reached.
 enum Transport {
@@ -35,7 +35,7 @@ fn parse_arguments() -> Result<Transport, String> {
 }
 
 fn server() -> McpServer {
-    McpServer::new(tools!(get_weather, get_time))
+    McpServer::new(tools!(get_weather, get_time, rain_radar))
         .name("agent-core-weather")
         .version(env!("CARGO_PKG_VERSION"))
         .instructions("Sample weather data for Beijing and Shanghai, and the local time.")
