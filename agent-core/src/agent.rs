@@ -4,13 +4,14 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::hooks::{Approver, ApproverWithState, Hooks, HooksWithState};
+use crate::hooks::{Approval, Approver, ApproverWithState, Hooks, HooksWithState};
 use crate::limits::{AtStepLimit, Limits};
+use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings};
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::Texts;
-use crate::tool::Tool;
+use crate::tool::{Tool, ToolDef};
 use crate::toolset::{ToolSet, ToolSetError};
 
 /// A model with tools, ready to run.
@@ -135,6 +136,14 @@ impl<S: Send + Sync + 'static> Agent<S> {
     pub fn approve_with(mut self, approver: impl Approver<S>) -> Self {
         self.approver = Some(Arc::new(approver));
         self
+    }
+
+    /// Approves nothing in the process: a run that reaches a call needing approval ends paused
+    /// with the call waiting (see [`Approval::Defer`](crate::Approval::Defer)), for a person to
+    /// decide on later through [`resume_paused`](Agent::resume_paused). The same as an approver
+    /// that always defers.
+    pub fn defer_approvals(self) -> Self {
+        self.approve_with(|_: ToolCall, _: ToolDef| std::future::ready(Approval::Defer))
     }
 
     /// Sets the model settings of every run: tool choice, temperature, the longest reply. A run

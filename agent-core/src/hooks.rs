@@ -108,6 +108,12 @@ pub enum Approval {
         /// Why, if the person said.
         reason: Option<String>,
     },
+    /// Ask later: the run ends paused ([`StopReason::Paused`](crate::StopReason::Paused)), with
+    /// the call waiting in its [`PausedRun`](crate::PausedRun), once the reply's other calls have
+    /// run; [`Agent::resume_paused`](crate::Agent::resume_paused) goes on with the person's
+    /// decision, in this process or another. A typed run cannot wait: there the call is answered
+    /// as not run.
+    Defer,
 }
 
 /// Decides whether a call to a tool marked `requires_approval` may run. Any

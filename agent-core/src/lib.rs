@@ -51,6 +51,7 @@ mod agent;
 mod arguments;
 mod blocking;
 mod content;
+mod external;
 mod fit;
 mod hooks;
 mod limits;
@@ -81,6 +82,7 @@ pub mod __private;
 
 pub use agent::Agent;
 pub use content::{Media, MediaUrl, Part, Source};
+pub use external::ExternalTool;
 pub use hooks::{Approval, Approver, Hooks, ToolDecision};
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
@@ -93,7 +95,8 @@ pub use output::{
 };
 pub use reasoning::Reasoning;
 pub use run::{
-    RunBuilder, RunError, RunEvent, RunOutput, RunStream, StopReason, TokenKind, TypedRun,
+    Decision, PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, RunBuilder, RunError,
+    RunEvent, RunOutput, RunStream, StopReason, TokenKind, TypedRun, Waiting,
 };
 pub use schema::{neutral_parameters, output_schema, parameters_schema};
 pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};

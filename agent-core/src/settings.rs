@@ -40,7 +40,8 @@ impl ToolChoice {
 ///     .tool_choice(ToolChoice::Required);
 /// assert_eq!(settings.temperature, Some(0.2));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 #[non_exhaustive]
 pub struct ModelSettings {
     /// Whether and which tool the model must call. A choice that forces a call holds for the

@@ -42,6 +42,11 @@ pub trait Texts: Send + Sync + 'static {
     /// (a limit, a hook, cancellation).
     fn run_stopped(&self) -> &str;
 
+    /// The run's final text when it paused, waiting for a person or the caller.
+    fn run_paused(&self) -> &str {
+        "Waiting for a decision before going on."
+    }
+
     /// The description of a typed run's final-answer tool, from the output type's own
     /// description when it has one.
     fn output_tool_description(&self, description: Option<&str>) -> String {
@@ -98,6 +103,9 @@ pub enum NotRun<'a> {
     /// [`Length`](crate::FinishReason::Length)) before this call's arguments were complete: the
     /// half-written JSON is not run, nor reported as arguments the model got wrong.
     CutOff,
+    /// The call would wait for a person's approval or the caller's result, and this run cannot
+    /// pause (a typed run).
+    CannotWait,
 }
 
 /// English texts (the default).
@@ -158,6 +166,9 @@ impl Texts for English {
             NotRun::CutOff => "your reply was cut off at the output token limit before this \
                                call's arguments were complete; call the tool again with shorter \
                                arguments, or split the work into smaller calls"
+                .to_owned(),
+            NotRun::CannotWait => "this call must wait for a person or for the caller, and this \
+                                   run cannot wait"
                 .to_owned(),
         }
     }
@@ -235,11 +246,16 @@ impl Texts for Chinese {
                 "回复达到输出 token 上限被截断，此调用的参数不完整；请用更短的参数重新调用，或把工作拆成几次较小的调用"
                     .to_owned()
             }
+            NotRun::CannotWait => "此调用需要等待用户批准或调用方的结果，但本次运行不能等待".to_owned(),
         }
     }
 
     fn run_stopped(&self) -> &str {
         "运行已停止，未完成。"
+    }
+
+    fn run_paused(&self) -> &str {
+        "正在等待决定，之后继续。"
     }
 
     fn output_tool_description(&self, description: Option<&str>) -> String {

@@ -93,6 +93,10 @@ pub struct ToolAnnotations {
     /// without an approver, calls are denied.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requires_approval: bool,
+    /// The caller runs it, not the agent (in a browser, on a device): a run that reaches a call
+    /// ends paused, waiting for the result (see [`ExternalTool`](crate::ExternalTool)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub external: bool,
     /// How long one call may run before it is cancelled (or, for a sync tool's thread, abandoned);
     /// the agent's default when `None`.
     #[serde(
@@ -135,6 +139,12 @@ impl ToolAnnotations {
     /// Requires approval of each call.
     pub fn requires_approval(mut self, value: bool) -> Self {
         self.requires_approval = value;
+        self
+    }
+
+    /// Marks the tool as run by the caller (or not).
+    pub fn external(mut self, value: bool) -> Self {
+        self.external = value;
         self
     }
 

@@ -62,7 +62,7 @@ impl Default for OutputSettings {
 /// What a typed run produced: the value, and the run that produced it (its transcript, usage and
 /// steps; its `text` is the JSON the value was read from, or in
 /// [`OutputMode::Prompted`] the whole answer it was found in).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[must_use]
 #[non_exhaustive]
 pub struct TypedOutput<T> {

@@ -142,6 +142,7 @@ impl<'a, S: Send + Sync + 'static> RunBuilder<'a, S> {
             context: self.context,
             settings: self.settings,
             output: None,
+            resume: None,
         };
         drive(self.agent, plan, self.messages, self.cancel, events).await
     }
@@ -267,6 +268,7 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> TypedRun<'a, S, T> {
             context: run.context,
             settings: run.settings,
             output: Some(&check),
+            resume: None,
         };
         let output = drive(run.agent, plan, run.messages, run.cancel, events).await?;
         match check.into_value() {

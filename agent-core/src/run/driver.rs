@@ -16,6 +16,7 @@ mod typed;
 
 use super::events::RunEvent;
 use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
+use super::pause::{Decision, PausedRun, PendingCall, Progress, Waiting};
 use crate::agent::Agent;
 use crate::hooks::{Approval, ToolDecision};
 use crate::limits::AtStepLimit;
@@ -37,6 +38,14 @@ pub(crate) struct RunPlan<'a, S> {
     pub(crate) settings: Option<ModelSettings>,
     /// For a typed run, how its output is asked for and checked.
     pub(crate) output: Option<&'a dyn OutputCheck<S>>,
+    /// For a paused run going on: where it was, and the decisions on its waiting calls.
+    pub(crate) resume: Option<Resumption>,
+}
+
+/// A paused run and one decision per waiting call, checked against each other.
+pub(crate) struct Resumption {
+    pub(crate) paused: PausedRun,
+    pub(crate) decisions: Vec<(PendingCall, Decision)>,
 }
 
 impl<'a, S> RunPlan<'a, S> {
@@ -46,6 +55,7 @@ impl<'a, S> RunPlan<'a, S> {
             context,
             settings: None,
             output: None,
+            resume: None,
         }
     }
 }
@@ -66,10 +76,19 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
         "agent.steps" = Empty,
         "agent.stop_reason" = Empty,
     );
-    let deadline = agent.limits.time_limit.map(|limit| Instant::now() + limit);
-    let mut settings = match plan.settings {
-        Some(settings) => settings.or(&agent.settings),
-        None => agent.settings.clone(),
+    // A resumed run has used some of its time already.
+    let elapsed_before = plan
+        .resume
+        .as_ref()
+        .map_or(Duration::ZERO, |resume| resume.paused.elapsed());
+    let deadline = agent
+        .limits
+        .time_limit
+        .map(|limit| Instant::now() + limit.saturating_sub(elapsed_before));
+    let mut settings = match (&plan.resume, plan.settings) {
+        (Some(resume), _) => resume.paused.settings.clone(),
+        (None, Some(settings)) => settings.or(&agent.settings),
+        (None, None) => agent.settings.clone(),
     };
     let output = plan
         .output
@@ -87,7 +106,16 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
         step_usage: Vec::with_capacity(agent.limits.max_steps.min(64)),
         tool_calls: 0,
         stop_request: std::sync::OnceLock::new(),
+        started: Instant::now(),
+        elapsed_before,
+        resume: None,
     };
+    if let Some(resume) = plan.resume {
+        run.usage = resume.paused.usage;
+        run.step_usage.clone_from(&resume.paused.step_usage);
+        run.tool_calls = resume.paused.tool_calls;
+        run.resume = Some(resume);
+    }
     let cancel = pin!(async move {
         match cancel {
             Some(cancel) => cancel.await,
@@ -147,6 +175,11 @@ struct Run<'a, S> {
     events: Option<UnboundedSender<RunEvent>>,
     /// The first reason a hook gave to stop the run, set while the calls of a step run.
     stop_request: std::sync::OnceLock<String>,
+    /// When this part of the run began, and how long the run had run before (when resumed).
+    started: Instant,
+    elapsed_before: Duration,
+    /// A paused run's decisions, settled before its next step.
+    resume: Option<Resumption>,
 }
 
 /// How a step ended.
@@ -159,6 +192,17 @@ enum Step {
     Failed(ModelError),
     /// A typed run's output was rejected once more than it may be.
     OutputRejected,
+    /// Calls wait for a person or the caller: the run pauses.
+    Paused {
+        pending: Vec<PendingCall>,
+        finished: Vec<ToolResultMessage>,
+    },
+}
+
+/// What became of one call: answered, or waiting.
+enum Called {
+    Answered(ToolResultMessage),
+    Waiting(PendingCall),
 }
 
 /// Why something in flight was dropped.
@@ -173,7 +217,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         mut cancel: std::pin::Pin<&mut C>,
     ) -> Result<RunOutput, RunError> {
         let max_steps = self.agent.limits.max_steps;
-        for step in 1..=max_steps {
+        if let Some(resume) = self.resume.take()
+            && let Some(reason) = self.settle(resume, &mut cancel).await
+        {
+            return Ok(self.finish(reason, None));
+        }
+        for step in self.step_usage.len() + 1..=max_steps {
             let span = info_span!("step", "agent.step" = step);
             self.emit(|| RunEvent::StepStarted { step });
             let outcome = self.step(step, &mut cancel).instrument(span).await;
@@ -182,6 +231,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             match outcome {
                 Step::Continue => {}
                 Step::End(reason, text) => return Ok(self.finish(reason, text)),
+                Step::Paused { pending, finished } => return Ok(self.pause(pending, finished)),
                 Step::Failed(source) => {
                     return Err(RunError::Model {
                         step,
@@ -330,8 +380,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         };
         // Boxed: the calls' futures are large, and every step would otherwise move them around inline
         // (measured: boxing keeps a run's future under 800 bytes instead of 1.7 KB).
-        let (results, mut stop) = match self.interruptible(Box::pin(run_all), cancel).await {
-            Ok(results) => (results, None),
+        let (called, mut stop) = match self.interruptible(Box::pin(run_all), cancel).await {
+            Ok(called) => (called, None),
             Err(interrupt) => {
                 // Whatever was in flight is dropped; every call is answered, so the history stays valid.
                 let why = match interrupt {
@@ -343,7 +393,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     let decision = CallDecision::NotRun(why);
                     // Boxed: inline, this rare path's future would enlarge every step's.
                     let execute = self.agent.tools.execute(self.context, call, decision);
-                    results.push(Box::pin(execute).await);
+                    results.push(Called::Answered(Box::pin(execute).await));
                 }
                 (results, Some(self.interrupted(interrupt)))
             }
@@ -356,6 +406,29 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         self.tool_calls += counted.min(allowed);
         let over_limit = counted > allowed;
+        let waiting = called
+            .iter()
+            .any(|called| matches!(called, Called::Waiting(_)));
+        if waiting && stop.is_none() {
+            let mut pending = Vec::new();
+            let mut finished = Vec::with_capacity(called.len());
+            for called in called {
+                match called {
+                    Called::Answered(result) => finished.push(result),
+                    Called::Waiting(call) => pending.push(call),
+                }
+            }
+            for result in &finished {
+                self.emit(|| RunEvent::ToolResult(result.clone()));
+            }
+            self.messages.push(Message::Assistant(reply));
+            return Step::Paused { pending, finished };
+        }
+        let mut results = Vec::with_capacity(called.len());
+        for called in called {
+            // The run ends here anyway: a waiting call is answered, so the transcript holds.
+            results.push(Box::pin(self.answered(called, NotRun::RunEnded)).await);
+        }
         for result in &results {
             self.emit(|| RunEvent::ToolResult(result.clone()));
         }
@@ -491,7 +564,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 
     /// Runs one call through the hooks, the approver and the dispatcher, or answers it with why
     /// it was not run (`refusal`: past the tool-call limit, cut off at the token limit).
-    async fn call(&self, call: &ToolCall, refusal: Option<NotRun<'static>>) -> ToolResultMessage {
+    async fn call(&self, call: &ToolCall, refusal: Option<NotRun<'static>>) -> Called {
         if let Some(output) = &self.output
             && output.is_output_call(call)
         {
@@ -503,7 +576,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 is_error: true,
             };
             self.observe(call, &result, None);
-            return result;
+            return Called::Answered(result);
         }
         let span = info_span!(
             "execute_tool",
@@ -513,49 +586,47 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             "gen_ai.tool.type" = "function",
             "error.type" = Empty,
         );
-        let result = self
+        let called = self
             .call_inner(call, refusal)
             .instrument(span.clone())
             .await;
-        if result.is_error {
+        if let Called::Answered(result) = &called
+            && result.is_error
+        {
             span.record("error.type", "tool_error");
         }
-        result
+        called
     }
 
-    async fn call_inner(
-        &self,
-        call: &ToolCall,
-        refusal: Option<NotRun<'static>>,
-    ) -> ToolResultMessage {
+    async fn call_inner(&self, call: &ToolCall, refusal: Option<NotRun<'static>>) -> Called {
         let tools = &self.agent.tools;
         if let Some(why) = refusal {
             let result = tools
                 .execute(self.context, call, CallDecision::NotRun(why))
                 .await;
             self.observe(call, &result, None);
-            return result;
+            return Called::Answered(result);
         }
         tracing::debug!(arguments = %call.arguments, "tool call");
         let definition = tools.get(&call.name).map(|tool| tool.definition());
-        let needs_approval =
-            definition.is_some_and(|definition| definition.annotations.requires_approval);
-        let result = if self.agent.hooks.is_empty() && !needs_approval {
-            tools.execute(self.context, call, CallDecision::Run).await
+        let steered = definition.is_some_and(|definition| {
+            definition.annotations.requires_approval || definition.annotations.external
+        });
+        let called = if self.agent.hooks.is_empty() && !steered {
+            Called::Answered(tools.execute(self.context, call, CallDecision::Run).await)
         } else {
             // Boxed, so the common path's future stays small.
             Box::pin(self.steered_call(call, definition)).await
         };
-        tracing::debug!(is_error = result.is_error, content = %result.content, "tool result");
-        result
+        if let Called::Answered(result) = &called {
+            tracing::debug!(is_error = result.is_error, content = %result.content, "tool result");
+        }
+        called
     }
 
-    /// A call with hooks to ask and, if its tool needs it, an approver: decide, then execute.
-    async fn steered_call(
-        &self,
-        call: &ToolCall,
-        definition: Option<&ToolDef>,
-    ) -> ToolResultMessage {
+    /// A call with hooks to ask and, if its tool needs it, an approver or the caller: decide, then
+    /// execute or wait.
+    async fn steered_call(&self, call: &ToolCall, definition: Option<&ToolDef>) -> Called {
         let started = Instant::now();
         let mut rewritten: Option<ToolCall> = None;
         let mut refusal: Option<String> = None;
@@ -588,17 +659,22 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             },
             None => CallDecision::Run,
         };
+        let call_to_run = rewritten.as_ref().unwrap_or(call);
         // Outlives the decision, which may borrow the approver's reason.
         let approval;
         let decision = if let Some(reason) = &refusal {
             CallDecision::NotRun(NotRun::Skipped(reason))
+        } else if definition.is_some_and(|definition| definition.annotations.external) {
+            match self.wait(call_to_run, Waiting::Result) {
+                Ok(waiting) => return waiting,
+                Err(why) => CallDecision::NotRun(why),
+            }
         } else if let Some(definition) =
             definition.filter(|definition| definition.annotations.requires_approval)
         {
             match &self.agent.approver {
                 None => CallDecision::NotRun(NotRun::NoApprover),
                 Some(approver) => {
-                    let call_to_run = rewritten.as_ref().unwrap_or(call);
                     approval = approver
                         .approve(self.context, call_to_run, definition)
                         .await;
@@ -607,6 +683,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                         Approval::Denied { reason } => {
                             CallDecision::NotRun(NotRun::Denied(reason.as_deref()))
                         }
+                        Approval::Defer => match self.wait(call_to_run, Waiting::Approval) {
+                            Ok(waiting) => return waiting,
+                            Err(why) => CallDecision::NotRun(why),
+                        },
                     }
                 }
             }
@@ -615,7 +695,33 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         };
         let result = self.agent.tools.execute(self.context, call, decision).await;
         self.observe(call, &result, Some(started));
-        result
+        Called::Answered(result)
+    }
+
+    /// A call's result: its own, or for a call that would wait, `why` it was not run.
+    async fn answered(&self, called: Called, why: NotRun<'static>) -> ToolResultMessage {
+        match called {
+            Called::Answered(result) => result,
+            Called::Waiting(pending) => {
+                let decision = CallDecision::NotRun(why);
+                let result = self
+                    .agent
+                    .tools
+                    .execute(self.context, &pending.call, decision);
+                result.await
+            }
+        }
+    }
+
+    /// A call that waits, or why it cannot: a typed run does not pause.
+    fn wait(&self, call: &ToolCall, waits_for: Waiting) -> Result<Called, NotRun<'static>> {
+        if self.output.is_some() {
+            return Err(NotRun::CannotWait);
+        }
+        Ok(Called::Waiting(PendingCall {
+            call: call.clone(),
+            waits_for,
+        }))
     }
 
     /// Shows a result to the hooks, with how long the call took when it ran.
@@ -713,7 +819,108 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             stop_reason,
             usage: self.usage,
             step_usage: std::mem::take(&mut self.step_usage),
+            paused: None,
         }
+    }
+
+    /// The run's output when calls wait: the transcript up to the reply that made them (with
+    /// the results of the reply's other calls), and the state to resume from.
+    fn pause(&mut self, pending: Vec<PendingCall>, finished: Vec<ToolResultMessage>) -> RunOutput {
+        let paused = PausedRun::new(
+            self.messages.clone(),
+            pending,
+            finished.clone(),
+            Progress {
+                usage: self.usage,
+                step_usage: self.step_usage.clone(),
+                tool_calls: self.tool_calls,
+                elapsed: self.elapsed_before + self.started.elapsed(),
+                settings: self.settings.clone(),
+            },
+        );
+        let text = self.agent.tools.texts().run_paused().to_owned();
+        let mut output = self.finish(StopReason::Paused, Some(text));
+        output
+            .messages
+            .extend(finished.into_iter().map(Message::Tool));
+        output.paused = Some(paused);
+        output
+    }
+
+    /// Answers a paused run's waiting calls as decided (running the approved ones), then puts
+    /// every result of the reply in call order into the transcript. A cancellation or the time
+    /// limit while the approved calls run ends the run, every call answered.
+    async fn settle<C: Future<Output = ()> + Send>(
+        &mut self,
+        resume: Resumption,
+        cancel: &mut std::pin::Pin<&mut C>,
+    ) -> Option<StopReason> {
+        let Resumption { paused, decisions } = resume;
+        let this = &*self;
+        let tools = &this.agent.tools;
+        let context = this.context;
+        let decided = decisions.iter().map(|(pending, decision)| async move {
+            let call = &pending.call;
+            let started = Instant::now();
+            let result = match decision {
+                Decision::Approve => tools.execute(context, call, CallDecision::Run).await,
+                Decision::ApproveWith { arguments } => {
+                    let decision = CallDecision::RunWith { arguments };
+                    tools.execute(context, call, decision).await
+                }
+                Decision::Deny { reason } => {
+                    let decision = CallDecision::NotRun(NotRun::Denied(reason.as_deref()));
+                    tools.execute(context, call, decision).await
+                }
+                Decision::Result { content, is_error } => ToolResultMessage {
+                    tool_call_id: call.id.clone(),
+                    content: tools.cut_to_limit(content.clone()),
+                    parts: Vec::new(),
+                    is_error: *is_error,
+                },
+            };
+            this.observe(call, &result, Some(started));
+            result
+        });
+        let (mut decided, stop) = match this.interruptible(join_all(decided), cancel).await {
+            Ok(decided) => (decided, None),
+            Err(interrupt) => {
+                let why = match interrupt {
+                    Interrupt::Cancelled => NotRun::Cancelled,
+                    Interrupt::TimeLimit => NotRun::TimeLimit,
+                };
+                let mut answered = Vec::with_capacity(decisions.len());
+                for (pending, _) in &decisions {
+                    let decision = CallDecision::NotRun(why);
+                    answered.push(tools.execute(context, &pending.call, decision).await);
+                }
+                (answered, Some(self.interrupted(interrupt)))
+            }
+        };
+        for result in &decided {
+            self.emit(|| RunEvent::ToolResult(result.clone()));
+        }
+        // Every call of the reply, answered in the order the model made them.
+        let mut finished = paused.finished;
+        finished.append(&mut decided);
+        let order: Vec<&str> = match paused.messages.last() {
+            Some(Message::Assistant(reply)) => reply
+                .tool_calls
+                .iter()
+                .map(|call| call.id.as_str())
+                .collect(),
+            _ => Vec::new(),
+        };
+        finished.sort_by_key(|result| {
+            order
+                .iter()
+                .position(|id| *id == result.tool_call_id)
+                .unwrap_or(usize::MAX)
+        });
+        self.messages = paused.messages;
+        self.messages
+            .extend(finished.into_iter().map(Message::Tool));
+        stop
     }
 }
 

@@ -5,17 +5,19 @@ mod builder;
 mod driver;
 mod events;
 pub(crate) mod outcome;
+pub(crate) mod pause;
 
 use std::future::Future;
 
 pub use builder::{RunBuilder, TypedRun};
 pub use events::{RunEvent, RunStream};
 pub use outcome::{RunError, RunOutput, StopReason, TokenKind};
+pub use pause::{Decision, PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, Waiting};
 
 use crate::agent::Agent;
 use crate::message::Message;
 use crate::output::OutputType;
-use driver::{RunPlan, drive};
+use driver::{Resumption, RunPlan, drive};
 
 impl<S: Send + Sync + 'static> Agent<S> {
     /// A run on a new conversation (system prompt, then `input`) with its own `context`: the value
@@ -26,6 +28,50 @@ impl<S: Send + Sync + 'static> Agent<S> {
     pub fn run_with<'a>(&'a self, context: &'a S, input: impl Into<String>) -> RunBuilder<'a, S> {
         let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
         RunBuilder::new(self, context, messages)
+    }
+
+    /// Goes on with a [paused](StopReason::Paused) run, with `context`, given one [`Decision`]
+    /// per waiting call (by call id): approved calls run (with edited arguments where given),
+    /// denied ones are answered with the reason, external ones with the caller's result; then the
+    /// loop goes on under the same limits, the steps, tokens, tool calls and time already used
+    /// counting. `paused` may come from another process ([`PausedRun::from_json`]). Decisions that
+    /// do not fit (an unknown call id, a call without a decision or with two, a tool this agent
+    /// lacks, a result for a call waiting for approval) are [`RunError::Resume`], and nothing runs.
+    pub async fn resume_paused_with(
+        &self,
+        context: &S,
+        paused: PausedRun,
+        decisions: impl IntoIterator<Item = (impl Into<String>, Decision)>,
+    ) -> Result<RunOutput, RunError> {
+        let decisions = decisions
+            .into_iter()
+            .map(|(id, decision)| (id.into(), decision));
+        let matched = paused.match_decisions(decisions, |name| self.tools.get(name).is_some());
+        let decisions = match matched {
+            Ok(matched) => matched
+                .into_iter()
+                .map(|(pending, decision)| (pending.clone(), decision))
+                .collect(),
+            Err(source) => {
+                return Err(RunError::Resume {
+                    source,
+                    usage: paused.usage,
+                    messages: paused.messages,
+                });
+            }
+        };
+        let plan = RunPlan {
+            resume: Some(Resumption { paused, decisions }),
+            ..RunPlan::new(context)
+        };
+        drive(
+            self,
+            plan,
+            Vec::new(),
+            None::<std::future::Pending<()>>,
+            None,
+        )
+        .await
     }
 }
 
@@ -79,6 +125,44 @@ impl Agent<()> {
         input: impl Into<String>,
     ) -> RunStream<'_> {
         self.run_with(&(), input).history(history).stream()
+    }
+
+    /// Goes on with a paused run: [`resume_paused_with`](Agent::resume_paused_with) for an agent
+    /// without a per-run context.
+    ///
+    /// ```
+    /// use agent_core::{Agent, AssistantMessage, Decision, PausedRun, StopReason, ToolCall, tool};
+    /// use agent_core::testing::ScriptedModel;
+    ///
+    /// /// Deletes a file.
+    /// #[tool(requires_approval)]
+    /// fn delete(path: String) -> String {
+    ///     format!("deleted {path}")
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([
+    ///     AssistantMessage::tool_calls([ToolCall::new("c1", "delete", r#"{"path":"old.log"}"#)]),
+    ///     AssistantMessage::text("Done."),
+    /// ]);
+    /// let agent = Agent::new(model).try_tool(delete {}).unwrap().defer_approvals();
+    /// let first = agent.run("Clean up").await.unwrap();
+    /// assert_eq!(first.stop_reason, StopReason::Paused);
+    ///
+    /// // Saved, and loaded again (here or in another process, by a fresh agent).
+    /// let saved = first.paused.unwrap().to_json();
+    /// let paused = PausedRun::from_json(&saved).unwrap();
+    /// assert_eq!(paused.pending()[0].call.name, "delete");
+    /// let done = agent.resume_paused(paused, [("c1", Decision::Approve)]).await.unwrap();
+    /// assert_eq!(done.text, "Done.");
+    /// # });
+    /// ```
+    pub async fn resume_paused(
+        &self,
+        paused: PausedRun,
+        decisions: impl IntoIterator<Item = (impl Into<String>, Decision)>,
+    ) -> Result<RunOutput, RunError> {
+        self.resume_paused_with(&(), paused, decisions).await
     }
 
     /// Runs on a history as it is, adding nothing: for instance to go on after a step limit.

@@ -6,9 +6,10 @@ use std::time::Duration;
 use crate::message::{Message, Usage};
 use crate::model::ModelError;
 use crate::output::RejectedOutput;
+use crate::run::pause::{PausedRun, ResumeError};
 
 /// What a run produced.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[must_use]
 pub struct RunOutput {
     /// The model's final answer; when the run stopped before one, the texts' note saying so.
@@ -23,6 +24,9 @@ pub struct RunOutput {
     pub usage: Usage,
     /// Tokens used by each model call, in order.
     pub step_usage: Vec<Usage>,
+    /// For a run that ended [paused](StopReason::Paused): the calls that wait and everything
+    /// needed to go on ([`Agent::resume_paused`](crate::Agent::resume_paused)); `None` otherwise.
+    pub paused: Option<PausedRun>,
 }
 
 impl RunOutput {
@@ -74,6 +78,9 @@ pub enum StopReason {
     },
     /// The run was cancelled from outside.
     Cancelled,
+    /// The run waits: a call needs a person's approval that was deferred, or is run by the
+    /// caller. [`RunOutput::paused`] holds the waiting calls and what is needed to resume.
+    Paused,
 }
 
 /// Input or output tokens.
@@ -125,6 +132,17 @@ pub enum RunError {
         /// Tokens used.
         usage: Usage,
     },
+    /// A paused run could not be resumed as asked; nothing ran.
+    #[error("the paused run cannot be resumed: {source}")]
+    Resume {
+        /// What is wrong with the decisions or the saved run.
+        #[source]
+        source: ResumeError,
+        /// The paused run's conversation.
+        messages: Vec<Message>,
+        /// Tokens the paused run had used.
+        usage: Usage,
+    },
 }
 
 fn last_problem(attempts: &[RejectedOutput]) -> String {
@@ -139,7 +157,8 @@ impl RunError {
         match self {
             RunError::Model { messages, .. }
             | RunError::Output { messages, .. }
-            | RunError::NoOutput { messages, .. } => messages,
+            | RunError::NoOutput { messages, .. }
+            | RunError::Resume { messages, .. } => messages,
         }
     }
 
@@ -148,7 +167,8 @@ impl RunError {
         match self {
             RunError::Model { usage, .. }
             | RunError::Output { usage, .. }
-            | RunError::NoOutput { usage, .. } => *usage,
+            | RunError::NoOutput { usage, .. }
+            | RunError::Resume { usage, .. } => *usage,
         }
     }
 }
@@ -187,6 +207,16 @@ impl fmt::Debug for RunError {
                 .debug_struct("NoOutput")
                 .field("stop_reason", stop_reason)
                 .field("attempts", attempts)
+                .field("messages", &format_args!("[{} messages]", messages.len()))
+                .field("usage", usage)
+                .finish(),
+            RunError::Resume {
+                source,
+                messages,
+                usage,
+            } => f
+                .debug_struct("Resume")
+                .field("source", source)
                 .field("messages", &format_args!("[{} messages]", messages.len()))
                 .field("usage", usage)
                 .finish(),

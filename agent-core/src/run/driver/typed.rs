@@ -204,7 +204,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.emit(|| RunEvent::ToolCallRequested(call.clone()));
             let is_output = self.is_output_call(call);
             let result = if is_output && !taken {
-                self.call(call, Some(NotRun::RunEnded)).await
+                let called = self.call(call, Some(NotRun::RunEnded)).await;
+                self.answered(called, NotRun::RunEnded).await
             } else if is_output && !acknowledged {
                 acknowledged = true;
                 let result = ToolResultMessage {

@@ -1,0 +1,302 @@
+//! Runs that wait for a person or for the caller: a run that reaches a call it may not make alone
+//! ends paused, with a [`PausedRun`] that lists the waiting calls and serializes to JSON; a later
+//! [`Agent::resume_paused`](crate::Agent::resume_paused), in this process or another, takes one
+//! [`Decision`] per waiting call and goes on under the same limits.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
+use crate::settings::ModelSettings;
+
+/// The version of the saved form. A state saved by another version is refused, not guessed at.
+pub const PAUSED_RUN_VERSION: u32 = 1;
+
+/// A run that stopped to wait: its transcript, the calls that wait, the results of the calls of
+/// the same reply that already ran, and what the run had used of its limits. Serializes to JSON
+/// ([`to_json`](Self::to_json), [`from_json`](Self::from_json)) to be stored and resumed later.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PausedRun {
+    /// The saved form's version: [`PAUSED_RUN_VERSION`].
+    version: u32,
+    /// The conversation up to and including the reply whose calls wait (without its results).
+    pub(crate) messages: Vec<Message>,
+    /// The calls that wait, in the reply's order.
+    pending: Vec<PendingCall>,
+    /// The results of the reply's other calls, which ran before the pause.
+    pub(crate) finished: Vec<ToolResultMessage>,
+    /// Model calls made.
+    pub(crate) steps: usize,
+    /// Tokens used.
+    pub(crate) usage: Usage,
+    /// Tokens used by each model call.
+    pub(crate) step_usage: Vec<Usage>,
+    /// Tool calls counted against the limit.
+    pub(crate) tool_calls: usize,
+    /// Milliseconds the run had run, counted against its time limit.
+    pub(crate) elapsed_ms: u64,
+    /// The settings of the next model call (a forced tool choice is dropped once used).
+    pub(crate) settings: ModelSettings,
+}
+
+/// A call that waits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingCall {
+    /// The call, as the model made it: its id, tool and arguments.
+    pub call: ToolCall,
+    /// What it waits for.
+    pub waits_for: Waiting,
+}
+
+/// What a call waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Waiting {
+    /// A person's approval: the tool is marked `requires_approval` and the approver deferred
+    /// ([`Approval::Defer`](crate::Approval::Defer)). Decide with [`Decision::Approve`],
+    /// [`Decision::ApproveWith`] or [`Decision::Deny`].
+    Approval,
+    /// The caller's result: the tool is [external](crate::ToolAnnotations::external) (it runs in a
+    /// browser, say). Decide with [`Decision::Result`] (or [`Decision::Deny`]).
+    Result,
+}
+
+/// What to do with a waiting call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Decision {
+    /// Run it as the model asked.
+    Approve,
+    /// Run it with these arguments (a JSON text) instead: the person edited them.
+    ApproveWith {
+        /// The arguments to run it with.
+        arguments: String,
+    },
+    /// Do not run it; the model is told, with the reason when there is one.
+    Deny {
+        /// Why, for the model.
+        reason: Option<String>,
+    },
+    /// The result of an external call, as the caller ran it.
+    Result {
+        /// The result text (or the error text, with `is_error`).
+        content: String,
+        /// Whether the call failed.
+        is_error: bool,
+    },
+}
+
+impl Decision {
+    /// Deny, telling the model why.
+    pub fn deny(reason: impl Into<String>) -> Self {
+        Decision::Deny {
+            reason: Some(reason.into()),
+        }
+    }
+
+    /// An external call's result.
+    pub fn result(content: impl Into<String>) -> Self {
+        Decision::Result {
+            content: content.into(),
+            is_error: false,
+        }
+    }
+}
+
+/// Why a paused run cannot be resumed as asked. Nothing has run when this is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResumeError {
+    /// The saved text is not a paused run (it does not parse, or a field does not fit).
+    #[error("the saved run does not load: {message}")]
+    Malformed {
+        /// What is wrong, and where.
+        message: String,
+    },
+    /// The saved run is of another version of its form.
+    #[error("the saved run is version {found}; this version reads version {supported}")]
+    Version {
+        /// The version it was saved in.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// A decision names a call that does not wait.
+    #[error("there is no waiting call `{id}`; the waiting calls are {waiting:?}")]
+    UnknownCall {
+        /// The id given.
+        id: String,
+        /// The ids of the calls that wait.
+        waiting: Vec<String>,
+    },
+    /// A waiting call has no decision.
+    #[error("the call `{id}` to `{tool}` has no decision")]
+    MissingDecision {
+        /// The call's id.
+        id: String,
+        /// Its tool.
+        tool: String,
+    },
+    /// A call has two decisions.
+    #[error("the call `{id}` has more than one decision")]
+    TwoDecisions {
+        /// The call's id.
+        id: String,
+    },
+    /// A waiting call's tool is not among the agent's tools (any more).
+    #[error("the call `{id}` is to `{tool}`, which this agent does not have")]
+    UnknownTool {
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        tool: String,
+    },
+    /// A decision that does not fit what the call waits for: a result for a call waiting for
+    /// approval, or an approval for an external call.
+    #[error("the call `{id}` waits for {waits_for:?}; {given} does not answer that")]
+    WrongDecision {
+        /// The call's id.
+        id: String,
+        /// What it waits for.
+        waits_for: Waiting,
+        /// The decision given, in words.
+        given: &'static str,
+    },
+}
+
+impl PausedRun {
+    pub(crate) fn new(
+        messages: Vec<Message>,
+        pending: Vec<PendingCall>,
+        finished: Vec<ToolResultMessage>,
+        progress: Progress,
+    ) -> Self {
+        PausedRun {
+            version: PAUSED_RUN_VERSION,
+            messages,
+            pending,
+            finished,
+            steps: progress.step_usage.len(),
+            usage: progress.usage,
+            step_usage: progress.step_usage,
+            tool_calls: progress.tool_calls,
+            elapsed_ms: u64::try_from(progress.elapsed.as_millis()).unwrap_or(u64::MAX),
+            settings: progress.settings,
+        }
+    }
+
+    /// The calls that wait, in the order the model made them.
+    pub fn pending(&self) -> &[PendingCall] {
+        &self.pending
+    }
+
+    /// The conversation up to the reply whose calls wait.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// How long the run had run when it paused.
+    pub fn elapsed(&self) -> Duration {
+        Duration::from_millis(self.elapsed_ms)
+    }
+
+    /// The saved form, as JSON.
+    pub fn to_json(&self) -> String {
+        // Every field is plain data with string keys: serializing cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A paused run from its saved form: refused when the text is not one (with where it is
+    /// wrong) or of another version.
+    pub fn from_json(text: &str) -> Result<Self, ResumeError> {
+        #[derive(Deserialize)]
+        struct Version {
+            version: u32,
+        }
+        let found = serde_json::from_str::<Version>(text)
+            .map_err(|error| ResumeError::Malformed {
+                message: error.to_string(),
+            })?
+            .version;
+        if found != PAUSED_RUN_VERSION {
+            return Err(ResumeError::Version {
+                found,
+                supported: PAUSED_RUN_VERSION,
+            });
+        }
+        let deserializer = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(deserializer).map_err(|error| ResumeError::Malformed {
+            message: format!("{}: {}", error.path(), error.inner()),
+        })
+    }
+
+    /// Pairs each waiting call with its decision, in call order; refuses any decision that does
+    /// not fit, before anything runs.
+    pub(crate) fn match_decisions(
+        &self,
+        decisions: impl IntoIterator<Item = (String, Decision)>,
+        has_tool: impl Fn(&str) -> bool,
+    ) -> Result<Vec<(&PendingCall, Decision)>, ResumeError> {
+        let mut given: HashMap<String, Decision> = HashMap::new();
+        for (id, decision) in decisions {
+            if !self.pending.iter().any(|pending| pending.call.id == id) {
+                return Err(ResumeError::UnknownCall {
+                    id,
+                    waiting: self
+                        .pending
+                        .iter()
+                        .map(|pending| pending.call.id.clone())
+                        .collect(),
+                });
+            }
+            if given.contains_key(&id) {
+                return Err(ResumeError::TwoDecisions { id });
+            }
+            given.insert(id, decision);
+        }
+        let mut matched = Vec::with_capacity(self.pending.len());
+        for pending in &self.pending {
+            let call = &pending.call;
+            if !has_tool(&call.name) {
+                return Err(ResumeError::UnknownTool {
+                    id: call.id.clone(),
+                    tool: call.name.clone(),
+                });
+            }
+            let Some(decision) = given.remove(&call.id) else {
+                return Err(ResumeError::MissingDecision {
+                    id: call.id.clone(),
+                    tool: call.name.clone(),
+                });
+            };
+            let given = match (&decision, pending.waits_for) {
+                (Decision::Result { .. }, Waiting::Approval) => Some("a result"),
+                (Decision::Approve | Decision::ApproveWith { .. }, Waiting::Result) => {
+                    Some("an approval")
+                }
+                _ => None,
+            };
+            if let Some(given) = given {
+                return Err(ResumeError::WrongDecision {
+                    id: call.id.clone(),
+                    waits_for: pending.waits_for,
+                    given,
+                });
+            }
+            matched.push((pending, decision));
+        }
+        Ok(matched)
+    }
+}
+
+/// What a run had used of its limits when it paused.
+pub(crate) struct Progress {
+    pub(crate) usage: Usage,
+    pub(crate) step_usage: Vec<Usage>,
+    pub(crate) tool_calls: usize,
+    pub(crate) elapsed: Duration,
+    pub(crate) settings: ModelSettings,
+}
