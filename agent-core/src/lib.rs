@@ -75,6 +75,7 @@ mod toolset;
 pub mod mcp;
 #[cfg(feature = "http")]
 pub mod providers;
+pub mod session;
 pub mod testing;
 
 #[doc(hidden)]

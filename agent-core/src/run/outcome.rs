@@ -132,6 +132,18 @@ pub enum RunError {
         /// Tokens used.
         usage: Usage,
     },
+    /// A conversation could not be loaded or saved ([`Agent::run_in`](crate::Agent::run_in)):
+    /// before the run, nothing ran; after it, its transcript is here and nothing was saved.
+    #[error("the conversation could not be loaded or saved: {source}")]
+    Session {
+        /// What the store said.
+        #[source]
+        source: crate::session::SessionError,
+        /// The run's conversation (or the stored one, when the run did not start).
+        messages: Vec<Message>,
+        /// Tokens the run used.
+        usage: Usage,
+    },
     /// A paused run could not be resumed as asked; nothing ran.
     #[error("the paused run cannot be resumed: {source}")]
     Resume {
@@ -158,7 +170,8 @@ impl RunError {
             RunError::Model { messages, .. }
             | RunError::Output { messages, .. }
             | RunError::NoOutput { messages, .. }
-            | RunError::Resume { messages, .. } => messages,
+            | RunError::Resume { messages, .. }
+            | RunError::Session { messages, .. } => messages,
         }
     }
 
@@ -168,7 +181,8 @@ impl RunError {
             RunError::Model { usage, .. }
             | RunError::Output { usage, .. }
             | RunError::NoOutput { usage, .. }
-            | RunError::Resume { usage, .. } => *usage,
+            | RunError::Resume { usage, .. }
+            | RunError::Session { usage, .. } => *usage,
         }
     }
 }
@@ -207,6 +221,16 @@ impl fmt::Debug for RunError {
                 .debug_struct("NoOutput")
                 .field("stop_reason", stop_reason)
                 .field("attempts", attempts)
+                .field("messages", &format_args!("[{} messages]", messages.len()))
+                .field("usage", usage)
+                .finish(),
+            RunError::Session {
+                source,
+                messages,
+                usage,
+            } => f
+                .debug_struct("Session")
+                .field("source", source)
                 .field("messages", &format_args!("[{} messages]", messages.len()))
                 .field("usage", usage)
                 .finish(),

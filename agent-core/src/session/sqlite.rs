@@ -1,0 +1,278 @@
+//! Conversations in an SQLite file (bundled SQLite, in WAL mode): they outlive the process, and
+//! an append is one transaction, so a writer killed mid-append leaves the file whole.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::{Conversation, ConversationHold, ConversationLocks, SessionError, SessionStore};
+use crate::blocking::run_blocking;
+use crate::message::Message;
+use crate::run::PausedRun;
+use crate::tool::BoxFuture;
+
+/// The schema, one migration per version; a database at version `n` runs the migrations after
+/// the `n`th (`PRAGMA user_version` keeps `n`). Never edit one that shipped: add the next.
+const MIGRATIONS: &[&str] = &[
+    // 1: conversations, their messages in order, and the paused run of each.
+    "CREATE TABLE conversations (
+         id TEXT PRIMARY KEY NOT NULL,
+         paused TEXT
+     ) WITHOUT ROWID;
+     CREATE TABLE messages (
+         conversation TEXT NOT NULL REFERENCES conversations(id),
+         position INTEGER NOT NULL,
+         body TEXT NOT NULL,
+         PRIMARY KEY (conversation, position)
+     ) WITHOUT ROWID;",
+];
+
+/// A [`SessionStore`] in an SQLite file. Several processes may share the file: their appends are
+/// serialized by SQLite, and one that finds the conversation changed since it loaded it is
+/// refused ([`SessionError::Conflict`]).
+#[derive(Debug, Clone)]
+pub struct SqliteSessions {
+    connection: Arc<Mutex<Connection>>,
+    locks: Arc<ConversationLocks>,
+}
+
+impl SqliteSessions {
+    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
+        let connection = Connection::open(path).map_err(store_error)?;
+        SqliteSessions::with_connection(connection)
+    }
+
+    /// A database in memory, gone when the store is: for tests.
+    pub fn in_memory() -> Result<Self, SessionError> {
+        SqliteSessions::with_connection(Connection::open_in_memory().map_err(store_error)?)
+    }
+
+    fn with_connection(mut connection: Connection) -> Result<Self, SessionError> {
+        // WAL: readers do not block the writer, and a killed writer's half-done transaction is
+        // rolled back on the next open. NORMAL sync is durable across a process crash.
+        let _mode: String = connection
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(store_error)?;
+        connection
+            .execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+            .map_err(store_error)?;
+        connection
+            .busy_timeout(Duration::from_secs(10))
+            .map_err(store_error)?;
+        migrate(&mut connection)?;
+        Ok(SqliteSessions {
+            connection: Arc::new(Mutex::new(connection)),
+            locks: ConversationLocks::new(),
+        })
+    }
+
+    /// The schema version of the database: the number of migrations applied.
+    pub fn schema_version(&self) -> Result<u32, SessionError> {
+        let connection = self.connection();
+        connection
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(store_error)
+    }
+
+    /// The ids of the conversations kept, in order.
+    pub fn ids(&self) -> Result<Vec<String>, SessionError> {
+        let connection = self.connection();
+        let mut statement = connection
+            .prepare("SELECT id FROM conversations ORDER BY id")
+            .map_err(store_error)?;
+        let ids = statement
+            .query_map([], |row| row.get(0))
+            .map_err(store_error)?
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(store_error)?;
+        Ok(ids)
+    }
+
+    fn connection(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A panic while holding it cannot leave a transaction half-done: SQLite rolls it back.
+        self.connection
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Runs `work` with the connection on a blocking thread: SQLite calls block.
+    async fn with<R: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<R, SessionError> + Send + 'static,
+    ) -> Result<R, SessionError> {
+        let connection = Arc::clone(&self.connection);
+        let done = run_blocking(move || {
+            let mut connection = connection
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner());
+            work(&mut connection)
+        });
+        done.await.map_err(|error| SessionError::Store {
+            message: error.to_string(),
+        })?
+    }
+}
+
+/// Applies the migrations the database does not have yet, each in its own transaction.
+fn migrate(connection: &mut Connection) -> Result<(), SessionError> {
+    let version: i64 = connection
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(store_error)?;
+    let version = usize::try_from(version).unwrap_or(usize::MAX);
+    if version > MIGRATIONS.len() {
+        return Err(SessionError::Store {
+            message: format!(
+                "the database is at schema version {version}, newer than this build's {}",
+                MIGRATIONS.len()
+            ),
+        });
+    }
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(version) {
+        let transaction = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(store_error)?;
+        transaction.execute_batch(migration).map_err(store_error)?;
+        transaction
+            .pragma_update(None, "user_version", sql_integer(index + 1))
+            .map_err(store_error)?;
+        transaction.commit().map_err(store_error)?;
+    }
+    Ok(())
+}
+
+/// A count or place as SQLite's integer (no conversation is longer than `i64::MAX`).
+fn sql_integer(value: usize) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn store_error(error: rusqlite::Error) -> SessionError {
+    SessionError::Store {
+        message: error.to_string(),
+    }
+}
+
+impl SessionStore for SqliteSessions {
+    fn hold<'a>(&'a self, id: &'a str) -> BoxFuture<'a, ConversationHold> {
+        Box::pin(self.locks.hold(id))
+    }
+
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Conversation, SessionError>> {
+        let id = id.to_owned();
+        Box::pin(self.with(move |connection| load(connection, &id)))
+    }
+
+    fn append<'a>(
+        &'a self,
+        id: &'a str,
+        expected_len: usize,
+        messages: &'a [Message],
+        paused: Option<&'a PausedRun>,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        // Serialized here, so the blocking thread owns what it writes.
+        let bodies: Result<Vec<String>, SessionError> = messages
+            .iter()
+            .map(|message| {
+                serde_json::to_string(message).map_err(|error| SessionError::Store {
+                    message: error.to_string(),
+                })
+            })
+            .collect();
+        let paused = paused.map(PausedRun::to_json);
+        let id = id.to_owned();
+        Box::pin(async move {
+            let bodies = bodies?;
+            self.with(move |connection| append(connection, &id, expected_len, &bodies, paused))
+                .await
+        })
+    }
+}
+
+fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionError> {
+    let paused: Option<Option<String>> = connection
+        .query_row(
+            "SELECT paused FROM conversations WHERE id = ?1",
+            [id],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(store_error)?;
+    let mut statement = connection
+        .prepare_cached("SELECT body FROM messages WHERE conversation = ?1 ORDER BY position")
+        .map_err(store_error)?;
+    let bodies = statement
+        .query_map([id], |row| row.get::<_, String>(0))
+        .map_err(store_error)?;
+    let mut messages = Vec::new();
+    for (position, body) in bodies.enumerate() {
+        let body = body.map_err(store_error)?;
+        let message = serde_json::from_str(&body).map_err(|error| SessionError::Corrupt {
+            id: id.to_owned(),
+            position,
+            message: error.to_string(),
+        })?;
+        messages.push(message);
+    }
+    let paused = match paused.flatten() {
+        Some(text) => Some(
+            PausedRun::from_json(&text).map_err(|error| SessionError::Corrupt {
+                id: id.to_owned(),
+                position: messages.len(),
+                message: format!("its paused run: {error}"),
+            })?,
+        ),
+        None => None,
+    };
+    Ok(Conversation { messages, paused })
+}
+
+fn append(
+    connection: &mut Connection,
+    id: &str,
+    expected_len: usize,
+    bodies: &[String],
+    paused: Option<String>,
+) -> Result<(), SessionError> {
+    // IMMEDIATE: the write lock is taken before the count is read, so no other writer slips in
+    // between.
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(store_error)?;
+    let found: i64 = transaction
+        .query_row(
+            "SELECT COUNT(*) FROM messages WHERE conversation = ?1",
+            [id],
+            |row| row.get(0),
+        )
+        .map_err(store_error)?;
+    let found = usize::try_from(found).unwrap_or(usize::MAX);
+    if found != expected_len {
+        return Err(SessionError::Conflict {
+            id: id.to_owned(),
+            expected: expected_len,
+            found,
+        });
+    }
+    transaction
+        .execute(
+            "INSERT INTO conversations (id, paused) VALUES (?1, ?2)
+             ON CONFLICT (id) DO UPDATE SET paused = excluded.paused",
+            params![id, paused],
+        )
+        .map_err(store_error)?;
+    {
+        let mut insert = transaction
+            .prepare_cached(
+                "INSERT INTO messages (conversation, position, body) VALUES (?1, ?2, ?3)",
+            )
+            .map_err(store_error)?;
+        for (offset, body) in bodies.iter().enumerate() {
+            insert
+                .execute(params![id, sql_integer(expected_len + offset), body])
+                .map_err(store_error)?;
+        }
+    }
+    transaction.commit().map_err(store_error)
+}
