@@ -10,11 +10,13 @@
 // On any failure other than a per-call protocol error: message on stderr, exit 1.
 //
 // MCP_CLIENT_TIMEOUT_MS (default 20000) bounds the whole run.
+// MCP_CLIENT_ELICIT=accept|decline|cancel declares the elicitation capability and answers every
+// elicitation request so; the messages asked are reported as "elicitations". Unset: no capability.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 
 const TIMEOUT_MS = Number(process.env.MCP_CLIENT_TIMEOUT_MS ?? 20_000);
 const USAGE = "usage: node client.mjs stdio <command> [args...] | node client.mjs http <url>";
@@ -94,7 +96,18 @@ async function main() {
   }, TIMEOUT_MS);
 
   const calls = await readCalls();
-  const client = new Client({ name: "agent-core-mcp-interop", version: "0.1.0" });
+  const elicit = process.env.MCP_CLIENT_ELICIT;
+  const client = new Client(
+    { name: "agent-core-mcp-interop", version: "0.1.0" },
+    elicit ? { capabilities: { elicitation: {} } } : {},
+  );
+  const elicitations = [];
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicitations.push(request.params.message);
+      return elicit === "accept" ? { action: "accept", content: {} } : { action: elicit };
+    });
+  }
   await client.connect(transport);
 
   const serverInfo = client.getServerVersion();
@@ -125,8 +138,9 @@ async function main() {
   clearTimeout(watchdog);
 
   // Exit only once stdout is flushed: the JSON is the whole point of the run.
-  process.stdout.write(JSON.stringify({ serverInfo, tools, calls: results }) + "\n", () =>
-    process.exit(0),
+  process.stdout.write(
+    JSON.stringify({ serverInfo, tools, calls: results, elicitations }) + "\n",
+    () => process.exit(0),
   );
 }
 

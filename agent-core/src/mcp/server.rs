@@ -5,8 +5,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as ListedTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequestParams,
+    ElicitationAction, ElicitationSchema, ErrorData, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as ListedTool,
     ToolAnnotations as ListedAnnotations,
 };
 use rmcp::service::RequestContext;
@@ -20,6 +21,7 @@ use tracing::Instrument;
 
 use super::{McpError, content};
 use crate::message::ToolCall;
+use crate::texts::NotRun;
 use crate::tool::{ToolDef, ToolOutput};
 use crate::toolset::{CallDecision, ToolSet};
 
@@ -39,8 +41,11 @@ use crate::toolset::{CallDecision, ToolSet};
 ///   its model what it would have shown for the same call made natively. An unknown tool is the
 ///   JSON-RPC error `-32602`. A call the client cancels is dropped.
 ///
-/// Approval (`requires_approval`) has no place in MCP's tool listing: over MCP, asking the person
-/// is the client's job, and such tools are served like any other.
+/// A tool marked `requires_approval` asks the person first, through MCP elicitation: the client
+/// shows the question, and only "accept" runs the call; "decline" or "cancel" is an error result
+/// that names the decision. A client that cannot elicit gets an error result saying approval was
+/// not possible, unless [`allow_without_approval`](McpServer::allow_without_approval) says to run
+/// such calls anyway.
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,
@@ -54,6 +59,8 @@ struct Shared {
     name: String,
     version: String,
     instructions: Option<String>,
+    /// Whether `requires_approval` tools run for clients that cannot ask the person.
+    allow_without_approval: bool,
 }
 
 impl McpServer {
@@ -70,6 +77,7 @@ impl McpServer {
                 name: "agent-core".to_owned(),
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 instructions: None,
+                allow_without_approval: false,
             }),
         }
     }
@@ -89,6 +97,13 @@ impl McpServer {
     /// Sets instructions for the client's model: how the tools fit together.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         Arc::make_mut(&mut self.shared).instructions = Some(instructions.into());
+        self
+    }
+
+    /// Runs `requires_approval` tools for clients without elicitation, unasked (off by default:
+    /// such calls get an error result). For a client you trust to ask the person itself.
+    pub fn allow_without_approval(mut self, allow: bool) -> Self {
+        Arc::make_mut(&mut self.shared).allow_without_approval = allow;
         self
     }
 
@@ -191,11 +206,20 @@ impl McpServer {
             None => String::new(),
         };
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
+        let approval = if tool.definition().annotations.requires_approval {
+            self.ask_approval(&call, &context).await
+        } else {
+            Asked::Approved
+        };
+        let decision = match &approval {
+            Asked::Approved => CallDecision::Run,
+            Asked::Refused(reason) => CallDecision::NotRun(NotRun::Skipped(reason)),
+        };
         // The SDK does not drop a handler whose request was cancelled; dropping it here cancels the
         // tool, as the agent loop does.
         // `ToolSet::execute` in its two halves, to keep a JSON result whole in between.
         let outcome = tokio::select! {
-            outcome = tools.outcome(&(), &call, CallDecision::Run) => outcome,
+            outcome = tools.outcome(&(), &call, decision) => outcome,
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("the call was cancelled", None));
             }
@@ -215,6 +239,60 @@ impl McpServer {
         let mut reply = CallToolResult::success(content::blocks_of(result));
         reply.structured_content = structured;
         Ok(reply)
+    }
+}
+
+/// What the person said about a call, through the client.
+enum Asked {
+    Approved,
+    /// Not run, and why: the model reads it.
+    Refused(String),
+}
+
+impl McpServer {
+    /// Asks the person, through the client's elicitation, whether `call` may run.
+    async fn ask_approval(&self, call: &ToolCall, context: &RequestContext<RoleServer>) -> Asked {
+        let can_ask = context
+            .peer
+            .peer_info()
+            .is_some_and(|client| client.capabilities.elicitation.is_some());
+        if !can_ask {
+            return if self.shared.allow_without_approval {
+                Asked::Approved
+            } else {
+                Asked::Refused(format!(
+                    "`{}` needs the user's approval, and approval was not possible: this client \
+                     cannot ask the user (it does not support elicitation)",
+                    call.name
+                ))
+            };
+        }
+        let arguments = if call.arguments.is_empty() {
+            "no arguments"
+        } else {
+            &call.arguments
+        };
+        let question = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: format!("Allow `{}` to run with {arguments}?", call.name),
+            requested_schema: ElicitationSchema::new(Default::default()),
+        };
+        match context.peer.create_elicitation(question).await {
+            Ok(answer) => match answer.action {
+                ElicitationAction::Accept => Asked::Approved,
+                ElicitationAction::Decline => {
+                    Asked::Refused("the user declined this call".to_owned())
+                }
+                ElicitationAction::Cancel => {
+                    Asked::Refused("the user cancelled this call".to_owned())
+                }
+                // An answer of a later protocol version: anything but "accept" is not a yes.
+                _ => Asked::Refused("the user did not accept this call".to_owned()),
+            },
+            Err(error) => {
+                Asked::Refused(format!("the user's approval could not be asked: {error}"))
+            }
+        }
     }
 }
 
