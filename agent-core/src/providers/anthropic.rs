@@ -53,6 +53,23 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// A Claude model behind the Anthropic Messages API.
 ///
+/// - **Parts**: images (JPEG, PNG, GIF, WebP) as bytes or by URL; PDF documents as bytes or by
+///   URL, titled with their [`Media::name`](crate::Media::name); `text/plain` documents as bytes
+///   (UTF-8). Audio, other types, and plain text by URL fail with [`ModelError::Unsupported`]
+///   before anything is sent. A tool result's parts go inside its `tool_result`.
+/// - **Reasoning**: each `thinking` block is a [`Reasoning`] from `"anthropic"` with its
+///   signature, each `redacted_thinking` block one with empty text and its data as
+///   [`encrypted`](Reasoning::encrypted). They go back at the head of their turn, unchanged, so a
+///   tool loop with thinking on is accepted.
+/// - **Thinking** ([`ModelSettings::thinking`](crate::ModelSettings::thinking)): a budget (an
+///   effort's by [`Thinking::budget_tokens`]), raised to the API's minimum of 1,024; when the reply
+///   cap ([`max_tokens`](Self::max_tokens), 4096 unless set) is not above the budget, the request
+///   asks for the budget plus the cap. [`Thinking::Off`] disables thinking. With thinking on, a
+///   tool choice that forces a call or a temperature other than 1 fails with
+///   [`ModelError::Unsupported`] (the API refuses them): for a typed run use
+///   [`OutputMode::Native`](crate::OutputMode::Native) or
+///   [`OutputMode::Prompted`](crate::OutputMode::Prompted).
+///
 /// ```
 /// use agent_core::providers::Anthropic;
 ///

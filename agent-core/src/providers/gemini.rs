@@ -67,6 +67,18 @@ static NEXT_CALL_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A Gemini model behind the `generateContent` API.
 ///
+/// - **Parts**: images, documents and audio as bytes (`inlineData`) or by URL or file URI
+///   (`fileData`). A tool result's parts follow the function responses of their turn, introduced
+///   by a line naming the function.
+/// - **Reasoning**: thought summaries are [`Reasoning`] from `"gemini"` with their thought
+///   signatures. A signature Gemini puts on the reply's text is a [`Reasoning`] with empty text,
+///   that signature and the id `"text"`; a function call's is its
+///   [`ToolCall::signature`]. All go back where they came from. Thinking tokens count as output.
+/// - **Thinking** ([`ModelSettings::thinking`](crate::ModelSettings::thinking)): `thinkingBudget`
+///   ([`Thinking::budget_tokens`], 0 for [`Thinking::Off`]) with thought summaries included; for
+///   Gemini 3 models (`gemini-3...`) `thinkingLevel` instead: `low` for a low effort and for off
+///   (Gemini 3 always thinks), `high` for medium and high.
+///
 /// ```
 /// use agent_core::providers::Gemini;
 ///
@@ -313,31 +325,35 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
         }
         if let Some(text) = part.text {
             content.push_str(&text);
-            if let Some(signature) = part.thought_signature {
-                push_reasoning(
-                    &mut reasoning,
-                    Reasoning::new(PROVIDER, "")
-                        .with_signature(signature)
-                        .with_id(TEXT_SIGNATURE),
-                );
-            }
-            continue;
         }
-        if let Some(call) = part.function_call {
-            let id = call.id.unwrap_or_else(|| {
-                format!(
-                    "{SYNTHETIC_ID_PREFIX}{}",
-                    NEXT_CALL_ID.fetch_add(1, Ordering::Relaxed)
-                )
-            });
-            let arguments = if call.args.is_null() {
-                "{}".to_owned()
-            } else {
-                call.args.to_string()
-            };
-            let mut tool_call = ToolCall::new(id, call.name, arguments);
-            tool_call.signature = part.thought_signature;
-            tool_calls.push(tool_call);
+        match part.function_call {
+            Some(call) => {
+                let id = call.id.unwrap_or_else(|| {
+                    format!(
+                        "{SYNTHETIC_ID_PREFIX}{}",
+                        NEXT_CALL_ID.fetch_add(1, Ordering::Relaxed)
+                    )
+                });
+                let arguments = if call.args.is_null() {
+                    "{}".to_owned()
+                } else {
+                    call.args.to_string()
+                };
+                let mut tool_call = ToolCall::new(id, call.name, arguments);
+                tool_call.signature = part.thought_signature;
+                tool_calls.push(tool_call);
+            }
+            // A signature on text, or on a part with nothing else: it goes back on the text.
+            None => {
+                if let Some(signature) = part.thought_signature {
+                    push_reasoning(
+                        &mut reasoning,
+                        Reasoning::new(PROVIDER, "")
+                            .with_signature(signature)
+                            .with_id(TEXT_SIGNATURE),
+                    );
+                }
+            }
         }
     }
     let finish_reason = candidate
