@@ -69,7 +69,10 @@ fn rich_history() -> Vec<Message> {
             )])
             .with_text("Let me look at the page too.")
             .with_reasoning(Reasoning::new("openai", "not Anthropic's to take"))
-            .with_reasoning(Reasoning::new("anthropic", "unsigned: the API would refuse it")),
+            .with_reasoning(Reasoning::new(
+                "anthropic",
+                "unsigned: the API would refuse it",
+            )),
         ),
         Message::Tool(
             ToolResultMessage::new("toolu_01S", "Screenshot of https://example.com:")
@@ -93,7 +96,10 @@ async fn images_documents_and_a_tools_image_go_as_content_blocks() {
     );
     let body = request_bodies(&server).await.remove(0);
     let user = &body["messages"][0]["content"];
-    assert_eq!(user[0], json!({"type": "text", "text": "What do these show?"}));
+    assert_eq!(
+        user[0],
+        json!({"type": "text", "text": "What do these show?"})
+    );
     assert_eq!(
         user[1]["source"],
         json!({"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgoAAAANSUhEUg=="})
@@ -189,7 +195,9 @@ async fn audio_and_types_anthropic_cannot_take_are_refused_before_anything_is_se
         Message::Assistant(AssistantMessage::tool_calls([ToolCall::new(
             "toolu_1", "record", "{}",
         )])),
-        Message::Tool(ToolResultMessage::new("toolu_1", "").with_part(Part::audio("audio/mpeg", b"ID3"))),
+        Message::Tool(
+            ToolResultMessage::new("toolu_1", "").with_part(Part::audio("audio/mpeg", b"ID3")),
+        ),
     ];
     let error = claude_at(&server.uri())
         .chat(ChatRequest::new(&messages, &[]))
@@ -200,7 +208,10 @@ async fn audio_and_types_anthropic_cannot_take_are_refused_before_anything_is_se
 
     for (part, says) in [
         (Part::image("image/bmp", b"BM"), "image/bmp"),
-        (Part::document_url("https://example.com/notes.txt"), "by URL"),
+        (
+            Part::document_url("https://example.com/notes.txt"),
+            "by URL",
+        ),
         (
             Part::document("application/msword", b"\xd0\xcf\x11\xe0"),
             "application/msword",
@@ -262,7 +273,11 @@ async fn a_tool_run_with_thinking_sends_each_turns_thinking_back_unchanged() {
             body["thinking"],
             json!({"type": "enabled", "budget_tokens": 2048})
         );
-        assert_eq!(body["max_tokens"], 2048 + 1024, "the budget, then the usual cap");
+        assert_eq!(
+            body["max_tokens"],
+            2048 + 1024,
+            "the budget, then the usual cap"
+        );
     }
     // The second request carries the first reply's blocks exactly as they came: thinking with its
     // signature, the redacted data, the text, the call.
@@ -309,7 +324,9 @@ async fn thinking_settings_go_on_the_wire_and_what_thinking_refuses_fails_first(
     let body = body_for(plain, settings).await.unwrap();
     assert_eq!(body["tool_choice"], json!({"type": "any"}));
 
-    let body = body_for(plain, thinking(Thinking::Budget(100))).await.unwrap();
+    let body = body_for(plain, thinking(Thinking::Budget(100)))
+        .await
+        .unwrap();
     assert_eq!(
         body["thinking"],
         json!({"type": "enabled", "budget_tokens": 1024}),
@@ -414,9 +431,11 @@ async fn thinking_streams_as_reasoning_deltas_at_any_split_and_ends_as_the_plain
     let plain = plain_reply(&fixture("anthropic", "thinking_tool_use.json")).await;
     assert_eq!(plain.finish_reason, Some(FinishReason::ToolCalls));
     for piece in [1, 2, 3, 7, 64, 4096] {
-        let (base, requests) =
-            serve_event_streams(vec![fixture("anthropic", "stream_thinking_tool_use.sse")], piece)
-                .await;
+        let (base, requests) = serve_event_streams(
+            vec![fixture("anthropic", "stream_thinking_tool_use.sse")],
+            piece,
+        )
+        .await;
         let events = stream_events(&claude_at(&base)).await;
         let reasoning: String = events
             .iter()
@@ -425,7 +444,10 @@ async fn thinking_streams_as_reasoning_deltas_at_any_split_and_ends_as_the_plain
                 _ => None,
             })
             .collect();
-        assert_eq!(reasoning, plain.message.reasoning[0].text, "pieces of {piece}");
+        assert_eq!(
+            reasoning, plain.message.reasoning[0].text,
+            "pieces of {piece}"
+        );
         let Some(Ok(StreamEvent::Finished(streamed))) = events.last() else {
             panic!("pieces of {piece}: {events:?}")
         };

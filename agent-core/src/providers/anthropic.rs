@@ -339,7 +339,11 @@ fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelErro
                 let mut blocks = Vec::with_capacity(1 + reply.tool_calls.len());
                 // This API's thinking goes back first, in order and unchanged: the API checks the
                 // signatures, and refuses a tool loop whose last turn lost its thinking.
-                for piece in reply.reasoning.iter().filter(|piece| piece.is_from(PROVIDER)) {
+                for piece in reply
+                    .reasoning
+                    .iter()
+                    .filter(|piece| piece.is_from(PROVIDER))
+                {
                     if let Some(data) = &piece.encrypted {
                         blocks.push(WireBlock::RedactedThinking { data });
                     } else if let Some(signature) = &piece.signature {

@@ -110,7 +110,10 @@ impl Reassembler for AnthropicReassembler {
                         text.push_str(&more);
                         out.push_back(Ok(StreamEvent::TextDelta(more)));
                     }
-                    (Some(Block::Thinking { text, .. }), BlockDelta::ThinkingDelta { thinking }) => {
+                    (
+                        Some(Block::Thinking { text, .. }),
+                        BlockDelta::ThinkingDelta { thinking },
+                    ) => {
                         if !thinking.is_empty() {
                             text.push_str(&thinking);
                             out.push_back(Ok(StreamEvent::ReasoningDelta(thinking)));

@@ -486,7 +486,12 @@ fn model_parts<'a>(
     names: &mut HashMap<&'a str, &'a str>,
 ) -> Vec<WirePartOut<'a>> {
     let mut parts = Vec::with_capacity(2 + reply.tool_calls.len() + reply.reasoning.len());
-    let own = || reply.reasoning.iter().filter(|piece| piece.is_from(PROVIDER));
+    let own = || {
+        reply
+            .reasoning
+            .iter()
+            .filter(|piece| piece.is_from(PROVIDER))
+    };
     for thought in own().filter(|piece| !is_text_signature(piece)) {
         if thought.text.is_empty() && thought.signature.is_none() {
             continue;
@@ -604,17 +609,11 @@ enum WirePartOut<'a> {
         thought_signature: Option<&'a str>,
     },
     /// The line that introduces a tool result's parts.
-    Introduction {
-        text: String,
-    },
+    Introduction { text: String },
     #[serde(rename_all = "camelCase")]
-    InlineData {
-        inline_data: WireBlob<'a>,
-    },
+    InlineData { inline_data: WireBlob<'a> },
     #[serde(rename_all = "camelCase")]
-    FileData {
-        file_data: WireFileData<'a>,
-    },
+    FileData { file_data: WireFileData<'a> },
     #[serde(rename_all = "camelCase")]
     FunctionCall {
         function_call: WireFunctionCallOut<'a>,
