@@ -113,11 +113,9 @@ impl Reassembler for AnthropicReassembler {
                     (
                         Some(Block::Thinking { text, .. }),
                         BlockDelta::ThinkingDelta { thinking },
-                    ) => {
-                        if !thinking.is_empty() {
-                            text.push_str(&thinking);
-                            out.push_back(Ok(StreamEvent::ReasoningDelta(thinking)));
-                        }
+                    ) if !thinking.is_empty() => {
+                        text.push_str(&thinking);
+                        out.push_back(Ok(StreamEvent::ReasoningDelta(thinking)));
                     }
                     (
                         Some(Block::Thinking { signature, .. }),
