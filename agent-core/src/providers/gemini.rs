@@ -77,7 +77,8 @@ static NEXT_CALL_ID: AtomicU64 = AtomicU64::new(1);
 /// - **Thinking** ([`ModelSettings::thinking`](crate::ModelSettings::thinking)): `thinkingBudget`
 ///   ([`Thinking::budget_tokens`], 0 for [`Thinking::Off`]) with thought summaries included; for
 ///   Gemini 3 models (`gemini-3...`) `thinkingLevel` instead: `low` for a low effort and for off
-///   (Gemini 3 always thinks), `high` for medium and high.
+///   (Gemini 3 always thinks), `high` for medium and high. Gemini 2.5 Pro cannot stop thinking
+///   either and refuses a budget of 0.
 ///
 /// ```
 /// use agent_core::providers::Gemini;
