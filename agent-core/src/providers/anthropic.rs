@@ -336,7 +336,8 @@ fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelErro
             }
             Message::User { content, parts } => ("user", blocks_of(content, parts)?),
             Message::Assistant(reply) => {
-                let mut blocks = Vec::with_capacity(1 + reply.tool_calls.len());
+                let mut blocks =
+                    Vec::with_capacity(1 + reply.tool_calls.len() + reply.reasoning.len());
                 // This API's thinking goes back first, in order and unchanged: the API checks the
                 // signatures, and refuses a tool loop whose last turn lost its thinking.
                 for piece in reply
