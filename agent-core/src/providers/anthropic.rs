@@ -1,7 +1,26 @@
 //! Anthropic Messages (`POST {base}/v1/messages`).
 //!
-//! Wire format: <https://docs.anthropic.com/en/api/messages> and the tool-use guide
-//! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>.
+//! Wire format: <https://docs.anthropic.com/en/api/messages>, the tool-use guide
+//! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>, the vision
+//! and PDF guides (<https://docs.anthropic.com/en/docs/build-with-claude/vision>,
+//! <https://docs.anthropic.com/en/docs/build-with-claude/pdf-support>) and the extended-thinking
+//! guide <https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking>.
+//!
+//! - Parts: images (JPEG, PNG, GIF, WebP) as bytes or by URL, PDFs as bytes or by URL (titled
+//!   with [`Media::name`](crate::Media::name)), `text/plain` documents as bytes (sent as the
+//!   text); audio and other types are refused with [`ModelError::Unsupported`] before anything
+//!   is sent. A tool result with parts sends its text and parts as `tool_result` content blocks.
+//! - Reasoning: `thinking` blocks become [`Reasoning`] with the block's `signature`,
+//!   `redacted_thinking` blocks a [`Reasoning`] with empty text and the block's `data` as
+//!   [`encrypted`](Reasoning::encrypted). They go back first in their assistant turn, in order and
+//!   unchanged, as the API requires within a tool loop; pieces with neither a signature nor data
+//!   (which the API would refuse) and other providers' pieces are not sent.
+//! - Thinking: [`Thinking::Off`] is `{"type": "disabled"}`; an effort or a budget is
+//!   `{"type": "enabled", "budget_tokens": ...}`, a budget under the API's minimum of 1,024 raised
+//!   to it. `max_tokens` must exceed the budget: when the cap the request would have had does not,
+//!   the budget is added to it, so the answer keeps its usual room after the thinking. With
+//!   thinking on the API refuses a forced tool choice and a temperature other than 1: such a
+//!   request fails with [`ModelError::Unsupported`] instead of a setting being dropped.
 
 use std::fmt;
 
@@ -10,14 +29,21 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use base64::Engine as _;
+
 use super::common::{Common, KeyHeader, common_builder_methods, encode, system_text};
 use super::dialect;
 use super::http::{join_url, parse_reply};
-use crate::message::{AssistantMessage, Message, ToolCall, Usage};
+use crate::content::{Media, Part, Source};
+use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
-use crate::settings::ToolChoice;
+use crate::reasoning::Reasoning;
+use crate::settings::{Thinking, ToolChoice};
 use crate::tool::BoxFuture;
+
+/// What this adapter's [`Reasoning`] says wrote it.
+pub(crate) const PROVIDER: &str = "anthropic";
 
 /// Anthropic's own endpoint.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -26,6 +52,23 @@ pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// A Claude model behind the Anthropic Messages API.
+///
+/// - **Parts**: images (JPEG, PNG, GIF, WebP) as bytes or by URL; PDF documents as bytes or by
+///   URL, titled with their [`Media::name`](crate::Media::name); `text/plain` documents as bytes
+///   (UTF-8). Audio, other types, and plain text by URL fail with [`ModelError::Unsupported`]
+///   before anything is sent. A tool result's parts go inside its `tool_result`.
+/// - **Reasoning**: each `thinking` block is a [`Reasoning`] from `"anthropic"` with its
+///   signature, each `redacted_thinking` block one with empty text and its data as
+///   [`encrypted`](Reasoning::encrypted). They go back at the head of their turn, unchanged, so a
+///   tool loop with thinking on is accepted.
+/// - **Thinking** ([`ModelSettings::thinking`](crate::ModelSettings::thinking)): a budget (an
+///   effort's by [`Thinking::budget_tokens`]), raised to the API's minimum of 1,024; when the reply
+///   cap ([`max_tokens`](Self::max_tokens), 4096 unless set) is not above the budget, the request
+///   asks for the budget plus the cap. [`Thinking::Off`] disables thinking. With thinking on, a
+///   tool choice that forces a call or a temperature other than 1 fails with
+///   [`ModelError::Unsupported`] (the API refuses them): for a typed run use
+///   [`OutputMode::Native`](crate::OutputMode::Native) or
+///   [`OutputMode::Prompted`](crate::OutputMode::Prompted).
 ///
 /// ```
 /// use agent_core::providers::Anthropic;
@@ -39,6 +82,9 @@ pub struct Anthropic {
 
 /// The reply cap when none is set: the Messages API requires one.
 const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// The smallest thinking budget the API takes.
+const MIN_THINKING_BUDGET: u32 = 1024;
 
 impl Anthropic {
     /// A model on Anthropic's endpoint, replies capped at 4096 tokens unless
@@ -86,14 +132,40 @@ impl Anthropic {
             }),
             None => None,
         };
+        let max_tokens = self
+            .common
+            .max_tokens(&request)
+            .unwrap_or(DEFAULT_MAX_TOKENS);
+        let temperature = self.common.temperature(&request);
+        let tool_choice = request.tool_choice();
+        let (thinking, max_tokens) = match request.settings.thinking {
+            None => (None, max_tokens),
+            Some(Thinking::Off) => (Some(WireThinking::Disabled), max_tokens),
+            Some(thinking) => {
+                refuse_with_thinking(tool_choice, temperature)?;
+                let budget = thinking
+                    .budget_tokens()
+                    .unwrap_or(MIN_THINKING_BUDGET)
+                    .max(MIN_THINKING_BUDGET);
+                // The budget is part of `max_tokens`, which must exceed it.
+                let max_tokens = if max_tokens > budget {
+                    max_tokens
+                } else {
+                    budget.saturating_add(max_tokens)
+                };
+                (
+                    Some(WireThinking::Enabled {
+                        budget_tokens: budget,
+                    }),
+                    max_tokens,
+                )
+            }
+        };
         Ok(WireRequest {
             model: &self.common.model,
-            max_tokens: self
-                .common
-                .max_tokens(&request)
-                .unwrap_or(DEFAULT_MAX_TOKENS),
+            max_tokens,
             system: system_text(request.messages),
-            messages: wire_messages(request.messages),
+            messages: wire_messages(request.messages)?,
             tools: request
                 .tools
                 .iter()
@@ -103,12 +175,41 @@ impl Anthropic {
                     input_schema: dialect::anthropic(&tool.parameters),
                 })
                 .collect(),
-            tool_choice: request.tool_choice().map(wire_tool_choice),
+            tool_choice: tool_choice.map(wire_tool_choice),
             output_config,
-            temperature: self.common.temperature(&request),
+            thinking,
+            temperature,
             stream,
         })
     }
+}
+
+/// The settings the API refuses with extended thinking on: a choice that forces a tool call, a
+/// temperature other than 1. Refused here, before anything is sent, with what to do instead.
+fn refuse_with_thinking(
+    tool_choice: Option<&ToolChoice>,
+    temperature: Option<f32>,
+) -> Result<(), ModelError> {
+    if tool_choice.is_some_and(ToolChoice::forces_a_call) {
+        return Err(ModelError::Unsupported {
+            message: "Anthropic's extended thinking cannot be combined with a tool choice that \
+                      forces a call (`any` or a named tool); use ToolChoice::Auto, turn thinking \
+                      off (Thinking::Off), or, for a typed run, ask for the answer with \
+                      OutputMode::Native or OutputMode::Prompted instead of OutputMode::Tool"
+                .to_owned(),
+        });
+    }
+    if let Some(temperature) = temperature
+        && (temperature - 1.0).abs() > f32::EPSILON
+    {
+        return Err(ModelError::Unsupported {
+            message: format!(
+                "Anthropic's extended thinking only takes a temperature of 1, not {temperature}; \
+                 leave the temperature unset or turn thinking off (Thinking::Off)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// `tool_choice`: `auto`, `any` (some tool), `none`, or the tool that must be called.
@@ -171,13 +272,19 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     let mut content = String::new();
     let mut tool_calls = Vec::new();
+    let mut reasoning = Vec::new();
     for block in reply.content {
         match block {
             WireReplyBlock::Text { text } => content.push_str(&text),
             WireReplyBlock::ToolUse { id, name, input } => {
                 tool_calls.push(ToolCall::new(id, name, input.to_string()));
             }
-            // Thinking and server-side blocks are not part of the conversation the core keeps.
+            WireReplyBlock::Thinking {
+                thinking,
+                signature,
+            } => reasoning.push(thinking_of(thinking, signature)),
+            WireReplyBlock::RedactedThinking { data } => reasoning.push(redacted_of(data)),
+            // Server-side blocks are not part of the conversation the core keeps.
             WireReplyBlock::Other => {}
         }
     }
@@ -191,7 +298,7 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let mut response = ChatResponse::new(AssistantMessage {
         content,
         tool_calls,
-        reasoning: Vec::new(),
+        reasoning,
     })
     .with_usage(Usage {
         input_tokens: reply.usage.input_tokens,
@@ -201,17 +308,52 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     Ok(response)
 }
 
+/// A `thinking` block as reasoning (an empty signature is none: one that never came).
+pub(super) fn thinking_of(text: String, signature: String) -> Reasoning {
+    let reasoning = Reasoning::new(PROVIDER, text);
+    if signature.is_empty() {
+        reasoning
+    } else {
+        reasoning.with_signature(signature)
+    }
+}
+
+/// A `redacted_thinking` block as reasoning: no readable text, the data kept to go back.
+pub(super) fn redacted_of(data: String) -> Reasoning {
+    Reasoning::new(PROVIDER, "").with_encrypted(data)
+}
+
 /// The history as Anthropic wants it: system messages go to their own field, and consecutive
 /// messages of one role are merged, so every tool result of a turn lands in one user message (tool
-/// results first, as the API requires).
-fn wire_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
+/// results first, as the API requires). Fails on a part Anthropic cannot take.
+fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelError> {
     let mut wire: Vec<WireMessage<'_>> = Vec::new();
     for message in messages {
         let (role, blocks): (&str, Vec<WireBlock<'_>>) = match message {
             Message::System { .. } => continue,
-            Message::User { content, .. } => ("user", vec![WireBlock::Text { text: content }]),
+            Message::User { content, parts } if parts.is_empty() => {
+                ("user", vec![WireBlock::Text { text: content }])
+            }
+            Message::User { content, parts } => ("user", blocks_of(content, parts)?),
             Message::Assistant(reply) => {
-                let mut blocks = Vec::with_capacity(1 + reply.tool_calls.len());
+                let mut blocks =
+                    Vec::with_capacity(1 + reply.tool_calls.len() + reply.reasoning.len());
+                // This API's thinking goes back first, in order and unchanged: the API checks the
+                // signatures, and refuses a tool loop whose last turn lost its thinking.
+                for piece in reply
+                    .reasoning
+                    .iter()
+                    .filter(|piece| piece.is_from(PROVIDER))
+                {
+                    if let Some(data) = &piece.encrypted {
+                        blocks.push(WireBlock::RedactedThinking { data });
+                    } else if let Some(signature) = &piece.signature {
+                        blocks.push(WireBlock::Thinking {
+                            thinking: &piece.text,
+                            signature,
+                        });
+                    }
+                }
                 // The API refuses empty text blocks.
                 if !reply.content.is_empty() {
                     blocks.push(WireBlock::Text {
@@ -227,14 +369,7 @@ fn wire_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
                 }
                 ("assistant", blocks)
             }
-            Message::Tool(result) => (
-                "user",
-                vec![WireBlock::ToolResult {
-                    tool_use_id: &result.tool_call_id,
-                    content: &result.content,
-                    is_error: result.is_error,
-                }],
-            ),
+            Message::Tool(result) => ("user", vec![tool_result(result)?]),
         };
         if blocks.is_empty() {
             continue;
@@ -247,7 +382,117 @@ fn wire_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
             }),
         }
     }
-    wire
+    Ok(wire)
+}
+
+/// A tool result: its text alone, or its text and parts as content blocks.
+fn tool_result(result: &ToolResultMessage) -> Result<WireBlock<'_>, ModelError> {
+    let content = if result.parts.is_empty() {
+        WireToolContent::Text(&result.content)
+    } else {
+        WireToolContent::Blocks(blocks_of(&result.content, &result.parts)?)
+    };
+    Ok(WireBlock::ToolResult {
+        tool_use_id: &result.tool_call_id,
+        content,
+        is_error: result.is_error,
+    })
+}
+
+/// A text and the parts after it, as content blocks (the API refuses empty text blocks).
+fn blocks_of<'a>(text: &'a str, parts: &'a [Part]) -> Result<Vec<WireBlock<'a>>, ModelError> {
+    let mut blocks = Vec::with_capacity(parts.len() + 1);
+    if !text.is_empty() {
+        blocks.push(WireBlock::Text { text });
+    }
+    for part in parts {
+        match part {
+            Part::Text { text } if text.is_empty() => {}
+            Part::Text { text } => blocks.push(WireBlock::Text { text }),
+            Part::Image(media) => blocks.push(image_block(media)?),
+            Part::Document(media) => blocks.push(document_block(media)?),
+            Part::Audio(_) => {
+                return Err(unsupported(
+                    "audio; transcribe it and send the text, or use a provider that takes audio \
+                     (Gemini)",
+                ));
+            }
+        }
+    }
+    Ok(blocks)
+}
+
+/// The image types the API takes as bytes.
+const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+fn image_block(media: &Media) -> Result<WireBlock<'_>, ModelError> {
+    let source = match &media.source {
+        Source::Url(url) => WireSource::Url { url },
+        Source::Base64(data) => {
+            let media_type = media.media_type.as_str();
+            if !IMAGE_TYPES.contains(&media_type) {
+                return Err(unsupported(&format!(
+                    "an image of type {media_type:?}; it takes JPEG, PNG, GIF and WebP"
+                )));
+            }
+            WireSource::Base64 { media_type, data }
+        }
+    };
+    Ok(WireBlock::Image { source })
+}
+
+/// A document: a PDF as bytes or by URL, or plain text as bytes (sent as its text, the source
+/// the API has for it).
+fn document_block(media: &Media) -> Result<WireBlock<'_>, ModelError> {
+    let essence = media
+        .media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let source = match (essence.as_str(), &media.source) {
+        ("application/pdf", Source::Base64(data)) => WireSource::Base64 {
+            media_type: "application/pdf",
+            data,
+        },
+        ("application/pdf", Source::Url(url)) => WireSource::Url { url },
+        ("text/plain", Source::Base64(data)) => {
+            let text = base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .ok_or_else(|| {
+                    unsupported("a text/plain document whose bytes are not base64-encoded UTF-8")
+                })?;
+            WireSource::Text {
+                media_type: "text/plain",
+                data: text,
+            }
+        }
+        ("text/plain", Source::Url(_)) => {
+            return Err(unsupported(
+                "a text/plain document by URL (only PDFs go by URL); fetch it and send \
+                 Part::document(\"text/plain\", bytes)",
+            ));
+        }
+        _ => {
+            return Err(unsupported(&format!(
+                "a document of type {:?}; it takes PDF and plain text",
+                media.media_type
+            )));
+        }
+    };
+    Ok(WireBlock::Document {
+        source,
+        title: media.name.as_deref(),
+    })
+}
+
+fn unsupported(what: &str) -> ModelError {
+    ModelError::Unsupported {
+        message: format!("Anthropic Messages cannot take {what}"),
+    }
 }
 
 /// Anthropic takes a tool's input as a JSON object: the call's arguments, as the model wrote them.
@@ -270,6 +515,8 @@ pub(crate) struct WireRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     output_config: Option<WireOutputConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<WireThinking>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
@@ -281,6 +528,14 @@ struct WireToolChoice<'a> {
     kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
+}
+
+/// `thinking`: `{"type": "enabled", "budget_tokens": ...}` or `{"type": "disabled"}`.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireThinking {
+    Enabled { budget_tokens: u32 },
+    Disabled,
 }
 
 #[derive(Serialize)]
@@ -307,6 +562,21 @@ enum WireBlock<'a> {
     Text {
         text: &'a str,
     },
+    Image {
+        source: WireSource<'a>,
+    },
+    Document {
+        source: WireSource<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        title: Option<&'a str>,
+    },
+    Thinking {
+        thinking: &'a str,
+        signature: &'a str,
+    },
+    RedactedThinking {
+        data: &'a str,
+    },
     ToolUse {
         id: &'a str,
         name: &'a str,
@@ -314,9 +584,35 @@ enum WireBlock<'a> {
     },
     ToolResult {
         tool_use_id: &'a str,
-        content: &'a str,
+        content: WireToolContent<'a>,
         is_error: bool,
     },
+}
+
+/// Where an image's or a document's content is.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireSource<'a> {
+    Base64 {
+        media_type: &'a str,
+        data: &'a str,
+    },
+    Url {
+        url: &'a str,
+    },
+    /// A plain-text document's text.
+    Text {
+        media_type: &'static str,
+        data: String,
+    },
+}
+
+/// A tool result's content: a string, or content blocks.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WireToolContent<'a> {
+    Text(&'a str),
+    Blocks(Vec<WireBlock<'a>>),
 }
 
 #[derive(Serialize)]
@@ -345,6 +641,16 @@ enum WireReplyBlock {
         name: String,
         #[serde(default)]
         input: Value,
+    },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default)]
+        signature: String,
+    },
+    RedactedThinking {
+        #[serde(default)]
+        data: String,
     },
     #[serde(other)]
     Other,

@@ -1,7 +1,9 @@
 //! Anthropic Messages streaming (`"stream": true`): named server-sent events (`message_start`,
 //! `content_block_start`, `content_block_delta`, `content_block_stop`, `message_delta`,
-//! `message_stop`, `ping`, `error`). Text and `input_json_delta` fragments are assembled per block
-//! into the same reply the non-streaming call gives. An `error` event is the typed error its type's
+//! `message_stop`, `ping`, `error`). Text, `thinking_delta`, `signature_delta` and
+//! `input_json_delta` fragments are assembled per block into the same reply the non-streaming call
+//! gives; thinking streams as [`StreamEvent::ReasoningDelta`], and a `redacted_thinking` block comes
+//! whole in its `content_block_start`. An `error` event is the typed error its type's
 //! HTTP status would be (`overloaded_error` is [`ModelError::Overloaded`], retryable).
 //!
 //! Wire format: <https://docs.anthropic.com/en/docs/build-with-claude/streaming>.
@@ -12,6 +14,7 @@ use eventsource_stream::Event;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::anthropic::{redacted_of, thinking_of};
 use super::http::stream_error;
 use super::sse::{Out, Reassembler, bad_event, cut_off};
 use crate::message::{AssistantMessage, ToolCall, Usage};
@@ -29,6 +32,11 @@ pub(crate) struct AnthropicReassembler {
 
 enum Block {
     Text(String),
+    Thinking {
+        text: String,
+        signature: String,
+    },
+    Redacted(String),
     Tool {
         call: usize,
         id: String,
@@ -64,6 +72,19 @@ impl Reassembler for AnthropicReassembler {
                         }
                         Block::Text(text)
                     }
+                    StartBlock::Thinking {
+                        thinking,
+                        signature,
+                    } => {
+                        if !thinking.is_empty() {
+                            out.push_back(Ok(StreamEvent::ReasoningDelta(thinking.clone())));
+                        }
+                        Block::Thinking {
+                            text: thinking,
+                            signature,
+                        }
+                    }
+                    StartBlock::RedactedThinking { data } => Block::Redacted(data),
                     StartBlock::ToolUse { id, name } => {
                         let call = self.calls;
                         self.calls += 1;
@@ -89,6 +110,17 @@ impl Reassembler for AnthropicReassembler {
                         text.push_str(&more);
                         out.push_back(Ok(StreamEvent::TextDelta(more)));
                     }
+                    (
+                        Some(Block::Thinking { text, .. }),
+                        BlockDelta::ThinkingDelta { thinking },
+                    ) if !thinking.is_empty() => {
+                        text.push_str(&thinking);
+                        out.push_back(Ok(StreamEvent::ReasoningDelta(thinking)));
+                    }
+                    (
+                        Some(Block::Thinking { signature, .. }),
+                        BlockDelta::SignatureDelta { signature: more },
+                    ) => signature.push_str(&more),
                     (
                         Some(Block::Tool { call, json, .. }),
                         BlockDelta::InputJsonDelta { partial_json },
@@ -182,9 +214,12 @@ impl AnthropicReassembler {
     fn finish(&mut self) -> StreamEvent {
         let mut content = String::new();
         let mut tool_calls = Vec::new();
+        let mut reasoning = Vec::new();
         for block in std::mem::take(&mut self.blocks).into_values() {
             match block {
                 Block::Text(text) => content.push_str(&text),
+                Block::Thinking { text, signature } => reasoning.push(thinking_of(text, signature)),
+                Block::Redacted(data) => reasoning.push(redacted_of(data)),
                 Block::Tool { id, name, json, .. } => {
                     // The non-streaming reply carries the input as an object; write it the same way.
                     let arguments = if json.trim().is_empty() {
@@ -200,7 +235,7 @@ impl AnthropicReassembler {
         let mut response = ChatResponse::new(AssistantMessage {
             content,
             tool_calls,
-            reasoning: Vec::new(),
+            reasoning,
         })
         .with_usage(self.usage);
         response.finish_reason = self.stop_reason.as_deref().map(|reason| match reason {
@@ -268,6 +303,16 @@ enum StartBlock {
         id: String,
         name: String,
     },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default)]
+        signature: String,
+    },
+    RedactedThinking {
+        #[serde(default)]
+        data: String,
+    },
     #[serde(other)]
     Other,
 }
@@ -277,6 +322,14 @@ enum StartBlock {
 enum BlockDelta {
     TextDelta {
         text: String,
+    },
+    ThinkingDelta {
+        #[serde(default)]
+        thinking: String,
+    },
+    SignatureDelta {
+        #[serde(default)]
+        signature: String,
     },
     InputJsonDelta {
         #[serde(default)]

@@ -1,7 +1,31 @@
 //! Google Gemini `generateContent` (`POST {base}/models/{model}:generateContent`).
 //!
-//! Wire format: <https://ai.google.dev/api/generate-content> and the function-calling guide
-//! <https://ai.google.dev/gemini-api/docs/function-calling>.
+//! Wire format: <https://ai.google.dev/api/generate-content>, the function-calling guide
+//! <https://ai.google.dev/gemini-api/docs/function-calling>, the thinking guide
+//! <https://ai.google.dev/gemini-api/docs/thinking> and the thought-signatures guide
+//! <https://ai.google.dev/gemini-api/docs/thought-signatures>.
+//!
+//! - Parts: images, documents and audio alike, as `inlineData` (bytes) or `fileData` (a URL or a
+//!   file URI). A tool result's parts follow the `functionResponse` parts of their turn as parts
+//!   of the same `user` turn, each result's introduced by a line naming its function: a
+//!   `functionResponse` itself carries JSON only (its newer `parts` field takes only inline
+//!   images and PDFs, from Gemini 3 on), while sibling parts work with every model.
+//! - Reasoning: thought parts (`thought: true`) become [`Reasoning`] with their
+//!   `thoughtSignature`. Thought parts in a row make one piece until one of them brings a
+//!   signature, which closes it: so a thought streamed in pieces is the same reasoning as the
+//!   thought whole. A signature on the reply's text (Gemini 3 puts one on its last part, in a
+//!   stream often on an empty text part) is kept as a [`Reasoning`] with empty text, the
+//!   signature and the id [`TEXT_SIGNATURE`]; a function call's signature stays on its
+//!   [`ToolCall::signature`]. A model turn goes back as its thought parts in order (with
+//!   `thought: true` and their signatures), then its text with the text's signature (or, when
+//!   the text is empty, an empty text part with it after the calls, where Gemini puts it), then
+//!   its calls with theirs. Thinking tokens (`thoughtsTokenCount`) count as output tokens: they
+//!   are billed as output.
+//! - Thinking: `generationConfig.thinkingConfig`. Gemini 3 models (by name) take a
+//!   `thinkingLevel`: `low` for a low effort (and for [`Thinking::Off`], as Gemini 3 cannot stop
+//!   thinking), `high` above (the levels every Gemini 3 model takes). Older models take a
+//!   `thinkingBudget`: the budget of [`Thinking::budget_tokens`], 0 for off. Thought summaries are
+//!   asked for (`includeThoughts`) whenever thinking is on.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -17,11 +41,20 @@ use super::common::{
 };
 use super::dialect;
 use super::http::{join_url, parse_reply, stream_error, unexpected_reply};
+use crate::content::{Media, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
-use crate::settings::ToolChoice;
+use crate::reasoning::Reasoning;
+use crate::settings::{Effort, Thinking, ToolChoice};
 use crate::tool::BoxFuture;
+
+/// What this adapter's [`Reasoning`] says wrote it.
+pub(crate) const PROVIDER: &str = "gemini";
+
+/// The [`Reasoning::id`] of a piece that is no thought but the `thoughtSignature` Gemini put on
+/// the reply's text: it goes back on the text part.
+pub(crate) const TEXT_SIGNATURE: &str = "text";
 
 /// Gemini's own endpoint.
 pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
@@ -33,6 +66,19 @@ const SYNTHETIC_ID_PREFIX: &str = "gemini_call_";
 static NEXT_CALL_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A Gemini model behind the `generateContent` API.
+///
+/// - **Parts**: images, documents and audio as bytes (`inlineData`) or by URL or file URI
+///   (`fileData`). A tool result's parts follow the function responses of their turn, introduced
+///   by a line naming the function.
+/// - **Reasoning**: thought summaries are [`Reasoning`] from `"gemini"` with their thought
+///   signatures. A signature Gemini puts on the reply's text is a [`Reasoning`] with empty text,
+///   that signature and the id `"text"`; a function call's is its
+///   [`ToolCall::signature`]. All go back where they came from. Thinking tokens count as output.
+/// - **Thinking** ([`ModelSettings::thinking`](crate::ModelSettings::thinking)): `thinkingBudget`
+///   ([`Thinking::budget_tokens`], 0 for [`Thinking::Off`]) with thought summaries included; for
+///   Gemini 3 models (`gemini-3...`) `thinkingLevel` instead: `low` for a low effort and for off
+///   (Gemini 3 always thinks), `high` for medium and high. Gemini 2.5 Pro cannot stop thinking
+///   either and refuses a budget of 0.
 ///
 /// ```
 /// use agent_core::providers::Gemini;
@@ -89,7 +135,10 @@ impl Gemini {
 
     /// The request body for this conversation, as it goes on the wire (the same for a streamed
     /// reply: the URL asks for the stream).
-    pub(crate) fn request_body<'a>(&'a self, request: ChatRequest<'a>) -> WireRequest<'a> {
+    pub(crate) fn request_body<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> Result<WireRequest<'a>, ModelError> {
         let declarations: Vec<WireDeclaration<'a>> = request
             .tools
             .iter()
@@ -114,21 +163,26 @@ impl Gemini {
             temperature: self.common.temperature(&request),
             response_mime_type: format.map(|_| "application/json"),
             response_schema: format.map(|format| self.parameters(&format.schema).into()),
+            thinking_config: request
+                .settings
+                .thinking
+                .map(|thinking| thinking_config(&self.common.model, thinking)),
         };
         let has_generation = generation.max_output_tokens.is_some()
             || generation.temperature.is_some()
-            || generation.response_mime_type.is_some();
-        WireRequest {
+            || generation.response_mime_type.is_some()
+            || generation.thinking_config.is_some();
+        Ok(WireRequest {
             system_instruction: system_text(request.messages).map(|text| WireSystem {
                 parts: [WireSystemPart { text }],
             }),
-            contents: wire_contents(request.messages),
+            contents: wire_contents(request.messages)?,
             tool_config: request.tool_choice().map(wire_tool_config),
             tools: (!declarations.is_empty()).then_some([WireTools {
                 function_declarations: declarations,
             }]),
             generation_config: has_generation.then_some(generation),
-        }
+        })
     }
 
     /// The URL of one of the model's methods (`generateContent`, `streamGenerateContent`).
@@ -145,7 +199,7 @@ impl Model for Gemini {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let body = encode(&self.request_body(request));
+        let body = self.request_body(request).and_then(|body| encode(&body));
         Box::pin(async move {
             let url = self.url("generateContent");
             self.common
@@ -158,7 +212,7 @@ impl Model for Gemini {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        let body = encode(&self.request_body(request));
+        let body = self.request_body(request).and_then(|body| encode(&body));
         let url = format!("{}?alt=sse", self.url("streamGenerateContent"));
         let request = self.common.stream_request(url, key_header(), body);
         super::sse::stream_reply::<super::gemini_stream::GeminiReassembler>(request)
@@ -254,32 +308,53 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     };
     let mut content = String::new();
     let mut tool_calls = Vec::new();
+    let mut reasoning = Vec::new();
     for part in candidate
         .content
         .map(|content| content.parts)
         .unwrap_or_default()
     {
         if part.thought {
+            push_reasoning(
+                &mut reasoning,
+                Reasoning {
+                    signature: part.thought_signature,
+                    ..Reasoning::new(PROVIDER, part.text.unwrap_or_default())
+                },
+            );
             continue;
         }
         if let Some(text) = part.text {
             content.push_str(&text);
         }
-        if let Some(call) = part.function_call {
-            let id = call.id.unwrap_or_else(|| {
-                format!(
-                    "{SYNTHETIC_ID_PREFIX}{}",
-                    NEXT_CALL_ID.fetch_add(1, Ordering::Relaxed)
-                )
-            });
-            let arguments = if call.args.is_null() {
-                "{}".to_owned()
-            } else {
-                call.args.to_string()
-            };
-            let mut tool_call = ToolCall::new(id, call.name, arguments);
-            tool_call.signature = part.thought_signature;
-            tool_calls.push(tool_call);
+        match part.function_call {
+            Some(call) => {
+                let id = call.id.unwrap_or_else(|| {
+                    format!(
+                        "{SYNTHETIC_ID_PREFIX}{}",
+                        NEXT_CALL_ID.fetch_add(1, Ordering::Relaxed)
+                    )
+                });
+                let arguments = if call.args.is_null() {
+                    "{}".to_owned()
+                } else {
+                    call.args.to_string()
+                };
+                let mut tool_call = ToolCall::new(id, call.name, arguments);
+                tool_call.signature = part.thought_signature;
+                tool_calls.push(tool_call);
+            }
+            // A signature on text, or on a part with nothing else: it goes back on the text.
+            None => {
+                if let Some(signature) = part.thought_signature {
+                    push_reasoning(
+                        &mut reasoning,
+                        Reasoning::new(PROVIDER, "")
+                            .with_signature(signature)
+                            .with_id(TEXT_SIGNATURE),
+                    );
+                }
+            }
         }
     }
     let finish_reason = candidate
@@ -296,42 +371,65 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let mut response = ChatResponse::new(AssistantMessage {
         content,
         tool_calls,
-        reasoning: Vec::new(),
+        reasoning,
     })
     .with_usage(usage);
     response.finish_reason = finish_reason;
     Ok(response)
 }
 
+/// Whether a piece of Gemini reasoning holds the signature of the reply's text, not a thought.
+fn is_text_signature(piece: &Reasoning) -> bool {
+    piece.id.as_deref() == Some(TEXT_SIGNATURE)
+}
+
+/// Adds a piece of reasoning after `pieces`: a thought joins the thought before it while that one
+/// has no signature (a signature closes a thought), so a thought split over stream chunks is the
+/// same as the thought whole. A thought with neither text nor signature is nothing.
+pub(super) fn push_reasoning(pieces: &mut Vec<Reasoning>, piece: Reasoning) {
+    if is_text_signature(&piece) {
+        pieces.push(piece);
+        return;
+    }
+    match pieces.last_mut() {
+        Some(last) if !is_text_signature(last) && last.signature.is_none() => {
+            last.text.push_str(&piece.text);
+            last.signature = piece.signature;
+        }
+        _ if piece.text.is_empty() && piece.signature.is_none() => {}
+        _ => pieces.push(piece),
+    }
+}
+
 /// The history as Gemini wants it: `user` and `model` turns of parts; tool results become
-/// `functionResponse` parts named after the call they answer, grouped into one `user` turn.
-fn wire_contents(messages: &[Message]) -> Vec<WireContentOut<'_>> {
+/// `functionResponse` parts named after the call they answer, grouped into one `user` turn, the
+/// parts of the results after them. Fails on a part Gemini cannot take.
+fn wire_contents(messages: &[Message]) -> Result<Vec<WireContentOut<'_>>, ModelError> {
     let mut names: HashMap<&str, &str> = HashMap::new();
     let mut contents: Vec<WireContentOut<'_>> = Vec::new();
+    // The parts of the tool results since the last other message, which follow their responses.
+    let mut attachments: Vec<WirePartOut<'_>> = Vec::new();
     for message in messages {
+        if !matches!(message, Message::Tool(_)) && !attachments.is_empty() {
+            push_turn(&mut contents, "user", std::mem::take(&mut attachments));
+        }
         let (role, parts) = match message {
             Message::System { .. } => continue,
-            Message::User { content, .. } => ("user", vec![WirePartOut::Text { text: content }]),
-            Message::Assistant(reply) => {
-                let mut parts = Vec::with_capacity(1 + reply.tool_calls.len());
-                if !reply.content.is_empty() {
-                    parts.push(WirePartOut::Text {
-                        text: &reply.content,
-                    });
-                }
-                for call in &reply.tool_calls {
-                    names.insert(&call.id, &call.name);
-                    parts.push(WirePartOut::FunctionCall {
-                        function_call: WireFunctionCallOut {
-                            id: sent_id(&call.id),
-                            name: &call.name,
-                            args: object_or_empty(&call.arguments),
-                        },
-                        thought_signature: call.signature.as_deref(),
-                    });
-                }
-                ("model", parts)
+            Message::User { content, parts } if parts.is_empty() => {
+                ("user", vec![WirePartOut::text(content)])
             }
+            Message::User { content, parts } => {
+                let mut wire = Vec::with_capacity(parts.len() + 1);
+                // Gemini refuses empty text parts.
+                if !content.is_empty() {
+                    wire.push(WirePartOut::text(content));
+                }
+                for part in parts {
+                    wire.extend(wire_part(part));
+                }
+                ("user", wire)
+            }
+            Message::Assistant(reply) => ("model", model_parts(reply, &mut names)),
             Message::Tool(result) => {
                 let name = names
                     .get(result.tool_call_id.as_str())
@@ -346,6 +444,12 @@ fn wire_contents(messages: &[Message]) -> Vec<WireContentOut<'_>> {
                         result: &result.content,
                     }
                 };
+                if !result.parts.is_empty() {
+                    attachments.push(WirePartOut::Introduction {
+                        text: format!("The {name} call returned these:"),
+                    });
+                    attachments.extend(result.parts.iter().filter_map(wire_part));
+                }
                 let part = WirePartOut::FunctionResponse {
                     function_response: WireFunctionResponse {
                         id: sent_id(&result.tool_call_id),
@@ -356,15 +460,105 @@ fn wire_contents(messages: &[Message]) -> Vec<WireContentOut<'_>> {
                 ("user", vec![part])
             }
         };
-        if parts.is_empty() {
+        push_turn(&mut contents, role, parts);
+    }
+    push_turn(&mut contents, "user", attachments);
+    Ok(contents)
+}
+
+/// Adds parts to the conversation: to the last turn when it has the same role, else as a turn.
+fn push_turn<'a>(
+    contents: &mut Vec<WireContentOut<'a>>,
+    role: &'static str,
+    parts: Vec<WirePartOut<'a>>,
+) {
+    if parts.is_empty() {
+        return;
+    }
+    match contents.last_mut() {
+        Some(last) if last.role == role => last.parts.extend(parts),
+        _ => contents.push(WireContentOut { role, parts }),
+    }
+}
+
+/// A model turn: its thoughts in order, its text, its calls, each with its signature.
+fn model_parts<'a>(
+    reply: &'a AssistantMessage,
+    names: &mut HashMap<&'a str, &'a str>,
+) -> Vec<WirePartOut<'a>> {
+    let mut parts = Vec::with_capacity(2 + reply.tool_calls.len() + reply.reasoning.len());
+    let own = || {
+        reply
+            .reasoning
+            .iter()
+            .filter(|piece| piece.is_from(PROVIDER))
+    };
+    for thought in own().filter(|piece| !is_text_signature(piece)) {
+        if thought.text.is_empty() && thought.signature.is_none() {
             continue;
         }
-        match contents.last_mut() {
-            Some(last) if last.role == role => last.parts.extend(parts),
-            _ => contents.push(WireContentOut { role, parts }),
-        }
+        parts.push(WirePartOut::Text {
+            text: &thought.text,
+            thought: true,
+            thought_signature: thought.signature.as_deref(),
+        });
     }
-    contents
+    let mut text_signatures = own()
+        .filter(|piece| is_text_signature(piece))
+        .filter_map(|piece| piece.signature.as_deref());
+    if !reply.content.is_empty() {
+        parts.push(WirePartOut::Text {
+            text: &reply.content,
+            thought: false,
+            thought_signature: text_signatures.next(),
+        });
+    }
+    for call in &reply.tool_calls {
+        names.insert(&call.id, &call.name);
+        parts.push(WirePartOut::FunctionCall {
+            function_call: WireFunctionCallOut {
+                id: sent_id(&call.id),
+                name: &call.name,
+                args: object_or_empty(&call.arguments),
+            },
+            thought_signature: call.signature.as_deref(),
+        });
+    }
+    // A signature that came on an empty text part (or a second one) goes back on one, after the
+    // calls: where Gemini puts it.
+    for signature in text_signatures {
+        parts.push(WirePartOut::Text {
+            text: "",
+            thought: false,
+            thought_signature: Some(signature),
+        });
+    }
+    parts
+}
+
+/// One part of a user message or a tool result: text, or media as `inlineData` (bytes) or
+/// `fileData` (a URL). Gemini takes every kind; empty text is left out (Gemini refuses it).
+fn wire_part(part: &Part) -> Option<WirePartOut<'_>> {
+    match part {
+        Part::Text { text } if text.is_empty() => None,
+        Part::Text { text } => Some(WirePartOut::text(text)),
+        Part::Image(media) | Part::Document(media) | Part::Audio(media) => Some(media_part(media)),
+    }
+}
+
+fn media_part(media: &Media) -> WirePartOut<'_> {
+    let mime_type = &media.media_type;
+    match &media.source {
+        Source::Base64(data) => WirePartOut::InlineData {
+            inline_data: WireBlob { mime_type, data },
+        },
+        Source::Url(file_uri) => WirePartOut::FileData {
+            file_data: WireFileData {
+                mime_type,
+                file_uri,
+            },
+        },
+    }
 }
 
 /// A call id as it goes back to Gemini: ids this adapter made up are not sent.
@@ -407,9 +601,20 @@ struct WireContentOut<'a> {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum WirePartOut<'a> {
+    #[serde(rename_all = "camelCase")]
     Text {
         text: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        thought: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        thought_signature: Option<&'a str>,
     },
+    /// The line that introduces a tool result's parts.
+    Introduction { text: String },
+    #[serde(rename_all = "camelCase")]
+    InlineData { inline_data: WireBlob<'a> },
+    #[serde(rename_all = "camelCase")]
+    FileData { file_data: WireFileData<'a> },
     #[serde(rename_all = "camelCase")]
     FunctionCall {
         function_call: WireFunctionCallOut<'a>,
@@ -420,6 +625,33 @@ enum WirePartOut<'a> {
     FunctionResponse {
         function_response: WireFunctionResponse<'a>,
     },
+}
+
+impl<'a> WirePartOut<'a> {
+    /// A plain text part.
+    fn text(text: &'a str) -> Self {
+        WirePartOut::Text {
+            text,
+            thought: false,
+            thought_signature: None,
+        }
+    }
+}
+
+/// Bytes, base64-encoded.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireBlob<'a> {
+    mime_type: &'a str,
+    data: &'a str,
+}
+
+/// A file Gemini fetches.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireFileData<'a> {
+    mime_type: &'a str,
+    file_uri: &'a str,
 }
 
 #[derive(Serialize)]
@@ -508,6 +740,43 @@ struct WireGenerationConfig {
     response_mime_type: Option<&'static str>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     response_schema: Option<WireResponseSchema>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking_config: Option<WireThinkingConfig>,
+}
+
+/// `thinkingConfig`: a budget (models before Gemini 3) or a level (Gemini 3), and whether thought
+/// summaries come back.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WireThinkingConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking_budget: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking_level: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    include_thoughts: Option<bool>,
+}
+
+/// The thinking config for a model, by its name: Gemini 3 takes a level and cannot stop thinking
+/// (off is its lowest level); older models take a budget, 0 for off.
+fn thinking_config(model: &str, thinking: Thinking) -> WireThinkingConfig {
+    let name = model.rsplit('/').next().unwrap_or(model);
+    let on = thinking != Thinking::Off;
+    let (thinking_budget, thinking_level) = if name.starts_with("gemini-3") {
+        // `low` and `high` are the levels every Gemini 3 model takes.
+        let level = match thinking.effort() {
+            None | Some(Effort::Low) => "low",
+            Some(_) => "high",
+        };
+        (None, Some(level))
+    } else {
+        (Some(thinking.budget_tokens().unwrap_or(0)), None)
+    };
+    WireThinkingConfig {
+        thinking_budget,
+        thinking_level,
+        include_thoughts: on.then_some(true),
+    }
 }
 
 /// `toolConfig.functionCallingConfig`: `AUTO`, `ANY` (some function, or only the one allowed),

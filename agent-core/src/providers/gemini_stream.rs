@@ -1,19 +1,24 @@
 //! Gemini streaming (`streamGenerateContent?alt=sse`): each server-sent event carries a whole
-//! `GenerateContentResponse` chunk. Text parts arrive piece by piece, function calls whole; the
-//! stream simply ends after the chunk with the finish reason.
+//! `GenerateContentResponse` chunk. Text and thought parts arrive piece by piece (thoughts as
+//! [`StreamEvent::ReasoningDelta`]), function calls whole; the stream simply ends after the chunk
+//! with the finish reason. Thought pieces and signatures are joined by the rule the non-streaming
+//! reply follows ([`push_reasoning`]), so both give the same reply.
 //!
 //! Wire format: <https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent>.
 
 use eventsource_stream::Event;
 
+use super::gemini::push_reasoning;
 use super::sse::{Out, Reassembler, cut_off};
 use crate::message::{AssistantMessage, ToolCall, Usage};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, FinishReason};
+use crate::reasoning::Reasoning;
 
 #[derive(Default)]
 pub(crate) struct GeminiReassembler {
     content: String,
+    reasoning: Vec<Reasoning>,
     calls: Vec<ToolCall>,
     finish_reason: Option<FinishReason>,
     usage: Usage,
@@ -32,6 +37,12 @@ impl Reassembler for GeminiReassembler {
         if chunk.usage != Usage::default() {
             // Each chunk reports the usage so far.
             self.usage = chunk.usage;
+        }
+        for piece in chunk.message.reasoning {
+            if !piece.text.is_empty() {
+                out.push_back(Ok(StreamEvent::ReasoningDelta(piece.text.clone())));
+            }
+            push_reasoning(&mut self.reasoning, piece);
         }
         if !chunk.message.content.is_empty() {
             self.content.push_str(&chunk.message.content);
@@ -67,7 +78,7 @@ impl Reassembler for GeminiReassembler {
         let message = AssistantMessage {
             content: std::mem::take(&mut self.content),
             tool_calls: std::mem::take(&mut self.calls),
-            reasoning: Vec::new(),
+            reasoning: std::mem::take(&mut self.reasoning),
         };
         let mut response = ChatResponse::new(message).with_usage(self.usage);
         response.finish_reason = Some(reason);
