@@ -96,9 +96,15 @@ pub async fn everything_http() -> (Child, String) {
 /// Runs the official SDK's client (`mcp/client.mjs`) with `arguments` (`stdio <command...>` or
 /// `http <url>`), making `calls`; returns its report: `{serverInfo, tools, calls}`.
 pub async fn sdk_client(arguments: &[&str], calls: &Value) -> Value {
+    sdk_client_with(arguments, calls, &[]).await
+}
+
+/// [`sdk_client`] with extra environment variables for `client.mjs` (`MCP_CLIENT_ELICIT`).
+pub async fn sdk_client_with(arguments: &[&str], calls: &Value, env: &[(&str, &str)]) -> Value {
     let mut child = Command::new("node")
         .arg(interop_dir().join("client.mjs"))
         .args(arguments)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
