@@ -102,3 +102,41 @@ fn openai_floor(bencher: Bencher) {
         __bench::openai_floor(&model, ChatRequest::new(&messages, &tools)).expect("a body");
     bencher.bench_local(|| black_box(serialize()));
 }
+
+#[divan::bench]
+fn anthropic_build(bencher: Bencher) {
+    let (messages, tools) = (conversation(), tools());
+    let model = agent_core::providers::Anthropic::new("claude-sonnet-4-5");
+    bencher.bench_local(|| {
+        __bench::anthropic_request(&model, ChatRequest::new(black_box(&messages), &tools))
+            .expect("a body")
+    });
+}
+
+#[divan::bench]
+fn anthropic_floor(bencher: Bencher) {
+    let (messages, tools) = (conversation(), tools());
+    let model = agent_core::providers::Anthropic::new("claude-sonnet-4-5");
+    let serialize =
+        __bench::anthropic_floor(&model, ChatRequest::new(&messages, &tools)).expect("a body");
+    bencher.bench_local(|| black_box(serialize()));
+}
+
+#[divan::bench]
+fn gemini_build(bencher: Bencher) {
+    let (messages, tools) = (conversation(), tools());
+    let model = agent_core::providers::Gemini::new("gemini-2.5-flash");
+    bencher.bench_local(|| {
+        __bench::gemini_request(&model, ChatRequest::new(black_box(&messages), &tools))
+            .expect("a body")
+    });
+}
+
+#[divan::bench]
+fn gemini_floor(bencher: Bencher) {
+    let (messages, tools) = (conversation(), tools());
+    let model = agent_core::providers::Gemini::new("gemini-2.5-flash");
+    let serialize =
+        __bench::gemini_floor(&model, ChatRequest::new(&messages, &tools)).expect("a body");
+    bencher.bench_local(|| black_box(serialize()));
+}

@@ -61,6 +61,7 @@ mod output;
 mod reasoning;
 mod run;
 mod schema;
+mod schema_forms;
 mod settings;
 mod state;
 mod texts;

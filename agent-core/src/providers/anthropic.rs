@@ -22,6 +22,7 @@
 //!   thinking on the API refuses a forced tool choice and a temperature other than 1: such a
 //!   request fails with [`ModelError::Unsupported`] instead of a setting being dropped.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use reqwest::header::{HeaderName, HeaderValue};
@@ -39,6 +40,7 @@ use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usa
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
+use crate::schema_forms::Dialect;
 use crate::settings::{Thinking, ToolChoice};
 use crate::tool::BoxFuture;
 
@@ -172,7 +174,11 @@ impl Anthropic {
                 .map(|tool| WireTool {
                     name: &tool.name,
                     description: &tool.description,
-                    input_schema: dialect::anthropic(&tool.parameters),
+                    input_schema: tool
+                        .parameters_in(Dialect::Anthropic, |schema| {
+                            Some(dialect::anthropic(schema))
+                        })
+                        .unwrap_or_default(),
                 })
                 .collect(),
             tool_choice: tool_choice.map(wire_tool_choice),
@@ -619,7 +625,7 @@ enum WireToolContent<'a> {
 struct WireTool<'a> {
     name: &'a str,
     description: &'a str,
-    input_schema: Value,
+    input_schema: Cow<'a, Value>,
 }
 
 #[derive(Deserialize)]

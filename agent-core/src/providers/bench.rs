@@ -25,3 +25,41 @@ pub fn openai_floor<'a>(
     let body = model.request_body(request, false)?;
     Ok(move || serde_json::to_vec(&body).unwrap_or_default())
 }
+
+/// The body `Anthropic::chat` sends for `request`, built and serialized.
+#[cfg(feature = "anthropic")]
+pub fn anthropic_request(
+    model: &super::Anthropic,
+    request: ChatRequest<'_>,
+) -> Result<Vec<u8>, ModelError> {
+    super::common::encode(&model.request_body(request, false)?)
+}
+
+/// The same body's wire struct, built once; the closure serializes it.
+#[cfg(feature = "anthropic")]
+pub fn anthropic_floor<'a>(
+    model: &'a super::Anthropic,
+    request: ChatRequest<'a>,
+) -> Result<impl Fn() -> Vec<u8> + 'a, ModelError> {
+    let body = model.request_body(request, false)?;
+    Ok(move || serde_json::to_vec(&body).unwrap_or_default())
+}
+
+/// The body `Gemini::chat` sends for `request`, built and serialized.
+#[cfg(feature = "gemini")]
+pub fn gemini_request(
+    model: &super::Gemini,
+    request: ChatRequest<'_>,
+) -> Result<Vec<u8>, ModelError> {
+    super::common::encode(&model.request_body(request)?)
+}
+
+/// The same body's wire struct, built once; the closure serializes it.
+#[cfg(feature = "gemini")]
+pub fn gemini_floor<'a>(
+    model: &'a super::Gemini,
+    request: ChatRequest<'a>,
+) -> Result<impl Fn() -> Vec<u8> + 'a, ModelError> {
+    let body = model.request_body(request)?;
+    Ok(move || serde_json::to_vec(&body).unwrap_or_default())
+}

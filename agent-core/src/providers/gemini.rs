@@ -27,6 +27,7 @@
 //!   `thinkingBudget`: the budget of [`Thinking::budget_tokens`], 0 for off. Thought summaries are
 //!   asked for (`includeThoughts`) whenever thinking is on.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,8 +47,9 @@ use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
+use crate::schema_forms::Dialect;
 use crate::settings::{Effort, Thinking, ToolChoice};
-use crate::tool::BoxFuture;
+use crate::tool::{BoxFuture, ToolDef};
 
 /// What this adapter's [`Reasoning`] says wrote it.
 pub(crate) const PROVIDER: &str = "gemini";
@@ -116,13 +118,37 @@ impl Gemini {
         self
     }
 
-    /// A tool's parameters in the form this model takes.
-    fn parameters(&self, schema: &Value) -> WireSchema {
-        if self.json_schema {
-            WireSchema::Json(dialect::gemini_json(schema))
+    /// A tool's parameters in the form this model takes, made once per tool.
+    fn parameters<'a>(&self, tool: &'a ToolDef) -> WireSchema<'a> {
+        let (dialect, transform): (Dialect, fn(&Value) -> Option<Value>) = if self.json_schema {
+            (Dialect::GeminiJson, |schema| {
+                Some(dialect::gemini_json(schema))
+            })
         } else {
-            WireSchema::OpenApi(dialect::gemini(schema))
+            (Dialect::GeminiOpenApi, |schema| {
+                Some(dialect::gemini(schema))
+            })
+        };
+        let schema = tool.parameters_in(dialect, transform).unwrap_or_default();
+        self.schema_as(schema)
+    }
+
+    /// A schema under the field name of the form this model takes.
+    fn schema_as<'a>(&self, schema: Cow<'a, Value>) -> WireSchema<'a> {
+        if self.json_schema {
+            WireSchema::Json(schema)
+        } else {
+            WireSchema::OpenApi(schema)
         }
+    }
+
+    /// A response format's schema in the form this model takes.
+    fn response_schema(&self, schema: &Value) -> WireSchema<'static> {
+        self.schema_as(Cow::Owned(if self.json_schema {
+            dialect::gemini_json(schema)
+        } else {
+            dialect::gemini(schema)
+        }))
     }
 
     common_builder_methods!();
@@ -153,7 +179,7 @@ impl Gemini {
                 WireDeclaration {
                     name: &tool.name,
                     description: &tool.description,
-                    parameters: has_parameters.then(|| self.parameters(&tool.parameters)),
+                    parameters: has_parameters.then(|| self.parameters(tool)),
                 }
             })
             .collect();
@@ -162,7 +188,7 @@ impl Gemini {
             max_output_tokens: self.common.max_tokens(&request),
             temperature: self.common.temperature(&request),
             response_mime_type: format.map(|_| "application/json"),
-            response_schema: format.map(|format| self.parameters(&format.schema).into()),
+            response_schema: format.map(|format| self.response_schema(&format.schema).into()),
             thinking_config: request
                 .settings
                 .thinking
@@ -689,30 +715,30 @@ struct WireDeclaration<'a> {
     name: &'a str,
     description: &'a str,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    parameters: Option<WireSchema>,
+    parameters: Option<WireSchema<'a>>,
 }
 
 /// A schema under the field name its form goes by: `parametersJsonSchema` / `parameters` for a
 /// function, which the generation config's response schema renames.
 #[derive(Serialize)]
-enum WireSchema {
+enum WireSchema<'a> {
     #[serde(rename = "parametersJsonSchema")]
-    Json(Value),
+    Json(Cow<'a, Value>),
     #[serde(rename = "parameters")]
-    OpenApi(Value),
+    OpenApi(Cow<'a, Value>),
 }
 
 /// The response schema, under its form's field name.
 #[derive(Serialize)]
 enum WireResponseSchema {
     #[serde(rename = "responseJsonSchema")]
-    Json(Value),
+    Json(Cow<'static, Value>),
     #[serde(rename = "responseSchema")]
-    OpenApi(Value),
+    OpenApi(Cow<'static, Value>),
 }
 
-impl From<WireSchema> for WireResponseSchema {
-    fn from(schema: WireSchema) -> Self {
+impl From<WireSchema<'static>> for WireResponseSchema {
+    fn from(schema: WireSchema<'static>) -> Self {
         match schema {
             WireSchema::Json(schema) => WireResponseSchema::Json(schema),
             WireSchema::OpenApi(schema) => WireResponseSchema::OpenApi(schema),

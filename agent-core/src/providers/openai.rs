@@ -21,6 +21,7 @@ use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
+use crate::schema_forms::Dialect;
 use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
 use crate::tool::{BoxFuture, ToolDef};
 
@@ -112,7 +113,7 @@ impl OpenAi {
 
     fn wire_tool<'a>(&self, tool: &'a ToolDef) -> WireTool<'a> {
         let strict = if self.strict_tools {
-            dialect::openai_strict(&tool.parameters)
+            tool.parameters_in(Dialect::OpenAiStrict, dialect::openai_strict)
         } else {
             None
         };
@@ -122,7 +123,10 @@ impl OpenAi {
                 name: &tool.name,
                 description: &tool.description,
                 strict: strict.is_some().then_some(true),
-                parameters: strict.unwrap_or_else(|| dialect::openai(&tool.parameters)),
+                parameters: strict.unwrap_or_else(|| {
+                    tool.parameters_in(Dialect::OpenAi, |schema| Some(dialect::openai(schema)))
+                        .unwrap_or_default()
+                }),
             },
         }
     }
@@ -582,7 +586,7 @@ struct WireTool<'a> {
 struct WireFunction<'a> {
     name: &'a str,
     description: &'a str,
-    parameters: Value,
+    parameters: Cow<'a, Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     strict: Option<bool>,
 }
