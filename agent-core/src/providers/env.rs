@@ -7,7 +7,8 @@ use crate::model::{BoxStream, ChatRequest, ChatResponse, Model, ModelError, Stre
 use crate::tool::BoxFuture;
 
 /// Reads `AGENT_MODEL` (`openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`,
-/// `gemini:gemini-2.5-flash`, `ollama:qwen2.5`, ...) and the provider's key variable.
+/// `gemini:gemini-2.5-flash`, `openai-responses:gpt-5`, `ollama:qwen2.5`, ...) and the provider's
+/// key variable.
 ///
 /// Without `AGENT_MODEL`, the first key found picks a provider and its default model:
 /// `OPENAI_API_KEY`, then `ANTHROPIC_API_KEY`, then `GEMINI_API_KEY` (or `GOOGLE_API_KEY`). With
@@ -16,6 +17,7 @@ use crate::tool::BoxFuture;
 /// | provider | key | base URL variable (default) |
 /// |---|---|---|
 /// | `openai` | `OPENAI_API_KEY` (not needed when `OPENAI_BASE_URL` points at a local server) | `OPENAI_BASE_URL` |
+/// | `openai-responses` (OpenAI's Responses API, [`OpenAiResponses`](super::OpenAiResponses)) | `OPENAI_API_KEY` (not needed when `OPENAI_BASE_URL` points at a local server) | `OPENAI_BASE_URL` |
 /// | `anthropic` | `ANTHROPIC_API_KEY` | `ANTHROPIC_BASE_URL` |
 /// | `gemini` | `GEMINI_API_KEY` or `GOOGLE_API_KEY` | `GEMINI_BASE_URL` |
 /// | `deepseek`, `groq`, `openrouter`, `qwen` | `DEEPSEEK_API_KEY`, `GROQ_API_KEY`, `OPENROUTER_API_KEY`, `DASHSCOPE_API_KEY` | `{PROVIDER}_BASE_URL` |
@@ -199,6 +201,7 @@ pub enum EnvError {
 #[derive(Clone, Copy)]
 enum Wire {
     OpenAi,
+    OpenAiResponses,
     Anthropic,
     Gemini,
 }
@@ -216,7 +219,8 @@ struct Preset {
 impl Preset {
     fn needs_key(&self, custom_base_url: bool) -> bool {
         // An OpenAI-compatible local server at a custom URL usually takes none either.
-        let local_openai_compatible = custom_base_url && matches!(self.wire, Wire::OpenAi);
+        let local_openai_compatible =
+            custom_base_url && matches!(self.wire, Wire::OpenAi | Wire::OpenAiResponses);
         !(self.local || local_openai_compatible)
     }
 }
@@ -269,6 +273,15 @@ const PRESETS: &[Preset] = &[
         &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
         "GEMINI_BASE_URL",
         "https://generativelanguage.googleapis.com/v1beta",
+        false,
+    ),
+    // The same service and key as `openai`, through the Responses API.
+    preset(
+        "openai-responses",
+        Wire::OpenAiResponses,
+        &["OPENAI_API_KEY"],
+        "OPENAI_BASE_URL",
+        "https://api.openai.com/v1",
         false,
     ),
     preset(
@@ -360,6 +373,8 @@ fn build(
     match wire {
         #[cfg(feature = "openai")]
         Wire::OpenAi => adapter!(super::OpenAi),
+        #[cfg(feature = "openai")]
+        Wire::OpenAiResponses => adapter!(super::OpenAiResponses),
         #[cfg(feature = "anthropic")]
         Wire::Anthropic => adapter!(super::Anthropic),
         #[cfg(feature = "gemini")]
@@ -408,6 +423,28 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(model.provider(), "gemini");
+        let model = choose(&[
+            ("AGENT_MODEL", "openai-responses:gpt-5"),
+            ("OPENAI_API_KEY", "k"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(model.to_string(), "openai-responses:gpt-5");
+        assert_eq!(model.base_url(), "https://api.openai.com/v1");
+        let error = choose(&[("AGENT_MODEL", "openai-responses:gpt-5")]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "AGENT_MODEL asks for openai-responses, but OPENAI_API_KEY is not set"
+        );
+        // A local server speaking the Responses API needs no key either.
+        assert!(
+            choose(&[
+                ("AGENT_MODEL", "openai-responses:gpt-oss-20b"),
+                ("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
+            ])
+            .unwrap()
+            .is_some()
+        );
     }
 
     #[test]

@@ -21,6 +21,10 @@ mod gemini_stream;
 #[cfg(feature = "openai")]
 mod openai;
 #[cfg(feature = "openai")]
+mod openai_responses;
+#[cfg(feature = "openai")]
+mod openai_responses_stream;
+#[cfg(feature = "openai")]
 mod openai_stream;
 mod sse;
 
@@ -42,6 +46,8 @@ pub use gemini::{GEMINI_BASE_URL, Gemini};
 pub use http::{ApiKey, HttpConfig};
 #[cfg(feature = "openai")]
 pub use openai::{OPENAI_BASE_URL, OpenAi};
+#[cfg(feature = "openai")]
+pub use openai_responses::OpenAiResponses;
 
 /// Re-exported so extra headers can be built without depending on `reqwest`.
 pub use reqwest::header::{HeaderName, HeaderValue};

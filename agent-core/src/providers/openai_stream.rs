@@ -159,7 +159,7 @@ fn chunk_error(error: &Value, data: &str) -> ModelError {
 
 /// The HTTP status an OpenAI error `code` or `type` comes with
 /// (<https://platform.openai.com/docs/guides/error-codes>), and the words compatible servers use.
-fn status_of(kind: &str) -> Option<u16> {
+pub(super) fn status_of(kind: &str) -> Option<u16> {
     Some(match kind {
         "invalid_request_error" | "context_length_exceeded" | "invalid_value" => 400,
         "invalid_api_key" | "authentication_error" => 401,
