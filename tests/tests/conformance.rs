@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use agent_core::providers::{Anthropic, EnvModel, Gemini, OpenAi, from_variables};
+use agent_core::providers::{Anthropic, EnvModel, Gemini, OpenAi, OpenAiResponses, from_variables};
 use agent_core::testing::ScriptedModel;
 use agent_core::testing::conformance::{
     self, Call, Capabilities, ErrorKind, Exchange, Failure, Harness, Report,
@@ -25,6 +25,7 @@ enum Vendor {
     OpenAi,
     Anthropic,
     Gemini,
+    OpenAiResponses,
 }
 
 /// A harness that speaks one vendor's wire format on a loopback server.
@@ -47,7 +48,15 @@ impl VendorHarness {
             Vendor::OpenAi => Box::new(self.openai()),
             Vendor::Anthropic => Box::new(self.anthropic()),
             Vendor::Gemini => Box::new(self.gemini()),
+            Vendor::OpenAiResponses => Box::new(self.openai_responses()),
         }
+    }
+
+    fn openai_responses(&self) -> OpenAiResponses {
+        OpenAiResponses::new("gpt-5")
+            .api_key("conformance-key")
+            .base_url(&format!("{}/v1", self.server.uri()))
+            .http_config(no_retries())
     }
 
     fn anthropic(&self) -> Anthropic {
@@ -90,6 +99,11 @@ impl VendorHarness {
                 ("GEMINI_API_KEY", "conformance-key".into()),
                 ("GEMINI_BASE_URL", format!("{base}/v1beta")),
             ],
+            Vendor::OpenAiResponses => vec![
+                ("AGENT_MODEL", "openai-responses:gpt-5".into()),
+                ("OPENAI_API_KEY", "conformance-key".into()),
+                ("OPENAI_BASE_URL", format!("{base}/v1")),
+            ],
         };
         from_variables(|name| {
             variables
@@ -109,6 +123,7 @@ impl VendorHarness {
                     Vendor::OpenAi => openai::reply(reply),
                     Vendor::Anthropic => anthropic::reply(reply),
                     Vendor::Gemini => gemini::reply(reply),
+                    Vendor::OpenAiResponses => responses::reply(reply),
                 };
                 json_reply(200, &body.to_string())
             }
@@ -116,6 +131,7 @@ impl VendorHarness {
                 Vendor::OpenAi => openai::stream(reply),
                 Vendor::Anthropic => anthropic::stream(reply),
                 Vendor::Gemini => gemini::stream(reply),
+                Vendor::OpenAiResponses => responses::stream(reply),
             }),
             (Exchange::Fail(failure), call) => self.failure(failure, call),
             (other, _) => panic!("an exchange this harness does not know: {other:?}"),
@@ -137,10 +153,12 @@ impl VendorHarness {
                 Vendor::OpenAi => openai::broken_stream(failure.kind, message),
                 Vendor::Anthropic => anthropic::broken_stream(failure.kind, message),
                 Vendor::Gemini => gemini::broken_stream(failure.kind, message),
+                Vendor::OpenAiResponses => responses::broken_stream(failure.kind, message),
             }),
             kind => {
                 let (status, body) = match self.vendor {
-                    Vendor::OpenAi => openai::error(kind, message),
+                    // The same errors, whichever of OpenAI's APIs.
+                    Vendor::OpenAi | Vendor::OpenAiResponses => openai::error(kind, message),
                     Vendor::Anthropic => anthropic::error(kind, message),
                     Vendor::Gemini => gemini::error(kind, message, failure.retry_after),
                 };
@@ -329,6 +347,137 @@ mod openai {
             status,
             json!({"error": {"message": message, "type": kind, "param": null, "code": code}}),
         )
+    }
+}
+
+/// OpenAI Responses: <https://platform.openai.com/docs/api-reference/responses/object> and
+/// <https://platform.openai.com/docs/api-reference/responses-streaming>. Errors are OpenAI's.
+mod responses {
+    use super::*;
+
+    /// The response object a reply is: what the plain call returns and `response.completed`
+    /// carries.
+    fn response(reply: &ChatResponse) -> Value {
+        let mut output = Vec::new();
+        if !reply.message.content.is_empty() {
+            output.push(json!({
+                "type": "message", "id": "msg_conformance", "status": "completed", "role": "assistant",
+                "content": [{"type": "output_text", "text": reply.message.content, "annotations": []}],
+            }));
+        }
+        for (index, call) in reply.message.tool_calls.iter().enumerate() {
+            output.push(json!({
+                "type": "function_call", "id": format!("fc_conformance_{index}"), "status": "completed",
+                "call_id": call.id, "name": call.name, "arguments": call.arguments,
+            }));
+        }
+        let cut = reply.finish_reason == Some(FinishReason::Length);
+        json!({
+            "id": "resp_conformance",
+            "object": "response",
+            "created_at": 1_760_000_000,
+            "status": if cut { "incomplete" } else { "completed" },
+            "error": null,
+            "incomplete_details": if cut { json!({"reason": "max_output_tokens"}) } else { Value::Null },
+            "model": "gpt-5-2025-08-07",
+            "output": output,
+            "parallel_tool_calls": true,
+            "store": false,
+            "usage": {
+                "input_tokens": reply.usage.input_tokens,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": reply.usage.output_tokens,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": reply.usage.total_tokens(),
+            },
+        })
+    }
+
+    pub fn reply(reply: &ChatResponse) -> Value {
+        response(reply)
+    }
+
+    /// Server-sent events, each named by its type and numbered as OpenAI numbers them.
+    #[derive(Default)]
+    struct Events {
+        body: String,
+        next: u64,
+    }
+
+    impl Events {
+        fn push(&mut self, mut data: Value) -> &mut Self {
+            data["sequence_number"] = self.next.into();
+            self.next += 1;
+            let kind = data["type"].as_str().expect("a type").to_owned();
+            self.body += &sse(Some(&kind), &data);
+            self
+        }
+
+        fn start(&mut self) -> &mut Self {
+            let started = json!({"id": "resp_conformance", "object": "response", "status": "in_progress", "output": [], "usage": null});
+            self.push(json!({"type": "response.created", "response": started}))
+                .push(json!({"type": "response.in_progress", "response": started}))
+        }
+
+        fn text(&mut self, output_index: usize, text: &str) -> &mut Self {
+            self.push(json!({"type": "response.output_item.added", "output_index": output_index, "item": {
+                "type": "message", "id": "msg_conformance", "status": "in_progress", "role": "assistant", "content": [],
+            }}));
+            self.push(json!({"type": "response.content_part.added", "item_id": "msg_conformance", "output_index": output_index, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}));
+            for piece in pieces(text, 9) {
+                self.push(json!({"type": "response.output_text.delta", "item_id": "msg_conformance", "output_index": output_index, "content_index": 0, "delta": piece, "logprobs": []}));
+            }
+            self.push(json!({"type": "response.output_text.done", "item_id": "msg_conformance", "output_index": output_index, "content_index": 0, "text": text, "logprobs": []}))
+        }
+    }
+
+    pub fn stream(reply: &ChatResponse) -> String {
+        let mut events = Events::default();
+        events.start();
+        let mut output_index = 0;
+        if !reply.message.content.is_empty() {
+            events.text(output_index, &reply.message.content);
+            output_index += 1;
+        }
+        for (index, call) in reply.message.tool_calls.iter().enumerate() {
+            let item_id = format!("fc_conformance_{index}");
+            events.push(json!({"type": "response.output_item.added", "output_index": output_index, "item": {
+                "type": "function_call", "id": item_id, "status": "in_progress", "call_id": call.id, "name": call.name, "arguments": "",
+            }}));
+            for piece in pieces(&call.arguments, 6) {
+                events.push(json!({"type": "response.function_call_arguments.delta", "item_id": item_id, "output_index": output_index, "delta": piece}));
+            }
+            events.push(json!({"type": "response.function_call_arguments.done", "item_id": item_id, "output_index": output_index, "arguments": call.arguments}));
+            output_index += 1;
+        }
+        let kind = if reply.finish_reason == Some(FinishReason::Length) {
+            "response.incomplete"
+        } else {
+            "response.completed"
+        };
+        events.push(json!({"type": kind, "response": response(reply)}));
+        events.body
+    }
+
+    pub fn broken_stream(kind: ErrorKind, message: &str) -> String {
+        let mut events = Events::default();
+        events.start().text(0, "It is raining in");
+        match kind {
+            ErrorKind::StreamCutOff => {}
+            ErrorKind::StreamErrorEvent => {
+                events.push(json!({"type": "response.failed", "response": {
+                    "id": "resp_conformance", "object": "response", "status": "failed", "output": [],
+                    "error": {"code": "server_error", "message": message},
+                }}));
+            }
+            ErrorKind::StreamOverloaded => {
+                events.push(json!({"type": "error", "code": "server_is_overloaded", "message": message, "param": null}));
+            }
+            _ => {
+                events.body += "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\n\n";
+            }
+        }
+        events.body
     }
 }
 
@@ -640,8 +789,20 @@ async fn the_gemini_adapter_conforms() {
 }
 
 #[tokio::test]
+async fn the_openai_responses_adapter_conforms() {
+    let harness = VendorHarness::start(Vendor::OpenAiResponses).await;
+    let report = conformance::assert_conforms(&harness.openai_responses(), &harness).await;
+    assert!(report.skipped.is_empty(), "{report:?}");
+}
+
+#[tokio::test]
 async fn the_model_from_the_environment_conforms_for_every_vendor() {
-    for vendor in [Vendor::OpenAi, Vendor::Anthropic, Vendor::Gemini] {
+    for vendor in [
+        Vendor::OpenAi,
+        Vendor::Anthropic,
+        Vendor::Gemini,
+        Vendor::OpenAiResponses,
+    ] {
         let harness = VendorHarness::start(vendor).await;
         let model = harness.env_model();
         let report = conformance::run(&model, &harness).await;
@@ -690,7 +851,12 @@ impl<M: Model> Model for ForgetsToStream<M> {
 
 #[tokio::test]
 async fn a_wrapper_that_does_not_forward_streaming_fails_the_suite() {
-    for vendor in [Vendor::OpenAi, Vendor::Anthropic, Vendor::Gemini] {
+    for vendor in [
+        Vendor::OpenAi,
+        Vendor::Anthropic,
+        Vendor::Gemini,
+        Vendor::OpenAiResponses,
+    ] {
         let harness = VendorHarness::start(vendor).await;
         let broken = ForgetsToStream(harness.adapter());
         let report = conformance::run(&broken, &harness).await;
