@@ -108,7 +108,8 @@ impl OpenAiResponses {
     ) -> Result<WireRequest<'a>, ModelError> {
         Ok(WireRequest {
             model: &self.common.model,
-            instructions: system_text(request.messages),
+            // An agent without a system prompt still has an (empty) system message.
+            instructions: system_text(request.messages).filter(|text| !text.trim().is_empty()),
             input: wire_input(request.messages, !self.store)?,
             tools: request
                 .tools

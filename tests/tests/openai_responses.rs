@@ -1,0 +1,814 @@
+//! The OpenAI Responses adapter over real HTTP against loopback servers that speak the documented
+//! wire format (<https://platform.openai.com/docs/api-reference/responses>): plain replies as JSON
+//! bodies, streamed ones as server-sent events written a few bytes at a time.
+
+use agent_core::providers::OpenAiResponses;
+use agent_core::{
+    AssistantMessage, ChatRequest, Effort, Message, Model, ModelError, ModelSettings, Part,
+    Reasoning, ResponseFormat, RunError, RunEvent, StreamEvent, Thinking, ToolCall, ToolChoice,
+    ToolDef, ToolResultMessage, agent,
+};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use tests::http::{
+    json_reply, no_retries, quick_retries, received, request_bodies, serve_event_streams,
+    serve_in_order,
+};
+use tests::{get_time, get_weather, tool_results};
+
+fn responses_at(base: &str) -> OpenAiResponses {
+    OpenAiResponses::new("gpt-5")
+        .api_key("test-key-123")
+        .base_url(&format!("{base}/v1"))
+        .http_config(quick_retries())
+}
+
+/// A response object with these output items, as the API returns it and `response.completed`
+/// carries it.
+fn response(output: Vec<Value>, input_tokens: u64, output_tokens: u64) -> Value {
+    json!({
+        "id": "resp_test",
+        "object": "response",
+        "created_at": 1_760_000_000,
+        "status": "completed",
+        "error": null,
+        "incomplete_details": null,
+        "model": "gpt-5-2025-08-07",
+        "output": output,
+        "parallel_tool_calls": true,
+        "store": false,
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+        },
+    })
+}
+
+fn message_item(id: &str, text: &str) -> Value {
+    json!({
+        "type": "message", "id": id, "status": "completed", "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    })
+}
+
+fn call_item(id: &str, call_id: &str, name: &str, arguments: &str) -> Value {
+    json!({"type": "function_call", "id": id, "status": "completed", "call_id": call_id, "name": name, "arguments": arguments})
+}
+
+/// A reasoning item as a stateless request gets it back: its summary and its encrypted form.
+fn reasoning_item(id: &str, summary: &[&str], encrypted: &str) -> Value {
+    let summary: Vec<Value> = summary
+        .iter()
+        .map(|text| json!({"type": "summary_text", "text": text}))
+        .collect();
+    json!({"type": "reasoning", "id": id, "summary": summary, "encrypted_content": encrypted})
+}
+
+/// Two calls in one reply: the weather and the time in Beijing.
+fn two_calls() -> Value {
+    response(
+        vec![
+            call_item(
+                "fc_w",
+                "call_w1",
+                "get_weather",
+                r#"{"city":"北京","unit":null}"#,
+            ),
+            call_item("fc_t", "call_t1", "get_time", r#"{"city":"Beijing"}"#),
+        ],
+        120,
+        30,
+    )
+}
+
+const ANSWER: &str = "北京今天有小雨，18°C，记得带伞。现在是 08:30。";
+
+fn answer() -> Value {
+    response(vec![message_item("msg_a", ANSWER)], 170, 21)
+}
+
+/// `text` in pieces of `size` characters (so multi-byte characters stay whole).
+fn pieces(text: &str, size: usize) -> Vec<String> {
+    let characters: Vec<char> = text.chars().collect();
+    characters
+        .chunks(size)
+        .map(|chunk| chunk.iter().collect())
+        .collect()
+}
+
+/// The event stream that ends with `response`: each output item added, its text, summary or
+/// arguments in deltas, then `response.completed` carrying the whole response.
+fn stream_of(response: &Value) -> String {
+    let mut body = String::new();
+    let mut sequence = 0;
+    let mut push = |data: Value| {
+        let mut data = data;
+        data["sequence_number"] = sequence.into();
+        sequence += 1;
+        let kind = data["type"].as_str().expect("a type").to_owned();
+        body += &format!("event: {kind}\ndata: {data}\n\n");
+    };
+    let started =
+        json!({"id": "resp_test", "object": "response", "status": "in_progress", "output": []});
+    push(json!({"type": "response.created", "response": started}));
+    push(json!({"type": "response.in_progress", "response": started}));
+    let output = response["output"].as_array().expect("output items");
+    for (index, item) in output.iter().enumerate() {
+        let id = item["id"].clone();
+        let mut added = item.clone();
+        match item["type"].as_str() {
+            Some("reasoning") => {
+                added["summary"] = json!([]);
+                push(
+                    json!({"type": "response.output_item.added", "output_index": index, "item": added}),
+                );
+                for (part, summary) in item["summary"].as_array().into_iter().flatten().enumerate()
+                {
+                    let text = summary["text"].as_str().expect("a summary text");
+                    for piece in pieces(text, 4) {
+                        push(
+                            json!({"type": "response.reasoning_summary_text.delta", "item_id": id, "output_index": index, "summary_index": part, "delta": piece}),
+                        );
+                    }
+                    push(
+                        json!({"type": "response.reasoning_summary_text.done", "item_id": id, "output_index": index, "summary_index": part, "text": text}),
+                    );
+                }
+            }
+            Some("message") => {
+                added["content"] = json!([]);
+                push(
+                    json!({"type": "response.output_item.added", "output_index": index, "item": added}),
+                );
+                let text = item["content"][0]["text"].as_str().expect("a text");
+                for piece in pieces(text, 5) {
+                    push(
+                        json!({"type": "response.output_text.delta", "item_id": id, "output_index": index, "content_index": 0, "delta": piece, "logprobs": []}),
+                    );
+                }
+            }
+            Some("function_call") => {
+                added["arguments"] = json!("");
+                push(
+                    json!({"type": "response.output_item.added", "output_index": index, "item": added}),
+                );
+                let arguments = item["arguments"].as_str().expect("arguments");
+                for piece in pieces(arguments, 6) {
+                    push(
+                        json!({"type": "response.function_call_arguments.delta", "item_id": id, "output_index": index, "delta": piece}),
+                    );
+                }
+            }
+            _ => {}
+        }
+        push(json!({"type": "response.output_item.done", "output_index": index, "item": item}));
+    }
+    push(json!({"type": "response.completed", "response": response}));
+    body
+}
+
+fn text_of(events: &[RunEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            RunEvent::TextDelta(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn output_of(events: &[RunEvent]) -> &agent_core::RunOutput {
+    match events.last() {
+        Some(RunEvent::Finished(Ok(output))) => output,
+        other => panic!("expected a finished run, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_run_with_parallel_calls_pairs_calls_and_outputs_by_call_id() {
+    let server = serve_in_order(vec![
+        json_reply(200, &two_calls().to_string()),
+        json_reply(200, &answer().to_string()),
+    ])
+    .await;
+    let agent =
+        agent!(responses_at(&server.uri()), get_weather, get_time).system("Answer briefly.");
+    let output = agent.run("北京天气？现在几点？").await.unwrap();
+
+    assert_eq!(output.text, ANSWER);
+    assert_eq!(output.steps, 2);
+    assert_eq!(output.usage.input_tokens, 120 + 170);
+    assert_eq!(output.usage.output_tokens, 30 + 21);
+    assert_eq!(
+        output.messages[2],
+        Message::Assistant(AssistantMessage::tool_calls([
+            ToolCall::new("call_w1", "get_weather", r#"{"city":"北京","unit":null}"#),
+            ToolCall::new("call_t1", "get_time", r#"{"city":"Beijing"}"#),
+        ]))
+    );
+    let results = tool_results(&output);
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|result| !result.is_error), "{results:?}");
+    assert_eq!(results[1].content, "It is 08:30 in Beijing.");
+
+    let requests = received(&server).await;
+    assert_eq!(requests[0].url.path(), "/v1/responses");
+    assert_eq!(requests[0].headers["authorization"], "Bearer test-key-123");
+    let bodies = request_bodies(&server).await;
+    let input = bodies[1]["input"].as_array().unwrap();
+    let calls: Vec<&Value> = input
+        .iter()
+        .filter(|item| item["type"] == "function_call")
+        .collect();
+    let outputs: Vec<&Value> = input
+        .iter()
+        .filter(|item| item["type"] == "function_call_output")
+        .collect();
+    assert_eq!(calls.len(), 2);
+    for (call, result) in calls.iter().zip(&outputs) {
+        assert_eq!(call["call_id"], result["call_id"]);
+    }
+    assert_eq!(outputs[0]["call_id"], "call_w1");
+    assert_eq!(outputs[1]["output"], "It is 08:30 in Beijing.");
+    insta::assert_json_snapshot!("openai_responses_requests", bodies);
+}
+
+#[tokio::test]
+async fn a_streamed_run_assembles_the_same_replies_as_the_plain_one() {
+    let server = serve_in_order(vec![
+        json_reply(200, &two_calls().to_string()),
+        json_reply(200, &answer().to_string()),
+    ])
+    .await;
+    let plain = agent!(responses_at(&server.uri()), get_weather, get_time)
+        .run("北京天气？现在几点？")
+        .await
+        .unwrap();
+    let plain_bodies = request_bodies(&server).await;
+
+    for piece in [1, 3, 64, 4096] {
+        let (base, requests) =
+            serve_event_streams(vec![stream_of(&two_calls()), stream_of(&answer())], piece).await;
+        let events: Vec<RunEvent> = agent!(responses_at(&base), get_weather, get_time)
+            .run_stream("北京天气？现在几点？")
+            .collect()
+            .await;
+        assert_eq!(text_of(&events), ANSWER, "pieces of {piece} bytes");
+        let output = output_of(&events);
+        assert_eq!(output.messages, plain.messages, "pieces of {piece} bytes");
+        assert_eq!(output.usage, plain.usage);
+
+        let requests = requests.lock().unwrap();
+        for (sent, plain) in requests.iter().zip(&plain_bodies) {
+            let mut sent: Value = serde_json::from_str(sent).unwrap();
+            assert_eq!(sent["stream"], true);
+            sent.as_object_mut().unwrap().remove("stream");
+            assert_eq!(&sent, plain, "the same request, streamed");
+        }
+    }
+}
+
+/// A weather report: a tool schema strict mode can say, and one it cannot (a map).
+fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "get_weather",
+            "Look up today's weather for a city.",
+            json!({"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}),
+        ),
+        ToolDef::new(
+            "tag",
+            "Tag a photo.",
+            json!({"type": "object", "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}}, "required": ["tags"]}),
+        ),
+    ]
+}
+
+/// The body the adapter sends for `messages`, answered with a plain text reply.
+async fn body_for(
+    model: impl Fn(&str) -> OpenAiResponses,
+    messages: &[Message],
+    settings: &ModelSettings,
+    format: Option<&ResponseFormat>,
+) -> Value {
+    let server = serve_in_order(vec![json_reply(200, &answer().to_string())]).await;
+    let tools = tools();
+    let mut request = ChatRequest::new(messages, &tools).with_settings(settings);
+    if let Some(format) = format {
+        request = request.with_response_format(format);
+    }
+    let reply = model(&server.uri()).chat(request).await.unwrap();
+    assert_eq!(reply.message.content, ANSWER);
+    request_bodies(&server).await.remove(0)
+}
+
+#[tokio::test]
+async fn images_documents_and_tool_result_parts_go_as_input_content() {
+    let png = [0x89, b'P', b'N', b'G', 0x0d, 0x0a];
+    let messages = vec![
+        Message::system("You read receipts."),
+        Message::user("What is on these?")
+            .with_part(Part::image("image/png", png))
+            .with_part(Part::image_url("https://example.com/receipt.jpg"))
+            .with_part(Part::document("application/pdf", b"%PDF-1.7 receipt"))
+            .with_part(Part::document_url("https://example.com/terms.pdf"))
+            .with_part(Part::text("Total them up.")),
+        Message::Assistant(
+            AssistantMessage::text("Let me take a photo of the till.").with_tool_call(
+                ToolCall::new("call_photo", "get_weather", r#"{"city":"北京"}"#),
+            ),
+        ),
+        Message::Tool(
+            ToolResultMessage::new("call_photo", "The till, photographed:")
+                .with_part(Part::image("image/png", png)),
+        ),
+        Message::Tool(ToolResultMessage::error(
+            "call_missing",
+            "Error: no such call",
+        )),
+    ];
+    let body = body_for(responses_at, &messages, &ModelSettings::new(), None).await;
+    // A tool result's parts go inside its output.
+    let output = &body["input"][3]["output"];
+    assert_eq!(
+        output[0],
+        json!({"type": "input_text", "text": "The till, photographed:"})
+    );
+    assert_eq!(output[1]["type"], "input_image");
+    assert_eq!(output[1]["image_url"], "data:image/png;base64,iVBORw0K");
+    insta::assert_json_snapshot!("openai_responses_parts", body);
+}
+
+#[tokio::test]
+async fn settings_a_response_format_and_strict_tools_are_sent() {
+    let messages = vec![Message::user("Tag this photo.")];
+    let settings = ModelSettings::new()
+        .tool_choice(ToolChoice::Tool("tag".into()))
+        .max_tokens(900)
+        .temperature(0.3)
+        .thinking(Thinking::Effort(Effort::High));
+    let format = ResponseFormat::new(
+        "photo_tags",
+        json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}, "note": {"type": "string"}}, "required": ["tags"]}),
+    )
+    .with_description("The tags of a photo.");
+    let body = body_for(responses_at, &messages, &settings, Some(&format)).await;
+    assert_eq!(body["tools"][0]["strict"], true);
+    assert_eq!(body["tools"][1]["strict"], false, "a map cannot be strict");
+    assert_eq!(
+        body["reasoning"],
+        json!({"effort": "high", "summary": "auto"})
+    );
+    assert_eq!(body["store"], false);
+    assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
+    insta::assert_json_snapshot!("openai_responses_settings", body);
+
+    // Without strict tools none is strict; thinking off is the least effort; a stored model asks
+    // for no encrypted reasoning; `required` and `none` are words.
+    for (choice, word) in [
+        (ToolChoice::Required, "required"),
+        (ToolChoice::None, "none"),
+    ] {
+        let settings = ModelSettings::new()
+            .tool_choice(choice)
+            .thinking(Thinking::Off);
+        let body = body_for(
+            |base| responses_at(base).strict_tools(false).store(true),
+            &messages,
+            &settings,
+            None,
+        )
+        .await;
+        assert_eq!(body["tool_choice"], word);
+        assert_eq!(body["reasoning"]["effort"], "minimal");
+        assert_eq!(body["store"], true);
+        assert!(body.get("include").is_none(), "{body}");
+        assert!(
+            body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|tool| tool["strict"] == false)
+        );
+    }
+}
+
+#[tokio::test]
+async fn audio_is_refused_before_anything_is_sent() {
+    let server = serve_in_order(vec![json_reply(200, &answer().to_string())]).await;
+    let model = responses_at(&server.uri());
+    let messages =
+        [Message::user("What does this say?").with_part(Part::audio("audio/wav", b"RIFF"))];
+    let error = model
+        .chat(ChatRequest::new(&messages, &[]))
+        .await
+        .expect_err("audio is refused");
+    assert!(
+        matches!(&error, ModelError::Unsupported { message } if message.contains("audio")),
+        "{error:?}"
+    );
+    let events: Vec<_> = model
+        .chat_stream(ChatRequest::new(&messages, &[]))
+        .collect()
+        .await;
+    assert!(
+        matches!(events.as_slice(), [Err(ModelError::Unsupported { .. })]),
+        "{events:?}"
+    );
+    assert!(received(&server).await.is_empty(), "nothing was sent");
+}
+
+/// A first reply that reasons, then calls: what a reasoning model sends.
+fn reasoning_then_call() -> Value {
+    response(
+        vec![
+            reasoning_item(
+                "rs_abc",
+                &["**Checking the weather**", "I should look it up for 北京."],
+                "gAAAAABencrypted-blob==",
+            ),
+            call_item("fc_w", "call_w1", "get_weather", r#"{"city":"北京"}"#),
+        ],
+        80,
+        240,
+    )
+}
+
+#[tokio::test]
+async fn reasoning_goes_back_unchanged_before_its_call() {
+    let server = serve_in_order(vec![
+        json_reply(200, &reasoning_then_call().to_string()),
+        json_reply(200, &answer().to_string()),
+    ])
+    .await;
+    let agent = agent!(responses_at(&server.uri()), get_weather)
+        .model_settings(ModelSettings::new().thinking(Thinking::Effort(Effort::Medium)));
+    let output = agent.run("北京天气？").await.unwrap();
+    assert_eq!(output.text, ANSWER);
+    let Message::Assistant(first) = &output.messages[2] else {
+        panic!("{:?}", output.messages[2])
+    };
+    assert_eq!(
+        first.reasoning,
+        [
+            Reasoning::new("openai_responses", "**Checking the weather**")
+                .with_id("rs_abc")
+                .with_encrypted("gAAAAABencrypted-blob=="),
+            Reasoning::new("openai_responses", "I should look it up for 北京.").with_id("rs_abc"),
+        ]
+    );
+
+    let bodies = request_bodies(&server).await;
+    assert_eq!(
+        bodies[0]["reasoning"],
+        json!({"effort": "medium", "summary": "auto"})
+    );
+    let input = bodies[1]["input"].as_array().unwrap();
+    let kinds: Vec<&str> = input
+        .iter()
+        .map(|item| item["type"].as_str().unwrap_or("message"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "reasoning",
+            "function_call",
+            "function_call_output"
+        ]
+    );
+    assert_eq!(input[1], reasoning_then_call()["output"][0], "unchanged");
+    assert_eq!(input[2]["call_id"], "call_w1");
+    assert_eq!(input[3]["call_id"], "call_w1");
+}
+
+#[tokio::test]
+async fn reasoning_from_another_provider_or_without_its_encrypted_form_is_not_sent() {
+    let mut turn = AssistantMessage::tool_calls([ToolCall::new("call_1", "get_weather", "{}")]);
+    turn = turn
+        .with_reasoning(Reasoning::new("openai", "Chat Completions thinking"))
+        .with_reasoning(Reasoning::new("openai_responses", "kept by id only").with_id("rs_old"))
+        .with_reasoning(
+            Reasoning::new("openai_responses", "")
+                .with_id("rs_new")
+                .with_encrypted("blob"),
+        );
+    let messages = vec![
+        Message::user("hi"),
+        Message::Assistant(turn),
+        Message::Tool(ToolResultMessage::new("call_1", "sunny")),
+    ];
+    let body = body_for(responses_at, &messages, &ModelSettings::new(), None).await;
+    assert_eq!(
+        body["input"][1],
+        json!({"type": "reasoning", "id": "rs_new", "summary": [], "encrypted_content": "blob"})
+    );
+    assert_eq!(body["input"][2]["type"], "function_call");
+    // A stored model sends none back: the API would pair it by ids the transcript does not keep.
+    let body = body_for(
+        |base| responses_at(base).store(true),
+        &messages,
+        &ModelSettings::new(),
+        None,
+    )
+    .await;
+    assert_eq!(body["input"][1]["type"], "function_call");
+}
+
+#[tokio::test]
+async fn streamed_reasoning_arrives_as_reasoning_deltas_at_any_split() {
+    let mut plain = None;
+    for piece in [1, 2, 5, 4096] {
+        let (base, _) = serve_event_streams(
+            vec![stream_of(&reasoning_then_call()), stream_of(&answer())],
+            piece,
+        )
+        .await;
+        let events: Vec<RunEvent> = agent!(responses_at(&base), get_weather)
+            .run_stream("北京天气？")
+            .collect()
+            .await;
+        let reasoning: String = events
+            .iter()
+            .filter_map(|event| match event {
+                RunEvent::ReasoningDelta(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            reasoning, "**Checking the weather**I should look it up for 北京.",
+            "pieces of {piece}"
+        );
+        let output = output_of(&events);
+        assert_eq!(output.text, ANSWER);
+        let Message::Assistant(first) = &output.messages[2] else {
+            panic!()
+        };
+        assert_eq!(first.reasoning.len(), 2);
+        assert_eq!(
+            first.reasoning[0].encrypted.as_deref(),
+            Some("gAAAAABencrypted-blob==")
+        );
+        match &plain {
+            None => plain = Some(output.messages.clone()),
+            Some(messages) => assert_eq!(&output.messages, messages, "pieces of {piece}"),
+        }
+    }
+
+    // The model's own stream, and the plain reply it equals.
+    let (base, _) = serve_event_streams(vec![stream_of(&reasoning_then_call())], 7).await;
+    let messages = [Message::user("北京天气？")];
+    let events: Vec<_> = responses_at(&base)
+        .chat_stream(ChatRequest::new(&messages, &[]))
+        .collect()
+        .await;
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|event| match event {
+            Ok(StreamEvent::ReasoningDelta(text)) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        deltas.concat(),
+        "**Checking the weather**I should look it up for 北京."
+    );
+    assert!(deltas.len() > 2, "{deltas:?}");
+    let Some(Ok(StreamEvent::Finished(streamed))) = events.last() else {
+        panic!("{events:?}")
+    };
+    let server = serve_in_order(vec![json_reply(200, &reasoning_then_call().to_string())]).await;
+    let reply = responses_at(&server.uri())
+        .chat(ChatRequest::new(&messages, &[]))
+        .await
+        .unwrap();
+    assert_eq!(streamed, &reply);
+    assert!(
+        events
+            .iter()
+            .any(|event| matches!(event, Ok(StreamEvent::Usage(usage)) if *usage == reply.usage)),
+        "{events:?}"
+    );
+}
+
+/// The start of a stream: created, and a text delta.
+fn stream_start() -> String {
+    let whole = stream_of(&answer());
+    let first_delta = whole.find("event: response.output_text.delta").unwrap();
+    let end = first_delta + whole[first_delta..].find("\n\n").unwrap() + 2;
+    whole[..end].to_owned()
+}
+
+fn event(data: &Value) -> String {
+    format!(
+        "event: {}\ndata: {data}\n\n",
+        data["type"].as_str().unwrap()
+    )
+}
+
+/// The error a stream made of `body` ends with, with no retries, after checking it ends there.
+async fn stream_error(body: String) -> ModelError {
+    let (base, _) = serve_event_streams(vec![body], 16).await;
+    let messages = [Message::user("hi")];
+    let mut events: Vec<_> = responses_at(&base)
+        .http_config(no_retries())
+        .chat_stream(ChatRequest::new(&messages, &[]))
+        .collect()
+        .await;
+    let last = events.pop().expect("an event");
+    assert!(events.iter().all(Result::is_ok), "{events:?}");
+    last.expect_err("the stream fails")
+}
+
+/// The error the same error object gives as an HTTP status.
+async fn http_error(status: u16, error: &Value) -> ModelError {
+    let server = serve_in_order(vec![json_reply(
+        status,
+        &json!({"error": error}).to_string(),
+    )])
+    .await;
+    let messages = [Message::user("hi")];
+    responses_at(&server.uri())
+        .http_config(no_retries())
+        .chat(ChatRequest::new(&messages, &[]))
+        .await
+        .expect_err("an error status")
+}
+
+#[tokio::test]
+async fn error_events_sort_like_their_http_statuses() {
+    let cases = [
+        (
+            429,
+            json!({"code": "rate_limit_exceeded", "message": "Rate limit reached for gpt-5 on tokens per min (TPM)."}),
+        ),
+        (
+            503,
+            json!({"code": "server_is_overloaded", "message": "Our servers are currently overloaded. Please try again later."}),
+        ),
+        (
+            500,
+            json!({"code": "server_error", "message": "The server had an error while processing your request."}),
+        ),
+        (
+            429,
+            json!({"code": "insufficient_quota", "message": "You exceeded your current quota."}),
+        ),
+        (
+            400,
+            json!({"code": "invalid_prompt", "message": "Invalid prompt: flagged."}),
+        ),
+    ];
+    for (status, error) in cases {
+        let as_status = http_error(status, &error).await;
+        let failed = json!({"type": "response.failed", "response": {
+            "id": "resp_test", "object": "response", "status": "failed", "output": [], "error": error,
+        }});
+        let documented = json!({"type": "error", "code": error["code"], "message": error["message"], "param": null});
+        let nested = json!({"type": "error", "error": error});
+        for data in [failed, documented, nested] {
+            let in_stream = stream_error(stream_start() + &event(&data)).await;
+            assert_eq!(
+                format!("{in_stream:?}"),
+                format!("{as_status:?}"),
+                "{data}: in the stream, then as a status"
+            );
+            assert_eq!(in_stream.is_retryable(), as_status.is_retryable(), "{data}");
+        }
+    }
+    let overloaded = stream_error(stream_start() + &event(&json!({"type": "error", "code": "server_is_overloaded", "message": "busy", "param": null}))).await;
+    assert!(
+        matches!(&overloaded, ModelError::Overloaded { status: 503, message } if message == "busy")
+    );
+    assert!(overloaded.is_retryable());
+    // What the adapter cannot sort stays a stream error, with its message.
+    let unknown = stream_error(
+        stream_start()
+            + &event(&json!({"type": "error", "code": "brand_new", "message": "Something new"})),
+    )
+    .await;
+    assert!(
+        matches!(&unknown, ModelError::Stream { message } if message == "Something new"),
+        "{unknown:?}"
+    );
+    let cut = stream_error(stream_start()).await;
+    assert!(
+        matches!(&cut, ModelError::Stream { message } if message.contains("cut off")),
+        "{cut:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_rate_limit_before_any_content_is_retried_and_after_content_is_not() {
+    let limited = event(
+        &json!({"type": "response.failed", "response": {"status": "failed", "output": [],
+        "error": {"code": "rate_limit_exceeded", "message": "Rate limit reached"}}}),
+    );
+    let created = stream_of(&answer());
+    let created = created[..created.find("event: response.output_item.added").unwrap()].to_owned();
+    let (base, requests) =
+        serve_event_streams(vec![created + &limited, stream_of(&answer())], 16).await;
+    let events: Vec<RunEvent> = agent!(responses_at(&base), get_weather)
+        .run_stream("hi")
+        .collect()
+        .await;
+    assert_eq!(text_of(&events), ANSWER, "once, not twice");
+    assert_eq!(output_of(&events).text, ANSWER);
+    assert_eq!(requests.lock().unwrap().len(), 2);
+
+    let (base, requests) =
+        serve_event_streams(vec![stream_start() + &limited, stream_of(&answer())], 16).await;
+    let events: Vec<RunEvent> = agent!(responses_at(&base), get_weather)
+        .run_stream("hi")
+        .collect()
+        .await;
+    match events.last() {
+        Some(RunEvent::Finished(Err(RunError::Model { source, .. }))) => {
+            assert!(
+                matches!(source, ModelError::RateLimited { .. }),
+                "{source:?}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(requests.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn http_errors_are_typed_and_the_key_never_shows() {
+    let server = serve_in_order(vec![json_reply(
+        401,
+        r#"{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#,
+    )])
+    .await;
+    let model = responses_at(&server.uri()).api_key("secret-key-that-must-not-leak");
+    assert!(!format!("{model:?}").contains("secret-key"));
+    let messages = [Message::user("hi")];
+    let error = model
+        .chat(ChatRequest::new(&messages, &[]))
+        .await
+        .expect_err("refused");
+    assert!(
+        matches!(&error, ModelError::Authentication { status: 401, .. }),
+        "{error:?}"
+    );
+    assert!(!format!("{error:?}").contains("secret-key"));
+
+    // A 500 is retried; an exhausted quota is not.
+    let server = serve_in_order(vec![
+        json_reply(
+            500,
+            r#"{"error":{"message":"The server had an error.","type":"server_error"}}"#,
+        ),
+        json_reply(200, &answer().to_string()),
+    ])
+    .await;
+    let reply = responses_at(&server.uri())
+        .chat(ChatRequest::new(&messages, &[]))
+        .await
+        .unwrap();
+    assert_eq!(reply.message.content, ANSWER);
+    assert_eq!(received(&server).await.len(), 2);
+    let server = serve_in_order(vec![
+        json_reply(429, r#"{"error":{"message":"You exceeded your current quota.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#),
+        json_reply(200, &answer().to_string()),
+    ])
+    .await;
+    let error = responses_at(&server.uri())
+        .chat(ChatRequest::new(&messages, &[]))
+        .await
+        .expect_err("no quota");
+    assert!(
+        matches!(error, ModelError::QuotaExhausted { .. }),
+        "{error:?}"
+    );
+    assert_eq!(received(&server).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_call_without_a_call_id_gets_one_its_result_carries_back() {
+    let mut reply = two_calls();
+    reply["output"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("call_id");
+    let server = serve_in_order(vec![
+        json_reply(200, &reply.to_string()),
+        json_reply(200, &answer().to_string()),
+    ])
+    .await;
+    let output = agent!(responses_at(&server.uri()), get_weather, get_time)
+        .run("北京天气？")
+        .await
+        .unwrap();
+    let Message::Assistant(first) = &output.messages[2] else {
+        panic!()
+    };
+    let made_up = &first.tool_calls[0].id;
+    assert!(made_up.starts_with("call_agent_"), "{made_up}");
+    let bodies = request_bodies(&server).await;
+    let input = &bodies[1]["input"];
+    assert_eq!(input[1]["call_id"], made_up.as_str());
+    assert_eq!(input[3]["call_id"], made_up.as_str());
+}
