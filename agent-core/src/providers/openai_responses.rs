@@ -308,7 +308,7 @@ fn result_output(result: &ToolResultMessage) -> Result<WireContent<'_>, ModelErr
 fn with_parts<'a>(text: &'a str, parts: &'a [Part]) -> Result<Vec<WirePart<'a>>, ModelError> {
     let mut wire = Vec::with_capacity(parts.len() + 1);
     if !text.is_empty() {
-        wire.push(WirePart::InputText { text });
+        wire.push(WirePart::Text { text });
     }
     for part in parts {
         wire.push(wire_part(part)?);
@@ -320,18 +320,18 @@ fn with_parts<'a>(text: &'a str, parts: &'a [Part]) -> Result<Vec<WirePart<'a>>,
 /// before a request is sent.
 fn wire_part(part: &Part) -> Result<WirePart<'_>, ModelError> {
     Ok(match part {
-        Part::Text { text } => WirePart::InputText { text },
-        Part::Image(media) => WirePart::InputImage {
+        Part::Text { text } => WirePart::Text { text },
+        Part::Image(media) => WirePart::Image {
             image_url: media.to_url(),
             detail: "auto",
         },
         Part::Document(media) => match &media.source {
-            Source::Base64(_) => WirePart::InputFile {
+            Source::Base64(_) => WirePart::File {
                 filename: Some(file_name(media)),
                 file_data: Some(media.to_url()),
                 file_url: None,
             },
-            Source::Url(url) => WirePart::InputFile {
+            Source::Url(url) => WirePart::File {
                 filename: media.name.as_deref().map(Cow::Borrowed),
                 file_data: None,
                 file_url: Some(url),
@@ -649,17 +649,19 @@ enum WireContent<'a> {
     Parts(Vec<WirePart<'a>>),
 }
 
+/// Input content: `input_text`, `input_image`, `input_file`.
 #[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type")]
 enum WirePart<'a> {
-    InputText {
-        text: &'a str,
-    },
-    InputImage {
+    #[serde(rename = "input_text")]
+    Text { text: &'a str },
+    #[serde(rename = "input_image")]
+    Image {
         image_url: String,
         detail: &'static str,
     },
-    InputFile {
+    #[serde(rename = "input_file")]
+    File {
         #[serde(skip_serializing_if = "Option::is_none")]
         filename: Option<Cow<'a, str>>,
         #[serde(skip_serializing_if = "Option::is_none")]

@@ -90,8 +90,9 @@ impl Reassembler for ResponsesReassembler {
             "error" => {
                 let error = match serde_json::from_str::<Value>(data) {
                     Ok(Value::Object(mut fields)) => match fields.remove("error") {
-                        // `{"type": "error", "error": {...}}`, as some servers send it.
-                        Some(inner @ Value::Object(_)) => inner,
+                        // `{"type": "error", "error": {...}}` (or a bare message), as some
+                        // servers send it.
+                        Some(inner @ (Value::Object(_) | Value::String(_))) => inner,
                         // `{"type": "error", "code", "message", "param"}`, as documented.
                         _ => Value::Object(fields),
                     },
