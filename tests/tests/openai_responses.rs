@@ -556,40 +556,44 @@ async fn streamed_reasoning_arrives_as_reasoning_deltas_at_any_split() {
         }
     }
 
-    // The model's own stream, and the plain reply it equals.
-    let (base, _) = serve_event_streams(vec![stream_of(&reasoning_then_call())], 7).await;
+    // The model's own stream, written in pieces of every size up to 64 bytes (so every byte
+    // boundary falls between two reads in some run), equals the plain reply.
     let messages = [Message::user("北京天气？")];
-    let events: Vec<_> = responses_at(&base)
-        .chat_stream(ChatRequest::new(&messages, &[]))
-        .collect()
-        .await;
-    let deltas: Vec<&str> = events
-        .iter()
-        .filter_map(|event| match event {
-            Ok(StreamEvent::ReasoningDelta(text)) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(
-        deltas.concat(),
-        "**Checking the weather**I should look it up for 北京."
-    );
-    assert!(deltas.len() > 2, "{deltas:?}");
-    let Some(Ok(StreamEvent::Finished(streamed))) = events.last() else {
-        panic!("{events:?}")
-    };
     let server = serve_in_order(vec![json_reply(200, &reasoning_then_call().to_string())]).await;
     let reply = responses_at(&server.uri())
         .chat(ChatRequest::new(&messages, &[]))
         .await
         .unwrap();
-    assert_eq!(streamed, &reply);
-    assert!(
-        events
+    let whole = stream_of(&reasoning_then_call());
+    for piece in 1..=whole.len().min(64) {
+        let (base, _) = serve_event_streams(vec![whole.clone()], piece).await;
+        let events: Vec<StreamEvent> = responses_at(&base)
+            .chat_stream(ChatRequest::new(&messages, &[]))
+            .map(|event| event.unwrap())
+            .collect()
+            .await;
+        let deltas: Vec<&str> = events
             .iter()
-            .any(|event| matches!(event, Ok(StreamEvent::Usage(usage)) if *usage == reply.usage)),
-        "{events:?}"
-    );
+            .filter_map(|event| match event {
+                StreamEvent::ReasoningDelta(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            deltas.concat(),
+            "**Checking the weather**I should look it up for 北京.",
+            "piece {piece}"
+        );
+        assert!(deltas.len() > 2, "{deltas:?}");
+        let Some(StreamEvent::Finished(streamed)) = events.last() else {
+            panic!("piece {piece}: {events:?}")
+        };
+        assert_eq!(streamed, &reply, "piece {piece}");
+        assert!(
+            events.contains(&StreamEvent::Usage(reply.usage)),
+            "{events:?}"
+        );
+    }
 }
 
 /// The start of a stream: created, and a text delta.

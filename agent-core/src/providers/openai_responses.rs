@@ -20,7 +20,7 @@ use super::common::{
 use super::dialect;
 use super::http::{join_url, parse_reply, stream_error, unexpected_reply};
 use super::openai::OPENAI_BASE_URL;
-use crate::content::{Media, Part, Source};
+use crate::content::{Media, MediaUrl, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
@@ -322,13 +322,13 @@ fn wire_part(part: &Part) -> Result<WirePart<'_>, ModelError> {
     Ok(match part {
         Part::Text { text } => WirePart::Text { text },
         Part::Image(media) => WirePart::Image {
-            image_url: media.to_url(),
+            image_url: media.as_url(),
             detail: "auto",
         },
         Part::Document(media) => match &media.source {
             Source::Base64(_) => WirePart::File {
                 filename: Some(file_name(media)),
-                file_data: Some(media.to_url()),
+                file_data: Some(media.as_url()),
                 file_url: None,
             },
             Source::Url(url) => WirePart::File {
@@ -657,7 +657,7 @@ enum WirePart<'a> {
     Text { text: &'a str },
     #[serde(rename = "input_image")]
     Image {
-        image_url: String,
+        image_url: MediaUrl<'a>,
         detail: &'static str,
     },
     #[serde(rename = "input_file")]
@@ -665,7 +665,7 @@ enum WirePart<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         filename: Option<Cow<'a, str>>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        file_data: Option<String>,
+        file_data: Option<MediaUrl<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         file_url: Option<&'a str>,
     },
