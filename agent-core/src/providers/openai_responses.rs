@@ -25,6 +25,7 @@ use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usa
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
+use crate::schema_forms::Dialect;
 use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
 use crate::tool::{BoxFuture, ToolDef};
 
@@ -132,8 +133,9 @@ impl OpenAiResponses {
     }
 
     fn wire_tool<'a>(&self, tool: &'a ToolDef) -> WireTool<'a> {
+        // The same forms as Chat Completions', kept with the tool's definition.
         let strict = if self.strict_tools {
-            dialect::openai_strict(&tool.parameters)
+            tool.parameters_in(Dialect::OpenAiStrict, dialect::openai_strict)
         } else {
             None
         };
@@ -142,7 +144,10 @@ impl OpenAiResponses {
             name: &tool.name,
             description: &tool.description,
             strict: strict.is_some(),
-            parameters: strict.unwrap_or_else(|| dialect::openai(&tool.parameters)),
+            parameters: strict.unwrap_or_else(|| {
+                tool.parameters_in(Dialect::OpenAi, |schema| Some(dialect::openai(schema)))
+                    .unwrap_or_default()
+            }),
         }
     }
 
@@ -677,7 +682,7 @@ struct WireTool<'a> {
     kind: &'static str,
     name: &'a str,
     description: &'a str,
-    parameters: Value,
+    parameters: Cow<'a, Value>,
     strict: bool,
 }
 
