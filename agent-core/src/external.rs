@@ -14,7 +14,7 @@ use crate::tool_error::ToolError;
 /// first.
 ///
 /// ```
-/// use agent_core::{Agent, ExternalTool, testing::ScriptedModel};
+/// use agent_core::{Agent, AssistantMessage, ExternalTool, testing::ScriptedModel};
 ///
 /// /// Where the user is.
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -24,7 +24,8 @@ use crate::tool_error::ToolError;
 /// }
 ///
 /// let locate = ExternalTool::new::<Locate>("locate_user", "Asks the user's browser where they are.");
-/// let agent = Agent::new(ScriptedModel::new([])).try_tool(locate).unwrap();
+/// let model = ScriptedModel::new([AssistantMessage::text("You are in Oslo.")]);
+/// let agent: Agent = Agent::new(model).try_tool(locate).unwrap();
 /// assert!(agent.tools().definitions()[0].annotations.external);
 /// ```
 ///
