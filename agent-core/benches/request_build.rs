@@ -140,3 +140,22 @@ fn gemini_floor(bencher: Bencher) {
         __bench::gemini_floor(&model, ChatRequest::new(&messages, &tools)).expect("a body");
     bencher.bench_local(|| black_box(serialize()));
 }
+
+#[divan::bench]
+fn openai_responses_build(bencher: Bencher) {
+    let (messages, tools) = (conversation(), tools());
+    let model = agent_core::providers::OpenAiResponses::new("gpt-5");
+    bencher.bench_local(|| {
+        __bench::openai_responses_request(&model, ChatRequest::new(black_box(&messages), &tools))
+            .expect("a body")
+    });
+}
+
+#[divan::bench]
+fn openai_responses_floor(bencher: Bencher) {
+    let (messages, tools) = (conversation(), tools());
+    let model = agent_core::providers::OpenAiResponses::new("gpt-5");
+    let serialize = __bench::openai_responses_floor(&model, ChatRequest::new(&messages, &tools))
+        .expect("a body");
+    bencher.bench_local(|| black_box(serialize()));
+}

@@ -26,6 +26,25 @@ pub fn openai_floor<'a>(
     Ok(move || serde_json::to_vec(&body).unwrap_or_default())
 }
 
+/// The body `OpenAiResponses::chat` sends for `request`, built and serialized.
+#[cfg(feature = "openai")]
+pub fn openai_responses_request(
+    model: &super::OpenAiResponses,
+    request: ChatRequest<'_>,
+) -> Result<Vec<u8>, ModelError> {
+    super::common::encode(&model.request_body(request, false)?)
+}
+
+/// The same body's wire struct, built once; the closure serializes it.
+#[cfg(feature = "openai")]
+pub fn openai_responses_floor<'a>(
+    model: &'a super::OpenAiResponses,
+    request: ChatRequest<'a>,
+) -> Result<impl Fn() -> Vec<u8> + 'a, ModelError> {
+    let body = model.request_body(request, false)?;
+    Ok(move || serde_json::to_vec(&body).unwrap_or_default())
+}
+
 /// The body `Anthropic::chat` sends for `request`, built and serialized.
 #[cfg(feature = "anthropic")]
 pub fn anthropic_request(

@@ -12,6 +12,12 @@ pub fn openai_reply(body: &[u8]) -> Result<ChatResponse, ModelError> {
     super::openai::parse_response(body)
 }
 
+/// An OpenAI Responses reply body, as `OpenAiResponses::chat` reads it.
+#[cfg(feature = "openai")]
+pub fn openai_responses_reply(body: &[u8]) -> Result<ChatResponse, ModelError> {
+    super::openai_responses::parse_response(body)
+}
+
 /// An Anthropic Messages reply body, as `Anthropic::chat` reads it.
 #[cfg(feature = "anthropic")]
 pub fn anthropic_reply(body: &[u8]) -> Result<ChatResponse, ModelError> {
@@ -35,6 +41,13 @@ pub fn openai_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
 #[cfg(feature = "anthropic")]
 pub fn anthropic_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
     super::sse::events_of_bytes::<super::anthropic_stream::AnthropicReassembler>(body)
+}
+
+/// An OpenAI Responses server-sent-event stream, as `OpenAiResponses::chat_stream` reads it: the
+/// events it yields.
+#[cfg(feature = "openai")]
+pub fn openai_responses_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
+    super::sse::events_of_bytes::<super::openai_responses_stream::ResponsesReassembler>(body)
 }
 
 /// A Gemini server-sent-event stream, as `Gemini::chat_stream` reads it: the events it yields.
