@@ -18,7 +18,7 @@ use super::common::{
     Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id, system_text,
 };
 use super::dialect;
-use super::http::{join_url, parse_reply, stream_error, unexpected_reply};
+use super::http::{join_url, parse_reply, unexpected_reply};
 use super::openai::OPENAI_BASE_URL;
 use crate::content::{Media, MediaUrl, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
@@ -543,27 +543,9 @@ pub(super) fn failed(error: Option<&Value>) -> ModelError {
 /// reported inside a reply is retried exactly as the status is. A code this adapter does not know
 /// leaves it a [`ModelError::Stream`].
 pub(super) fn response_error(error: &Value) -> ModelError {
-    let message = match error {
-        Value::String(message) => message.clone(),
-        _ => error
-            .get("message")
-            .and_then(Value::as_str)
-            .map_or_else(|| error.to_string(), str::to_owned),
-    };
-    let numeric = error
-        .get("code")
-        .and_then(|code| code.as_u64().or_else(|| code.as_str()?.parse().ok()))
-        .and_then(|code| u16::try_from(code).ok())
-        .filter(|code| (400..=599).contains(code));
-    let status = numeric.or_else(|| {
-        ["code", "type"]
-            .iter()
-            .filter_map(|field| error.get(field)?.as_str())
-            .find_map(status_of)
-    });
     // Shaped as an HTTP error body, so an exhausted quota is told from a rate limit as it is there.
     let body = serde_json::json!({ "error": error }).to_string();
-    stream_error(status, message, body.as_bytes())
+    super::openai_stream::typed_error(error, status_of, body.as_bytes())
 }
 
 /// The HTTP status an error code stands for: OpenAI's general codes, then the Responses API's own

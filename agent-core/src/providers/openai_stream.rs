@@ -136,6 +136,17 @@ struct Call {
 /// An error chunk's typed error, sorted as the HTTP status it stands for would be: a
 /// compatible server's numeric `code` (vLLM, OpenRouter), else its `code` or `type` word.
 fn chunk_error(error: &Value, data: &str) -> ModelError {
+    typed_error(error, status_of, data.as_bytes())
+}
+
+/// An OpenAI-style error object (`{"message", "code", "type"}`, or a bare string) as the typed
+/// error of the HTTP status it stands for: a numeric `code`, else the status `status_of` gives its
+/// `code` or `type` word; `body` is what the error keeps as the reply.
+pub(super) fn typed_error(
+    error: &Value,
+    status_of: fn(&str) -> Option<u16>,
+    body: &[u8],
+) -> ModelError {
     let message = match error {
         Value::String(message) => message.clone(),
         _ => error
@@ -154,7 +165,7 @@ fn chunk_error(error: &Value, data: &str) -> ModelError {
             .filter_map(|field| error.get(field)?.as_str())
             .find_map(status_of)
     });
-    stream_error(status, message, data.as_bytes())
+    stream_error(status, message, body)
 }
 
 /// The HTTP status an OpenAI error `code` or `type` comes with
