@@ -5,10 +5,10 @@ use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, ErrorData, Implementation, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as ListedTool,
-    ToolAnnotations as ListedAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, ErrorCode, ErrorData,
+    Implementation, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool as ListedTool, ToolAnnotations as ListedAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -161,24 +161,29 @@ impl McpServer {
             })
     }
 
-    /// The streamable HTTP transport as a tower service, to mount in an axum router
+    /// The streamable HTTP transport as a service, to mount in an axum router
     /// (`Router::new().nest_service("/mcp", server.http_service())`); sessions are kept in memory.
-    pub fn http_service(self) -> StreamableHttpService<McpServer, LocalSessionManager> {
+    pub fn http_service(self) -> axum::Router {
         self.http_service_with(StreamableHttpServerConfig::default())
     }
 
     /// [`http_service`](McpServer::http_service) with the SDK's settings: allowed hosts and
     /// origins, keep-alive, stateless mode, shutdown.
-    pub fn http_service_with(
-        self,
-        config: StreamableHttpServerConfig,
-    ) -> StreamableHttpService<McpServer, LocalSessionManager> {
-        StreamableHttpService::new(
-            // Called per session: a clone shares everything behind one `Arc`.
-            move || Ok(self.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
+    ///
+    /// Over the SDK's transport, two answers are put right: a body that is not JSON is `400` with
+    /// a JSON-RPC parse error (`-32700`), not `415`; ending a session (`DELETE`) is `200`, not
+    /// `202`, which clients log as a failed termination.
+    pub fn http_service_with(self, config: StreamableHttpServerConfig) -> axum::Router {
+        let transport: StreamableHttpService<McpServer, LocalSessionManager> =
+            StreamableHttpService::new(
+                // Called per session: a clone shares everything behind one `Arc`.
+                move || Ok(self.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+        axum::Router::new()
+            .fallback_service(transport)
+            .layer(axum::middleware::from_fn(http_fixes))
     }
 
     async fn call(
@@ -241,6 +246,66 @@ impl McpServer {
         Ok(reply)
     }
 }
+
+/// The most a request body may have: a tool call's arguments, images included.
+const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+/// Puts right what the SDK's HTTP transport answers otherwise (see
+/// [`McpServer::http_service_with`]).
+async fn http_fixes(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{Method, StatusCode};
+    use axum::response::IntoResponse;
+
+    let method = request.method().clone();
+    let request = if method == Method::POST {
+        let (parts, body) = request.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
+            return (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the request body is too large",
+            )
+                .into_response();
+        };
+        if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            let error = json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": { "code": -32700, "message": format!("Parse error: {error}") }
+            });
+            let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
+            return (StatusCode::BAD_REQUEST, json, error.to_string()).into_response();
+        }
+        axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
+    } else {
+        request
+    };
+    let mut response = next.run(request).await;
+    if method == Method::DELETE && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
+}
+
+/// The client-to-server requests MCP defines: one of them arriving as a request the SDK could not
+/// read has parameters that do not fit.
+const KNOWN_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+    "logging/setLevel",
+];
 
 /// What the person said about a call, through the client.
 enum Asked {
@@ -321,6 +386,44 @@ impl ServerHandler for McpServer {
             .iter()
             .find(|tool| tool.name == name)
             .cloned()
+    }
+
+    /// A request the SDK could not read as any request it knows. For a method MCP defines, that is
+    /// because its parameters do not fit (`tools/call` with no `name`, or `arguments` that are not
+    /// an object): invalid params (`-32602`) saying what is wrong, as the spec asks, not the SDK's
+    /// "method not found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method.as_str();
+        if method == "tools/call" {
+            let params = request.params.unwrap_or(Value::Null);
+            let problem = match (params.get("name"), params.get("arguments")) {
+                (None, _) => "`name` is missing",
+                (Some(name), _) if !name.is_string() => "`name` must be a string",
+                (_, Some(arguments)) if !arguments.is_object() && !arguments.is_null() => {
+                    "`arguments` must be an object"
+                }
+                _ => "the parameters do not fit",
+            };
+            return Err(ErrorData::invalid_params(
+                format!("Invalid params for tools/call: {problem}"),
+                Some(json!({ "params": params })),
+            ));
+        }
+        if KNOWN_METHODS.contains(&method) {
+            return Err(ErrorData::invalid_params(
+                format!("Invalid params for {method}"),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+            None,
+        ))
     }
 
     async fn call_tool(
