@@ -816,3 +816,42 @@ async fn a_call_without_a_call_id_gets_one_its_result_carries_back() {
     assert_eq!(input[1]["call_id"], made_up.as_str());
     assert_eq!(input[3]["call_id"], made_up.as_str());
 }
+
+#[tokio::test]
+async fn encrypted_reasoning_is_asked_for_only_from_models_that_reason() {
+    for (model, encrypted, off) in [
+        ("gpt-5", true, "minimal"),
+        ("gpt-5.1-codex", true, "none"),
+        ("o4-mini", true, "low"),
+        ("gpt-4.1", false, "low"),
+    ] {
+        let server = serve_in_order(vec![json_reply(200, &answer().to_string())]).await;
+        let responses = OpenAiResponses::new(model)
+            .api_key("test-key-123")
+            .base_url(&format!("{}/v1", server.uri()))
+            .http_config(quick_retries());
+        let settings = ModelSettings::new().thinking(Thinking::Off);
+        let messages = [Message::user("hi")];
+        responses
+            .chat(ChatRequest::new(&messages, &[]).with_settings(&settings))
+            .await
+            .unwrap();
+        let body = &request_bodies(&server).await[0];
+        let asked = body["include"] == json!(["reasoning.encrypted_content"]);
+        assert_eq!(asked, encrypted, "{model}: {body}");
+        assert_eq!(body["reasoning"]["effort"], off, "{model}");
+    }
+    // Said outright, for a model whose name does not tell.
+    let server = serve_in_order(vec![json_reply(200, &answer().to_string())]).await;
+    let local = OpenAiResponses::new("my-reasoner")
+        .base_url(&format!("{}/v1", server.uri()))
+        .encrypted_reasoning(true);
+    local
+        .chat(ChatRequest::new(&[Message::user("hi")], &[]))
+        .await
+        .unwrap();
+    assert_eq!(
+        request_bodies(&server).await[0]["include"],
+        json!(["reasoning.encrypted_content"])
+    );
+}

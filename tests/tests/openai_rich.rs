@@ -216,19 +216,30 @@ async fn reasoning_content_comes_back_within_the_tool_loop_only() {
 }
 
 #[tokio::test]
-async fn thinking_off_is_the_least_effort() {
-    let server = serve_in_order(vec![json_reply(200, &answer("ok"))]).await;
-    let model = openai_at(&server.uri());
-    let settings = ModelSettings::new().thinking(Thinking::Off);
-    let messages = [Message::user("hi")];
-    model
-        .chat(ChatRequest::new(&messages, &[]).with_settings(&settings))
-        .await
-        .unwrap();
-    assert_eq!(
-        request_bodies(&server).await[0]["reasoning_effort"],
-        "minimal"
-    );
+async fn thinking_off_is_the_least_effort_each_model_family_takes() {
+    for (model, least) in [
+        ("gpt-5.1", "none"),
+        ("gpt-5-mini", "minimal"),
+        ("o4-mini", "low"),
+        ("deepseek-reasoner", "low"),
+    ] {
+        let server = serve_in_order(vec![json_reply(200, &answer("ok"))]).await;
+        let openai = OpenAi::new(model)
+            .api_key("test-key-123")
+            .base_url(&format!("{}/v1", server.uri()))
+            .http_config(quick_retries());
+        let settings = ModelSettings::new().thinking(Thinking::Off);
+        let messages = [Message::user("hi")];
+        openai
+            .chat(ChatRequest::new(&messages, &[]).with_settings(&settings))
+            .await
+            .unwrap();
+        assert_eq!(
+            request_bodies(&server).await[0]["reasoning_effort"],
+            least,
+            "{model}"
+        );
+    }
 }
 
 /// A DeepSeek-style stream: reasoning deltas, then a call, each call without an `index` (as some

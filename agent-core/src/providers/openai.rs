@@ -103,7 +103,10 @@ impl OpenAi {
             response_format: request.response_format.map(wire_response_format),
             max_completion_tokens: self.common.max_tokens(&request),
             temperature: self.common.temperature(&request),
-            reasoning_effort: request.settings.thinking.map(reasoning_effort),
+            reasoning_effort: request
+                .settings
+                .thinking
+                .map(|thinking| reasoning_effort(&self.common.model, thinking)),
             stream,
             stream_options: stream.then_some(WireStreamOptions {
                 include_usage: true,
@@ -411,9 +414,33 @@ fn reasoning_text(reply: &AssistantMessage) -> Option<String> {
     Some(pieces.collect())
 }
 
-/// `reasoning_effort`: off is `minimal`, the least the API lets a reasoning model think.
-fn reasoning_effort(thinking: Thinking) -> &'static str {
-    thinking.effort().map_or("minimal", Effort::as_str)
+/// `reasoning_effort` for `model`: the effort, or for off the least that model family takes.
+fn reasoning_effort(model: &str, thinking: Thinking) -> &'static str {
+    thinking
+        .effort()
+        .map_or_else(|| least_effort(model), Effort::as_str)
+}
+
+/// The least reasoning an OpenAI model family takes: `none` from GPT-5.1 on, `minimal` for GPT-5,
+/// `low` for the o-series and the rest (which cannot stop reasoning).
+pub(super) fn least_effort(model: &str) -> &'static str {
+    let name = model.rsplit('/').next().unwrap_or(model);
+    if name.starts_with("gpt-5.") {
+        "none"
+    } else if name.starts_with("gpt-5") {
+        "minimal"
+    } else {
+        "low"
+    }
+}
+
+/// Whether an OpenAI model reasons (and so has reasoning to encrypt and send back): the o-series,
+/// GPT-5 and later, Codex. Models of other services are taken not to.
+pub(super) fn is_reasoning_model(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or(model);
+    ["o1", "o3", "o4", "gpt-5", "gpt-6", "codex"]
+        .iter()
+        .any(|family| name.starts_with(family))
 }
 
 /// `tool_choice`: a word, or the function that must be called.

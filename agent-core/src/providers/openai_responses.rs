@@ -19,7 +19,7 @@ use super::common::{
 };
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
-use super::openai::OPENAI_BASE_URL;
+use super::openai::{OPENAI_BASE_URL, is_reasoning_model, least_effort};
 use crate::content::{Media, MediaUrl, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
@@ -56,6 +56,8 @@ pub struct OpenAiResponses {
     url: String,
     strict_tools: bool,
     store: bool,
+    /// Whether to ask for encrypted reasoning when not storing; `None`: by the model's name.
+    encrypted_reasoning: Option<bool>,
 }
 
 impl OpenAiResponses {
@@ -66,6 +68,7 @@ impl OpenAiResponses {
             url: join_url(OPENAI_BASE_URL, "responses"),
             strict_tools: true,
             store: false,
+            encrypted_reasoning: None,
         }
     }
 
@@ -100,6 +103,22 @@ impl OpenAiResponses {
         self
     }
 
+    /// Whether reasoning comes back encrypted, to be sent back with the history (only when not
+    /// storing). By default, for the models that reason (o-series, GPT-5 and later, Codex): the
+    /// API refuses the request for a model that does not. Say so for a model whose name does not
+    /// tell (a compatible service's reasoning model).
+    pub fn encrypted_reasoning(mut self, encrypted: bool) -> Self {
+        self.encrypted_reasoning = Some(encrypted);
+        self
+    }
+
+    fn asks_for_encrypted_reasoning(&self) -> bool {
+        !self.store
+            && self
+                .encrypted_reasoning
+                .unwrap_or_else(|| is_reasoning_model(&self.common.model))
+    }
+
     /// The request body for this conversation, as it goes on the wire; `stream` asks for a
     /// streamed reply. Refuses what the API cannot take (audio) before anything is sent.
     pub(crate) fn request_body<'a>(
@@ -121,12 +140,15 @@ impl OpenAiResponses {
             text: request.response_format.map(wire_text),
             max_output_tokens: self.common.max_tokens(&request),
             temperature: self.common.temperature(&request),
-            reasoning: request.settings.thinking.map(wire_reasoning),
+            reasoning: request
+                .settings
+                .thinking
+                .map(|thinking| wire_reasoning(&self.common.model, thinking)),
             store: self.store,
-            include: if self.store {
-                Vec::new()
-            } else {
+            include: if self.asks_for_encrypted_reasoning() {
                 vec!["reasoning.encrypted_content"]
+            } else {
+                Vec::new()
             },
             stream,
         })
@@ -194,6 +216,7 @@ impl fmt::Debug for OpenAiResponses {
             .field("common", &self.common)
             .field("strict_tools", &self.strict_tools)
             .field("store", &self.store)
+            .field("encrypted_reasoning", &self.encrypted_reasoning)
             .finish()
     }
 }
@@ -369,11 +392,13 @@ fn file_name(media: &Media) -> Cow<'_, str> {
     })
 }
 
-/// `reasoning`: the effort, with a readable summary; off is `minimal`, the least the API lets a
-/// reasoning model think.
-fn wire_reasoning(thinking: Thinking) -> WireReasoningConfig {
+/// `reasoning`: the effort, with a readable summary; off is the least the model family takes
+/// (`none`, `minimal` or `low`).
+fn wire_reasoning(model: &str, thinking: Thinking) -> WireReasoningConfig {
     WireReasoningConfig {
-        effort: thinking.effort().map_or("minimal", Effort::as_str),
+        effort: thinking
+            .effort()
+            .map_or_else(|| least_effort(model), Effort::as_str),
         summary: "auto",
     }
 }
