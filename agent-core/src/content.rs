@@ -32,8 +32,10 @@ pub enum Part {
     Image(Media),
     /// A document: a PDF (`application/pdf`), or plain text a provider reads as a document.
     Document(Media),
-    /// Audio (`audio/wav`, `audio/mpeg`, ...). Few providers take it; the others refuse it with
-    /// [`ModelError::Unsupported`](crate::ModelError::Unsupported) before sending anything.
+    /// Audio (`audio/wav`, `audio/mpeg`, ...). Few providers take it; in a user message the others
+    /// refuse it with [`ModelError::Unsupported`](crate::ModelError::Unsupported) before sending
+    /// anything, and in a tool result (which the user cannot fix) they name it in a text the model
+    /// reads, as they do any part they cannot take there.
     Audio(Media),
 }
 

@@ -68,6 +68,7 @@ async fn a_part_the_api_cannot_take_fails_before_any_request() {
     for part in [
         Part::document_url("https://example.com/contract.pdf"),
         Part::audio("audio/flac", b"fLaC"),
+        Part::document("text/csv", b"city,rain\nOslo,yes"),
     ] {
         let question = Message::user("Read this.").with_part(part.clone());
         let error = model
@@ -373,4 +374,23 @@ fn futures_executor_block_on<F: std::future::Future>(future: F) -> F::Output {
         .build()
         .unwrap()
         .block_on(future)
+}
+
+#[tokio::test]
+async fn a_plain_text_document_goes_as_its_text() {
+    let server = serve_in_order(vec![json_reply(200, &answer("Noted."))]).await;
+    let question =
+        Message::user("Summarize:").with_part(Part::document("text/plain", "北京: 小雨"));
+    openai_at(&server.uri())
+        .chat(ChatRequest::new(&[question], &[]))
+        .await
+        .unwrap();
+    let content = &request_bodies(&server).await[0]["messages"][0]["content"];
+    assert_eq!(
+        content,
+        &json!([
+            {"type": "text", "text": "Summarize:"},
+            {"type": "text", "text": "北京: 小雨"}
+        ])
+    );
 }

@@ -32,7 +32,9 @@ use serde_json::value::RawValue;
 
 use base64::Engine as _;
 
-use super::common::{Common, KeyHeader, common_builder_methods, encode, system_text};
+use super::common::{
+    Common, KeyHeader, common_builder_methods, encode, system_text, tool_result_part,
+};
 use super::dialect;
 use super::http::{join_url, parse_reply};
 use crate::content::{Media, Part, Source};
@@ -337,10 +339,13 @@ fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelErro
     for message in messages {
         let (role, blocks): (&str, Vec<WireBlock<'_>>) = match message {
             Message::System { .. } => continue,
-            Message::User { content, parts } if parts.is_empty() => {
-                ("user", vec![WireBlock::Text { text: content }])
-            }
-            Message::User { content, parts } => ("user", blocks_of(content, parts)?),
+            Message::User { content, parts } if parts.is_empty() => (
+                "user",
+                vec![WireBlock::Text {
+                    text: content.into(),
+                }],
+            ),
+            Message::User { content, parts } => ("user", blocks_of(content, parts, false)?),
             Message::Assistant(reply) => {
                 let mut blocks =
                     Vec::with_capacity(1 + reply.tool_calls.len() + reply.reasoning.len());
@@ -363,7 +368,7 @@ fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelErro
                 // The API refuses empty text blocks.
                 if !reply.content.is_empty() {
                     blocks.push(WireBlock::Text {
-                        text: &reply.content,
+                        text: reply.content.as_str().into(),
                     });
                 }
                 for call in &reply.tool_calls {
@@ -396,7 +401,7 @@ fn tool_result(result: &ToolResultMessage) -> Result<WireBlock<'_>, ModelError> 
     let content = if result.parts.is_empty() {
         WireToolContent::Text(&result.content)
     } else {
-        WireToolContent::Blocks(blocks_of(&result.content, &result.parts)?)
+        WireToolContent::Blocks(blocks_of(&result.content, &result.parts, true)?)
     };
     Ok(WireBlock::ToolResult {
         tool_use_id: &result.tool_call_id,
@@ -405,27 +410,44 @@ fn tool_result(result: &ToolResultMessage) -> Result<WireBlock<'_>, ModelError> 
     })
 }
 
-/// A text and the parts after it, as content blocks (the API refuses empty text blocks).
-fn blocks_of<'a>(text: &'a str, parts: &'a [Part]) -> Result<Vec<WireBlock<'a>>, ModelError> {
+/// A text and the parts after it, as content blocks (the API refuses empty text blocks). In a
+/// tool result, a part the API cannot take is named in a text block instead of refused.
+fn blocks_of<'a>(
+    text: &'a str,
+    parts: &'a [Part],
+    in_tool_result: bool,
+) -> Result<Vec<WireBlock<'a>>, ModelError> {
     let mut blocks = Vec::with_capacity(parts.len() + 1);
     if !text.is_empty() {
-        blocks.push(WireBlock::Text { text });
+        blocks.push(WireBlock::Text { text: text.into() });
     }
     for part in parts {
-        match part {
-            Part::Text { text } if text.is_empty() => {}
-            Part::Text { text } => blocks.push(WireBlock::Text { text }),
-            Part::Image(media) => blocks.push(image_block(media)?),
-            Part::Document(media) => blocks.push(document_block(media)?),
-            Part::Audio(_) => {
-                return Err(unsupported(
-                    "audio; transcribe it and send the text, or use a provider that takes audio \
-                     (Gemini)",
-                ));
-            }
+        if matches!(part, Part::Text { text } if text.is_empty()) {
+            continue;
         }
+        blocks.push(if in_tool_result {
+            tool_result_part(part, part_block, |text| WireBlock::Text {
+                text: text.into(),
+            })?
+        } else {
+            part_block(part)?
+        });
     }
     Ok(blocks)
+}
+
+/// One part as a content block, or why the API cannot take it.
+fn part_block(part: &Part) -> Result<WireBlock<'_>, ModelError> {
+    match part {
+        Part::Text { text } => Ok(WireBlock::Text {
+            text: text.as_str().into(),
+        }),
+        Part::Image(media) => image_block(media),
+        Part::Document(media) => document_block(media),
+        Part::Audio(_) => Err(unsupported(
+            "audio; transcribe it and send the text, or use a provider that takes audio (Gemini)",
+        )),
+    }
 }
 
 /// The image types the API takes as bytes.
@@ -566,7 +588,7 @@ struct WireMessage<'a> {
 #[serde(tag = "type", rename_all = "snake_case")]
 enum WireBlock<'a> {
     Text {
-        text: &'a str,
+        text: Cow<'a, str>,
     },
     Image {
         source: WireSource<'a>,

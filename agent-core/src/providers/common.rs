@@ -7,6 +7,7 @@ use reqwest::header::{HeaderMap, HeaderName};
 
 use super::http::{ApiKey, HttpClient, HttpConfig};
 use super::sse::StreamRequest;
+use crate::content::Part;
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
 
@@ -101,6 +102,27 @@ impl fmt::Debug for Common {
             .field("temperature", &self.temperature)
             .field("http", self.http.config())
             .finish()
+    }
+}
+
+/// A tool result's part as its provider takes it, or, where it cannot (`convert` says
+/// [`ModelError::Unsupported`]), a text naming it. The tool's output is not the user's to fix, so
+/// the run goes on and the model knows what it was not shown; a user message's part is refused
+/// instead.
+pub(crate) fn tool_result_part<'a, W>(
+    part: &'a Part,
+    convert: impl FnOnce(&'a Part) -> Result<W, ModelError>,
+    text: impl FnOnce(String) -> W,
+) -> Result<W, ModelError> {
+    match convert(part) {
+        Err(ModelError::Unsupported { message }) => {
+            let media_type = part.media().map_or("", |media| media.media_type.as_str());
+            Ok(text(format!(
+                "[{} ({media_type}) not shown: {message}]",
+                part.kind()
+            )))
+        }
+        converted => converted,
     }
 }
 

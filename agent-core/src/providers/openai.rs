@@ -13,9 +13,12 @@ use serde_json::Value;
 
 use super::common::{
     Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id,
+    tool_result_part,
 };
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
+use base64::Engine as _;
+
 use crate::content::{MediaUrl, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
@@ -309,7 +312,11 @@ fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelErro
                         )),
                     });
                     for part in std::iter::once(first).chain(media) {
-                        attachments.push(wire_part(part)?);
+                        attachments.push(tool_result_part(part, wire_part, |text| {
+                            WirePart::Text {
+                                text: Cow::Owned(text),
+                            }
+                        })?);
                     }
                 }
                 for part in &result.parts {
@@ -363,12 +370,31 @@ fn wire_part(part: &Part) -> Result<WirePart<'_>, ModelError> {
             },
         },
         Part::Document(media) => match &media.source {
-            Source::Base64(_) => WirePart::File {
+            Source::Base64(data) if media.media_type.starts_with("text/plain") => {
+                // Files are PDFs here: plain text goes as the text it is.
+                let text = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok())
+                    .ok_or_else(|| {
+                        unsupported("a text/plain document whose bytes are not UTF-8")
+                    })?;
+                WirePart::Text {
+                    text: Cow::Owned(text),
+                }
+            }
+            Source::Base64(_) if media.media_type == "application/pdf" => WirePart::File {
                 file: WireFile {
-                    filename: media.name.as_deref().unwrap_or("document"),
+                    filename: media.name.as_deref().unwrap_or("document.pdf"),
                     file_data: media.as_url(),
                 },
             },
+            Source::Base64(_) => {
+                return Err(unsupported(&format!(
+                    "a document of type {:?}; it takes PDF and plain text",
+                    media.media_type
+                )));
+            }
             Source::Url(_) => {
                 return Err(unsupported(
                     "a document by URL: Chat Completions takes documents as bytes; \

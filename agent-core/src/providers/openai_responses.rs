@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::common::{
-    Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id, system_text,
+    Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id,
+    system_text, tool_result_part,
 };
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
@@ -318,7 +319,7 @@ fn user_content<'a>(text: &'a str, parts: &'a [Part]) -> Result<WireContent<'a>,
     if parts.is_empty() {
         return Ok(WireContent::Text(text));
     }
-    with_parts(text, parts).map(WireContent::Parts)
+    with_parts(text, parts, false).map(WireContent::Parts)
 }
 
 /// A tool result's `output`: its text, or, when it has parts, its text and parts as input
@@ -330,16 +331,26 @@ fn result_output(result: &ToolResultMessage) -> Result<WireContent<'_>, ModelErr
     if result.parts.is_empty() {
         return Ok(WireContent::Text(&result.content));
     }
-    with_parts(&result.content, &result.parts).map(WireContent::Parts)
+    with_parts(&result.content, &result.parts, true).map(WireContent::Parts)
 }
 
-fn with_parts<'a>(text: &'a str, parts: &'a [Part]) -> Result<Vec<WirePart<'a>>, ModelError> {
+/// A text and the parts after it. In a tool result, a part the API cannot take is named in a text
+/// instead of refused.
+fn with_parts<'a>(
+    text: &'a str,
+    parts: &'a [Part],
+    in_tool_result: bool,
+) -> Result<Vec<WirePart<'a>>, ModelError> {
     let mut wire = Vec::with_capacity(parts.len() + 1);
     if !text.is_empty() {
-        wire.push(WirePart::Text { text });
+        wire.push(WirePart::Text { text: text.into() });
     }
     for part in parts {
-        wire.push(wire_part(part)?);
+        wire.push(if in_tool_result {
+            tool_result_part(part, wire_part, |text| WirePart::Text { text: text.into() })?
+        } else {
+            wire_part(part)?
+        });
     }
     Ok(wire)
 }
@@ -348,7 +359,9 @@ fn with_parts<'a>(text: &'a str, parts: &'a [Part]) -> Result<Vec<WirePart<'a>>,
 /// before a request is sent.
 fn wire_part(part: &Part) -> Result<WirePart<'_>, ModelError> {
     Ok(match part {
-        Part::Text { text } => WirePart::Text { text },
+        Part::Text { text } => WirePart::Text {
+            text: text.as_str().into(),
+        },
         Part::Image(media) => WirePart::Image {
             image_url: media.as_url(),
             detail: "auto",
@@ -666,7 +679,7 @@ enum WireContent<'a> {
 #[serde(tag = "type")]
 enum WirePart<'a> {
     #[serde(rename = "input_text")]
-    Text { text: &'a str },
+    Text { text: Cow<'a, str> },
     #[serde(rename = "input_image")]
     Image {
         image_url: MediaUrl<'a>,
