@@ -100,6 +100,7 @@ pub trait Hooks<S = ()>: Send + Sync + 'static {
 
 /// The answer to "may this call run?".
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Approval {
     /// It may.
     Approved,

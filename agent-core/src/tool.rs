@@ -238,6 +238,7 @@ impl ToolDef {
 
 /// What a tool produced, before it is turned into the text the model sees.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ToolOutput {
     /// Text that goes to the model verbatim.
     Text(String),

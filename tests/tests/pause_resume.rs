@@ -3,8 +3,7 @@
 //! agent resumes it with a decision per waiting call, under the limits already used. Decisions
 //! that do not fit are refused before anything runs.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use agent_core::testing::ScriptedModel;
 use agent_core::{
@@ -15,7 +14,16 @@ use futures_util::StreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-static DELETED: AtomicUsize = AtomicUsize::new(0);
+/// The paths `delete_file` deleted, over all the tests of this file (they run at once).
+static DELETED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn deleted(path: &str) -> bool {
+    DELETED
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|deleted| deleted == path)
+}
 
 /// Deletes a file.
 #[tool(requires_approval, destructive)]
@@ -23,7 +31,7 @@ fn delete_file(
     /// The file's path.
     path: String,
 ) -> String {
-    DELETED.fetch_add(1, Ordering::SeqCst);
+    DELETED.lock().unwrap().push(path.clone());
     format!("deleted {path}")
 }
 
@@ -38,9 +46,15 @@ fn file_size(
 
 /// The model: asks for a size and a deletion in one reply, then answers.
 fn cleanup_model() -> Arc<ScriptedModel> {
+    cleanup_model_for("old.log")
+}
+
+/// [`cleanup_model`] for the file `path`.
+fn cleanup_model_for(path: &str) -> Arc<ScriptedModel> {
+    let arguments = serde_json::json!({ "path": path }).to_string();
     let first = AssistantMessage::tool_calls([
-        ToolCall::new("c_size", "file_size", r#"{"path":"old.log"}"#),
-        ToolCall::new("c_delete", "delete_file", r#"{"path":"old.log"}"#),
+        ToolCall::new("c_size", "file_size", arguments.clone()),
+        ToolCall::new("c_delete", "delete_file", arguments),
     ]);
     Arc::new(ScriptedModel::from_steps([
         agent_core::testing::ScriptStep::reply(agent_core::ChatResponse::new(first).with_usage(
@@ -91,18 +105,27 @@ fn state_file(name: &str) -> std::path::PathBuf {
 }
 
 async fn paused_run(model: Arc<ScriptedModel>, name: &str) -> std::path::PathBuf {
+    paused_run_on(model, name, "old.log").await
+}
+
+/// [`paused_run`] of a model asking about `file`.
+async fn paused_run_on(model: Arc<ScriptedModel>, name: &str, file: &str) -> std::path::PathBuf {
     let first = agent(model)
         .run("Delete old.log if it is big")
         .await
         .unwrap();
     assert_eq!(first.stop_reason, StopReason::Paused);
     assert_eq!(first.text, "Waiting for a decision before going on.");
-    // The other call of the reply ran; the deletion waits.
-    assert_eq!(
-        results_of(&first.messages),
-        [("c_size".into(), "old.log: 12 MB".into(), false)]
-    );
     let paused = first.paused.expect("a paused run");
+    // The other call of the reply ran; the deletion waits. The transcript ends at the reply.
+    assert_eq!(paused.messages(), &first.messages[..]);
+    assert!(matches!(first.messages.last(), Some(Message::Assistant(_))));
+    let finished: Vec<_> = paused
+        .finished()
+        .iter()
+        .map(|result| (result.tool_call_id.as_str(), result.content.as_str()))
+        .collect();
+    assert_eq!(finished, [("c_size", format!("{file}: 12 MB").as_str())]);
     assert_eq!(paused.pending().len(), 1);
     assert_eq!(paused.pending()[0].call.id, "c_delete");
     assert_eq!(paused.pending()[0].waits_for, Waiting::Approval);
@@ -115,7 +138,6 @@ async fn paused_run(model: Arc<ScriptedModel>, name: &str) -> std::path::PathBuf
 async fn an_approved_call_runs_after_a_restart_and_the_run_goes_on() {
     let model = cleanup_model();
     let path = paused_run(Arc::clone(&model), "approved").await;
-    let before = DELETED.load(Ordering::SeqCst);
 
     // A fresh agent, as after a restart, from the file.
     let paused = PausedRun::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -125,7 +147,7 @@ async fn an_approved_call_runs_after_a_restart_and_the_run_goes_on() {
         .unwrap();
     assert_eq!(done.text, "Cleaned up.");
     assert_eq!(done.stop_reason, StopReason::Finished);
-    assert!(DELETED.load(Ordering::SeqCst) > before);
+    assert!(deleted("old.log"));
     // Steps and tokens of both halves count.
     assert_eq!(done.steps, 2);
     assert_eq!(done.usage.input_tokens, 250);
@@ -233,11 +255,10 @@ async fn an_external_tool_waits_for_the_callers_result() {
 
 #[tokio::test]
 async fn bad_decisions_and_bad_states_are_refused_before_anything_runs() {
-    let model = cleanup_model();
-    let path = paused_run(Arc::clone(&model), "refused").await;
+    let model = cleanup_model_for("refused.log");
+    let path = paused_run_on(Arc::clone(&model), "refused", "refused.log").await;
     let saved = std::fs::read_to_string(&path).unwrap();
     let load = || PausedRun::from_json(&saved).unwrap();
-    let before = DELETED.load(Ordering::SeqCst);
     let requests = model.requests().len();
 
     let refusal = |result: Result<agent_core::RunOutput, RunError>| match result {
@@ -292,7 +313,7 @@ async fn bad_decisions_and_bad_states_are_refused_before_anything_runs() {
         ResumeError::UnknownTool { tool, .. } if tool == "delete_file"
     ));
     // Nothing ran and the model was not asked again.
-    assert_eq!(DELETED.load(Ordering::SeqCst), before);
+    assert!(!deleted("refused.log"));
     assert_eq!(model.requests().len(), requests);
 
     // A state of another version, and one edited until it no longer parses.

@@ -212,7 +212,13 @@ impl McpServer {
         };
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
         let approval = if tool.definition().annotations.requires_approval {
-            self.ask_approval(&call, &context).await
+            // A client may cancel the call while the person thinks: stop asking then.
+            tokio::select! {
+                asked = self.ask_approval(&call, &context) => asked,
+                () = context.ct.cancelled() => {
+                    return Err(ErrorData::internal_error("the call was cancelled", None));
+                }
+            }
         } else {
             Asked::Approved
         };

@@ -823,13 +823,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
     }
 
-    /// The run's output when calls wait: the transcript up to the reply that made them (with
-    /// the results of the reply's other calls), and the state to resume from.
+    /// The run's output when calls wait: the transcript up to the reply that made them, and the
+    /// state to resume from (with the results of the reply's other calls).
     fn pause(&mut self, pending: Vec<PendingCall>, finished: Vec<ToolResultMessage>) -> RunOutput {
         let paused = PausedRun::new(
             self.messages.clone(),
             pending,
-            finished.clone(),
+            finished,
             Progress {
                 usage: self.usage,
                 step_usage: self.step_usage.clone(),
@@ -840,9 +840,6 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         );
         let text = self.agent.tools.texts().run_paused().to_owned();
         let mut output = self.finish(StopReason::Paused, Some(text));
-        output
-            .messages
-            .extend(finished.into_iter().map(Message::Tool));
         output.paused = Some(paused);
         output
     }
@@ -882,7 +879,19 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             this.observe(call, &result, Some(started));
             result
         });
-        let (mut decided, stop) = match this.interruptible(join_all(decided), cancel).await {
+        // As the step's calls would have run: at once, or one by one for an agent that asks so.
+        let run_all = async {
+            if this.agent.concurrent_tools {
+                join_all(decided).await
+            } else {
+                let mut results = Vec::with_capacity(decisions.len());
+                for call in decided {
+                    results.push(call.await);
+                }
+                results
+            }
+        };
+        let (mut decided, stop) = match this.interruptible(run_all, cancel).await {
             Ok(decided) => (decided, None),
             Err(interrupt) => {
                 let why = match interrupt {

@@ -24,8 +24,10 @@ pub struct RunOutput {
     pub usage: Usage,
     /// Tokens used by each model call, in order.
     pub step_usage: Vec<Usage>,
-    /// For a run that ended [paused](StopReason::Paused): the calls that wait and everything
-    /// needed to go on ([`Agent::resume_paused`](crate::Agent::resume_paused)); `None` otherwise.
+    /// For a run that ended [paused](StopReason::Paused): the calls that wait, the results of the
+    /// reply's other calls, and everything needed to go on
+    /// ([`Agent::resume_paused`](crate::Agent::resume_paused)); `None` otherwise. A paused run's
+    /// `messages` end with the reply whose calls wait, unanswered until it resumes.
     pub paused: Option<PausedRun>,
 }
 

@@ -193,9 +193,16 @@ impl PausedRun {
         &self.pending
     }
 
-    /// The conversation up to the reply whose calls wait.
+    /// The conversation up to the reply whose calls wait (the same as the paused run's
+    /// [`RunOutput::messages`](crate::RunOutput::messages)).
     pub fn messages(&self) -> &[Message] {
         &self.messages
+    }
+
+    /// The results of the reply's calls that ran before the pause; they join the transcript, in
+    /// call order with the waiting calls' results, when the run resumes.
+    pub fn finished(&self) -> &[ToolResultMessage] {
+        &self.finished
     }
 
     /// How long the run had run when it paused.

@@ -51,6 +51,10 @@ impl SqliteSessions {
     }
 
     fn with_connection(mut connection: Connection) -> Result<Self, SessionError> {
+        // First, so that opening beside another process waits for it rather than failing.
+        connection
+            .busy_timeout(Duration::from_secs(10))
+            .map_err(store_error)?;
         // WAL: readers do not block the writer, and a killed writer's half-done transaction is
         // rolled back on the next open. NORMAL sync is durable across a process crash.
         let _mode: String = connection
@@ -58,9 +62,6 @@ impl SqliteSessions {
             .map_err(store_error)?;
         connection
             .execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
-            .map_err(store_error)?;
-        connection
-            .busy_timeout(Duration::from_secs(10))
             .map_err(store_error)?;
         migrate(&mut connection)?;
         Ok(SqliteSessions {
@@ -116,9 +117,14 @@ impl SqliteSessions {
     }
 }
 
-/// Applies the migrations the database does not have yet, each in its own transaction.
+/// Applies the migrations the database does not have yet, all in one write transaction: a second
+/// process opening the same new file waits, then finds them applied.
 fn migrate(connection: &mut Connection) -> Result<(), SessionError> {
-    let version: i64 = connection
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(store_error)?;
+    // Read inside the transaction: no other process can migrate between the read and the writes.
+    let version: i64 = transaction
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(store_error)?;
     let version = usize::try_from(version).unwrap_or(usize::MAX);
@@ -130,17 +136,16 @@ fn migrate(connection: &mut Connection) -> Result<(), SessionError> {
             ),
         });
     }
-    for (index, migration) in MIGRATIONS.iter().enumerate().skip(version) {
-        let transaction = connection
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(store_error)?;
-        transaction.execute_batch(migration).map_err(store_error)?;
-        transaction
-            .pragma_update(None, "user_version", sql_integer(index + 1))
-            .map_err(store_error)?;
-        transaction.commit().map_err(store_error)?;
+    if version == MIGRATIONS.len() {
+        return Ok(());
     }
-    Ok(())
+    for migration in &MIGRATIONS[version..] {
+        transaction.execute_batch(migration).map_err(store_error)?;
+    }
+    transaction
+        .pragma_update(None, "user_version", sql_integer(MIGRATIONS.len()))
+        .map_err(store_error)?;
+    transaction.commit().map_err(store_error)
 }
 
 /// A count or place as SQLite's integer (no conversation is longer than `i64::MAX`).
