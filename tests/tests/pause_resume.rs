@@ -395,3 +395,36 @@ async fn a_streamed_run_pauses_and_a_typed_run_cannot_wait() {
          this run cannot wait"
     );
 }
+
+#[tokio::test]
+async fn a_reply_over_the_tool_call_limit_still_ends_the_run_once_resumed() {
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([
+            ToolCall::new("c_delete", "delete_file", r#"{"path":"limit.log"}"#),
+            ToolCall::new("c_size", "file_size", r#"{"path":"limit.log"}"#),
+        ]),
+        AssistantMessage::text("never asked for"),
+    ]));
+    let agent = agent(Arc::clone(&model)).max_tool_calls(1);
+    let first = agent.run("Delete limit.log").await.unwrap();
+    let paused = first.paused.unwrap();
+    // The call past the limit was answered as refused; the one within it waits.
+    assert!(
+        paused.finished()[0]
+            .content
+            .contains("limit of 1 tool calls")
+    );
+    let done = agent
+        .resume_paused(paused, [("c_delete", Decision::Approve)])
+        .await
+        .unwrap();
+    assert_eq!(done.stop_reason, StopReason::ToolCallLimit { limit: 1 });
+    assert_eq!(model.requests().len(), 1, "no model call after the limit");
+    assert_eq!(
+        results_of(&done.messages)
+            .iter()
+            .map(|(id, _, _)| id.as_str())
+            .collect::<Vec<_>>(),
+        ["c_delete", "c_size"]
+    );
+}

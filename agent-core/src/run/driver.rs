@@ -196,6 +196,8 @@ enum Step {
     Paused {
         pending: Vec<PendingCall>,
         finished: Vec<ToolResultMessage>,
+        /// The reply asked for more calls than the limit allows: the run ends once resumed.
+        over_limit: bool,
     },
 }
 
@@ -231,7 +233,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             match outcome {
                 Step::Continue => {}
                 Step::End(reason, text) => return Ok(self.finish(reason, text)),
-                Step::Paused { pending, finished } => return Ok(self.pause(pending, finished)),
+                Step::Paused {
+                    pending,
+                    finished,
+                    over_limit,
+                } => return Ok(self.pause(pending, finished, over_limit)),
                 Step::Failed(source) => {
                     return Err(RunError::Model {
                         step,
@@ -422,7 +428,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 self.emit(|| RunEvent::ToolResult(result.clone()));
             }
             self.messages.push(Message::Assistant(reply));
-            return Step::Paused { pending, finished };
+            return Step::Paused {
+                pending,
+                finished,
+                over_limit,
+            };
         }
         let mut results = Vec::with_capacity(called.len());
         for called in called {
@@ -825,7 +835,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 
     /// The run's output when calls wait: the transcript up to the reply that made them, and the
     /// state to resume from (with the results of the reply's other calls).
-    fn pause(&mut self, pending: Vec<PendingCall>, finished: Vec<ToolResultMessage>) -> RunOutput {
+    fn pause(
+        &mut self,
+        pending: Vec<PendingCall>,
+        finished: Vec<ToolResultMessage>,
+        over_tool_call_limit: bool,
+    ) -> RunOutput {
         let paused = PausedRun::new(
             self.messages.clone(),
             pending,
@@ -836,6 +851,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 tool_calls: self.tool_calls,
                 elapsed: self.elapsed_before + self.started.elapsed(),
                 settings: self.settings.clone(),
+                over_tool_call_limit,
             },
         );
         let text = self.agent.tools.texts().run_paused().to_owned();
@@ -929,7 +945,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         self.messages = paused.messages;
         self.messages
             .extend(finished.into_iter().map(Message::Tool));
-        stop
+        // The step that paused asked for more calls than allowed: it ends the run, as it would have.
+        stop.or_else(|| {
+            let limit = self.agent.limits.max_tool_calls?;
+            paused
+                .over_tool_call_limit
+                .then_some(StopReason::ToolCallLimit { limit })
+        })
     }
 }
 

@@ -39,6 +39,9 @@ pub struct PausedRun {
     pub(crate) elapsed_ms: u64,
     /// The settings of the next model call (a forced tool choice is dropped once used).
     pub(crate) settings: ModelSettings,
+    /// Whether the reply asked for more calls than the run's limit: it ends once resumed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) over_tool_call_limit: bool,
 }
 
 /// A call that waits.
@@ -185,6 +188,7 @@ impl PausedRun {
             tool_calls: progress.tool_calls,
             elapsed_ms: u64::try_from(progress.elapsed.as_millis()).unwrap_or(u64::MAX),
             settings: progress.settings,
+            over_tool_call_limit: progress.over_tool_call_limit,
         }
     }
 
@@ -306,4 +310,5 @@ pub(crate) struct Progress {
     pub(crate) tool_calls: usize,
     pub(crate) elapsed: Duration,
     pub(crate) settings: ModelSettings,
+    pub(crate) over_tool_call_limit: bool,
 }
