@@ -337,6 +337,15 @@ async fn bad_decisions_and_bad_states_are_refused_before_anything_runs() {
         PausedRun::from_json("{\"version\":1,").unwrap_err(),
         ResumeError::Malformed { .. }
     ));
+    // An edit that loses a call: it would stay unanswered.
+    let lost = saved.replacen("\"finished\":[{", "\"finished\":[],\"x\":[{", 1);
+    let ResumeError::Malformed { message } = PausedRun::from_json(&lost).unwrap_err() else {
+        panic!("expected a refused state");
+    };
+    assert!(
+        message.contains("are not the waiting and finished ones"),
+        "{message}"
+    );
 }
 
 #[tokio::test]

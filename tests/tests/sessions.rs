@@ -373,3 +373,60 @@ fn a_writer_killed_mid_append_leaves_the_database_whole() {
             .unwrap();
     });
 }
+
+/// A model that fails every request: a provider outage.
+struct Down;
+
+impl Model for Down {
+    fn chat<'a>(
+        &'a self,
+        _request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(async {
+            Err(ModelError::Overloaded {
+                status: 503,
+                message: "down".into(),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_approved_call_is_not_run_twice_when_the_model_fails_after_it() {
+    let store = MemorySessions::new();
+    let paused = agent()
+        .run_in(&store, "ops", "wipe the disk")
+        .await
+        .unwrap();
+    let id = paused.paused.unwrap().pending()[0].call.id.clone();
+    // The decision is carried out, then the model is down.
+    let down = Agent::new(Down)
+        .try_tool(note {})
+        .unwrap()
+        .try_tool(wipe {})
+        .unwrap();
+    let error = down
+        .resume_in(&store, "ops", [(id.clone(), Decision::Approve)])
+        .await
+        .unwrap_err();
+    assert!(matches!(error, RunError::Model { .. }), "{error:?}");
+    // The wipe is on record and nothing waits: a retry cannot wipe again.
+    let stored = store.load("ops").await.unwrap();
+    assert!(stored.paused.is_none());
+    assert!(stored.messages.iter().any(|message| matches!(
+        message,
+        Message::Tool(result) if result.tool_call_id == id && result.content == "wiped"
+    )));
+    assert_valid(&stored.messages);
+    let again = agent()
+        .resume_in(&store, "ops", [(id, Decision::Approve)])
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        again,
+        RunError::Session {
+            source: SessionError::NotPaused { .. },
+            ..
+        }
+    ));
+}

@@ -27,8 +27,6 @@ pub struct PausedRun {
     pending: Vec<PendingCall>,
     /// The results of the reply's other calls, which ran before the pause.
     pub(crate) finished: Vec<ToolResultMessage>,
-    /// Model calls made.
-    pub(crate) steps: usize,
     /// Tokens used.
     pub(crate) usage: Usage,
     /// Tokens used by each model call.
@@ -182,7 +180,6 @@ impl PausedRun {
             messages,
             pending,
             finished,
-            steps: progress.step_usage.len(),
             usage: progress.usage,
             step_usage: progress.step_usage,
             tool_calls: progress.tool_calls,
@@ -239,9 +236,51 @@ impl PausedRun {
             });
         }
         let deserializer = &mut serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(deserializer).map_err(|error| ResumeError::Malformed {
-            message: format!("{}: {}", error.path(), error.inner()),
-        })
+        let paused: PausedRun =
+            serde_path_to_error::deserialize(deserializer).map_err(|error| {
+                ResumeError::Malformed {
+                    message: format!("{}: {}", error.path(), error.inner()),
+                }
+            })?;
+        paused.check_calls()?;
+        Ok(paused)
+    }
+
+    /// Whether the calls of the last reply are exactly the waiting and the finished ones, each
+    /// once: what resuming answers. An edited state that breaks this would leave a call
+    /// unanswered or answer one twice.
+    fn check_calls(&self) -> Result<(), ResumeError> {
+        let Some(Message::Assistant(reply)) = self.messages.last() else {
+            return Err(ResumeError::Malformed {
+                message: "the saved run does not end with the reply whose calls wait".to_owned(),
+            });
+        };
+        let mut made: Vec<&str> = reply
+            .tool_calls
+            .iter()
+            .map(|call| call.id.as_str())
+            .collect();
+        let mut answered: Vec<&str> = self
+            .pending
+            .iter()
+            .map(|pending| pending.call.id.as_str())
+            .chain(
+                self.finished
+                    .iter()
+                    .map(|result| result.tool_call_id.as_str()),
+            )
+            .collect();
+        made.sort_unstable();
+        answered.sort_unstable();
+        if made != answered || self.pending.is_empty() {
+            return Err(ResumeError::Malformed {
+                message: format!(
+                    "the last reply's calls {made:?} are not the waiting and finished ones \
+                     {answered:?}"
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Pairs each waiting call with its decision, in call order; refuses any decision that does

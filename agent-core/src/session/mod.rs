@@ -161,12 +161,12 @@ impl<S: Send + Sync + 'static> Agent<S> {
         }
         let place = Place::of(&stored.messages);
         let run = self.run_with(context, input);
-        let output = if stored.messages.is_empty() {
-            run.await?
+        let outcome = if stored.messages.is_empty() {
+            run.await
         } else {
-            run.history(stored.messages).await?
+            run.history(stored.messages).await
         };
-        save(store, conversation, place, output).await
+        save(store, conversation, place, outcome).await
     }
 
     /// [`resume_in`](Agent::resume_in) with a per-run context.
@@ -189,8 +189,8 @@ impl<S: Send + Sync + 'static> Agent<S> {
             return Err(session_error(source, stored.messages, Usage::default()));
         };
         let place = Place::of(&stored.messages);
-        let output = self.resume_paused_with(context, paused, decisions).await?;
-        save(store, conversation, place, output).await
+        let outcome = self.resume_paused_with(context, paused, decisions).await;
+        save(store, conversation, place, outcome).await
     }
 }
 
@@ -198,8 +198,9 @@ impl Agent<()> {
     /// Runs on conversation `conversation` of `store`: loads it (a new one starts with the
     /// system prompt), runs on `input`, and appends the run's new messages; a run that pauses
     /// keeps its paused run in the store for [`resume_in`](Agent::resume_in). Runs on one
-    /// conversation are serialized (see [the module](crate::session)). A failed run appends
-    /// nothing and its error keeps the transcript.
+    /// conversation are serialized (see [the module](crate::session)). A run that fails after it
+    /// began appends its transcript as well (the question, and every call it made, answered), so
+    /// its tools' effects are on record and not repeated by the next run; the error is returned.
     pub async fn run_in(
         &self,
         store: &dyn SessionStore,
@@ -244,23 +245,32 @@ impl Place {
 }
 
 /// Appends what a run added to the conversation. A paused run's new messages end at its reply:
-/// the results come, in call order, when it resumes.
+/// the results come, in call order, when it resumes. A run that failed after it began appends its
+/// transcript too (every call in it is answered): what its tools did is not done again by the
+/// next run, and a paused run whose decisions were carried out is no longer paused.
 async fn save(
     store: &dyn SessionStore,
     conversation: &str,
     place: Place,
-    output: RunOutput,
+    outcome: Result<RunOutput, RunError>,
 ) -> Result<RunOutput, RunError> {
-    let written = match &output.paused {
-        Some(paused) if output.stop_reason == StopReason::Paused => paused.messages(),
-        _ => &output.messages[..],
+    let (written, paused) = match &outcome {
+        Ok(output) => match &output.paused {
+            Some(paused) if output.stop_reason == StopReason::Paused => {
+                (paused.messages(), Some(paused))
+            }
+            _ => (&output.messages[..], None),
+        },
+        // Refused before anything ran: nothing to keep, and a paused run stays paused.
+        Err(RunError::Resume { .. } | RunError::Session { .. }) => return outcome,
+        Err(error) => (error.messages(), None),
     };
     let new = written.get(place.new_from..).unwrap_or_default();
-    match store
-        .append(conversation, place.loaded, new, output.paused.as_ref())
-        .await
-    {
-        Ok(()) => Ok(output),
-        Err(source) => Err(session_error(source, output.messages, output.usage)),
+    let saved = store.append(conversation, place.loaded, new, paused).await;
+    match (outcome, saved) {
+        (outcome, Ok(())) => outcome,
+        (Ok(output), Err(source)) => Err(session_error(source, output.messages, output.usage)),
+        // The run's own failure says more than the store's.
+        (Err(error), Err(_)) => Err(error),
     }
 }

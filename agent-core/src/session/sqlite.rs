@@ -196,7 +196,10 @@ impl SessionStore for SqliteSessions {
 }
 
 fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionError> {
-    let paused: Option<Option<String>> = connection
+    // One read transaction: the messages and the paused run of one moment, whatever another
+    // process appends meanwhile.
+    let transaction = connection.transaction().map_err(store_error)?;
+    let paused: Option<Option<String>> = transaction
         .query_row(
             "SELECT paused FROM conversations WHERE id = ?1",
             [id],
@@ -204,7 +207,7 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
         )
         .optional()
         .map_err(store_error)?;
-    let mut statement = connection
+    let mut statement = transaction
         .prepare_cached("SELECT body FROM messages WHERE conversation = ?1 ORDER BY position")
         .map_err(store_error)?;
     let bodies = statement
