@@ -1,4 +1,4 @@
-//! The `mcp_server` binary, driven by the official TypeScript SDK's client over stdio and over
+//! The `mcp_server` binary, driven by the official TypeScript and Python SDKs' clients over stdio and
 //! streamable HTTP: what it lists is what `#[tool]` generated, and every kind of call comes back as
 //! the spec says.
 
@@ -9,6 +9,7 @@ use examples::weather::{get_time, get_weather};
 use serde_json::{Value, json};
 use tests::node::{NODE, sdk_client};
 use tests::peers::Test;
+use tests::python::{PYTHON_MCP, python_client};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_mcp_server");
@@ -113,6 +114,14 @@ async fn the_sdk_client_uses_it_over_stdio() {
 }
 
 async fn the_sdk_client_uses_it_over_http() {
+    let (mut server, url) = http_server().await;
+    let report = sdk_client(&["http", &url], &calls()).await;
+    check_report(&report);
+    server.kill().await.unwrap();
+}
+
+/// The server on `--http 127.0.0.1:0`, and its URL once it listens.
+async fn http_server() -> (tokio::process::Child, String) {
     let mut server = tokio::process::Command::new(SERVER)
         .args(["--http", "127.0.0.1:0"])
         .stderr(Stdio::piped())
@@ -130,9 +139,23 @@ async fn the_sdk_client_uses_it_over_http() {
         .expect("an address line")
         .to_owned();
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    (server, url)
+}
 
-    let report = sdk_client(&["http", &url], &calls()).await;
-    check_report(&report);
+/// The Python SDK reports what it logs as warnings: a clean session has none (it logged
+/// "Session termination failed: 202" while ending a session answered 202).
+fn check_python_report(report: &Value) {
+    check_report(report);
+    assert_eq!(report["warnings"], json!([]), "{}", report["warnings"]);
+}
+
+async fn the_python_sdk_client_uses_it_over_stdio() {
+    check_python_report(&python_client(&["stdio", SERVER], &calls()).await);
+}
+
+async fn the_python_sdk_client_uses_it_over_http() {
+    let (mut server, url) = http_server().await;
+    check_python_report(&python_client(&["http", &url], &calls()).await);
     server.kill().await.unwrap();
 }
 
@@ -161,6 +184,16 @@ fn main() -> std::process::ExitCode {
             the_sdk_client_uses_it_over_http,
         )
         .needs(&NODE),
+        Test::tokio(
+            "the_python_sdk_client_uses_it_over_stdio",
+            the_python_sdk_client_uses_it_over_stdio,
+        )
+        .needs(&PYTHON_MCP),
+        Test::tokio(
+            "the_python_sdk_client_uses_it_over_http",
+            the_python_sdk_client_uses_it_over_http,
+        )
+        .needs(&PYTHON_MCP),
         Test::sync(
             "a_wrong_argument_is_refused_with_the_usage",
             a_wrong_argument_is_refused_with_the_usage,

@@ -5,6 +5,7 @@
 pub mod http;
 pub mod node;
 pub mod peers;
+pub mod python;
 pub mod schema_set;
 
 use std::collections::HashMap;
