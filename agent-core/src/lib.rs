@@ -97,8 +97,8 @@ pub use output::{
 };
 pub use reasoning::Reasoning;
 pub use run::{
-    Decision, PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, RunBuilder, RunError,
-    RunEvent, RunOutput, RunStream, StopReason, TokenKind, TypedRun, Waiting,
+    Decision, PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, ResumedRun, RunBuilder,
+    RunError, RunEvent, RunOutput, RunStream, StopReason, TokenKind, TypedRun, Waiting,
 };
 pub use schema::{neutral_parameters, output_schema, parameters_schema};
 pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};

@@ -437,3 +437,66 @@ async fn a_reply_over_the_tool_call_limit_still_ends_the_run_once_resumed() {
         ["c_delete", "c_size"]
     );
 }
+
+#[tokio::test]
+async fn a_resumed_run_streams_and_decisions_come_as_json() {
+    let model = cleanup_model_for("stream.log");
+    let agent = agent(Arc::clone(&model));
+    let first = agent.run("Delete stream.log").await.unwrap();
+    // A decision as a web page would send it.
+    let decision: Decision = serde_json::from_str(r#"{"decision":"approve"}"#).unwrap();
+    assert_eq!(decision, Decision::Approve);
+    assert_eq!(
+        serde_json::to_value(Decision::deny("no")).unwrap(),
+        serde_json::json!({"decision": "deny", "reason": "no"})
+    );
+    let events: Vec<RunEvent> = agent
+        .resume_paused(first.paused.unwrap(), [("c_delete", decision)])
+        .stream()
+        .collect()
+        .await;
+    let results: Vec<&str> = events
+        .iter()
+        .filter_map(|event| match event {
+            RunEvent::ToolResult(result) => Some(result.content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results, ["deleted stream.log"]);
+    assert!(matches!(
+        events.last(),
+        Some(RunEvent::Finished(Ok(output))) if output.text == "Cleaned up."
+    ));
+}
+
+#[tokio::test]
+async fn an_external_result_can_carry_a_screenshot() {
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("c_shot", "screenshot", "{}")]),
+        AssistantMessage::text("I see the page."),
+    ]));
+    let agent = Agent::new(Arc::clone(&model))
+        .try_tool(ExternalTool::with_parameters(
+            "screenshot",
+            "Takes a screenshot in the user's browser.",
+            serde_json::json!({"type": "object", "properties": {}}),
+        ))
+        .unwrap();
+    let first = agent.run("What is on my screen?").await.unwrap();
+    let shot = agent_core::Part::image("image/png", [0x89, b'P', b'N', b'G']);
+    let decision = Decision::Result {
+        content: "The screenshot:".into(),
+        parts: vec![shot.clone()],
+        is_error: false,
+    };
+    let done = agent
+        .resume_paused(first.paused.unwrap(), [("c_shot", decision)])
+        .await
+        .unwrap();
+    assert_eq!(done.text, "I see the page.");
+    let sent = &model.requests()[1].messages;
+    assert!(sent.iter().any(|message| matches!(
+        message,
+        Message::Tool(result) if result.parts == [shot.clone()]
+    )));
+}

@@ -885,10 +885,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     let decision = CallDecision::NotRun(NotRun::Denied(reason.as_deref()));
                     tools.execute(context, call, decision).await
                 }
-                Decision::Result { content, is_error } => ToolResultMessage {
+                Decision::Result {
+                    content,
+                    parts,
+                    is_error,
+                } => ToolResultMessage {
                     tool_call_id: call.id.clone(),
                     content: tools.cut_to_limit(content.clone()),
-                    parts: Vec::new(),
+                    parts: parts.clone(),
                     is_error: *is_error,
                 },
             };

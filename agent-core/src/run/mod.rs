@@ -6,6 +6,7 @@ mod driver;
 mod events;
 pub(crate) mod outcome;
 pub(crate) mod pause;
+mod resumed;
 
 use std::future::Future;
 
@@ -13,11 +14,12 @@ pub use builder::{RunBuilder, TypedRun};
 pub use events::{RunEvent, RunStream};
 pub use outcome::{RunError, RunOutput, StopReason, TokenKind};
 pub use pause::{Decision, PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, Waiting};
+pub use resumed::ResumedRun;
 
 use crate::agent::Agent;
 use crate::message::Message;
 use crate::output::OutputType;
-use driver::{Resumption, RunPlan, drive};
+use driver::{RunPlan, drive};
 
 impl<S: Send + Sync + 'static> Agent<S> {
     /// A run on a new conversation (system prompt, then `input`) with its own `context`: the value
@@ -37,41 +39,17 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// counting. `paused` may come from another process ([`PausedRun::from_json`]). Decisions that
     /// do not fit (an unknown call id, a call without a decision or with two, a tool this agent
     /// lacks, a result for a call waiting for approval) are [`RunError::Resume`], and nothing runs.
-    pub async fn resume_paused_with(
-        &self,
-        context: &S,
+    pub fn resume_paused_with<'a>(
+        &'a self,
+        context: &'a S,
         paused: PausedRun,
         decisions: impl IntoIterator<Item = (impl Into<String>, Decision)>,
-    ) -> Result<RunOutput, RunError> {
+    ) -> ResumedRun<'a, S> {
         let decisions = decisions
             .into_iter()
-            .map(|(id, decision)| (id.into(), decision));
-        let matched = paused.match_decisions(decisions, |name| self.tools.get(name).is_some());
-        let decisions = match matched {
-            Ok(matched) => matched
-                .into_iter()
-                .map(|(pending, decision)| (pending.clone(), decision))
-                .collect(),
-            Err(source) => {
-                return Err(RunError::Resume {
-                    source,
-                    usage: paused.usage,
-                    messages: paused.messages,
-                });
-            }
-        };
-        let plan = RunPlan {
-            resume: Some(Resumption { paused, decisions }),
-            ..RunPlan::new(context)
-        };
-        drive(
-            self,
-            plan,
-            Vec::new(),
-            None::<std::future::Pending<()>>,
-            None,
-        )
-        .await
+            .map(|(id, decision)| (id.into(), decision))
+            .collect();
+        ResumedRun::new(self, context, paused, decisions)
     }
 }
 
@@ -157,12 +135,12 @@ impl Agent<()> {
     /// assert_eq!(done.text, "Done.");
     /// # });
     /// ```
-    pub async fn resume_paused(
+    pub fn resume_paused(
         &self,
         paused: PausedRun,
         decisions: impl IntoIterator<Item = (impl Into<String>, Decision)>,
-    ) -> Result<RunOutput, RunError> {
-        self.resume_paused_with(&(), paused, decisions).await
+    ) -> ResumedRun<'_, ()> {
+        self.resume_paused_with(&(), paused, decisions)
     }
 
     /// Runs on a history as it is, adding nothing: for instance to go on after a step limit.

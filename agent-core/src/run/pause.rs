@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::content::Part;
 use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
 use crate::settings::ModelSettings;
 
@@ -65,8 +66,11 @@ pub enum Waiting {
     Result,
 }
 
-/// What to do with a waiting call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What to do with a waiting call. Serializes (`{"decision": "approve"}`,
+/// `{"decision": "deny", "reason": "..."}`, ...), for decisions that come from a web page or
+/// another process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Decision {
     /// Run it as the model asked.
@@ -79,13 +83,18 @@ pub enum Decision {
     /// Do not run it; the model is told, with the reason when there is one.
     Deny {
         /// Why, for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
     /// The result of an external call, as the caller ran it.
     Result {
         /// The result text (or the error text, with `is_error`).
         content: String,
+        /// What follows the text: a screenshot the browser took, say.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<Part>,
         /// Whether the call failed.
+        #[serde(default)]
         is_error: bool,
     },
 }
@@ -102,6 +111,7 @@ impl Decision {
     pub fn result(content: impl Into<String>) -> Self {
         Decision::Result {
             content: content.into(),
+            parts: Vec::new(),
             is_error: false,
         }
     }
