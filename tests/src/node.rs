@@ -101,16 +101,24 @@ pub async fn sdk_client(arguments: &[&str], calls: &Value) -> Value {
 
 /// [`sdk_client`] with extra environment variables for `client.mjs` (`MCP_CLIENT_ELICIT`).
 pub async fn sdk_client_with(arguments: &[&str], calls: &Value, env: &[(&str, &str)]) -> Value {
-    let mut child = Command::new("node")
+    let mut command = Command::new("node");
+    command
         .arg(interop_dir().join("client.mjs"))
         .args(arguments)
-        .envs(env.iter().copied())
+        .envs(env.iter().copied());
+    client_report(command, calls, "client.mjs").await
+}
+
+/// Runs an interop client (`command`), writes `calls` to its stdin, and reads the one JSON report
+/// it prints; fails the test, naming `client`, when it fails.
+pub(crate) async fn client_report(mut command: Command, calls: &Value, client: &str) -> Value {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
-        .expect("node starts");
+        .unwrap_or_else(|error| panic!("{client} starts: {error}"));
     let mut stdin = child.stdin.take().expect("stdin is piped");
     stdin
         .write_all(calls.to_string().as_bytes())
@@ -120,8 +128,9 @@ pub async fn sdk_client_with(arguments: &[&str], calls: &Value, env: &[(&str, &s
     let output = child.wait_with_output().await.expect("the client runs");
     assert!(
         output.status.success(),
-        "client.mjs failed ({}); its stderr is above",
+        "{client} failed ({}); its stderr is above",
         output.status
     );
-    serde_json::from_slice(&output.stdout).expect("client.mjs prints one JSON report")
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{client} prints one JSON report: {error}"))
 }

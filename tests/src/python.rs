@@ -5,12 +5,11 @@
 //! missing.
 
 use std::path::PathBuf;
-use std::process::Stdio;
 
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 
+use crate::node::client_report;
 use crate::peers::Peer;
 
 /// `tests/mcp-python`, where `requirements.txt` and the client are.
@@ -46,26 +45,7 @@ fn detect_python() -> Result<(), String> {
 /// Runs the Python SDK's client with `arguments` (`stdio <command...>` or `http <url>`), making
 /// `calls`; returns its report: `{serverInfo, tools, calls, warnings}`.
 pub async fn python_client(arguments: &[&str], calls: &Value) -> Value {
-    let mut child = Command::new(python())
-        .arg(python_dir().join("client.py"))
-        .args(arguments)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("python starts");
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    stdin
-        .write_all(calls.to_string().as_bytes())
-        .await
-        .expect("the client reads its calls");
-    drop(stdin);
-    let output = child.wait_with_output().await.expect("the client runs");
-    assert!(
-        output.status.success(),
-        "client.py failed ({}); its stderr is above",
-        output.status
-    );
-    serde_json::from_slice(&output.stdout).expect("client.py prints one JSON report")
+    let mut command = Command::new(python());
+    command.arg(python_dir().join("client.py")).args(arguments);
+    client_report(command, calls, "client.py").await
 }
