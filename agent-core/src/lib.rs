@@ -78,6 +78,8 @@ pub mod mcp;
 pub mod providers;
 pub mod session;
 pub mod testing;
+#[cfg(feature = "web")]
+pub mod web;
 
 #[doc(hidden)]
 pub mod __private;

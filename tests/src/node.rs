@@ -26,16 +26,21 @@ pub static NODE: Peer = Peer {
     detect: detect_node,
 };
 
-fn detect_node() -> Result<(), String> {
+/// `Ok` when `node` runs.
+fn detect_node_binary() -> Result<(), String> {
     let version = std::process::Command::new("node").arg("--version").output();
     match version {
-        Ok(output) if output.status.success() => {}
-        Ok(output) => return Err(format!("`node --version` failed ({})", output.status)),
+        Ok(output) if output.status.success() => Ok(()),
+        Ok(output) => Err(format!("`node --version` failed ({})", output.status)),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err("`node` is not on the PATH".to_owned());
+            Err("`node` is not on the PATH".to_owned())
         }
-        Err(error) => return Err(format!("`node` cannot be run: {error}")),
+        Err(error) => Err(format!("`node` cannot be run: {error}")),
     }
+}
+
+fn detect_node() -> Result<(), String> {
+    detect_node_binary()?;
     let packages = interop_dir().join("node_modules/@modelcontextprotocol");
     match ["sdk", "server-everything"]
         .into_iter()
@@ -48,6 +53,37 @@ fn detect_node() -> Result<(), String> {
         )),
         _ => Err("the npm packages of tests/mcp are not installed".to_owned()),
     }
+}
+
+/// `tests/web`, where the AI SDK's `ai` package and the chat client script are.
+pub fn web_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web")
+}
+
+/// Node.js with the AI SDK's `ai` package installed in `tests/web`.
+pub static AI_SDK: Peer = Peer {
+    name: "Node.js with the AI SDK",
+    why: "These tests read our web endpoint's stream with the AI SDK's own client and parser",
+    enable: "install Node.js 18 or newer, then run `npm ci --prefix tests/web`",
+    detect: detect_ai_sdk,
+};
+
+fn detect_ai_sdk() -> Result<(), String> {
+    detect_node_binary()?;
+    if web_dir().join("node_modules/ai/package.json").is_file() {
+        Ok(())
+    } else {
+        Err("the `ai` package is not installed in tests/web".to_owned())
+    }
+}
+
+/// Runs the AI SDK's chat transport (`web/chat_client.mjs`) against `api` with `messages`;
+/// returns `{chunks, message}`: every chunk it parsed, and the message it rebuilt.
+pub async fn ai_sdk_chat(api: &str, chat_id: &str, messages: &Value) -> Value {
+    let mut command = Command::new("node");
+    command.arg(web_dir().join("chat_client.mjs"));
+    let request = serde_json::json!({ "api": api, "chatId": chat_id, "messages": messages });
+    client_report(command, &request, "chat_client.mjs").await
 }
 
 /// `node <server-everything> stdio`, ready to spawn.

@@ -10,6 +10,7 @@ use futures_channel::mpsc::UnboundedSender;
 use super::events::{RunEvent, RunStream};
 use super::outcome::{RunError, RunOutput};
 use crate::agent::Agent;
+use crate::content::Part;
 use crate::message::Message;
 use crate::output::{OutputMode, OutputType, TypedCheck, TypedOutput, Validator};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
@@ -81,6 +82,14 @@ impl<'a, S: Send + Sync + 'static> RunBuilder<'a, S> {
     pub fn settings(mut self, settings: ModelSettings) -> Self {
         let earlier = self.settings.take().unwrap_or_default();
         self.settings = Some(settings.or(&earlier));
+        self
+    }
+
+    /// Adds parts (images, documents) after the input's text.
+    pub fn with_parts(mut self, parts: impl IntoIterator<Item = Part>) -> Self {
+        if let Some(Message::User { parts: input, .. }) = self.messages.last_mut() {
+            input.extend(parts);
+        }
         self
     }
 

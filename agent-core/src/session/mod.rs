@@ -225,7 +225,7 @@ impl Agent<()> {
 
 /// Where a run's new messages begin in its transcript, for a conversation as loaded.
 #[derive(Clone, Copy)]
-struct Place {
+pub(crate) struct Place {
     /// How many messages the conversation had.
     loaded: usize,
     /// Where the run's new messages begin: after the loaded ones, and after the system prompt a
@@ -234,7 +234,7 @@ struct Place {
 }
 
 impl Place {
-    fn of(messages: &[Message]) -> Self {
+    pub(crate) fn of(messages: &[Message]) -> Self {
         let prompt_added =
             matches!(messages.first(), Some(first) if !matches!(first, Message::System { .. }));
         Place {
@@ -248,7 +248,7 @@ impl Place {
 /// the results come, in call order, when it resumes. A run that failed after it began appends its
 /// transcript too (every call in it is answered): what its tools did is not done again by the
 /// next run, and a paused run whose decisions were carried out is no longer paused.
-async fn save(
+pub(crate) async fn save(
     store: &dyn SessionStore,
     conversation: &str,
     place: Place,

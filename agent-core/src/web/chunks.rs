@@ -1,0 +1,286 @@
+//! The AI SDK's UI message stream, chunk by chunk: what `useChat` reads. A run's events become
+//! chunks as they happen (`start`, `start-step`, `text-start` / `text-delta` / `text-end`,
+//! `reasoning-*`, `tool-input-*`, `tool-output-*`, `tool-approval-request`, `finish-step`,
+//! `finish`, `error`), with the field names the `ai` package's chunk schema has.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::message::{ToolCall, ToolResultMessage};
+use crate::run::{PausedRun, RunError, RunEvent, RunOutput, StopReason, Waiting};
+
+/// One chunk of the stream.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub(crate) enum Chunk {
+    Start {
+        #[serde(rename = "messageId")]
+        message_id: String,
+    },
+    StartStep,
+    TextStart {
+        id: String,
+    },
+    TextDelta {
+        id: String,
+        delta: String,
+    },
+    TextEnd {
+        id: String,
+    },
+    ReasoningStart {
+        id: String,
+    },
+    ReasoningDelta {
+        id: String,
+        delta: String,
+    },
+    ReasoningEnd {
+        id: String,
+    },
+    ToolInputStart {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        #[serde(rename = "toolName")]
+        tool_name: String,
+    },
+    ToolInputAvailable {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        #[serde(rename = "toolName")]
+        tool_name: String,
+        input: Value,
+    },
+    ToolApprovalRequest {
+        #[serde(rename = "approvalId")]
+        approval_id: String,
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+    },
+    ToolOutputAvailable {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        output: Value,
+    },
+    ToolOutputError {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+        #[serde(rename = "errorText")]
+        error_text: String,
+    },
+    FinishStep,
+    Finish {
+        #[serde(rename = "finishReason")]
+        finish_reason: &'static str,
+    },
+    Error {
+        #[serde(rename = "errorText")]
+        error_text: String,
+    },
+}
+
+/// Turns a run's events into chunks, keeping which text or reasoning block is open.
+#[derive(Debug, Default)]
+pub(crate) struct Encoder {
+    open_text: Option<String>,
+    open_reasoning: Option<String>,
+    blocks: usize,
+}
+
+impl Encoder {
+    /// The first chunk of an answer.
+    pub(crate) fn start(message_id: &str) -> Chunk {
+        Chunk::Start {
+            message_id: message_id.to_owned(),
+        }
+    }
+
+    /// The chunks one event becomes.
+    pub(crate) fn encode(&mut self, event: RunEvent) -> Vec<Chunk> {
+        let mut chunks = Vec::new();
+        match event {
+            RunEvent::StepStarted { .. } => chunks.push(Chunk::StartStep),
+            RunEvent::ReasoningDelta(delta) => {
+                self.close_text(&mut chunks);
+                let id = match &self.open_reasoning {
+                    Some(id) => id.clone(),
+                    None => {
+                        let id = self.next_id("reasoning");
+                        chunks.push(Chunk::ReasoningStart { id: id.clone() });
+                        self.open_reasoning = Some(id.clone());
+                        id
+                    }
+                };
+                chunks.push(Chunk::ReasoningDelta { id, delta });
+            }
+            RunEvent::TextDelta(delta) => {
+                self.close_reasoning(&mut chunks);
+                let id = match &self.open_text {
+                    Some(id) => id.clone(),
+                    None => {
+                        let id = self.next_id("text");
+                        chunks.push(Chunk::TextStart { id: id.clone() });
+                        self.open_text = Some(id.clone());
+                        id
+                    }
+                };
+                chunks.push(Chunk::TextDelta { id, delta });
+            }
+            RunEvent::ToolCallRequested(call) => {
+                self.close_blocks(&mut chunks);
+                chunks.extend(tool_input(&call));
+            }
+            RunEvent::ToolResult(result) => {
+                self.close_blocks(&mut chunks);
+                chunks.push(tool_output(result));
+            }
+            RunEvent::StepFinished { .. } => {
+                self.close_blocks(&mut chunks);
+                chunks.push(Chunk::FinishStep);
+            }
+            RunEvent::Finished(outcome) => return self.finish(&outcome),
+        }
+        chunks
+    }
+
+    /// The chunks that end an answer: open blocks closed, then how it ended.
+    pub(crate) fn finish(&mut self, outcome: &Result<RunOutput, RunError>) -> Vec<Chunk> {
+        let mut chunks = Vec::new();
+        self.close_blocks(&mut chunks);
+        chunks.extend(finish(outcome));
+        chunks
+    }
+
+    fn next_id(&mut self, kind: &str) -> String {
+        self.blocks += 1;
+        format!("{kind}-{}", self.blocks)
+    }
+
+    fn close_text(&mut self, chunks: &mut Vec<Chunk>) {
+        if let Some(id) = self.open_text.take() {
+            chunks.push(Chunk::TextEnd { id });
+        }
+    }
+
+    fn close_reasoning(&mut self, chunks: &mut Vec<Chunk>) {
+        if let Some(id) = self.open_reasoning.take() {
+            chunks.push(Chunk::ReasoningEnd { id });
+        }
+    }
+
+    fn close_blocks(&mut self, chunks: &mut Vec<Chunk>) {
+        self.close_reasoning(chunks);
+        self.close_text(chunks);
+    }
+}
+
+/// A call as the model made it: its arguments as JSON when they are JSON, else as the text.
+fn tool_input(call: &ToolCall) -> [Chunk; 2] {
+    let input = if call.arguments.trim().is_empty() {
+        Value::Object(Default::default())
+    } else {
+        serde_json::from_str(&call.arguments)
+            .unwrap_or_else(|_| Value::String(call.arguments.clone()))
+    };
+    [
+        Chunk::ToolInputStart {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+        },
+        Chunk::ToolInputAvailable {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            input,
+        },
+    ]
+}
+
+/// A call's result: its JSON when it is JSON, else its text; an error result as the error.
+fn tool_output(result: ToolResultMessage) -> Chunk {
+    if result.is_error {
+        return Chunk::ToolOutputError {
+            tool_call_id: result.tool_call_id,
+            error_text: result.content,
+        };
+    }
+    let output = serde_json::from_str(&result.content).unwrap_or(Value::String(result.content));
+    Chunk::ToolOutputAvailable {
+        tool_call_id: result.tool_call_id,
+        output,
+    }
+}
+
+/// How the answer ends: approval requests for the calls a paused run waits on, then `finish`;
+/// or the error.
+fn finish(outcome: &Result<RunOutput, RunError>) -> Vec<Chunk> {
+    match outcome {
+        Ok(output) => {
+            let mut chunks: Vec<Chunk> = output
+                .paused
+                .iter()
+                .flat_map(PausedRun::pending)
+                .filter(|pending| pending.waits_for == Waiting::Approval)
+                .map(|pending| Chunk::ToolApprovalRequest {
+                    approval_id: pending.call.id.clone(),
+                    tool_call_id: pending.call.id.clone(),
+                })
+                .collect();
+            let finish_reason = match output.stop_reason {
+                StopReason::Finished | StopReason::StepLimitAnswered { .. } => "stop",
+                StopReason::Paused => "tool-calls",
+                StopReason::TokenLimit { .. } => "length",
+                _ => "other",
+            };
+            chunks.push(Chunk::Finish { finish_reason });
+            chunks
+        }
+        Err(error) => vec![Chunk::Error {
+            error_text: error.to_string(),
+        }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::ToolResultMessage;
+
+    #[test]
+    fn blocks_open_and_close_around_calls() {
+        let mut encoder = Encoder::default();
+        let mut chunks = Vec::new();
+        for event in [
+            RunEvent::StepStarted { step: 1 },
+            RunEvent::ReasoningDelta("Think".into()),
+            RunEvent::TextDelta("Let me ".into()),
+            RunEvent::TextDelta("check.".into()),
+            RunEvent::ToolCallRequested(ToolCall::new("c1", "get_weather", r#"{"city":"Oslo"}"#)),
+            RunEvent::ToolResult(ToolResultMessage::new("c1", r#"{"temp":4}"#)),
+            RunEvent::StepFinished {
+                step: 1,
+                usage: Default::default(),
+            },
+        ] {
+            chunks.extend(encoder.encode(event));
+        }
+        let json = serde_json::to_value(&chunks).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!([
+                {"type": "start-step"},
+                {"type": "reasoning-start", "id": "reasoning-1"},
+                {"type": "reasoning-delta", "id": "reasoning-1", "delta": "Think"},
+                {"type": "reasoning-end", "id": "reasoning-1"},
+                {"type": "text-start", "id": "text-2"},
+                {"type": "text-delta", "id": "text-2", "delta": "Let me "},
+                {"type": "text-delta", "id": "text-2", "delta": "check."},
+                {"type": "text-end", "id": "text-2"},
+                {"type": "tool-input-start", "toolCallId": "c1", "toolName": "get_weather"},
+                {"type": "tool-input-available", "toolCallId": "c1", "toolName": "get_weather",
+                 "input": {"city": "Oslo"}},
+                {"type": "tool-output-available", "toolCallId": "c1", "output": {"temp": 4}},
+                {"type": "finish-step"}
+            ])
+        );
+    }
+}

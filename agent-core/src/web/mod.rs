@@ -1,0 +1,220 @@
+//! An agent as a web service that speaks the Vercel AI SDK's UI message stream protocol, the one
+//! `useChat` reads (cargo feature `web`).
+//!
+//! `POST /api/chat` takes the body `useChat` sends (the chat id and its messages) and answers with
+//! the UI message stream: server-sent events with the header `x-vercel-ai-ui-message-stream: v1`,
+//! one JSON chunk each (`start`, `start-step`, `text-*`, `reasoning-*`, `tool-input-*`,
+//! `tool-output-*`, `tool-approval-request`, `finish-step`, `finish`, `error`), then `[DONE]`.
+//! The conversation is kept by chat id in a [`SessionStore`] (in memory unless given one), so the
+//! server, not the client, holds the transcript: only the user's new message is taken from the
+//! request. A body that does not fit is a `400` with a JSON error and never reaches the model; a
+//! client that goes away cancels its run, whose transcript is still kept.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use agent_core::web::ChatServer;
+//! # async fn serve(agent: agent_core::Agent) -> std::io::Result<()> {
+//! let router = ChatServer::new(Arc::new(agent)).router();
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+//! axum::serve(listener, router).await
+//! # }
+//! ```
+
+mod chunks;
+mod request;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use futures_util::StreamExt;
+
+use crate::agent::Agent;
+use crate::run::RunEvent;
+use crate::session::{MemorySessions, Place, SessionStore, save};
+use chunks::{Chunk, Encoder};
+use request::UserInput;
+
+/// The most a request body may have by default: a message with a few images.
+pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Serves an agent to chat front ends (see [the module](self)).
+pub struct ChatServer {
+    agent: Arc<Agent>,
+    store: Arc<dyn SessionStore>,
+    body_limit: usize,
+}
+
+/// What every request of one server shares.
+struct Shared {
+    agent: Arc<Agent>,
+    store: Arc<dyn SessionStore>,
+    body_limit: usize,
+}
+
+impl ChatServer {
+    /// Serves `agent`, keeping conversations in memory.
+    pub fn new(agent: Arc<Agent>) -> Self {
+        ChatServer {
+            agent,
+            store: Arc::new(MemorySessions::new()),
+            body_limit: DEFAULT_BODY_LIMIT,
+        }
+    }
+
+    /// Keeps conversations in `store` (an SQLite file, say) instead of memory.
+    pub fn sessions(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Refuses bodies over `bytes` with `413`.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// The routes (`POST /api/chat`), to serve or to merge into an application's router.
+    pub fn router(self) -> axum::Router {
+        let shared = Arc::new(Shared {
+            agent: self.agent,
+            store: self.store,
+            body_limit: self.body_limit,
+        });
+        axum::Router::new()
+            .route("/api/chat", post(chat))
+            .with_state(shared)
+    }
+}
+
+/// `400`, `413`: a JSON error the client can show.
+fn refuse(status: StatusCode, message: &str) -> Response {
+    let body = serde_json::json!({ "error": message }).to_string();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+async fn chat(State(shared): State<Arc<Shared>>, body: Body) -> Response {
+    let Ok(bytes) = axum::body::to_bytes(body, shared.body_limit).await else {
+        let message = format!("the body is over {} bytes", shared.body_limit);
+        return refuse(StatusCode::PAYLOAD_TOO_LARGE, &message);
+    };
+    let (chat_id, input) = match request::parse(&bytes) {
+        Ok(parsed) => parsed,
+        Err(problem) => return refuse(StatusCode::BAD_REQUEST, &problem),
+    };
+    let (sender, receiver) = tokio::sync::mpsc::channel::<Bytes>(64);
+    tokio::spawn(answer(shared, chat_id, input, sender));
+    let frames = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        let frame = receiver.recv().await?;
+        Some((Ok::<_, Infallible>(frame), receiver))
+    });
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+            (
+                header::HeaderName::from_static("x-vercel-ai-ui-message-stream"),
+                "v1",
+            ),
+            (header::HeaderName::from_static("x-accel-buffering"), "no"),
+        ],
+        Body::from_stream(frames),
+    )
+        .into_response()
+}
+
+/// One server-sent event carrying `data`.
+fn frame(data: &str) -> Bytes {
+    Bytes::from(format!("data: {data}\n\n"))
+}
+
+/// Runs the chat's next turn and streams it; when the client goes away the run is cancelled, and
+/// either way what it did is kept in the conversation.
+async fn answer(
+    shared: Arc<Shared>,
+    chat_id: String,
+    input: UserInput,
+    sender: tokio::sync::mpsc::Sender<Bytes>,
+) {
+    let store = &*shared.store;
+    let _hold = store.hold(&chat_id).await;
+    let send = |chunks: Vec<Chunk>| {
+        let sender = &sender;
+        async move {
+            for chunk in chunks {
+                // A chunk is plain data: serializing cannot fail.
+                let json = serde_json::to_string(&chunk).unwrap_or_default();
+                if sender.send(frame(&json)).await.is_err() {
+                    return false;
+                }
+            }
+            true
+        }
+    };
+    let stored = match store.load(&chat_id).await {
+        Ok(stored) => stored,
+        Err(error) => {
+            let _ = send(vec![Chunk::Error {
+                error_text: error.to_string(),
+            }])
+            .await;
+            return;
+        }
+    };
+    if stored.paused.is_some() {
+        let error_text = "a call in this chat waits for approval; answer it first".to_owned();
+        let _ = send(vec![Chunk::Error { error_text }]).await;
+        return;
+    }
+    let place = Place::of(&stored.messages);
+    let (cancel, cancelled) = futures_channel::oneshot::channel::<()>();
+    let mut cancel = Some(cancel);
+    let mut run = shared
+        .agent
+        .run_with(&(), input.text)
+        .with_parts(input.parts)
+        .until(async move {
+            let _ = cancelled.await;
+        });
+    if !stored.messages.is_empty() {
+        run = run.history(stored.messages);
+    }
+    let mut events = run.stream();
+    let mut encoder = Encoder::default();
+    let mut listening = send(vec![Encoder::start(&format!("{chat_id}-answer"))]).await;
+    let mut outcome = None;
+    while let Some(event) = events.next().await {
+        let chunks = match event {
+            RunEvent::Finished(result) => {
+                let chunks = encoder.finish(&result);
+                outcome = Some(result);
+                chunks
+            }
+            event => encoder.encode(event),
+        };
+        if listening && !send(chunks).await {
+            // The client went away: the run stops, and what it did is still kept.
+            listening = false;
+            if let Some(cancel) = cancel.take() {
+                let _ = cancel.send(());
+            }
+        }
+    }
+    drop(events);
+    if let Some(outcome) = outcome
+        && let Err(error) = save(store, &chat_id, place, outcome).await
+        && listening
+    {
+        let _ = send(vec![Chunk::Error {
+            error_text: error.to_string(),
+        }])
+        .await;
+    }
+    if listening {
+        let _ = sender.send(frame("[DONE]")).await;
+    }
+}

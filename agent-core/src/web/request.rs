@@ -1,0 +1,213 @@
+//! What `useChat` sends: the chat's id and its messages (`UIMessage`s with parts). The server keeps
+//! the conversation, so only the last message, the user's new one, is taken; the others are checked
+//! for shape and otherwise left alone.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::content::{Media, Part};
+
+/// A chat request's body.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ChatBody {
+    /// The chat's id: the conversation it belongs to.
+    pub(crate) id: String,
+    pub(crate) messages: Vec<UiMessage>,
+}
+
+/// One message as the client has it.
+#[derive(Debug, Deserialize)]
+pub(crate) struct UiMessage {
+    pub(crate) role: String,
+    pub(crate) parts: Vec<Value>,
+}
+
+/// The user's new message: its text and parts.
+#[derive(Debug, PartialEq)]
+pub(crate) struct UserInput {
+    pub(crate) text: String,
+    pub(crate) parts: Vec<Part>,
+}
+
+/// Why a request is refused (a `400` with this text).
+pub(crate) type BadRequest = String;
+
+/// The chat id and the user's new message, or why the body will not do.
+pub(crate) fn parse(body: &[u8]) -> Result<(String, UserInput), BadRequest> {
+    let deserializer = &mut serde_json::Deserializer::from_slice(body);
+    let chat: ChatBody = serde_path_to_error::deserialize(deserializer).map_err(|error| {
+        format!(
+            "the body is not a chat request: {}: {}",
+            error.path(),
+            error.inner()
+        )
+    })?;
+    if chat.id.trim().is_empty() || chat.id.len() > 200 {
+        return Err("the chat id must be 1 to 200 characters".to_owned());
+    }
+    for (at, message) in chat.messages.iter().enumerate() {
+        for part in &message.parts {
+            check_part(part).map_err(|problem| format!("messages[{at}]: {problem}"))?;
+        }
+    }
+    let Some(last) = chat.messages.last() else {
+        return Err("the request has no messages".to_owned());
+    };
+    if last.role != "user" {
+        return Err(format!(
+            "the last message must be the user's, not the {}'s",
+            last.role
+        ));
+    }
+    let mut input = UserInput {
+        text: String::new(),
+        parts: Vec::new(),
+    };
+    for part in &last.parts {
+        match part_type(part) {
+            "text" => {
+                let text = part.get("text").and_then(Value::as_str).unwrap_or_default();
+                if input.text.is_empty() && input.parts.is_empty() {
+                    input.text = text.to_owned();
+                } else {
+                    input.parts.push(Part::text(text));
+                }
+            }
+            "file" => input.parts.push(file_part(part)?),
+            // A user's message holds text and files; the rest is the client's own bookkeeping.
+            _ => {}
+        }
+    }
+    if input.text.trim().is_empty() && input.parts.is_empty() {
+        return Err("the user's message is empty".to_owned());
+    }
+    Ok((chat.id, input))
+}
+
+fn part_type(part: &Value) -> &str {
+    part.get("type").and_then(Value::as_str).unwrap_or_default()
+}
+
+/// A part of a kind the protocol defines, with the fields its kind needs.
+fn check_part(part: &Value) -> Result<(), BadRequest> {
+    let kind = part_type(part);
+    let needs: &[&str] = match kind {
+        "text" | "reasoning" => &["text"],
+        "file" => &["mediaType", "url"],
+        "step-start" => &[],
+        "source-url" => &["sourceId", "url"],
+        "source-document" => &["sourceId", "mediaType", "title"],
+        "dynamic-tool" => &["toolName", "toolCallId", "state"],
+        _ if kind.starts_with("tool-") => &["toolCallId", "state"],
+        _ if kind.starts_with("data-") => &[],
+        "" => return Err("a part has no `type`".to_owned()),
+        other => return Err(format!("unknown part type `{other}`")),
+    };
+    match needs.iter().find(|field| part.get(**field).is_none()) {
+        Some(missing) => Err(format!("a `{kind}` part has no `{missing}`")),
+        None => Ok(()),
+    }
+}
+
+/// A file part (`data:` URL or a URL the provider fetches) as an image, document or audio part.
+fn file_part(part: &Value) -> Result<Part, BadRequest> {
+    let media_type = part
+        .get("mediaType")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let url = part.get("url").and_then(Value::as_str).unwrap_or_default();
+    let media = match url.strip_prefix("data:") {
+        Some(rest) => {
+            let (header, data) = rest
+                .split_once(',')
+                .ok_or("a file's data URL has no data")?;
+            if !header.ends_with(";base64") {
+                return Err("a file's data URL must be base64".to_owned());
+            }
+            Media::base64(media_type, data)
+        }
+        None if url.starts_with("https://") || url.starts_with("http://") => {
+            Media::url(media_type, url)
+        }
+        None => {
+            return Err(format!(
+                "a file's URL must be a data: or http(s) URL, not `{url}`"
+            ));
+        }
+    };
+    let media = match part.get("filename").and_then(Value::as_str) {
+        Some(name) => media.with_name(name),
+        None => media,
+    };
+    Ok(if media_type.starts_with("image/") {
+        Part::Image(media)
+    } else if media_type.starts_with("audio/") {
+        Part::Audio(media)
+    } else {
+        Part::Document(media)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_user_message_is_the_input() {
+        let body = serde_json::json!({
+            "id": "chat-1",
+            "trigger": "submit-message",
+            "messages": [
+                {"id": "m1", "role": "user", "parts": [{"type": "text", "text": "hi"}]},
+                {"id": "m2", "role": "assistant", "parts": [
+                    {"type": "step-start"},
+                    {"type": "tool-get_weather", "toolCallId": "c1", "state": "output-available",
+                     "input": {}, "output": "rain"},
+                    {"type": "text", "text": "Rain."}
+                ]},
+                {"id": "m3", "role": "user", "parts": [
+                    {"type": "text", "text": "What is this?"},
+                    {"type": "file", "mediaType": "image/png", "url": "data:image/png;base64,iVBORw==",
+                     "filename": "a.png"}
+                ]}
+            ]
+        });
+        let (id, input) = parse(body.to_string().as_bytes()).unwrap();
+        assert_eq!(id, "chat-1");
+        assert_eq!(input.text, "What is this?");
+        assert_eq!(
+            input.parts,
+            [Part::Image(
+                Media::base64("image/png", "iVBORw==").with_name("a.png")
+            )]
+        );
+    }
+
+    #[test]
+    fn bad_bodies_say_what_is_wrong() {
+        let cases = [
+            ("{", "the body is not a chat request"),
+            (r#"{"id":"c","messages":[]}"#, "the request has no messages"),
+            (
+                r#"{"id":"c","messages":[{"role":"user","parts":[{"type":"hologram"}]}]}"#,
+                "messages[0]: unknown part type `hologram`",
+            ),
+            (
+                r#"{"id":"c","messages":[{"role":"user","parts":[{"type":"file","url":"x"}]}]}"#,
+                "messages[0]: a `file` part has no `mediaType`",
+            ),
+            (
+                r#"{"id":"c","messages":[{"role":"assistant","parts":[]}]}"#,
+                "the last message must be the user's",
+            ),
+            (
+                r#"{"id":"","messages":[{"role":"user","parts":[{"type":"text","text":"x"}]}]}"#,
+                "the chat id must be",
+            ),
+        ];
+        for (body, says) in cases {
+            let error = parse(body.as_bytes()).unwrap_err();
+            assert!(error.starts_with(says), "{body}: {error}");
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! The web endpoint read by the AI SDK's own client: `DefaultChatTransport` (what `useChat` uses)
+//! posts to it over loopback, parses the UI message stream with the `ai` package's chunk schema, and
+//! `readUIMessageStream` rebuilds the assistant's message; plus the requests it refuses.
+
+use std::sync::Arc;
+
+use agent_core::testing::ScriptedModel;
+use agent_core::web::ChatServer;
+use agent_core::{Agent, AssistantMessage, Message, Reasoning, ToolCall};
+use serde_json::{Value, json};
+use tests::get_weather;
+use tests::node::{AI_SDK, ai_sdk_chat};
+use tests::peers::Test;
+
+/// Serves `server` on a loopback port; returns its base URL.
+async fn serve(server: ChatServer) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, server.router()).await });
+    base
+}
+
+fn user(id: &str, text: &str) -> Value {
+    json!({ "id": id, "role": "user", "parts": [{ "type": "text", "text": text }] })
+}
+
+async fn the_ai_sdk_rebuilds_the_message_we_streamed() {
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "call_1",
+            "get_weather",
+            r#"{"city":"Beijing"}"#,
+        )])
+        .with_text("Let me check.")
+        .with_reasoning(Reasoning::new("scripted", "The weather needs the tool.")),
+        AssistantMessage::text("Light rain: take an umbrella."),
+        AssistantMessage::text("You asked about Beijing."),
+    ]));
+    let agent: Agent = Agent::new(Arc::clone(&model))
+        .try_tool(get_weather {})
+        .unwrap();
+    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let api = format!("{base}/api/chat");
+
+    let first = ai_sdk_chat(&api, "chat-1", &json!([user("m1", "Umbrella in Beijing?")])).await;
+    let kinds: Vec<&str> = first["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|chunk| chunk["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "start",
+            "start-step",
+            "reasoning-start",
+            "reasoning-delta",
+            "reasoning-end",
+            "text-start",
+            "text-delta",
+            "text-end",
+            "tool-input-start",
+            "tool-input-available",
+            "tool-output-available",
+            "finish-step",
+            "start-step",
+            "text-start",
+            "text-delta",
+            "text-end",
+            "finish-step",
+            "finish"
+        ]
+    );
+    let message = &first["message"];
+    assert_eq!(message["role"], "assistant");
+    let parts = message["parts"].as_array().unwrap();
+    let reasoning = parts
+        .iter()
+        .find(|part| part["type"] == "reasoning")
+        .unwrap();
+    assert_eq!(reasoning["text"], "The weather needs the tool.");
+    let call = parts
+        .iter()
+        .find(|part| part["type"] == "tool-get_weather")
+        .unwrap();
+    assert_eq!(call["state"], "output-available");
+    assert_eq!(call["input"], json!({ "city": "Beijing" }));
+    assert_eq!(call["output"]["weather"], "小雨");
+    let texts: Vec<&str> = parts
+        .iter()
+        .filter(|part| part["type"] == "text")
+        .map(|part| part["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["Let me check.", "Light rain: take an umbrella."]);
+
+    // The next turn of the same chat: the server kept the conversation.
+    let history = json!([
+        user("m1", "Umbrella in Beijing?"),
+        first["message"],
+        user("m3", "What did I ask?")
+    ]);
+    let second = ai_sdk_chat(&api, "chat-1", &history).await;
+    let text = second["message"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|part| part["type"] == "text")
+        .unwrap();
+    assert_eq!(text["text"], "You asked about Beijing.");
+    let sent = &model.requests()[2].messages;
+    assert!(matches!(&sent[1], Message::User { content, .. } if content == "Umbrella in Beijing?"));
+    assert!(
+        matches!(sent.last(), Some(Message::User { content, .. }) if content == "What did I ask?")
+    );
+}
+
+async fn bad_requests_get_a_400_and_never_reach_the_model() {
+    let model = Arc::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
+    let agent: Agent = Agent::new(Arc::clone(&model));
+    let base = serve(ChatServer::new(Arc::new(agent)).body_limit(1024)).await;
+    let http = reqwest::Client::new();
+    let cases = [
+        ("{\"id\":", 400, "the body is not a chat request"),
+        (
+            r#"{"id":"c","messages":[{"role":"user","parts":[{"type":"hologram"}]}]}"#,
+            400,
+            "messages[0]: unknown part type `hologram`",
+        ),
+        (
+            r#"{"id":"c","messages":[]}"#,
+            400,
+            "the request has no messages",
+        ),
+    ];
+    for (body, status, says) in cases {
+        let reply = http
+            .post(format!("{base}/api/chat"))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status().as_u16(), status, "{body}");
+        let error: Value = reply.json().await.unwrap();
+        assert!(
+            error["error"].as_str().unwrap().starts_with(says),
+            "{error}"
+        );
+    }
+    let large = format!(
+        r#"{{"id":"c","messages":[{{"role":"user","parts":[{{"type":"text","text":"{}"}}]}}]}}"#,
+        "x".repeat(2000)
+    );
+    let reply = http
+        .post(format!("{base}/api/chat"))
+        .body(large)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status().as_u16(), 413);
+    assert!(model.requests().is_empty());
+}
+
+fn main() -> std::process::ExitCode {
+    tests::peers::main([
+        Test::tokio(
+            "the_ai_sdk_rebuilds_the_message_we_streamed",
+            the_ai_sdk_rebuilds_the_message_we_streamed,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "bad_requests_get_a_400_and_never_reach_the_model",
+            bad_requests_get_a_400_and_never_reach_the_model,
+        ),
+    ])
+}
