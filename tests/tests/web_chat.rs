@@ -162,11 +162,86 @@ async fn bad_requests_get_a_400_and_never_reach_the_model() {
     assert!(model.requests().is_empty());
 }
 
+/// Deletes every file in a folder.
+#[agent_core::tool(requires_approval, destructive)]
+fn wipe(
+    /// The folder.
+    folder: String,
+) -> String {
+    format!("wiped {folder}")
+}
+
+async fn an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run() {
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("call_w", "wipe", r#"{"folder":"/tmp/old"}"#)]),
+        AssistantMessage::text("Wiped."),
+    ]));
+    let agent: Agent = Agent::new(Arc::clone(&model))
+        .try_tool(wipe {})
+        .unwrap()
+        .defer_approvals();
+    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let api = format!("{base}/api/chat");
+
+    let asked = ai_sdk_chat(&api, "chat-w", &json!([user("m1", "Clean /tmp/old")])).await;
+    let mut message = asked["message"].clone();
+    let call = message["parts"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|part| part["type"] == "tool-wipe")
+        .unwrap();
+    assert_eq!(call["state"], "approval-requested", "{call}");
+    assert_eq!(call["approval"]["id"], "call_w");
+    assert!(asked["chunks"].as_array().unwrap().iter().any(|chunk| {
+        chunk["type"] == "tool-approval-request" && chunk["toolCallId"] == "call_w"
+    }));
+
+    // What `addToolApprovalResponse` does to the part before the client sends the messages back.
+    call["state"] = json!("approval-responded");
+    call["approval"] = json!({ "id": "call_w", "approved": true });
+    let resumed = ai_sdk_chat(
+        &api,
+        "chat-w",
+        &json!([user("m1", "Clean /tmp/old"), message]),
+    )
+    .await;
+    let outputs: Vec<&Value> = resumed["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|chunk| chunk["type"] == "tool-output-available")
+        .collect();
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(outputs[0]["toolCallId"], "call_w");
+    assert_eq!(outputs[0]["output"], "wiped /tmp/old");
+    let text = resumed["message"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|part| part["type"] == "text")
+        .unwrap();
+    assert_eq!(text["text"], "Wiped.");
+    let call = resumed["message"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|part| part["type"] == "tool-wipe")
+        .unwrap();
+    assert_eq!(call["state"], "output-available");
+    assert_eq!(model.requests().len(), 2);
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
             "the_ai_sdk_rebuilds_the_message_we_streamed",
             the_ai_sdk_rebuilds_the_message_we_streamed,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run",
+            an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run,
         )
         .needs(&AI_SDK),
         Test::tokio(

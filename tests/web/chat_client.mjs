@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The web endpoint test's client: the AI SDK's own `DefaultChatTransport` (what `useChat` uses)
 // sends a chat request to our endpoint over loopback and parses the UI message stream with the
-// package's parser and chunk schema; `readUIMessageStream` rebuilds the assistant message from it.
+// package's parser and chunk schema; `readUIMessageStream` rebuilds the assistant message from it
+// (going on with the last message when that is the assistant's, as `useChat` does).
 //
 // stdin:  {"api": "http://127.0.0.1:PORT/api/chat", "chatId": "...", "messages": [UIMessage...]}
 // stdout: {"chunks": [UIMessageChunk...], "message": UIMessage}; exit 0.
@@ -30,8 +31,12 @@ async function main() {
       },
     }),
   );
-  let message;
+  // As `useChat` does: a stream that follows an assistant message (the answer to an approval)
+  // goes on with that message.
+  const last = messages[messages.length - 1];
+  let message = last?.role === "assistant" ? structuredClone(last) : undefined;
   for await (const snapshot of readUIMessageStream({
+    message,
     stream: recorded,
     onError: (error) => {
       throw error;

@@ -227,7 +227,7 @@ impl Agent<()> {
 #[derive(Clone, Copy)]
 pub(crate) struct Place {
     /// How many messages the conversation had.
-    loaded: usize,
+    pub(crate) loaded: usize,
     /// Where the run's new messages begin: after the loaded ones, and after the system prompt a
     /// run puts before a stored history that has none (which is not stored).
     new_from: usize,

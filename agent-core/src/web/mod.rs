@@ -37,7 +37,7 @@ use crate::agent::Agent;
 use crate::run::RunEvent;
 use crate::session::{MemorySessions, Place, SessionStore, save};
 use chunks::{Chunk, Encoder};
-use request::UserInput;
+use request::Turn;
 
 /// The most a request body may have by default: a message with a few images.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -102,12 +102,12 @@ async fn chat(State(shared): State<Arc<Shared>>, body: Body) -> Response {
         let message = format!("the body is over {} bytes", shared.body_limit);
         return refuse(StatusCode::PAYLOAD_TOO_LARGE, &message);
     };
-    let (chat_id, input) = match request::parse(&bytes) {
+    let (chat_id, turn) = match request::parse(&bytes) {
         Ok(parsed) => parsed,
         Err(problem) => return refuse(StatusCode::BAD_REQUEST, &problem),
     };
     let (sender, receiver) = tokio::sync::mpsc::channel::<Bytes>(64);
-    tokio::spawn(answer(shared, chat_id, input, sender));
+    tokio::spawn(answer(shared, chat_id, turn, sender));
     let frames = futures_util::stream::unfold(receiver, |mut receiver| async move {
         let frame = receiver.recv().await?;
         Some((Ok::<_, Infallible>(frame), receiver))
@@ -132,12 +132,13 @@ fn frame(data: &str) -> Bytes {
     Bytes::from(format!("data: {data}\n\n"))
 }
 
-/// Runs the chat's next turn and streams it; when the client goes away the run is cancelled, and
-/// either way what it did is kept in the conversation.
+/// Runs the chat's next turn (the answer to a new message, or a paused run going on with the
+/// person's approvals) and streams it; when the client goes away the run is cancelled, and either
+/// way what it did is kept in the conversation.
 async fn answer(
     shared: Arc<Shared>,
     chat_id: String,
-    input: UserInput,
+    turn: Turn,
     sender: tokio::sync::mpsc::Sender<Bytes>,
 ) {
     let store = &*shared.store;
@@ -165,27 +166,44 @@ async fn answer(
             return;
         }
     };
-    if stored.paused.is_some() {
-        let error_text = "a call in this chat waits for approval; answer it first".to_owned();
-        let _ = send(vec![Chunk::Error { error_text }]).await;
-        return;
-    }
     let place = Place::of(&stored.messages);
     let (cancel, cancelled) = futures_channel::oneshot::channel::<()>();
     let mut cancel = Some(cancel);
-    let mut run = shared
-        .agent
-        .run_with(&(), input.text)
-        .with_parts(input.parts)
-        .until(async move {
-            let _ = cancelled.await;
-        });
-    if !stored.messages.is_empty() {
-        run = run.history(stored.messages);
-    }
-    let mut events = run.stream();
+    let cancelled = async move {
+        let _ = cancelled.await;
+    };
+    let mut events = match (turn, stored.paused) {
+        (Turn::Message(input), None) => {
+            let mut run = shared
+                .agent
+                .run_with(&(), input.text)
+                .with_parts(input.parts)
+                .until(cancelled);
+            if !stored.messages.is_empty() {
+                run = run.history(stored.messages);
+            }
+            run.stream()
+        }
+        (Turn::Approvals(decisions), Some(paused)) => shared
+            .agent
+            .resume_paused(paused, decisions)
+            .until(cancelled)
+            .stream(),
+        (Turn::Message(_), Some(_)) => {
+            let error_text = "a call in this chat waits for approval; answer it first".to_owned();
+            let _ = send(vec![Chunk::Error { error_text }]).await;
+            return;
+        }
+        (Turn::Approvals(_), None) => {
+            let error_text = "nothing in this chat waits for approval".to_owned();
+            let _ = send(vec![Chunk::Error { error_text }]).await;
+            return;
+        }
+    };
     let mut encoder = Encoder::default();
-    let mut listening = send(vec![Encoder::start(&format!("{chat_id}-answer"))]).await;
+    // Unique in the chat: the conversation's length when the answer began.
+    let message_id = format!("msg-{chat_id}-{}", place.loaded);
+    let mut listening = send(vec![Encoder::start(&message_id)]).await;
     let mut outcome = None;
     while let Some(event) = events.next().await {
         let chunks = match event {

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::content::{Media, Part};
+use crate::run::Decision;
 
 /// A chat request's body.
 #[derive(Debug, Deserialize)]
@@ -29,11 +30,20 @@ pub(crate) struct UserInput {
     pub(crate) parts: Vec<Part>,
 }
 
+/// What a request asks for: the answer to a new message, or going on with a paused run once the
+/// person answered its approval requests.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Turn {
+    Message(UserInput),
+    /// Decisions by call id, from the tool parts the person answered.
+    Approvals(Vec<(String, Decision)>),
+}
+
 /// Why a request is refused (a `400` with this text).
 pub(crate) type BadRequest = String;
 
-/// The chat id and the user's new message, or why the body will not do.
-pub(crate) fn parse(body: &[u8]) -> Result<(String, UserInput), BadRequest> {
+/// The chat id and what to do, or why the body will not do.
+pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
     let deserializer = &mut serde_json::Deserializer::from_slice(body);
     let chat: ChatBody = serde_path_to_error::deserialize(deserializer).map_err(|error| {
         format!(
@@ -53,6 +63,15 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, UserInput), BadRequest> {
     let Some(last) = chat.messages.last() else {
         return Err("the request has no messages".to_owned());
     };
+    if last.role == "assistant" {
+        let approvals = approvals(last)?;
+        if approvals.is_empty() {
+            return Err(
+                "the last message is the assistant's, with no approval answered".to_owned(),
+            );
+        }
+        return Ok((chat.id, Turn::Approvals(approvals)));
+    }
     if last.role != "user" {
         return Err(format!(
             "the last message must be the user's, not the {}'s",
@@ -81,7 +100,42 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, UserInput), BadRequest> {
     if input.text.trim().is_empty() && input.parts.is_empty() {
         return Err("the user's message is empty".to_owned());
     }
-    Ok((chat.id, input))
+    Ok((chat.id, Turn::Message(input)))
+}
+
+/// The person's answers in an assistant message: each tool part in the state
+/// `approval-responded`, with `approval: {id, approved, reason?}`.
+fn approvals(message: &UiMessage) -> Result<Vec<(String, Decision)>, BadRequest> {
+    let mut decisions = Vec::new();
+    for part in &message.parts {
+        let is_tool = part_type(part).starts_with("tool-") || part_type(part) == "dynamic-tool";
+        if !is_tool || part.get("state").and_then(Value::as_str) != Some("approval-responded") {
+            continue;
+        }
+        let call_id = part
+            .get("toolCallId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let approval = part
+            .get("approval")
+            .ok_or_else(|| format!("the answered call `{call_id}` has no `approval`"))?;
+        let approved = approval
+            .get("approved")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| format!("the approval of `{call_id}` has no `approved`"))?;
+        let decision = if approved {
+            Decision::Approve
+        } else {
+            Decision::Deny {
+                reason: approval
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            }
+        };
+        decisions.push((call_id.to_owned(), decision));
+    }
+    Ok(decisions)
 }
 
 fn part_type(part: &Value) -> &str {
@@ -172,8 +226,11 @@ mod tests {
                 ]}
             ]
         });
-        let (id, input) = parse(body.to_string().as_bytes()).unwrap();
+        let (id, turn) = parse(body.to_string().as_bytes()).unwrap();
         assert_eq!(id, "chat-1");
+        let Turn::Message(input) = turn else {
+            panic!("{turn:?}");
+        };
         assert_eq!(input.text, "What is this?");
         assert_eq!(
             input.parts,
@@ -198,6 +255,10 @@ mod tests {
             ),
             (
                 r#"{"id":"c","messages":[{"role":"assistant","parts":[]}]}"#,
+                "the last message is the assistant's, with no approval answered",
+            ),
+            (
+                r#"{"id":"c","messages":[{"role":"system","parts":[]}]}"#,
                 "the last message must be the user's",
             ),
             (
