@@ -232,6 +232,78 @@ async fn an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run() {
     assert_eq!(model.requests().len(), 2);
 }
 
+static HANG_DROPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sets [`HANG_DROPPED`] when the call holding it is dropped.
+struct DropFlag;
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        HANG_DROPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Looks something up, forever.
+#[agent_core::tool]
+async fn hang() -> String {
+    let _flag = DropFlag;
+    std::future::pending::<String>().await
+}
+
+async fn a_client_that_goes_away_cancels_its_run() {
+    use futures_util::StreamExt;
+
+    let model = Arc::new(ScriptedModel::new([AssistantMessage::tool_calls([
+        ToolCall::new("call_h", "hang", "{}"),
+    ])]));
+    let agent: Agent = Agent::new(Arc::clone(&model)).try_tool(hang {}).unwrap();
+    let store = Arc::new(agent_core::session::MemorySessions::new());
+    let server = ChatServer::new(Arc::new(agent)).sessions(store.clone());
+    let base = serve(server).await;
+    let body = json!({ "id": "chat-h", "messages": [user("m1", "Look it up")] });
+    let reply = reqwest::Client::new()
+        .post(format!("{base}/api/chat"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.headers()["x-vercel-ai-ui-message-stream"], "v1");
+    // Read until the call is under way, then hang up.
+    let mut stream = reply.bytes_stream();
+    let mut seen = String::new();
+    while !seen.contains("tool-input-available") {
+        let piece = stream.next().await.expect("more of the stream").unwrap();
+        seen.push_str(&String::from_utf8_lossy(&piece));
+    }
+    drop(stream);
+    let started = std::time::Instant::now();
+    while !HANG_DROPPED.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "the tool was not dropped"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // The cancelled run is kept: its call answered as cancelled.
+    let stored = loop {
+        let stored = agent_core::session::SessionStore::load(&*store, "chat-h")
+            .await
+            .unwrap();
+        if !stored.messages.is_empty() {
+            break stored;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "nothing was saved"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    let Some(Message::Tool(result)) = stored.messages.last() else {
+        panic!("{:?}", stored.messages.last());
+    };
+    assert!(result.content.contains("cancelled"), "{}", result.content);
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -244,6 +316,10 @@ fn main() -> std::process::ExitCode {
             an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run,
         )
         .needs(&AI_SDK),
+        Test::tokio(
+            "a_client_that_goes_away_cancels_its_run",
+            a_client_that_goes_away_cancels_its_run,
+        ),
         Test::tokio(
             "bad_requests_get_a_400_and_never_reach_the_model",
             bad_requests_get_a_400_and_never_reach_the_model,

@@ -167,11 +167,9 @@ async fn answer(
         }
     };
     let place = Place::of(&stored.messages);
-    let (cancel, cancelled) = futures_channel::oneshot::channel::<()>();
-    let mut cancel = Some(cancel);
-    let cancelled = async move {
-        let _ = cancelled.await;
-    };
+    // The client going away (the response dropped) cancels the run, even while a tool works.
+    let watch = sender.clone();
+    let cancelled = async move { watch.closed().await };
     let mut events = match (turn, stored.paused) {
         (Turn::Message(input), None) => {
             let mut run = shared
@@ -214,12 +212,9 @@ async fn answer(
             }
             event => encoder.encode(event),
         };
+        // Once the client is gone the run is being cancelled; what it did is still kept.
         if listening && !send(chunks).await {
-            // The client went away: the run stops, and what it did is still kept.
             listening = false;
-            if let Some(cancel) = cancel.take() {
-                let _ = cancel.send(());
-            }
         }
     }
     drop(events);
