@@ -304,6 +304,27 @@ async fn a_client_that_goes_away_cancels_its_run() {
     assert!(result.content.contains("cancelled"), "{}", result.content);
 }
 
+async fn cors_is_for_the_origins_allowed() {
+    let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
+    let server = ChatServer::new(Arc::new(agent)).allow_origin("https://app.example.com");
+    let base = serve(server).await;
+    let http = reqwest::Client::new();
+    let preflight = |origin: &'static str| {
+        http.request(reqwest::Method::OPTIONS, format!("{base}/api/chat"))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .send()
+    };
+    let allowed = preflight("https://app.example.com").await.unwrap();
+    assert_eq!(allowed.status().as_u16(), 204);
+    assert_eq!(
+        allowed.headers()["access-control-allow-origin"],
+        "https://app.example.com"
+    );
+    let other = preflight("https://evil.example").await.unwrap();
+    assert!(other.headers().get("access-control-allow-origin").is_none());
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -319,6 +340,10 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_client_that_goes_away_cancels_its_run",
             a_client_that_goes_away_cancels_its_run,
+        ),
+        Test::tokio(
+            "cors_is_for_the_origins_allowed",
+            cors_is_for_the_origins_allowed,
         ),
         Test::tokio(
             "bad_requests_get_a_400_and_never_reach_the_model",

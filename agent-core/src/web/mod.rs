@@ -47,6 +47,7 @@ pub struct ChatServer {
     agent: Arc<Agent>,
     store: Arc<dyn SessionStore>,
     body_limit: usize,
+    allowed_origins: Vec<String>,
 }
 
 /// What every request of one server shares.
@@ -63,7 +64,15 @@ impl ChatServer {
             agent,
             store: Arc::new(MemorySessions::new()),
             body_limit: DEFAULT_BODY_LIMIT,
+            allowed_origins: Vec::new(),
         }
+    }
+
+    /// Lets pages from `origin` (`https://app.example.com`) call the endpoint from the browser
+    /// (CORS). Without one, only the server's own pages can: browsers refuse other origins.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins.push(origin.into());
+        self
     }
 
     /// Keeps conversations in `store` (an SQLite file, say) instead of memory.
@@ -85,10 +94,46 @@ impl ChatServer {
             store: self.store,
             body_limit: self.body_limit,
         });
+        let origins = Arc::new(self.allowed_origins);
         axum::Router::new()
             .route("/api/chat", post(chat))
             .with_state(shared)
+            .layer(axum::middleware::from_fn_with_state(origins, cors))
     }
+}
+
+/// CORS for the origins allowed: preflights answered, responses marked. Other origins get no
+/// header, so browsers keep their pages out.
+async fn cors(
+    State(origins): State<Arc<Vec<String>>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|origin| origin.to_str().ok())
+        .filter(|origin| origins.iter().any(|allowed| allowed == origin))
+        .map(str::to_owned);
+    let mut response = if request.method() == axum::http::Method::OPTIONS && origin.is_some() {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        next.run(request).await
+    };
+    if let Some(origin) = origin.and_then(|origin| header::HeaderValue::from_str(&origin).ok()) {
+        let headers = response.headers_mut();
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            header::HeaderValue::from_static("POST, OPTIONS"),
+        );
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            header::HeaderValue::from_static("content-type"),
+        );
+        headers.insert(header::VARY, header::HeaderValue::from_static("origin"));
+    }
+    response
 }
 
 /// `400`, `413`: a JSON error the client can show.
