@@ -304,6 +304,30 @@ async fn a_client_that_goes_away_cancels_its_run() {
     assert!(result.content.contains("cancelled"), "{}", result.content);
 }
 
+async fn the_page_is_served_whole_from_the_crate() {
+    let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
+    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let reply = reqwest::get(format!("{base}/")).await.unwrap();
+    assert_eq!(reply.status().as_u16(), 200);
+    assert!(
+        reply.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let html = reply.text().await.unwrap();
+    for hook in [
+        r#"id="composer""#,
+        r#"id="send""#,
+        r#"id="new-chat""#,
+        "/api/chat",
+    ] {
+        assert!(html.contains(hook), "the page has no {hook}");
+    }
+    // Self-contained: nothing loaded from elsewhere.
+    assert!(!html.contains("<script src") && !html.contains("<link rel=\"stylesheet\""));
+}
+
 async fn cors_is_for_the_origins_allowed() {
     let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
     let server = ChatServer::new(Arc::new(agent)).allow_origin("https://app.example.com");
@@ -340,6 +364,10 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_client_that_goes_away_cancels_its_run",
             a_client_that_goes_away_cancels_its_run,
+        ),
+        Test::tokio(
+            "the_page_is_served_whole_from_the_crate",
+            the_page_is_served_whole_from_the_crate,
         ),
         Test::tokio(
             "cors_is_for_the_origins_allowed",

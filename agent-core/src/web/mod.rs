@@ -8,15 +8,16 @@
 //! The conversation is kept by chat id in a [`SessionStore`] (in memory unless given one), so the
 //! server, not the client, holds the transcript: only the user's new message is taken from the
 //! request. A body that does not fit is a `400` with a JSON error and never reaches the model; a
-//! client that goes away cancels its run, whose transcript is still kept.
+//! client that goes away cancels its run, whose transcript is still kept. `GET /` serves a chat
+//! page built into the crate: messages stream in, reasoning folds away, each tool call shows its
+//! arguments and result, a call awaiting approval has Approve / Deny buttons.
 //!
 //! ```no_run
 //! use std::sync::Arc;
 //! use agent_core::web::ChatServer;
 //! # async fn serve(agent: agent_core::Agent) -> std::io::Result<()> {
-//! let router = ChatServer::new(Arc::new(agent)).router();
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
-//! axum::serve(listener, router).await
+//! ChatServer::new(Arc::new(agent)).serve(listener).await
 //! # }
 //! ```
 
@@ -30,7 +31,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use futures_util::StreamExt;
 
 use crate::agent::Agent;
@@ -87,7 +88,13 @@ impl ChatServer {
         self
     }
 
-    /// The routes (`POST /api/chat`), to serve or to merge into an application's router.
+    /// Serves the routes on `listener` until the process ends.
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        axum::serve(listener, self.router()).await
+    }
+
+    /// The routes (`GET /` the chat page, `POST /api/chat`), to serve or to merge into an
+    /// application's router.
     pub fn router(self) -> axum::Router {
         let shared = Arc::new(Shared {
             agent: self.agent,
@@ -96,6 +103,7 @@ impl ChatServer {
         });
         let origins = Arc::new(self.allowed_origins);
         axum::Router::new()
+            .route("/", get(page))
             .route("/api/chat", post(chat))
             .with_state(shared)
             .layer(axum::middleware::from_fn_with_state(origins, cors))
@@ -134,6 +142,20 @@ async fn cors(
         headers.insert(header::VARY, header::HeaderValue::from_static("origin"));
     }
     response
+}
+
+/// The chat page: HTML, CSS and JavaScript in one file, built into the crate (no bundler, no CDN).
+const PAGE: &str = include_str!("page.html");
+
+async fn page() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        PAGE,
+    )
+        .into_response()
 }
 
 /// `400`, `413`: a JSON error the client can show.

@@ -1,0 +1,170 @@
+//! An agent as a web service: the AI SDK's UI message stream at `POST /api/chat`, which `useChat`
+//! front ends read, and a chat page at `/`.
+//!
+//! `cargo run -p examples --example web` serves on `http://127.0.0.1:3000` (`--port 0` picks a
+//! free port) and prints the URL. Offline by default: a small stand-in model answers weather
+//! questions with the weather tool and asks before deleting notes (the page shows Approve /
+//! Deny); with a provider in the environment (see `providers::from_env`) a real model answers.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use agent_core::providers::from_env;
+use agent_core::web::ChatServer;
+use agent_core::{
+    Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Message, Model, ModelError,
+    Reasoning, ToolCall, tool,
+};
+use examples::weather::get_weather;
+
+/// Delete all of the user's notes. It cannot be undone.
+#[tool(destructive, requires_approval)]
+fn delete_notes() -> String {
+    "deleted 12 notes".to_owned()
+}
+
+/// The offline stand-in for an LLM: weather questions go to the tool, "delete" asks for the
+/// deletion, a tool's result is summed up, anything else gets a hint.
+struct StandIn;
+
+impl Model for StandIn {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let reply = match request.messages.last() {
+            Some(Message::Tool(result)) => {
+                AssistantMessage::text(format!("Done. The tool said: {}", result.content))
+            }
+            Some(Message::User { content, .. }) => answer(content, request.messages.len()),
+            _ => AssistantMessage::text("How can I help?"),
+        };
+        Box::pin(std::future::ready(Ok(ChatResponse::new(reply))))
+    }
+}
+
+fn answer(question: &str, turn: usize) -> AssistantMessage {
+    let asked = question.to_lowercase();
+    let call_id = format!("call_{turn}");
+    if let Some(city) = ["Beijing", "Shanghai"]
+        .into_iter()
+        .find(|city| asked.contains(&city.to_lowercase()))
+    {
+        let arguments = format!(r#"{{"city":"{city}"}}"#);
+        return AssistantMessage::tool_calls([ToolCall::new(call_id, "get_weather", arguments)])
+            .with_reasoning(Reasoning::new(
+                "offline",
+                format!("A weather question about {city}: ask the tool."),
+            ));
+    }
+    if asked.contains("delete") {
+        return AssistantMessage::tool_calls([ToolCall::new(call_id, "delete_notes", "{}")])
+            .with_text("I will delete your notes once you approve.");
+    }
+    AssistantMessage::text(
+        "I am the offline stand-in. Ask about the weather in Beijing or Shanghai, or ask me to \
+         delete your notes.",
+    )
+}
+
+fn agent_with(model: impl Model + 'static) -> Agent {
+    Agent::new(model)
+        .system("You are a brief, friendly assistant. Use the tools for facts.")
+        .try_tool(get_weather {})
+        .and_then(|agent| agent.try_tool(delete_notes {}))
+        .expect("valid tools")
+        .defer_approvals()
+}
+
+fn port(arguments: &[String]) -> Result<u16, String> {
+    match arguments {
+        [] => Ok(3000),
+        [flag, port] if flag == "--port" => port
+            .parse()
+            .map_err(|_| format!("--port takes a number, not `{port}`")),
+        _ => Err("usage: web [--port PORT]".to_owned()),
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let port = match port(&arguments) {
+        Ok(port) => port,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let agent = match from_env() {
+        Ok(Some(model)) => agent_with(model),
+        Ok(None) => agent_with(StandIn),
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("error: cannot listen on 127.0.0.1:{port}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match listener.local_addr() {
+        Ok(address) => println!("chat on http://{address}/ (Ctrl-C stops)"),
+        Err(error) => eprintln!("warning: {error}"),
+    }
+    match ChatServer::new(Arc::new(agent)).serve(listener).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// Posts `body` to `/api/chat` over a raw loopback connection; returns the whole response.
+    async fn post(address: std::net::SocketAddr, body: &str) -> String {
+        let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+        let request = format!(
+            "POST /api/chat HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
+             content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        socket.write_all(request.as_bytes()).await.unwrap();
+        let mut response = Vec::new();
+        socket.read_to_end(&mut response).await.unwrap();
+        String::from_utf8_lossy(&response).into_owned()
+    }
+
+    #[tokio::test]
+    async fn it_answers_a_weather_question_as_a_ui_message_stream() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(ChatServer::new(Arc::new(agent_with(StandIn))).serve(listener));
+        let body = r#"{"id":"c1","messages":[{"id":"m1","role":"user","parts":[{"type":"text","text":"Weather in Beijing?"}]}]}"#;
+        let response = post(address, body).await;
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+        assert!(response.contains("x-vercel-ai-ui-message-stream: v1"));
+        assert!(
+            response.contains(r#""toolName":"get_weather""#),
+            "{response}"
+        );
+        assert!(response.contains("Done. The tool said:"), "{response}");
+        assert!(response.contains("data: [DONE]"));
+    }
+
+    #[test]
+    fn the_port_is_an_argument() {
+        assert_eq!(port(&[]), Ok(3000));
+        assert_eq!(port(&["--port".into(), "0".into()]), Ok(0));
+        assert!(port(&["--port".into(), "x".into()]).is_err());
+    }
+}
