@@ -1,0 +1,249 @@
+//! The chat page in a real browser: headless Chromium (Debian's `chromium` and `chromium-driver`)
+//! driven over WebDriver (fantoccini). A person opens the page, asks a question, sees the answer
+//! stream in with the tool call rendered, asks for something that needs approval, clicks Approve,
+//! and sees the result; a screenshot is saved under the target directory.
+//!
+//! Chromium's background services try the internet on their own, so the test binary runs itself in
+//! a private network namespace with nothing but loopback (`unshare -n`, as root), where the server,
+//! chromedriver and Chromium all live. Without the browser, or without a namespace, the test is
+//! reported ignored; in CI it fails.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_core::testing::ScriptedModel;
+use agent_core::web::ChatServer;
+use agent_core::{Agent, AssistantMessage, Reasoning, ToolCall, tool};
+use fantoccini::{Client, ClientBuilder, Locator};
+use tests::get_weather;
+use tests::peers::{Peer, Test};
+
+/// The variable that says this process runs inside its own network namespace.
+const IN_NAMESPACE: &str = "AGENT_CORE_BROWSER_NETNS";
+
+static BROWSER: Peer = Peer {
+    name: "Chromium and chromedriver in a private network namespace",
+    why: "This test drives the chat page in a real browser, isolated from any network",
+    enable: "as root, `apt-get install -y chromium chromium-driver` (the test enters a network \
+             namespace of its own with `unshare -n`)",
+    detect: detect_browser,
+};
+
+fn detect_browser() -> Result<(), String> {
+    for binary in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+        if !std::path::Path::new(binary).exists() {
+            return Err(format!("{binary} is not installed"));
+        }
+    }
+    if std::env::var_os(IN_NAMESPACE).is_none() {
+        return Err("no private network namespace (`unshare -n` needs root)".to_owned());
+    }
+    Ok(())
+}
+
+/// Deletes all of the user's notes.
+#[tool(requires_approval, destructive)]
+fn delete_notes() -> String {
+    "deleted 12 notes".to_owned()
+}
+
+/// Starts chromedriver on a free loopback port; returns it and its URL.
+async fn chromedriver() -> (tokio::process::Child, String) {
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let child = tokio::process::Command::new("/usr/bin/chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("chromedriver starts");
+    let url = format!("http://127.0.0.1:{port}");
+    let started = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "chromedriver never listened"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (child, url)
+}
+
+async fn browser(webdriver: &str) -> Client {
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({
+            "binary": "/usr/bin/chromium",
+            "args": [
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--window-size=1100,900"
+            ]
+        }),
+    );
+    ClientBuilder::rustls()
+        .expect("a connector")
+        .capabilities(capabilities)
+        .connect(webdriver)
+        .await
+        .expect("a browser session")
+}
+
+/// Waits until the page's text has `text` (the answer streamed in), or fails after 20 s.
+async fn wait_for_text(client: &Client, text: &str) {
+    let started = Instant::now();
+    loop {
+        let body = client
+            .find(Locator::Css("body"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if body.contains(text) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no `{text}` on the page: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn ask(client: &Client, question: &str) {
+    let composer = client.find(Locator::Id("composer")).await.unwrap();
+    composer.send_keys(question).await.unwrap();
+    client
+        .find(Locator::Id("send"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "call_1",
+            "get_weather",
+            r#"{"city":"Beijing"}"#,
+        )])
+        .with_text("Let me check.")
+        .with_reasoning(Reasoning::new(
+            "scripted",
+            "A weather question: ask the tool.",
+        )),
+        AssistantMessage::text("Light rain in Beijing: take an umbrella."),
+        AssistantMessage::tool_calls([ToolCall::new("call_2", "delete_notes", "{}")]),
+        AssistantMessage::text("Your notes are gone."),
+    ]);
+    let agent: Agent = Agent::new(model)
+        .try_tool(get_weather {})
+        .and_then(|agent| agent.try_tool(delete_notes {}))
+        .unwrap()
+        .defer_approvals();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let page = format!("http://{}/", listener.local_addr().unwrap());
+    tokio::spawn(ChatServer::new(Arc::new(agent)).serve(listener));
+    let (_driver, webdriver) = chromedriver().await;
+    let client = browser(&webdriver).await;
+
+    client.goto(&page).await.unwrap();
+    ask(&client, "Do I need an umbrella in Beijing?").await;
+    wait_for_text(&client, "Light rain in Beijing: take an umbrella.").await;
+    let card = client
+        .find(Locator::Css(".tool-card[data-tool-name='get_weather']"))
+        .await
+        .unwrap();
+    assert_eq!(
+        card.attr("data-state").await.unwrap().as_deref(),
+        Some("output-available")
+    );
+    assert!(card.text().await.unwrap().contains("Beijing"));
+
+    ask(&client, "Delete my notes").await;
+    let approve = client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css(
+            ".tool-card[data-state='approval-requested'] .approve",
+        ))
+        .await
+        .unwrap();
+    approve.click().await.unwrap();
+    wait_for_text(&client, "Your notes are gone.").await;
+    let card = client
+        .find(Locator::Css(".tool-card[data-tool-name='delete_notes']"))
+        .await
+        .unwrap();
+    assert_eq!(
+        card.attr("data-state").await.unwrap().as_deref(),
+        Some("output-available")
+    );
+    assert!(card.text().await.unwrap().contains("deleted 12 notes"));
+
+    let screenshot = client.screenshot().await.unwrap();
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-chat.png");
+    std::fs::write(&path, &screenshot).unwrap();
+    assert!(screenshot.starts_with(b"\x89PNG"));
+    client.close().await.unwrap();
+}
+
+/// Runs this binary again inside a network namespace of its own, with loopback up, and passes on
+/// its exit status; `None` when there is no namespace to be had (not root, no `unshare`).
+fn in_private_network() -> Option<ExitCode> {
+    if std::env::var_os(IN_NAMESPACE).is_some() {
+        return None;
+    }
+    let me = std::env::current_exe().ok()?;
+    let status = std::process::Command::new("unshare")
+        .args([
+            "-n",
+            "--",
+            "sh",
+            "-c",
+            "ip link set lo up && exec \"$0\" \"$@\"",
+        ])
+        .arg(me)
+        .args(std::env::args_os().skip(1))
+        .env(IN_NAMESPACE, "1")
+        .status()
+        .ok()?;
+    // `unshare` itself failing (no privilege) is 1 before anything ran: run here, ignored.
+    if !status.success() && std::env::var_os("AGENT_CORE_NETNS_TRIED").is_none() {
+        let probe = std::process::Command::new("unshare")
+            .args(["-n", "true"])
+            .status()
+            .ok()?;
+        if !probe.success() {
+            return None;
+        }
+    }
+    Some(ExitCode::from(
+        u8::try_from(status.code().unwrap_or(1)).unwrap_or(1),
+    ))
+}
+
+fn main() -> ExitCode {
+    if let Some(code) = in_private_network() {
+        return code;
+    }
+    tests::peers::main([Test::tokio(
+        "a_person_chats_sees_the_tool_calls_and_approves_one",
+        a_person_chats_sees_the_tool_calls_and_approves_one,
+    )
+    .needs(&BROWSER)])
+}
