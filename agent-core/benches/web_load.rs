@@ -6,7 +6,6 @@
 //! sockets in the same process (a request written, the response read into a small buffer), so the
 //! memory figure is the server's per stream plus a few hundred bytes of client.
 
-mod common;
 #[path = "common/counting_alloc.rs"]
 mod counting_alloc;
 
