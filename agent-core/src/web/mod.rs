@@ -285,14 +285,18 @@ async fn answer(
         }
     }
     drop(events);
-    if let Some(outcome) = outcome
-        && let Err(error) = save(store, &chat_id, place, outcome).await
-        && listening
-    {
-        let _ = send(vec![Chunk::Error {
-            error_text: error.to_string(),
-        }])
-        .await;
+    if let Some(outcome) = outcome {
+        // A failed run's error went out already; only the store's own failure is news.
+        let ran = outcome.is_ok();
+        if let Err(error) = save(store, &chat_id, place, outcome).await
+            && ran
+            && listening
+        {
+            let _ = send(vec![Chunk::Error {
+                error_text: error.to_string(),
+            }])
+            .await;
+        }
     }
     if listening {
         let _ = sender.send(frame("[DONE]")).await;
