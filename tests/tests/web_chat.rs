@@ -328,6 +328,44 @@ async fn the_page_is_served_whole_from_the_crate() {
     assert!(!html.contains("<script src") && !html.contains("<link rel=\"stylesheet\""));
 }
 
+async fn a_model_failure_is_one_error_chunk_and_the_question_is_kept() {
+    let model = ScriptedModel::from_steps([agent_core::testing::ScriptStep::error(|| {
+        agent_core::ModelError::Overloaded {
+            status: 529,
+            message: "overloaded".into(),
+        }
+    })]);
+    let agent: Agent = Agent::new(model);
+    let store = Arc::new(agent_core::session::MemorySessions::new());
+    let base = serve(ChatServer::new(Arc::new(agent)).sessions(store.clone())).await;
+    let body = json!({ "id": "chat-e", "messages": [user("m1", "Hello?")] });
+    let text = reqwest::Client::new()
+        .post(format!("{base}/api/chat"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let errors: Vec<&str> = text
+        .lines()
+        .filter(|line| line.contains(r#""type":"error""#))
+        .collect();
+    assert_eq!(errors.len(), 1, "{text}");
+    assert!(errors[0].contains("overloaded"), "{}", errors[0]);
+    assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
+    let stored = agent_core::session::SessionStore::load(&*store, "chat-e")
+        .await
+        .unwrap();
+    assert!(
+        stored
+            .messages
+            .iter()
+            .any(|message| message.content() == "Hello?")
+    );
+}
+
 async fn cors_is_for_the_origins_allowed() {
     let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
     let server = ChatServer::new(Arc::new(agent)).allow_origin("https://app.example.com");
@@ -368,6 +406,10 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "the_page_is_served_whole_from_the_crate",
             the_page_is_served_whole_from_the_crate,
+        ),
+        Test::tokio(
+            "a_model_failure_is_one_error_chunk_and_the_question_is_kept",
+            a_model_failure_is_one_error_chunk_and_the_question_is_kept,
         ),
         Test::tokio(
             "cors_is_for_the_origins_allowed",
