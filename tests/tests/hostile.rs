@@ -6,7 +6,7 @@ use std::time::Duration;
 use agent_core::{ToolCall, agent, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tests::{explode, model_calling, tool_results};
+use tests::{model_calling, tool_results};
 
 /// One line of an order.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -123,6 +123,13 @@ fn hostile_calls() -> Vec<(String, String)> {
     calls.push(("explode".to_owned(), r#"{"reason":"hostile"}"#.to_owned()));
     calls.push(("hang".to_owned(), "{}".to_owned()));
     calls
+}
+
+/// Always panics. Its own timeout is long: this call is about the panic, and printing a panic's
+/// backtrace (`RUST_BACKTRACE=1`) on a loaded machine can take longer than the run's 200 ms.
+#[tool(timeout = "30s")]
+fn explode(reason: String) -> String {
+    panic!("boom: {reason}")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
