@@ -259,3 +259,61 @@ fn run2_text_builder(bencher: Bencher) {
             .expect("runs")
     });
 }
+
+/// The fixed cost of a run: a model that answers at once, no tool called. Target (issue 17): at
+/// most 2x `floor_serde`.
+#[divan::bench]
+fn run1_text(bencher: Bencher) {
+    let agent = agent_with_turns(1);
+    bencher.bench_local(|| run_to_the_end(&agent, 1));
+}
+
+/// Calls a tool that does not exist once, then answers: `run2_text` with the dispatcher's
+/// unknown-tool path instead of a tool run.
+struct UnknownToolModel;
+
+impl agent_core::Model for UnknownToolModel {
+    fn chat<'a>(
+        &'a self,
+        request: agent_core::ChatRequest<'a>,
+    ) -> agent_core::BoxFuture<'a, Result<agent_core::ChatResponse, agent_core::ModelError>> {
+        let reply = if request.messages.len() <= 2 {
+            agent_core::AssistantMessage::tool_calls([ToolCall::new(
+                "call",
+                "get_wether",
+                ARGUMENTS,
+            )])
+        } else {
+            agent_core::AssistantMessage::text("Take an umbrella.")
+        };
+        Box::pin(std::future::ready(Ok(agent_core::ChatResponse::new(reply))))
+    }
+}
+
+/// A two-step run whose tool call names a tool that does not exist.
+#[divan::bench]
+fn run2_unknown_tool(bencher: Bencher) {
+    let agent = agent!(UnknownToolModel, get_weather);
+    bencher.bench_local(|| run_to_the_end(&agent, 2));
+}
+
+/// `loop_10_steps` streamed: every event through the run's channel and out of the stream. Target
+/// (issue 17): at most 1.3x `loop_10_steps`.
+#[divan::bench]
+fn loop_10_steps_stream(bencher: Bencher) {
+    use futures_util::StreamExt;
+
+    let agent = agent_with_turns(10);
+    bencher.bench_local(|| {
+        let events: Vec<agent_core::RunEvent> = agent
+            .run_stream("Umbrella?")
+            .collect::<Vec<_>>()
+            .now_or_never()
+            .expect("ready");
+        debug_assert!(matches!(
+            events.last(),
+            Some(agent_core::RunEvent::Finished(Ok(_)))
+        ));
+        events
+    });
+}

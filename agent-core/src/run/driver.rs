@@ -38,8 +38,9 @@ pub(crate) struct RunPlan<'a, S> {
     pub(crate) settings: Option<ModelSettings>,
     /// For a typed run, how its output is asked for and checked.
     pub(crate) output: Option<&'a dyn OutputCheck<S>>,
-    /// For a paused run going on: where it was, and the decisions on its waiting calls.
-    pub(crate) resume: Option<Resumption>,
+    /// For a paused run going on: where it was, and the decisions on its waiting calls. Boxed:
+    /// every run's future carries the field, and few runs resume.
+    pub(crate) resume: Option<Box<Resumption>>,
 }
 
 /// A paused run and one decision per waiting call, checked against each other.
@@ -179,7 +180,7 @@ struct Run<'a, S> {
     started: Instant,
     elapsed_before: Duration,
     /// A paused run's decisions, settled before its next step.
-    resume: Option<Resumption>,
+    resume: Option<Box<Resumption>>,
 }
 
 /// How a step ended.
@@ -436,8 +437,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         let mut results = Vec::with_capacity(called.len());
         for called in called {
-            // The run ends here anyway: a waiting call is answered, so the transcript holds.
-            results.push(Box::pin(self.answered(called, NotRun::RunEnded)).await);
+            results.push(match called {
+                Called::Answered(result) => result,
+                // The run ends here anyway: a waiting call is answered, so the transcript holds.
+                // Boxed: this rare path would otherwise enlarge every step's future.
+                waiting => Box::pin(self.answered(waiting, NotRun::RunEnded)).await,
+            });
         }
         for result in &results {
             self.emit(|| RunEvent::ToolResult(result.clone()));
@@ -865,10 +870,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// limit while the approved calls run ends the run, every call answered.
     async fn settle<C: Future<Output = ()> + Send>(
         &mut self,
-        resume: Resumption,
+        resume: Box<Resumption>,
         cancel: &mut std::pin::Pin<&mut C>,
     ) -> Option<StopReason> {
-        let Resumption { paused, decisions } = resume;
+        let Resumption { paused, decisions } = *resume;
         let this = &*self;
         let tools = &this.agent.tools;
         let context = this.context;

@@ -79,7 +79,7 @@ impl<'a, S: Send + Sync + 'static> ResumedRun<'a, S> {
             }
         };
         let plan = RunPlan {
-            resume: Some(Resumption { paused, decisions }),
+            resume: Some(Box::new(Resumption { paused, decisions })),
             ..RunPlan::new(context)
         };
         drive(agent, plan, Vec::new(), cancel, events).await
