@@ -12,7 +12,8 @@ use std::collections::HashMap;
 
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, Message, RunOutput, ToolCall, ToolError, ToolResultMessage, tool,
+    Agent, AssistantMessage, Message, Part, RunEvent, RunOutput, ToolCall, ToolError,
+    ToolResultMessage, tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -200,4 +201,49 @@ pub async fn run_fixture_calls(
         .run("go")
         .await
         .expect("the scripted run succeeds")
+}
+
+/// The text of a streamed run: its text deltas, joined.
+pub fn streamed_text(events: &[RunEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            RunEvent::TextDelta(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The reasoning of a streamed run: its reasoning deltas, joined.
+pub fn streamed_reasoning(events: &[RunEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            RunEvent::ReasoningDelta(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The output a streamed run finished with; fails the test when it did not finish well.
+pub fn streamed_output(events: &[RunEvent]) -> &RunOutput {
+    match events.last() {
+        Some(RunEvent::Finished(Ok(output))) => output,
+        other => panic!("expected a finished run, got {other:?}"),
+    }
+}
+
+/// The first bytes of a PNG file: enough for the wire formats, which do not look inside.
+pub const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+
+/// Take a screenshot of a web page.
+#[tool]
+pub fn screenshot(
+    /// The page's URL
+    url: String,
+) -> Vec<Part> {
+    vec![
+        Part::text(format!("Screenshot of {url}:")),
+        Part::image("image/png", PNG),
+    ]
 }

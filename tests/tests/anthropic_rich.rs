@@ -8,18 +8,15 @@ use agent_core::providers::Anthropic;
 use agent_core::{
     AssistantMessage, ChatRequest, ChatResponse, Effort, FinishReason, Media, Message, Model,
     ModelError, ModelSettings, Part, Reasoning, RunError, RunEvent, StreamEvent, Thinking,
-    ToolCall, ToolChoice, ToolResultMessage, agent, tool,
+    ToolCall, ToolChoice, ToolResultMessage, agent,
 };
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tests::get_weather;
 use tests::http::{
     fixture, json_reply, quick_retries, received, request_bodies, serve_event_streams,
     serve_in_order,
 };
-
-/// The first bytes of a PNG file: enough for the wire format, which does not look inside.
-const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+use tests::{PNG, get_weather, screenshot, streamed_reasoning};
 
 fn claude_at(base: &str) -> Anthropic {
     Anthropic::new("claude-sonnet-4-5")
@@ -31,18 +28,6 @@ fn claude_at(base: &str) -> Anthropic {
 
 fn thinking(thinking: Thinking) -> ModelSettings {
     ModelSettings::new().thinking(thinking)
-}
-
-/// Take a screenshot of a web page.
-#[tool]
-fn screenshot(
-    /// The page's URL
-    url: String,
-) -> Vec<Part> {
-    vec![
-        Part::text(format!("Screenshot of {url}:")),
-        Part::image("image/png", PNG),
-    ]
 }
 
 /// The conversation of the snapshot: every kind of part Anthropic takes, a tool call answered
@@ -488,13 +473,7 @@ async fn a_streamed_run_yields_reasoning_deltas_and_sends_the_thinking_back() {
         let agent =
             agent!(claude_at(&base), get_weather).model_settings(thinking(Thinking::Budget(2048)));
         let events: Vec<RunEvent> = agent.run_stream("北京天气？").collect().await;
-        let reasoning: String = events
-            .iter()
-            .filter_map(|event| match event {
-                RunEvent::ReasoningDelta(text) => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
+        let reasoning = streamed_reasoning(&events);
         assert_eq!(
             reasoning,
             "The user wants Beijing's weather. 先查天气，再回答。小雨, 18°C: an umbrella helps.",

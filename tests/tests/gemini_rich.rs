@@ -8,17 +8,14 @@ use agent_core::providers::Gemini;
 use agent_core::{
     AssistantMessage, ChatRequest, ChatResponse, Effort, FinishReason, Media, Message, Model,
     ModelSettings, Part, Reasoning, RunEvent, StreamEvent, Thinking, ToolCall, ToolResultMessage,
-    agent, tool,
+    agent,
 };
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tests::get_weather;
 use tests::http::{
     fixture, json_reply, quick_retries, request_bodies, serve_event_streams, serve_in_order,
 };
-
-/// The first bytes of a PNG file: enough for the wire format, which does not look inside.
-const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+use tests::{PNG, get_weather, screenshot, streamed_reasoning};
 
 /// The signatures in the fixtures.
 const THOUGHT_SIGNATURE: &str = "CiQB0e2Kb8ThoughtSigOne+/=";
@@ -34,18 +31,6 @@ fn gemini_at(base: &str) -> Gemini {
 
 fn thinking(thinking: Thinking) -> ModelSettings {
     ModelSettings::new().thinking(thinking)
-}
-
-/// Take a screenshot of a web page.
-#[tool]
-fn screenshot(
-    /// The page's URL
-    url: String,
-) -> Vec<Part> {
-    vec![
-        Part::text(format!("Screenshot of {url}:")),
-        Part::image("image/png", PNG),
-    ]
 }
 
 /// The conversation of the snapshot: every kind of part, two calls of one turn, the first answered
@@ -448,13 +433,7 @@ async fn a_streamed_run_yields_reasoning_deltas_and_sends_the_signatures_back() 
             .http_config(quick_retries());
         let agent = agent!(gemini, get_weather).model_settings(thinking(Thinking::Budget(2048)));
         let events: Vec<RunEvent> = agent.run_stream("北京天气？").collect().await;
-        let reasoning: String = events
-            .iter()
-            .filter_map(|event| match event {
-                RunEvent::ReasoningDelta(text) => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
+        let reasoning = streamed_reasoning(&events);
         assert_eq!(
             reasoning,
             "**Checking the weather**\nThe user asks about 北京; I will call get_weather.\

@@ -14,7 +14,9 @@ use tests::http::{
     json_reply, no_retries, quick_retries, received, request_bodies, serve_event_streams,
     serve_in_order,
 };
-use tests::{get_time, get_weather, tool_results};
+use tests::{
+    get_time, get_weather, streamed_output, streamed_reasoning, streamed_text, tool_results,
+};
 
 fn responses_at(base: &str) -> OpenAiResponses {
     OpenAiResponses::new("gpt-5")
@@ -168,23 +170,6 @@ fn stream_of(response: &Value) -> String {
     body
 }
 
-fn text_of(events: &[RunEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|event| match event {
-            RunEvent::TextDelta(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn output_of(events: &[RunEvent]) -> &agent_core::RunOutput {
-    match events.last() {
-        Some(RunEvent::Finished(Ok(output))) => output,
-        other => panic!("expected a finished run, got {other:?}"),
-    }
-}
-
 #[tokio::test]
 async fn a_run_with_parallel_calls_pairs_calls_and_outputs_by_call_id() {
     let server = serve_in_order(vec![
@@ -254,8 +239,8 @@ async fn a_streamed_run_assembles_the_same_replies_as_the_plain_one() {
             .run_stream("北京天气？现在几点？")
             .collect()
             .await;
-        assert_eq!(text_of(&events), ANSWER, "pieces of {piece} bytes");
-        let output = output_of(&events);
+        assert_eq!(streamed_text(&events), ANSWER, "pieces of {piece} bytes");
+        let output = streamed_output(&events);
         assert_eq!(output.messages, plain.messages, "pieces of {piece} bytes");
         assert_eq!(output.usage, plain.usage);
 
@@ -529,18 +514,12 @@ async fn streamed_reasoning_arrives_as_reasoning_deltas_at_any_split() {
             .run_stream("北京天气？")
             .collect()
             .await;
-        let reasoning: String = events
-            .iter()
-            .filter_map(|event| match event {
-                RunEvent::ReasoningDelta(text) => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
+        let reasoning = streamed_reasoning(&events);
         assert_eq!(
             reasoning, "**Checking the weather**I should look it up for 北京.",
             "pieces of {piece}"
         );
-        let output = output_of(&events);
+        let output = streamed_output(&events);
         assert_eq!(output.text, ANSWER);
         let Message::Assistant(first) = &output.messages[2] else {
             panic!()
@@ -717,8 +696,8 @@ async fn a_rate_limit_before_any_content_is_retried_and_after_content_is_not() {
         .run_stream("hi")
         .collect()
         .await;
-    assert_eq!(text_of(&events), ANSWER, "once, not twice");
-    assert_eq!(output_of(&events).text, ANSWER);
+    assert_eq!(streamed_text(&events), ANSWER, "once, not twice");
+    assert_eq!(streamed_output(&events).text, ANSWER);
     assert_eq!(requests.lock().unwrap().len(), 2);
 
     let (base, requests) =

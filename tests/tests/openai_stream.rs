@@ -8,7 +8,7 @@ use agent_core::{
 };
 use futures_util::StreamExt;
 use tests::http::{fixture, json_reply, quick_retries, serve_event_streams, serve_in_order};
-use tests::{get_time, get_weather, now};
+use tests::{get_time, get_weather, now, streamed_text};
 
 fn openai_at(base: &str) -> OpenAi {
     OpenAi::new("gpt-4o-mini")
@@ -31,13 +31,7 @@ async fn a_streamed_run_assembles_the_same_replies_as_the_plain_api() {
         let agent = agent!(openai_at(&base), get_weather, now);
         let events: Vec<RunEvent> = agent.run_stream("北京天气？").collect().await;
 
-        let text: String = events
-            .iter()
-            .filter_map(|event| match event {
-                RunEvent::TextDelta(text) => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
+        let text = streamed_text(&events);
         assert_eq!(
             text, "北京今天有小雨，记得带伞。",
             "pieces of {piece} bytes"
@@ -122,13 +116,7 @@ async fn an_error_chunk_before_any_content_is_retried() {
         .run_stream("北京天气？")
         .collect()
         .await;
-    let text: String = events
-        .iter()
-        .filter_map(|event| match event {
-            RunEvent::TextDelta(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let text = streamed_text(&events);
     assert_eq!(text, "北京今天有小雨，记得带伞。", "once, not twice");
     let Some(RunEvent::Finished(Ok(output))) = events.last() else {
         panic!("{events:?}")

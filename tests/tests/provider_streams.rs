@@ -14,25 +14,8 @@ use tests::http::{
     event_stream_reply, fixture, json_reply, no_retries, quick_retries, received,
     serve_event_streams, serve_in_order,
 };
-use tests::{get_weather, now};
+use tests::{get_weather, now, streamed_output, streamed_text};
 use wiremock::ResponseTemplate;
-
-fn text_of(events: &[RunEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|event| match event {
-            RunEvent::TextDelta(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn output_of(events: &[RunEvent]) -> &agent_core::RunOutput {
-    match events.last() {
-        Some(RunEvent::Finished(Ok(output))) => output,
-        other => panic!("expected a finished run, got {other:?}"),
-    }
-}
 
 fn model_error(events: &[RunEvent]) -> &ModelError {
     match events.last() {
@@ -60,11 +43,11 @@ async fn anthropic_streams_assemble_text_and_tool_calls() {
             .collect()
             .await;
         assert_eq!(
-            text_of(&events),
+            streamed_text(&events),
             "查一下北京。北京今天有小雨，记得带伞。",
             "pieces of {piece}"
         );
-        let output = output_of(&events);
+        let output = streamed_output(&events);
         let Message::Assistant(first) = &output.messages[2] else {
             panic!()
         };
@@ -349,11 +332,11 @@ async fn gemini_streams_assemble_text_and_whole_calls() {
             .collect()
             .await;
         assert_eq!(
-            text_of(&events),
+            streamed_text(&events),
             "查一下北京。北京今天有小雨，记得带伞。",
             "pieces of {piece}"
         );
-        let output = output_of(&events);
+        let output = streamed_output(&events);
         let Message::Assistant(first) = &output.messages[2] else {
             panic!()
         };
