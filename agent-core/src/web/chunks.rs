@@ -79,6 +79,13 @@ pub(crate) enum Chunk {
     },
 }
 
+/// The kinds of block a text streams in.
+#[derive(Clone, Copy)]
+enum Block {
+    Text,
+    Reasoning,
+}
+
 /// Turns a run's events into chunks, keeping which text or reasoning block is open.
 #[derive(Debug, Default)]
 pub(crate) struct Encoder {
@@ -102,28 +109,12 @@ impl Encoder {
             RunEvent::StepStarted { .. } => chunks.push(Chunk::StartStep),
             RunEvent::ReasoningDelta(delta) => {
                 self.close_text(&mut chunks);
-                let id = match &self.open_reasoning {
-                    Some(id) => id.clone(),
-                    None => {
-                        let id = self.next_id("reasoning");
-                        chunks.push(Chunk::ReasoningStart { id: id.clone() });
-                        self.open_reasoning = Some(id.clone());
-                        id
-                    }
-                };
+                let id = self.open(Block::Reasoning, &mut chunks);
                 chunks.push(Chunk::ReasoningDelta { id, delta });
             }
             RunEvent::TextDelta(delta) => {
                 self.close_reasoning(&mut chunks);
-                let id = match &self.open_text {
-                    Some(id) => id.clone(),
-                    None => {
-                        let id = self.next_id("text");
-                        chunks.push(Chunk::TextStart { id: id.clone() });
-                        self.open_text = Some(id.clone());
-                        id
-                    }
-                };
+                let id = self.open(Block::Text, &mut chunks);
                 chunks.push(Chunk::TextDelta { id, delta });
             }
             RunEvent::ToolCallRequested(call) => {
@@ -151,9 +142,26 @@ impl Encoder {
         chunks
     }
 
-    fn next_id(&mut self, kind: &str) -> String {
+    /// The id of the open block of `kind`: the one open, or a new one, its start chunk pushed.
+    fn open(&mut self, kind: Block, chunks: &mut Vec<Chunk>) -> String {
+        let open = match kind {
+            Block::Text => &mut self.open_text,
+            Block::Reasoning => &mut self.open_reasoning,
+        };
+        if let Some(id) = open {
+            return id.clone();
+        }
         self.blocks += 1;
-        format!("{kind}-{}", self.blocks)
+        let id = match kind {
+            Block::Text => format!("text-{}", self.blocks),
+            Block::Reasoning => format!("reasoning-{}", self.blocks),
+        };
+        chunks.push(match kind {
+            Block::Text => Chunk::TextStart { id: id.clone() },
+            Block::Reasoning => Chunk::ReasoningStart { id: id.clone() },
+        });
+        *open = Some(id.clone());
+        id
     }
 
     fn close_text(&mut self, chunks: &mut Vec<Chunk>) {
