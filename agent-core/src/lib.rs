@@ -76,6 +76,8 @@ mod toolset;
 pub mod mcp;
 #[cfg(feature = "http")]
 pub mod providers;
+#[cfg(feature = "restate")]
+pub mod restate;
 pub mod session;
 pub mod testing;
 #[cfg(feature = "web")]

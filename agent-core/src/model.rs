@@ -87,8 +87,9 @@ impl<'a> ChatRequest<'a> {
     }
 }
 
-/// The model's reply and what the provider said about it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The model's reply and what the provider said about it. Serializable, so a durable run can
+/// record it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct ChatResponse {
     /// The reply that goes into the history.
@@ -128,7 +129,8 @@ impl From<AssistantMessage> for ChatResponse {
 }
 
 /// Why the model stopped generating.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum FinishReason {
     /// It finished its turn.

@@ -3,6 +3,7 @@
 //! loopback HTTP toolkit for the provider tests, and the Node side of the MCP interop tests.
 
 pub mod http;
+pub mod netns;
 pub mod node;
 pub mod peers;
 pub mod python;

@@ -36,7 +36,7 @@ fn detect_browser() -> Result<(), String> {
             return Err(format!("{binary} is not installed"));
         }
     }
-    if std::env::var_os(IN_NAMESPACE).is_none() {
+    if !tests::netns::inside(IN_NAMESPACE) {
         return Err("no private network namespace (`unshare -n` needs root)".to_owned());
     }
     Ok(())
@@ -202,43 +202,8 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
     client.close().await.unwrap();
 }
 
-/// Runs this binary again inside a network namespace of its own, with loopback up, and passes on
-/// its exit status; `None` when there is no namespace to be had (not root, no `unshare`).
-fn in_private_network() -> Option<ExitCode> {
-    if std::env::var_os(IN_NAMESPACE).is_some() {
-        return None;
-    }
-    let me = std::env::current_exe().ok()?;
-    let status = std::process::Command::new("unshare")
-        .args([
-            "-n",
-            "--",
-            "sh",
-            "-c",
-            "ip link set lo up && exec \"$0\" \"$@\"",
-        ])
-        .arg(me)
-        .args(std::env::args_os().skip(1))
-        .env(IN_NAMESPACE, "1")
-        .status()
-        .ok()?;
-    // `unshare` itself failing (no privilege) is 1 before anything ran: run here, ignored.
-    if !status.success() && std::env::var_os("AGENT_CORE_NETNS_TRIED").is_none() {
-        let probe = std::process::Command::new("unshare")
-            .args(["-n", "true"])
-            .status()
-            .ok()?;
-        if !probe.success() {
-            return None;
-        }
-    }
-    Some(ExitCode::from(
-        u8::try_from(status.code().unwrap_or(1)).unwrap_or(1),
-    ))
-}
-
 fn main() -> ExitCode {
-    if let Some(code) = in_private_network() {
+    if let Some(code) = tests::netns::rerun_inside(IN_NAMESPACE) {
         return code;
     }
     tests::peers::main([Test::tokio(

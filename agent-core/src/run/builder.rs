@@ -152,6 +152,7 @@ impl<'a, S: Send + Sync + 'static> RunBuilder<'a, S> {
             settings: self.settings,
             output: None,
             resume: None,
+            journal: None,
         };
         drive(self.agent, plan, self.messages, self.cancel, events).await
     }
@@ -278,6 +279,7 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> TypedRun<'a, S, T> {
             settings: run.settings,
             output: Some(&check),
             resume: None,
+            journal: None,
         };
         let output = drive(run.agent, plan, run.messages, run.cancel, events).await?;
         match check.into_value() {

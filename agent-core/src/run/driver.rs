@@ -15,6 +15,7 @@ use tracing::{Instrument, info_span};
 mod typed;
 
 use super::events::RunEvent;
+use super::journal::Journal;
 use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
 use super::pause::{Decision, PausedRun, PendingCall, Progress, Waiting};
 use crate::agent::Agent;
@@ -41,6 +42,8 @@ pub(crate) struct RunPlan<'a, S> {
     /// For a paused run going on: where it was, and the decisions on its waiting calls. Boxed:
     /// every run's future carries the field, and few runs resume.
     pub(crate) resume: Option<Box<Resumption>>,
+    /// For a durable run, where its model and tool calls are recorded.
+    pub(crate) journal: Option<&'a dyn Journal>,
 }
 
 /// A paused run and one decision per waiting call, checked against each other.
@@ -57,6 +60,7 @@ impl<'a, S> RunPlan<'a, S> {
             settings: None,
             output: None,
             resume: None,
+            journal: None,
         }
     }
 }
@@ -82,9 +86,12 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
         .resume
         .as_ref()
         .map_or(Duration::ZERO, |resume| resume.paused.elapsed());
+    // A journaled run is replayed from its journal: a wall-clock limit would fire at another
+    // point in the replay than in the first run.
     let deadline = agent
         .limits
         .time_limit
+        .filter(|_| plan.journal.is_none())
         .map(|limit| Instant::now() + limit.saturating_sub(elapsed_before));
     let mut settings = match (&plan.resume, plan.settings) {
         (Some(resume), _) => resume.paused.settings.clone(),
@@ -110,6 +117,7 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
         started: Instant::now(),
         elapsed_before,
         resume: None,
+        journal: plan.journal,
     };
     if let Some(resume) = plan.resume {
         run.usage = resume.paused.usage;
@@ -181,6 +189,8 @@ struct Run<'a, S> {
     elapsed_before: Duration,
     /// A paused run's decisions, settled before its next step.
     resume: Option<Box<Resumption>>,
+    /// For a durable run, where its model and tool calls are recorded.
+    journal: Option<&'a dyn Journal>,
 }
 
 /// How a step ended.
@@ -369,7 +379,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
         };
         let run_all = async {
-            if self.agent.concurrent_tools && calls.len() > 1 {
+            // A journal records the calls in the order they run: one by one, in call order.
+            if self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none() {
                 join_all(
                     calls
                         .iter()
@@ -547,13 +558,18 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         {
             request = request.with_response_format(&output.check.shape().format);
         }
-        let response = match &self.events {
-            Some(events) => {
+        let response = match (&self.events, self.journal) {
+            (_, Some(journal)) => {
+                let reply = journal.model_call(step, Box::pin(self.agent.model.chat(request)));
+                self.interruptible(reply.instrument(span.clone()), cancel)
+                    .await?
+            }
+            (Some(events), None) => {
                 let streamed = streamed_reply(self.agent.model.chat_stream(request), events);
                 self.interruptible(streamed.instrument(span.clone()), cancel)
                     .await?
             }
-            None => {
+            (None, None) => {
                 let reply = self.agent.model.chat(request);
                 self.interruptible(reply.instrument(span.clone()), cancel)
                     .await?
@@ -628,7 +644,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             definition.annotations.requires_approval || definition.annotations.external
         });
         let called = if self.agent.hooks.is_empty() && !steered {
-            Called::Answered(tools.execute(self.context, call, CallDecision::Run).await)
+            match self.journal {
+                None => {
+                    Called::Answered(tools.execute(self.context, call, CallDecision::Run).await)
+                }
+                // Boxed, so the common path's future stays small.
+                Some(_) => Called::Answered(Box::pin(self.execute(call, CallDecision::Run)).await),
+            }
         } else {
             // Boxed, so the common path's future stays small.
             Box::pin(self.steered_call(call, definition)).await
@@ -708,9 +730,23 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         } else {
             run
         };
-        let result = self.agent.tools.execute(self.context, call, decision).await;
+        let result = self.execute(call, decision).await;
         self.observe(call, &result, Some(started));
         Called::Answered(result)
+    }
+
+    /// Executes a call as decided; one that runs goes through the journal, if the run has one.
+    async fn execute(&self, call: &ToolCall, decision: CallDecision<'_>) -> ToolResultMessage {
+        let tools = &self.agent.tools;
+        let runs = !matches!(decision, CallDecision::NotRun(_));
+        match self.journal {
+            Some(journal) if runs => {
+                let definition = tools.get(&call.name).map(|tool| tool.definition());
+                let execute = tools.execute(self.context, call, decision);
+                journal.tool_call(call, definition, Box::pin(execute)).await
+            }
+            _ => tools.execute(self.context, call, decision).await,
+        }
     }
 
     /// A call's result: its own, or for a call that would wait, `why` it was not run.
@@ -881,10 +917,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             let call = &pending.call;
             let started = Instant::now();
             let result = match decision {
-                Decision::Approve => tools.execute(context, call, CallDecision::Run).await,
+                Decision::Approve => this.execute(call, CallDecision::Run).await,
                 Decision::ApproveWith { arguments } => {
                     let decision = CallDecision::RunWith { arguments };
-                    tools.execute(context, call, decision).await
+                    this.execute(call, decision).await
                 }
                 Decision::Deny { reason } => {
                     let decision = CallDecision::NotRun(NotRun::Denied(reason.as_deref()));
@@ -906,7 +942,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         });
         // As the step's calls would have run: at once, or one by one for an agent that asks so.
         let run_all = async {
-            if this.agent.concurrent_tools {
+            if this.agent.concurrent_tools && this.journal.is_none() {
                 join_all(decided).await
             } else {
                 let mut results = Vec::with_capacity(decisions.len());

@@ -4,6 +4,7 @@
 mod builder;
 mod driver;
 mod events;
+pub(crate) mod journal;
 pub(crate) mod outcome;
 pub(crate) mod pause;
 mod resumed;
@@ -19,7 +20,7 @@ pub use resumed::ResumedRun;
 use crate::agent::Agent;
 use crate::message::Message;
 use crate::output::OutputType;
-use driver::{RunPlan, drive};
+pub(crate) use driver::{RunPlan, drive};
 
 impl<S: Send + Sync + 'static> Agent<S> {
     /// A run on a new conversation (system prompt, then `input`) with its own `context`: the value

@@ -38,8 +38,9 @@ impl RunOutput {
     }
 }
 
-/// Why a run ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a run ended. Serialized as `{"stop": "step_limit", "limit": 10}` and so on.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "stop", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum StopReason {
     /// The model answered without asking for tools.
@@ -86,7 +87,8 @@ pub enum StopReason {
 }
 
 /// Input or output tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TokenKind {
     /// Tokens sent to the model.
     Input,

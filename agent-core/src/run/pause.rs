@@ -332,23 +332,27 @@ impl PausedRun {
                     tool: call.name.clone(),
                 });
             };
-            let given = match (&decision, pending.waits_for) {
-                (Decision::Result { .. }, Waiting::Approval) => Some("a result"),
-                (Decision::Approve | Decision::ApproveWith { .. }, Waiting::Result) => {
-                    Some("an approval")
-                }
-                _ => None,
-            };
-            if let Some(given) = given {
-                return Err(ResumeError::WrongDecision {
-                    id: call.id.clone(),
-                    waits_for: pending.waits_for,
-                    given,
-                });
-            }
+            pending.check(&decision)?;
             matched.push((pending, decision));
         }
         Ok(matched)
+    }
+}
+
+impl PendingCall {
+    /// Whether `decision` answers what this call waits for: a result for an external call, an
+    /// approval or denial for one that waits for approval (denial answers both).
+    pub(crate) fn check(&self, decision: &Decision) -> Result<(), ResumeError> {
+        let given = match (decision, self.waits_for) {
+            (Decision::Result { .. }, Waiting::Approval) => "a result",
+            (Decision::Approve | Decision::ApproveWith { .. }, Waiting::Result) => "an approval",
+            _ => return Ok(()),
+        };
+        Err(ResumeError::WrongDecision {
+            id: self.call.id.clone(),
+            waits_for: self.waits_for,
+            given,
+        })
     }
 }
 

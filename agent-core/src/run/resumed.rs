@@ -8,6 +8,7 @@ use futures_channel::mpsc::UnboundedSender;
 
 use super::driver::{Resumption, RunPlan, drive};
 use super::events::{RunEvent, RunStream};
+use super::journal::Journal;
 use super::outcome::{RunError, RunOutput};
 use super::pause::{Decision, PausedRun};
 use crate::agent::Agent;
@@ -23,6 +24,7 @@ pub struct ResumedRun<'a, S> {
     paused: PausedRun,
     decisions: Vec<(String, Decision)>,
     cancel: Option<BoxFuture<'a, ()>>,
+    journal: Option<&'a dyn Journal>,
 }
 
 impl<'a, S: Send + Sync + 'static> ResumedRun<'a, S> {
@@ -38,7 +40,14 @@ impl<'a, S: Send + Sync + 'static> ResumedRun<'a, S> {
             paused,
             decisions,
             cancel: None,
+            journal: None,
         }
+    }
+
+    /// Records the run's model and tool calls in `journal` (a durable run).
+    pub(crate) fn journaled(mut self, journal: &'a dyn Journal) -> Self {
+        self.journal = Some(journal);
+        self
     }
 
     /// Cancels the run when `cancel` completes, as [`RunBuilder::until`](super::RunBuilder::until).
@@ -63,6 +72,7 @@ impl<'a, S: Send + Sync + 'static> ResumedRun<'a, S> {
             paused,
             decisions,
             cancel,
+            journal,
         } = self;
         let matched = paused.match_decisions(decisions, |name| agent.tools.get(name).is_some());
         let decisions = match matched {
@@ -80,6 +90,7 @@ impl<'a, S: Send + Sync + 'static> ResumedRun<'a, S> {
         };
         let plan = RunPlan {
             resume: Some(Box::new(Resumption { paused, decisions })),
+            journal,
             ..RunPlan::new(context)
         };
         drive(agent, plan, Vec::new(), cancel, events).await

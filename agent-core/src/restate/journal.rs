@@ -1,0 +1,113 @@
+//! The run's journal on Restate: each model call and each tool call is one `run` step of the
+//! invocation, recorded by the Restate server before the run goes on, and handed back instead of
+//! being made again when the invocation is replayed.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use restate_sdk::context::RunFuture;
+use restate_sdk::endpoint::ContextInternal;
+use restate_sdk::errors::HandlerError;
+use restate_sdk::serde::Json;
+
+use crate::message::{ToolCall, ToolResultMessage};
+use crate::model::{ChatResponse, ModelError};
+use crate::run::journal::Journal;
+use crate::tool::{BoxFuture, ToolDef};
+
+/// The model and tool calls of one durable run, journaled in its Restate invocation.
+pub(super) struct RestateJournal<'a> {
+    pub(super) context: &'a ContextInternal,
+}
+
+impl Journal for RestateJournal<'_> {
+    fn model_call<'a>(
+        &'a self,
+        step: usize,
+        call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(async move {
+            let recorded = self
+                .context
+                .run(move || async move {
+                    match call.await {
+                        Ok(response) => Ok(Json(Ok(response))),
+                        // Restate tries the step again later, with its retry policy: an outage
+                        // longer than the adapter's own retries does not end the run.
+                        Err(error) if error.is_retryable() => Err(HandlerError::from(error)),
+                        // Recorded as it is, so a replay fails the same way.
+                        Err(error) => Ok(Json(Err(error.to_string()))),
+                    }
+                })
+                .name(format!("model call, step {step}"))
+                .await;
+            match recorded {
+                Ok(Json(Ok(response))) => Ok(response),
+                Ok(Json(Err(message))) => Err(ModelError::other(message)),
+                Err(terminal) => Err(ModelError::other(format!(
+                    "the model call of step {step} failed for good: {}",
+                    terminal.message()
+                ))),
+            }
+        })
+    }
+
+    fn tool_call<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        definition: Option<&'a ToolDef>,
+        run: BoxFuture<'a, ToolResultMessage>,
+    ) -> BoxFuture<'a, ToolResultMessage> {
+        let repeatable = definition.is_some_and(|definition| {
+            let annotations = &definition.annotations;
+            annotations.read_only == Some(true) || annotations.idempotent == Some(true)
+        });
+        Box::pin(async move {
+            // A call that is not safe to repeat first records that it started. A replay that finds
+            // that record but no result knows the call was cut off mid-way by a crash: it does not
+            // run it again, and tells the model the outcome is unknown.
+            let mut started_before = false;
+            if !repeatable {
+                let starts_now = AtomicBool::new(false);
+                let marked = self
+                    .context
+                    .run(|| async {
+                        starts_now.store(true, Ordering::Relaxed);
+                        Ok(())
+                    })
+                    .name(format!("tool call {} started", call.id))
+                    .await;
+                if let Err(terminal) = marked {
+                    return ToolResultMessage::error(&call.id, terminal.message());
+                }
+                started_before = !starts_now.load(Ordering::Relaxed);
+            }
+            let recorded = self
+                .context
+                .run(move || async move {
+                    if started_before {
+                        return Ok(Json(ToolResultMessage::error(
+                            &call.id,
+                            outcome_unknown(call),
+                        )));
+                    }
+                    Ok(Json(run.await))
+                })
+                .name(format!("tool call {} ({})", call.id, call.name))
+                .await;
+            match recorded {
+                Ok(Json(result)) => result,
+                Err(terminal) => ToolResultMessage::error(&call.id, terminal.message()),
+            }
+        })
+    }
+}
+
+/// What the model reads for a call a crash cut off, which is not run again.
+fn outcome_unknown(call: &ToolCall) -> String {
+    format!(
+        "The outcome of this call of `{}` is unknown: the service stopped while it ran. It was not \
+         run again, so that its effect cannot happen twice; check whether it took effect before \
+         calling it again.",
+        call.name
+    )
+}

@@ -1,0 +1,72 @@
+//! Durable runs on [Restate](https://restate.dev): a run survives a crash of its process without
+//! calling the model again for a step it already made, or running a tool call again that already
+//! finished.
+//!
+//! [`DurableAgent`] serves an ordinary [`Agent`](crate::Agent) as a Restate *workflow*, bound to a
+//! `restate_sdk` endpoint next to any other services. Each run is one workflow instance, keyed by
+//! the run id the client picks; through Restate's ingress:
+//!
+//! | request | what it does |
+//! |---|---|
+//! | `POST /{name}/{run_id}/run` `{"input": "..."}` | runs the agent and answers with a [`DurableOutput`] (add `/send` to only start it) |
+//! | `GET /restate/workflow/{name}/{run_id}/attach` | waits for that run's output (`/output` peeks) |
+//! | `POST /{name}/{run_id}/pending` | the calls the run waits on ([`Pending`]) |
+//! | `POST /{name}/{run_id}/decide` `{"call_id": "...", "decision": "approve"}` | settles a waiting call ([`DecisionRequest`]) |
+//!
+//! **One run per id.** A workflow's `run` handler runs once per key: a client that retries its
+//! request (a timeout, a lost connection) with the same run id gets the same run, never a second
+//! one. Restate's `idempotency-key` header works as well.
+//!
+//! **Journaled steps.** Each model call and each tool call is a `run` step of the invocation: the
+//! Restate server records its result before the loop goes on. When the process dies, Restate
+//! invokes the workflow again (on a restart, or on another instance of the service) and the loop
+//! runs again from the start, getting each recorded reply and result back instead of making the
+//! call, until it reaches the first step that was not recorded and carries on from there. A model
+//! call that fails with a retryable error (rate limit, overload, 5xx, timeout) after the adapter's
+//! own retries is tried again by Restate, with the workflow's retry policy; any other model error
+//! is recorded and ends the run.
+//!
+//! **Approvals.** A call that waits (an approver that answers [`Approval::Defer`](crate::Approval),
+//! as [`Agent::defer_approvals`](crate::Agent::defer_approvals) does, or an
+//! [`ExternalTool`](crate::ExternalTool)) waits on a durable promise: the invocation suspends, no
+//! process holds it, and the `decide` request, whenever it comes and whichever instance serves it,
+//! resumes the run.
+//!
+//! # Determinism: what a durable run asks of the code around it
+//!
+//! A replay must make the same calls in the same order as the first run, or Restate reports a
+//! journal mismatch. So:
+//! - **Tools do their side effects inside their call.** A call is one step; anything a tool does
+//!   is covered by it. What hooks, approvers and the context factory do runs again on every
+//!   replay, outside any step: keep them free of side effects and decide from their inputs only
+//!   (no clock, no randomness, no reads of data that changes). An approver that needs a person
+//!   defers. Hooks see replayed steps again (`on_model_response`, `on_tool_result`).
+//! - **The calls of a step run one after another**, in the order the model made them, so that the
+//!   journal's order is the same on every replay.
+//! - **No wall-clock time limit** ([`Limits::time_limit`](crate::Limits)) applies: a replay would
+//!   reach it at another point. Restate's own inactivity and abort timeouts bound a run's
+//!   attempts ([`DurableAgent::options`]).
+//! - **Nothing is streamed**: a replayed step has no deltas to send.
+//!
+//! # Exactly once, and what a crash in the middle of a tool call does
+//!
+//! A finished tool call is never run again. A call that is cut off *while it runs* has no
+//! recorded result, and what happens then depends on the tool:
+//! - A tool marked safe to repeat, [`read_only`](crate::ToolAnnotations::read_only) or
+//!   [`idempotent`](crate::ToolAnnotations::idempotent) (`#[tool(read_only)]`,
+//!   `#[tool(idempotent)]`), simply runs again.
+//! - Any other tool runs **at most once**: before it runs, the run records that it started; a
+//!   replay that finds that record but no result does not run it again, and answers the model that
+//!   the outcome is unknown and must be checked. With no crash mid-call, that is exactly once.
+//!
+//! To make a side effect in another system happen exactly once even then, give that system an
+//! idempotency key that is the same on every replay: the run id (handed to
+//! [`DurableAgent::with_context`]'s factory) with the call's id (stable, since the model's reply
+//! that made the call is itself recorded), then mark the tool `idempotent`.
+
+mod journal;
+mod service;
+mod wire;
+
+pub use service::DurableAgent;
+pub use wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};

@@ -1,0 +1,318 @@
+//! The durable agent as a Restate workflow: its handlers (`run`, `decide`, `pending`), how Restate
+//! reaches them, and what Restate is told about them.
+
+use std::fmt;
+use std::sync::Arc;
+
+use restate_sdk::discovery;
+use restate_sdk::endpoint::{self, ContextInternal, ServiceOptions};
+use restate_sdk::errors::{HandlerError, HandlerResult, TerminalError};
+use restate_sdk::serde::Json;
+use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
+use restate_sdk::service::{IntoServiceDefinition, Service, ServiceDefinition};
+
+use super::journal::RestateJournal;
+use super::wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};
+use crate::agent::Agent;
+use crate::run::{Decision, RunError, RunPlan, drive};
+
+/// The workflow state key under which a paused run lists its waiting calls.
+const PENDING: &str = "pending";
+
+/// Makes the context of each run from the run's id.
+type MakeContext<S> = Arc<dyn Fn(&str) -> S + Send + Sync>;
+
+/// An [`Agent`] served as a Restate workflow, so that its runs are durable: each model call and
+/// each tool call is a journaled step, and a run whose process dies goes on where it was when
+/// Restate replays it (on a restart, or on another instance), without calling the model or a
+/// tool again for the steps already done. See the [module](super) for the handlers and the rules a
+/// durable run follows.
+///
+/// ```no_run
+/// use std::sync::Arc;
+///
+/// use agent_core::restate::DurableAgent;
+/// use agent_core::testing::ScriptedModel;
+/// use agent_core::{AssistantMessage, agent};
+/// use restate_sdk::prelude::{Endpoint, HttpServer};
+///
+/// # async fn serve() {
+/// let model = ScriptedModel::new([AssistantMessage::text("Hello!")]);
+/// let agent = Arc::new(agent!(model).defer_approvals());
+/// let endpoint = Endpoint::builder()
+///     .bind(DurableAgent::new("Assistant", agent))
+///     .build();
+/// HttpServer::new(endpoint)
+///     .listen_and_serve("127.0.0.1:9080".parse().unwrap())
+///     .await;
+/// # }
+/// ```
+pub struct DurableAgent<S = ()> {
+    name: String,
+    agent: Arc<Agent<S>>,
+    make_context: MakeContext<S>,
+    options: Option<ServiceOptions>,
+}
+
+impl DurableAgent<()> {
+    /// Serves `agent` as the Restate workflow `name` (the first segment of its ingress URLs).
+    ///
+    /// # Panics
+    ///
+    /// When binding it to an endpoint, if `name` is not a valid Restate service name (letters,
+    /// digits and `_`, not starting with a digit).
+    pub fn new(name: impl Into<String>, agent: Arc<Agent<()>>) -> Self {
+        DurableAgent::with_context(name, agent, |_| ())
+    }
+}
+
+impl<S: Send + Sync + 'static> DurableAgent<S> {
+    /// Serves an agent whose tools take a context, made for each run from the run's id (the
+    /// workflow key). The id is the same on every replay of the run, so a tool can build stable
+    /// idempotency keys for the systems it calls from it.
+    pub fn with_context(
+        name: impl Into<String>,
+        agent: Arc<Agent<S>>,
+        make_context: impl Fn(&str) -> S + Send + Sync + 'static,
+    ) -> Self {
+        DurableAgent {
+            name: name.into(),
+            agent,
+            make_context: Arc::new(make_context),
+            options: None,
+        }
+    }
+
+    /// Restate's options for the workflow: timeouts, retention, and the retry policy Restate
+    /// applies to the run when a step fails or its process dies.
+    pub fn options(mut self, options: ServiceOptions) -> Self {
+        self.options = Some(options);
+        self
+    }
+}
+
+impl<S> fmt::Debug for DurableAgent<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DurableAgent")
+            .field("name", &self.name)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Send + Sync + 'static> IntoServiceDefinition for DurableAgent<S> {
+    fn into_service_definition(self) -> ServiceDefinition {
+        let discovery = workflow(&self.name);
+        let dispatcher = Handlers {
+            agent: self.agent,
+            make_context: self.make_context,
+        };
+        let definition = service_definition(dispatcher, discovery);
+        match self.options {
+            Some(options) => definition.options(options),
+            None => definition,
+        }
+    }
+}
+
+/// What Restate reaches: the three handlers of one durable agent.
+struct Handlers<S> {
+    agent: Arc<Agent<S>>,
+    make_context: MakeContext<S>,
+}
+
+impl<S: Send + Sync + 'static> Service for Handlers<S> {
+    type Future = ServiceBoxFuture;
+
+    fn handle(&self, restate: ContextInternal) -> Self::Future {
+        let agent = Arc::clone(&self.agent);
+        let make_context = Arc::clone(&self.make_context);
+        Box::pin(async move {
+            match restate.handler_name() {
+                "run" => {
+                    let (Json(request), metadata) = restate.input::<Json<DurableRequest>>().await;
+                    let context = make_context(&metadata.key);
+                    let outcome = run(&restate, &agent, &context, request).await;
+                    restate.handle_handler_result(outcome);
+                }
+                "decide" => {
+                    let (Json(request), _) = restate.input::<Json<DecisionRequest>>().await;
+                    let outcome = decide(&restate, request).await;
+                    restate.handle_handler_result(outcome);
+                }
+                "pending" => {
+                    let ((), _) = restate.input::<()>().await;
+                    let outcome = pending(&restate).await;
+                    restate.handle_handler_result(outcome);
+                }
+                _ => {
+                    return Err(endpoint::Error::unknown_handler(
+                        restate.service_name(),
+                        restate.handler_name(),
+                    ));
+                }
+            }
+            restate.end();
+            Ok(())
+        })
+    }
+}
+
+/// The workflow's `run` handler: one run, from its input to its end, waiting on a durable promise
+/// for each call that waits for a person or the caller.
+async fn run<S: Send + Sync + 'static>(
+    restate: &ContextInternal,
+    agent: &Agent<S>,
+    context: &S,
+    request: DurableRequest,
+) -> HandlerResult<Json<DurableOutput>> {
+    let journal = RestateJournal { context: restate };
+    let messages = request.into_messages(agent.system_prompt());
+    let plan = RunPlan {
+        journal: Some(&journal),
+        ..RunPlan::new(context)
+    };
+    let no_cancel: Option<std::future::Pending<()>> = None;
+    let mut outcome = drive(agent, plan, messages, no_cancel, None).await;
+    loop {
+        let output = outcome.map_err(failed)?;
+        let Some(paused) = output.paused else {
+            return Ok(Json(DurableOutput::from(output)));
+        };
+        let calls = paused.pending().to_vec();
+        restate.set(PENDING, Json(Pending { calls }));
+        let mut decisions = Vec::with_capacity(paused.pending().len());
+        for pending in paused.pending() {
+            let id = &pending.call.id;
+            let Json(decision) = restate.promise::<Json<Decision>>(&promise_name(id)).await?;
+            decisions.push((id.clone(), decision));
+        }
+        restate.clear(PENDING);
+        outcome = agent
+            .resume_paused_with(context, paused, decisions)
+            .journaled(&journal)
+            .await;
+    }
+}
+
+/// The shared `decide` handler: settles one waiting call. A call that does not wait, or a decision
+/// of the wrong kind for it, is refused (400), and a second decision on a call (409).
+async fn decide(restate: &ContextInternal, request: DecisionRequest) -> HandlerResult<()> {
+    let Pending { calls } = restate
+        .get::<Json<Pending>>(PENDING)
+        .await?
+        .map(|Json(pending)| pending)
+        .unwrap_or_default();
+    let Some(pending) = calls
+        .iter()
+        .find(|pending| pending.call.id == request.call_id)
+    else {
+        let waiting: Vec<&str> = calls
+            .iter()
+            .map(|pending| pending.call.id.as_str())
+            .collect();
+        let message = format!(
+            "no call `{}` waits for a decision in this run (waiting: {waiting:?})",
+            request.call_id
+        );
+        return Err(TerminalError::new_with_code(400, message).into());
+    };
+    pending
+        .check(&request.decision)
+        .map_err(|error| TerminalError::new_with_code(400, error.to_string()))?;
+    let name = promise_name(&request.call_id);
+    if restate
+        .peek_promise::<Json<Decision>>(&name)
+        .await?
+        .is_some()
+    {
+        let message = format!("the call `{}` is already decided", request.call_id);
+        return Err(TerminalError::new_with_code(409, message).into());
+    }
+    restate.resolve_promise(&name, Json(request.decision));
+    Ok(())
+}
+
+/// The shared `pending` handler: the calls the run waits on now.
+async fn pending(restate: &ContextInternal) -> HandlerResult<Json<Pending>> {
+    let pending = restate.get::<Json<Pending>>(PENDING).await?;
+    Ok(pending.unwrap_or_default())
+}
+
+/// The durable promise a waiting call's decision arrives on.
+fn promise_name(call_id: &str) -> String {
+    format!("decision/{call_id}")
+}
+
+/// A run that failed ends its workflow with a terminal error (Restate does not retry it): the
+/// same failure would come back. The error's text says which step failed and why.
+fn failed(error: RunError) -> HandlerError {
+    TerminalError::new_with_code(500, error.to_string()).into()
+}
+
+/// What Restate's discovery learns: a workflow named `name` with its three handlers.
+fn workflow(name: &str) -> discovery::Service {
+    let json = || Some(discovery::OutputPayload::from_metadata::<Json<()>>());
+    let handler = |name: &str, ty, input, output, documentation: &str| discovery::Handler {
+        name: discovery::HandlerName::try_from(name.to_owned()).expect("a valid handler name"),
+        input: Some(input),
+        output,
+        ty: Some(ty),
+        documentation: Some(documentation.to_owned()),
+        metadata: Default::default(),
+        abort_timeout: None,
+        inactivity_timeout: None,
+        journal_retention: None,
+        idempotency_retention: None,
+        workflow_completion_retention: None,
+        enable_lazy_state: None,
+        ingress_private: None,
+        retry_policy_initial_interval: None,
+        retry_policy_max_interval: None,
+        retry_policy_max_attempts: None,
+        retry_policy_exponentiation_factor: None,
+        retry_policy_on_max_attempts: None,
+    };
+    let json_input = || discovery::InputPayload::from_metadata::<Json<()>>();
+    discovery::Service {
+        ty: discovery::ServiceType::Workflow,
+        name: discovery::ServiceName::try_from(name.to_owned())
+            .unwrap_or_else(|error| panic!("`{name}` is not a Restate service name: {error}")),
+        handlers: vec![
+            handler(
+                "run",
+                discovery::HandlerType::Workflow,
+                json_input(),
+                json(),
+                "Runs the agent once for this workflow id: {\"input\": \"...\"}.",
+            ),
+            handler(
+                "decide",
+                discovery::HandlerType::Shared,
+                json_input(),
+                Some(discovery::OutputPayload::empty()),
+                "Decides a waiting call: {\"call_id\": \"...\", \"decision\": \"approve\"}.",
+            ),
+            handler(
+                "pending",
+                discovery::HandlerType::Shared,
+                discovery::InputPayload::empty(),
+                json(),
+                "The calls the run waits on.",
+            ),
+        ],
+        documentation: Some("An agent-core agent whose runs are durable.".to_owned()),
+        metadata: Default::default(),
+        abort_timeout: None,
+        inactivity_timeout: None,
+        journal_retention: None,
+        idempotency_retention: None,
+        enable_lazy_state: None,
+        ingress_private: None,
+        retry_policy_initial_interval: None,
+        retry_policy_max_interval: None,
+        retry_policy_max_attempts: None,
+        retry_policy_exponentiation_factor: None,
+        retry_policy_on_max_attempts: None,
+    }
+}

@@ -1,0 +1,118 @@
+//! What the durable agent's handlers take and give, as JSON through Restate's ingress.
+
+use serde::{Deserialize, Serialize};
+
+use crate::content::Part;
+use crate::message::{Message, Usage};
+use crate::run::{Decision, PendingCall, RunOutput, StopReason};
+
+/// The body of a `run` request: a new conversation's input, or a whole conversation to go on with.
+///
+/// ```json
+/// {"input": "What is the weather in Paris?"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum DurableRequest {
+    /// A new conversation: the agent's system prompt, then this user message.
+    Input {
+        /// The user's message.
+        input: String,
+        /// Images, documents or audio sent with it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<Part>,
+    },
+    /// A conversation so far (with its system prompt), ending with the message to answer.
+    Messages {
+        /// The conversation.
+        messages: Vec<Message>,
+    },
+}
+
+impl DurableRequest {
+    /// A new conversation on `input`.
+    pub fn input(input: impl Into<String>) -> Self {
+        DurableRequest::Input {
+            input: input.into(),
+            parts: Vec::new(),
+        }
+    }
+
+    /// The conversation the run starts from.
+    pub(super) fn into_messages(self, system_prompt: &str) -> Vec<Message> {
+        match self {
+            DurableRequest::Input { input, parts } => vec![
+                Message::system(system_prompt),
+                Message::User {
+                    content: input,
+                    parts,
+                },
+            ],
+            DurableRequest::Messages { messages } => messages,
+        }
+    }
+}
+
+/// What a finished durable run returns: its answer, why it ended, and the whole conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct DurableOutput {
+    /// The model's final answer, or the note saying why the run stopped before one.
+    pub text: String,
+    /// Why the run ended.
+    pub stop_reason: StopReason,
+    /// How many model calls the run made.
+    pub steps: usize,
+    /// Tokens used over the whole run.
+    pub usage: Usage,
+    /// The whole conversation.
+    pub messages: Vec<Message>,
+}
+
+impl From<RunOutput> for DurableOutput {
+    fn from(output: RunOutput) -> Self {
+        DurableOutput {
+            text: output.text,
+            stop_reason: output.stop_reason,
+            steps: output.steps,
+            usage: output.usage,
+            messages: output.messages,
+        }
+    }
+}
+
+/// The body of a `decide` request: the decision on one waiting call.
+///
+/// ```json
+/// {"call_id": "call_1", "decision": "approve"}
+/// {"call_id": "call_1", "decision": "deny", "reason": "not today"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct DecisionRequest {
+    /// The id of the waiting call.
+    pub call_id: String,
+    /// What to do with it.
+    #[serde(flatten)]
+    pub decision: Decision,
+}
+
+impl DecisionRequest {
+    /// The decision on the call `call_id`.
+    pub fn new(call_id: impl Into<String>, decision: Decision) -> Self {
+        DecisionRequest {
+            call_id: call_id.into(),
+            decision,
+        }
+    }
+}
+
+/// The calls a durable run waits on (what the `pending` handler returns): empty when it waits on
+/// nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Pending {
+    /// The waiting calls, in the order the model made them.
+    pub calls: Vec<PendingCall>,
+}

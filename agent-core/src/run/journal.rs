@@ -1,0 +1,32 @@
+//! Where a run's model calls and tool calls go through when something outside the process must
+//! remember them: a durable-execution engine journals each one, so a run replayed after a crash
+//! gets the recorded replies and results back instead of calling the model or the tool again.
+
+use crate::message::{ToolCall, ToolResultMessage};
+use crate::model::{ChatResponse, ModelError};
+use crate::tool::{BoxFuture, ToolDef};
+
+/// Records each model call and each tool call of a run as one step, and hands recorded ones back
+/// on replay. Implemented by the durable runners (`restate`); a plain run has none and pays one
+/// branch per call.
+///
+/// A journaled run must make the same calls in the same order each time it is replayed: the loop
+/// then runs a step's tool calls one after another (never at once) and applies no wall-clock time
+/// limit, whose firing would differ between the first run and its replay.
+pub(crate) trait Journal: Send + Sync {
+    /// Makes the model call of `step` (or gives back its recorded reply).
+    fn model_call<'a>(
+        &'a self,
+        step: usize,
+        call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>>;
+
+    /// Runs a tool call (or gives back its recorded result). `definition` is the tool's, when the
+    /// agent has it: its annotations say whether running it twice would be harmless.
+    fn tool_call<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        definition: Option<&'a ToolDef>,
+        run: BoxFuture<'a, ToolResultMessage>,
+    ) -> BoxFuture<'a, ToolResultMessage>;
+}

@@ -1,0 +1,577 @@
+//! Durable runs on a real Restate server (the binary of the pinned npm package
+//! `@restatedev/restate-server`, installed by `npm ci --ignore-scripts --prefix tests/restate`).
+//!
+//! The test binary plays three parts: the tests; the Restate server's peer, the service process
+//! (this same binary started again with `DURABLE_SERVICE_PORT` set), which the tests kill with
+//! SIGKILL and start again; and the model, a loopback OpenAI-compatible server that counts the
+//! calls it gets. restate-server looks up api.github.com at every start, so everything runs in a
+//! private network namespace with nothing but loopback (`unshare -n`, as root). Without the binary
+//! or a namespace the tests are reported ignored; in CI they fail.
+
+use std::path::{Path, PathBuf};
+use std::process::{ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_core::providers::OpenAi;
+use agent_core::restate::DurableAgent;
+use agent_core::{Hooks, Message, agent, tool};
+use restate_sdk::prelude::{Endpoint, HttpServer, ServiceOptions};
+use serde_json::{Value, json};
+use tests::http::{json_reply, received, serve_in_order};
+use tests::peers::{Peer, Test};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use wiremock::MockServer;
+
+/// Set in the process inside the private network namespace.
+const IN_NAMESPACE: &str = "AGENT_CORE_RESTATE_NETNS";
+/// Set in the service process: the loopback port its endpoint listens on.
+const SERVICE_PORT: &str = "DURABLE_SERVICE_PORT";
+/// The service's model server and the folder of its tools' counters.
+const MODEL_URL: &str = "DURABLE_MODEL_URL";
+const COUNTERS: &str = "DURABLE_COUNTERS";
+/// Set in the service process that is to stop before the model call of this step, and wait there
+/// to be killed.
+const STOP_AT_STEP: &str = "DURABLE_STOP_AT_STEP";
+
+/// The workflow's name: the first segment of its ingress URLs.
+const SERVICE: &str = "Assistant";
+
+static RESTATE: Peer = Peer {
+    name: "restate-server in a private network namespace",
+    why: "These tests run durable agents on a real Restate server, isolated from any network",
+    enable: "install Node.js and run `npm ci --ignore-scripts --prefix tests/restate`, as root \
+             (the tests enter a network namespace of their own with `unshare -n`)",
+    detect: detect_restate,
+};
+
+/// The server binary the npm package ships for this platform.
+fn restate_binary() -> Option<PathBuf> {
+    let packages =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("restate/node_modules/@restatedev");
+    let entries = std::fs::read_dir(packages).ok()?;
+    entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().join("bin/restate-server"))
+        .find(|binary| binary.is_file())
+}
+
+fn detect_restate() -> Result<(), String> {
+    if restate_binary().is_none() {
+        return Err("@restatedev/restate-server is not installed in tests/restate".to_owned());
+    }
+    if !tests::netns::inside(IN_NAMESPACE) {
+        return Err("no private network namespace (`unshare -n` needs root)".to_owned());
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service process.
+
+/// Adds one to the counter `name` (a file), as a side effect that must not happen twice.
+#[tool]
+fn bump(name: String) -> String {
+    let value = add_one(&format!("bump-{name}"));
+    format!("{name} is now {value}")
+}
+
+/// Sends an email to `to`.
+#[tool(requires_approval)]
+fn send_email(to: String) -> String {
+    add_one(&format!("email-{to}"));
+    format!("sent to {to}")
+}
+
+/// Adds one to the counter file `name` in the counters folder; the new value.
+fn add_one(name: &str) -> u32 {
+    let path = Path::new(&std::env::var(COUNTERS).expect("the counters folder")).join(name);
+    let value = std::fs::read_to_string(&path)
+        .map(|text| text.trim().parse::<u32>().expect("a counter"))
+        .unwrap_or(0)
+        + 1;
+    std::fs::write(&path, value.to_string()).expect("the counter is written");
+    value
+}
+
+/// Stops the process before the model call of one step: says so on stdout, then waits to be
+/// killed. The test's deterministic trigger: the step before it is over and journaled.
+struct StopBeforeStep(usize);
+
+impl Hooks for StopBeforeStep {
+    fn on_model_request(&self, _context: &(), step: usize, _messages: &[Message]) {
+        if step == self.0 {
+            println!("before model call {step}");
+            loop {
+                std::thread::park();
+            }
+        }
+    }
+}
+
+/// The service process: the durable agent on a Restate endpoint.
+fn serve(port: u16) -> ExitCode {
+    let model = OpenAi::new("gpt-test")
+        .base_url(&std::env::var(MODEL_URL).expect("the model's URL"))
+        .api_key("test-key");
+    let mut agent = agent!(model, bump, send_email).defer_approvals();
+    if let Some(step) = std::env::var(STOP_AT_STEP)
+        .ok()
+        .and_then(|step| step.parse().ok())
+    {
+        agent = agent.hook(StopBeforeStep(step));
+    }
+    // Quick retries: a killed service is back within a second.
+    let options = ServiceOptions::new()
+        .retry_policy_initial_interval(Duration::from_millis(100))
+        .retry_policy_max_interval(Duration::from_millis(500));
+    let endpoint = Endpoint::builder()
+        .bind(DurableAgent::new(SERVICE, Arc::new(agent)).options(options))
+        .build();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(async move {
+            let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+                .await
+                .expect("the service port is free");
+            println!("listening");
+            HttpServer::new(endpoint).serve(listener).await;
+        });
+    ExitCode::SUCCESS
+}
+
+// ---------------------------------------------------------------------------------------------
+// The test side: a Restate server, the service process, the model.
+
+fn free_port() -> u16 {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    probe.local_addr().expect("its address").port()
+}
+
+/// A Restate server on loopback ports, with a fresh data folder.
+struct Restate {
+    child: Child,
+    folder: PathBuf,
+    admin: String,
+    ingress: String,
+    http: reqwest::Client,
+}
+
+impl Restate {
+    async fn start() -> Restate {
+        let folder = std::env::temp_dir().join(format!(
+            "agent-core-restate-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&folder).expect("a data folder");
+        let (admin_port, ingress_port) = (free_port(), free_port());
+        let log = std::fs::File::create(folder.join("restate.log")).expect("a log file");
+        let child = Command::new(restate_binary().expect("restate-server"))
+            .arg("--no-logo")
+            .env("RESTATE_BASE_DIR", folder.join("data"))
+            .env("RESTATE_NODE_NAME", "test-node")
+            .env("RESTATE_LISTEN_MODE", "tcp")
+            .env("RESTATE_BIND_IP", "127.0.0.1")
+            .env("RESTATE_ADVERTISED_HOST", "127.0.0.1")
+            .env("RESTATE_BIND_PORT", free_port().to_string())
+            .env("RESTATE_ADMIN__BIND_PORT", admin_port.to_string())
+            .env("RESTATE_INGRESS__BIND_PORT", ingress_port.to_string())
+            .env("RESTATE_DISABLE_TELEMETRY", "true")
+            .env("RESTATE_ADMIN__DISABLE_WEB_UI", "true")
+            .stdout(log.try_clone().expect("the log file"))
+            .stderr(log)
+            .kill_on_drop(true)
+            .spawn()
+            .expect("restate-server starts");
+        let restate = Restate {
+            child,
+            folder,
+            admin: format!("http://127.0.0.1:{admin_port}"),
+            ingress: format!("http://127.0.0.1:{ingress_port}"),
+            http: reqwest::Client::new(),
+        };
+        let ready = [
+            format!("{}/health", restate.admin),
+            format!("{}/restate/health", restate.ingress),
+        ];
+        for url in ready {
+            restate.wait_for(&url).await;
+        }
+        restate
+    }
+
+    async fn wait_for(&self, url: &str) {
+        let started = Instant::now();
+        loop {
+            if let Ok(response) = self.http.get(url).send().await
+                && response.status().is_success()
+            {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "restate-server never answered {url}; its log: {}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.folder.join("restate.log")).unwrap_or_default()
+    }
+
+    /// Registers the service endpoint at `port` (Restate asks it what it serves).
+    async fn register(&self, port: u16) {
+        let response = self
+            .http
+            .post(format!("{}/deployments", self.admin))
+            .json(&json!({ "uri": format!("http://127.0.0.1:{port}") }))
+            .send()
+            .await
+            .expect("the admin API answers");
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        assert!(
+            status.is_success(),
+            "registration failed ({status}): {body}"
+        );
+    }
+
+    /// A request to the run `run_id` through the ingress; its status and JSON body.
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut request = self
+            .http
+            .request(method, format!("{}/{path}", self.ingress));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request
+            .timeout(Duration::from_secs(120))
+            .send()
+            .await
+            .expect("the ingress answers");
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap_or_default();
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (status, body)
+    }
+
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    /// The run's output, once it has one.
+    async fn attach(&self, run_id: &str) -> Value {
+        let path = format!("restate/workflow/{SERVICE}/{run_id}/attach");
+        let (status, body) = self.call(reqwest::Method::GET, &path, None).await;
+        assert_eq!(
+            status,
+            200,
+            "the run failed: {body}; restate's log: {}",
+            self.log()
+        );
+        body
+    }
+}
+
+impl Drop for Restate {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+        let _ = std::fs::remove_dir_all(&self.folder);
+    }
+}
+
+/// The service process, with the lines it prints.
+struct Service {
+    child: Child,
+    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+}
+
+impl Service {
+    async fn start(port: u16, model: &str, counters: &Path, stop_at_step: Option<usize>) -> Self {
+        let mut command = Command::new(std::env::current_exe().expect("this binary"));
+        command
+            .env(SERVICE_PORT, port.to_string())
+            .env(MODEL_URL, model)
+            .env(COUNTERS, counters)
+            .env_remove(STOP_AT_STEP)
+            .stdout(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(step) = stop_at_step {
+            command.env(STOP_AT_STEP, step.to_string());
+        }
+        let mut child = command.spawn().expect("the service starts");
+        let stdout = child.stdout.take().expect("its stdout");
+        let mut service = Service {
+            child,
+            lines: BufReader::new(stdout).lines(),
+        };
+        service.expect_line("listening").await;
+        service
+    }
+
+    async fn expect_line(&mut self, expected: &str) {
+        let line = tokio::time::timeout(Duration::from_secs(60), self.lines.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("the service never said {expected:?}"))
+            .expect("its stdout is readable");
+        assert_eq!(line.as_deref(), Some(expected));
+    }
+
+    /// SIGKILL: no shutdown, no goodbye to the Restate server.
+    async fn kill(mut self) {
+        self.child.kill().await.expect("the service is killed");
+    }
+}
+
+/// An OpenAI Chat Completions reply calling `name` with `arguments`.
+fn tool_call_reply(index: usize, name: &str, arguments: &Value) -> wiremock::ResponseTemplate {
+    json_reply(
+        200,
+        &json!({
+            "id": format!("chatcmpl-{index}"),
+            "object": "chat.completion",
+            "model": "gpt-test",
+            "choices": [{
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": null,
+                    "tool_calls": [{
+                        "id": format!("call_{index}"),
+                        "type": "function",
+                        "function": { "name": name, "arguments": arguments.to_string() }
+                    }]
+                }
+            }],
+            "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 }
+        })
+        .to_string(),
+    )
+}
+
+/// An OpenAI Chat Completions reply answering `text`.
+fn answer_reply(text: &str) -> wiremock::ResponseTemplate {
+    json_reply(
+        200,
+        &json!({
+            "id": "chatcmpl-final",
+            "object": "chat.completion",
+            "model": "gpt-test",
+            "choices": [{
+                "index": 0,
+                "finish_reason": "stop",
+                "message": { "role": "assistant", "content": text }
+            }],
+            "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 }
+        })
+        .to_string(),
+    )
+}
+
+fn counter(counters: &Path, name: &str) -> Option<String> {
+    std::fs::read_to_string(counters.join(name)).ok()
+}
+
+/// A fresh counters folder.
+fn counters_folder(name: &str) -> PathBuf {
+    let folder =
+        std::env::temp_dir().join(format!("agent-core-durable-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a counters folder");
+    folder
+}
+
+async fn model_calls(model: &MockServer) -> usize {
+    received(model).await.len()
+}
+
+/// A 5-step run whose service is killed right after step 2's tool call: restarted, it finishes,
+/// and no model call or tool call was made twice. A client that sends the same run again gets the
+/// same run.
+async fn a_killed_run_goes_on_without_repeating_a_step() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "bump", &json!({ "name": "a" })),
+        tool_call_reply(2, "bump", &json!({ "name": "b" })),
+        tool_call_reply(3, "bump", &json!({ "name": "c" })),
+        tool_call_reply(4, "bump", &json!({ "name": "d" })),
+        answer_reply("Bumped a, b, c and d."),
+    ])
+    .await;
+    let counters = counters_folder("crash");
+    let port = free_port();
+    let mut service = Service::start(port, &model.uri(), &counters, Some(3)).await;
+    restate.register(port).await;
+
+    let start = json!({ "input": "Bump a, b, c and d, one at a time." });
+    let (status, started) = restate
+        .post(&format!("{SERVICE}/run-1/run/send"), start.clone())
+        .await;
+    assert_eq!(
+        (status, &started["status"]),
+        (202, &json!("Accepted")),
+        "{started}"
+    );
+
+    // Step 2's tool call is journaled and the service is about to make model call 3: kill it.
+    service.expect_line("before model call 3").await;
+    assert_eq!(model_calls(&model).await, 2);
+    assert_eq!(counter(&counters, "bump-b").as_deref(), Some("1"));
+    assert_eq!(counter(&counters, "bump-c"), None);
+    service.kill().await;
+
+    // The client retries its request: the same run, not a second one.
+    let (status, again) = restate
+        .post(&format!("{SERVICE}/run-1/run/send"), start)
+        .await;
+    assert_eq!(
+        (status, &again["status"]),
+        (202, &json!("PreviouslyAccepted")),
+        "{again}"
+    );
+    assert_eq!(again["invocationId"], started["invocationId"], "{again}");
+
+    let _service = Service::start(port, &model.uri(), &counters, None).await;
+    let output = restate.attach("run-1").await;
+    assert_eq!(output["text"], "Bumped a, b, c and d.", "{output}");
+    assert_eq!(output["stop_reason"], json!({ "stop": "finished" }));
+    assert_eq!(output["steps"], 5);
+    let results: Vec<&str> = output["messages"]
+        .as_array()
+        .expect("the messages")
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .filter_map(|message| message["content"].as_str())
+        .collect();
+    assert_eq!(
+        results,
+        ["a is now 1", "b is now 1", "c is now 1", "d is now 1"]
+    );
+
+    assert_eq!(model_calls(&model).await, 5, "every model call made once");
+    for name in ["a", "b", "c", "d"] {
+        assert_eq!(
+            counter(&counters, &format!("bump-{name}")).as_deref(),
+            Some("1"),
+            "the side effect of bump({name}) happened once"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&counters);
+}
+
+/// A run waits on an approval; its service is restarted meanwhile; the approval sent through the
+/// ingress resumes it on the new process, which runs the approved call once and finishes.
+async fn an_approval_resumes_a_run_after_a_restart() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "send_email", &json!({ "to": "ada" })),
+        answer_reply("The email to Ada is sent."),
+    ])
+    .await;
+    let counters = counters_folder("approval");
+    let port = free_port();
+    let service = Service::start(port, &model.uri(), &counters, None).await;
+    restate.register(port).await;
+
+    let (status, body) = restate
+        .post(
+            &format!("{SERVICE}/run-2/run/send"),
+            json!({ "input": "Email Ada." }),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+
+    // Wait until the run waits on the approval.
+    let started = Instant::now();
+    let pending = loop {
+        let (status, pending) = restate
+            .call(
+                reqwest::Method::POST,
+                &format!("{SERVICE}/run-2/pending"),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{pending}");
+        if pending["calls"]
+            .as_array()
+            .is_some_and(|calls| !calls.is_empty())
+        {
+            break pending;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "never waited: {pending}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(pending["calls"][0]["call"]["id"], "call_1", "{pending}");
+    assert_eq!(pending["calls"][0]["waits_for"], "approval", "{pending}");
+    assert_eq!(
+        counter(&counters, "email-ada"),
+        None,
+        "nothing sent before approval"
+    );
+
+    service.kill().await;
+    let _service = Service::start(port, &model.uri(), &counters, None).await;
+
+    // A decision on a call that does not wait is refused; then the approval.
+    let (status, refused) = restate
+        .post(
+            &format!("{SERVICE}/run-2/decide"),
+            json!({ "call_id": "call_9", "decision": "approve" }),
+        )
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    let (status, body) = restate
+        .post(
+            &format!("{SERVICE}/run-2/decide"),
+            json!({ "call_id": "call_1", "decision": "approve" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    let output = restate.attach("run-2").await;
+    assert_eq!(output["text"], "The email to Ada is sent.", "{output}");
+    let messages = output["messages"].as_array().expect("the messages");
+    let result = messages
+        .iter()
+        .find(|message| message["role"] == "tool")
+        .expect("the call's result");
+    assert_eq!(result["content"], "sent to ada");
+    assert_eq!(counter(&counters, "email-ada").as_deref(), Some("1"));
+    assert_eq!(model_calls(&model).await, 2);
+    let _ = std::fs::remove_dir_all(&counters);
+}
+
+fn main() -> ExitCode {
+    if let Some(port) = std::env::var(SERVICE_PORT)
+        .ok()
+        .and_then(|port| port.parse().ok())
+    {
+        return serve(port);
+    }
+    if let Some(code) = tests::netns::rerun_inside(IN_NAMESPACE) {
+        return code;
+    }
+    tests::peers::main([
+        Test::tokio(
+            "a_killed_run_goes_on_without_repeating_a_step",
+            a_killed_run_goes_on_without_repeating_a_step,
+        )
+        .needs(&RESTATE),
+        Test::tokio(
+            "an_approval_resumes_a_run_after_a_restart",
+            an_approval_resumes_a_run_after_a_restart,
+        )
+        .needs(&RESTATE),
+    ])
+}
