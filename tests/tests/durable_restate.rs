@@ -31,9 +31,9 @@ const SERVICE_PORT: &str = "DURABLE_SERVICE_PORT";
 /// The service's model server and the folder of its tools' counters.
 const MODEL_URL: &str = "DURABLE_MODEL_URL";
 const COUNTERS: &str = "DURABLE_COUNTERS";
-/// Set in the service process that is to stop before the model call of this step, and wait there
-/// to be killed.
-const STOP_AT_STEP: &str = "DURABLE_STOP_AT_STEP";
+/// Set in a service process that is to stop at this point ("before model call 3", "in charge 500")
+/// and wait there to be killed.
+const STOP_AT: &str = "DURABLE_STOP_AT";
 
 /// The workflow's name: the first segment of its ingress URLs.
 const SERVICE: &str = "Assistant";
@@ -77,6 +77,33 @@ fn bump(name: String) -> String {
     format!("{name} is now {value}")
 }
 
+/// Charges `cents` to the card on file: done, then (in a service told to) stopped mid-call, before
+/// it could return.
+#[tool]
+fn charge(cents: u32) -> String {
+    add_one(&format!("charge-{cents}"));
+    stop_here_if_told(&format!("in charge {cents}"));
+    format!("charged {cents} cents")
+}
+
+/// Looks up the balance: read-only, so safe to run again.
+#[tool(read_only)]
+fn balance() -> String {
+    add_one("balance");
+    stop_here_if_told("in balance");
+    "the balance is 1200 cents".to_owned()
+}
+
+/// When this service is told to stop at `point`: says so on stdout, then waits to be killed.
+fn stop_here_if_told(point: &str) {
+    if std::env::var(STOP_AT).is_ok_and(|stop_at| stop_at == point) {
+        println!("{point}");
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// Sends an email to `to`.
 #[tool(requires_approval)]
 fn send_email(to: String) -> String {
@@ -95,18 +122,13 @@ fn add_one(name: &str) -> u32 {
     value
 }
 
-/// Stops the process before the model call of one step: says so on stdout, then waits to be
-/// killed. The test's deterministic trigger: the step before it is over and journaled.
-struct StopBeforeStep(usize);
+/// Stops the process before each model call it is told to stop at. The test's deterministic
+/// trigger: the step before is over and journaled.
+struct StopBeforeModelCalls;
 
-impl Hooks for StopBeforeStep {
+impl Hooks for StopBeforeModelCalls {
     fn on_model_request(&self, _context: &(), step: usize, _messages: &[Message]) {
-        if step == self.0 {
-            println!("before model call {step}");
-            loop {
-                std::thread::park();
-            }
-        }
+        stop_here_if_told(&format!("before model call {step}"));
     }
 }
 
@@ -115,13 +137,9 @@ fn serve(port: u16) -> ExitCode {
     let model = OpenAi::new("gpt-test")
         .base_url(&std::env::var(MODEL_URL).expect("the model's URL"))
         .api_key("test-key");
-    let mut agent = agent!(model, bump, send_email).defer_approvals();
-    if let Some(step) = std::env::var(STOP_AT_STEP)
-        .ok()
-        .and_then(|step| step.parse().ok())
-    {
-        agent = agent.hook(StopBeforeStep(step));
-    }
+    let agent = agent!(model, bump, charge, balance, send_email)
+        .defer_approvals()
+        .hook(StopBeforeModelCalls);
     // Quick retries: a killed service is back within a second.
     let options = ServiceOptions::new()
         .retry_policy_initial_interval(Duration::from_millis(100))
@@ -294,17 +312,17 @@ struct Service {
 }
 
 impl Service {
-    async fn start(port: u16, model: &str, counters: &Path, stop_at_step: Option<usize>) -> Self {
+    async fn start(port: u16, model: &str, counters: &Path, stop_at: Option<&str>) -> Self {
         let mut command = Command::new(std::env::current_exe().expect("this binary"));
         command
             .env(SERVICE_PORT, port.to_string())
             .env(MODEL_URL, model)
             .env(COUNTERS, counters)
-            .env_remove(STOP_AT_STEP)
+            .env_remove(STOP_AT)
             .stdout(Stdio::piped())
             .kill_on_drop(true);
-        if let Some(step) = stop_at_step {
-            command.env(STOP_AT_STEP, step.to_string());
+        if let Some(point) = stop_at {
+            command.env(STOP_AT, point);
         }
         let mut child = command.spawn().expect("the service starts");
         let stdout = child.stdout.take().expect("its stdout");
@@ -408,7 +426,8 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
     .await;
     let counters = counters_folder("crash");
     let port = free_port();
-    let mut service = Service::start(port, &model.uri(), &counters, Some(3)).await;
+    let mut service =
+        Service::start(port, &model.uri(), &counters, Some("before model call 3")).await;
     restate.register(port).await;
 
     let start = json!({ "input": "Bump a, b, c and d, one at a time." });
@@ -552,6 +571,70 @@ async fn an_approval_resumes_a_run_after_a_restart() {
     let _ = std::fs::remove_dir_all(&counters);
 }
 
+/// The service dies in the middle of two tool calls, each after its side effect: the one marked
+/// read-only runs again on replay; the other does not, and the model is told its outcome is
+/// unknown. Neither side effect that must not repeat happens twice.
+async fn a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "balance", &json!({})),
+        tool_call_reply(2, "charge", &json!({ "cents": 500 })),
+        answer_reply("I could not confirm the charge."),
+    ])
+    .await;
+    let counters = counters_folder("mid-call");
+    let port = free_port();
+    let mut service = Service::start(port, &model.uri(), &counters, Some("in balance")).await;
+    restate.register(port).await;
+    let (status, body) = restate
+        .post(
+            &format!("{SERVICE}/run-3/run/send"),
+            json!({ "input": "Charge me 5 dollars." }),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    service.expect_line("in balance").await;
+    service.kill().await;
+
+    // Replayed: the read-only call runs again and finishes; the charge is cut off in turn.
+    let mut service = Service::start(port, &model.uri(), &counters, Some("in charge 500")).await;
+    service.expect_line("in charge 500").await;
+    service.kill().await;
+
+    let _service = Service::start(port, &model.uri(), &counters, None).await;
+    let output = restate.attach("run-3").await;
+    assert_eq!(
+        output["text"], "I could not confirm the charge.",
+        "{output}"
+    );
+    let results: Vec<&Value> = output["messages"]
+        .as_array()
+        .expect("the messages")
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .collect();
+    assert_eq!(results[0]["content"], "the balance is 1200 cents");
+    assert_eq!(results[0]["is_error"], false);
+    let unknown = results[1]["content"].as_str().expect("a text");
+    assert!(
+        unknown.contains("outcome of this call of `charge` is unknown"),
+        "{unknown}"
+    );
+    assert_eq!(results[1]["is_error"], true);
+    assert_eq!(
+        counter(&counters, "balance").as_deref(),
+        Some("2"),
+        "read-only: run again"
+    );
+    assert_eq!(
+        counter(&counters, "charge-500").as_deref(),
+        Some("1"),
+        "charged once"
+    );
+    assert_eq!(model_calls(&model).await, 3);
+    let _ = std::fs::remove_dir_all(&counters);
+}
+
 fn main() -> ExitCode {
     if let Some(port) = std::env::var(SERVICE_PORT)
         .ok()
@@ -566,6 +649,11 @@ fn main() -> ExitCode {
         Test::tokio(
             "a_killed_run_goes_on_without_repeating_a_step",
             a_killed_run_goes_on_without_repeating_a_step,
+        )
+        .needs(&RESTATE),
+        Test::tokio(
+            "a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat",
+            a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat,
         )
         .needs(&RESTATE),
         Test::tokio(
