@@ -11,70 +11,7 @@ use std::sync::Arc;
 
 use agent_core::providers::from_env;
 use agent_core::web::ChatServer;
-use agent_core::{
-    Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Message, Model, ModelError,
-    Reasoning, ToolCall, tool,
-};
-use examples::weather::get_weather;
-
-/// Delete all of the user's notes. It cannot be undone.
-#[tool(destructive, requires_approval)]
-fn delete_notes() -> String {
-    "deleted 12 notes".to_owned()
-}
-
-/// The offline stand-in for an LLM: weather questions go to the tool, "delete" asks for the
-/// deletion, a tool's result is summed up, anything else gets a hint.
-struct StandIn;
-
-impl Model for StandIn {
-    fn chat<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let reply = match request.messages.last() {
-            Some(Message::Tool(result)) => {
-                AssistantMessage::text(format!("Done. The tool said: {}", result.content))
-            }
-            Some(Message::User { content, .. }) => answer(content, request.messages.len()),
-            _ => AssistantMessage::text("How can I help?"),
-        };
-        Box::pin(std::future::ready(Ok(ChatResponse::new(reply))))
-    }
-}
-
-fn answer(question: &str, turn: usize) -> AssistantMessage {
-    let asked = question.to_lowercase();
-    let call_id = format!("call_{turn}");
-    if let Some(city) = ["Beijing", "Shanghai"]
-        .into_iter()
-        .find(|city| asked.contains(&city.to_lowercase()))
-    {
-        let arguments = format!(r#"{{"city":"{city}"}}"#);
-        return AssistantMessage::tool_calls([ToolCall::new(call_id, "get_weather", arguments)])
-            .with_reasoning(Reasoning::new(
-                "offline",
-                format!("A weather question about {city}: ask the tool."),
-            ));
-    }
-    if asked.contains("delete") {
-        return AssistantMessage::tool_calls([ToolCall::new(call_id, "delete_notes", "{}")])
-            .with_text("I will delete your notes once you approve.");
-    }
-    AssistantMessage::text(
-        "I am the offline stand-in. Ask about the weather in Beijing or Shanghai, or ask me to \
-         delete your notes.",
-    )
-}
-
-fn agent_with(model: impl Model + 'static) -> Agent {
-    Agent::new(model)
-        .system("You are a brief, friendly assistant. Use the tools for facts.")
-        .try_tool(get_weather {})
-        .and_then(|agent| agent.try_tool(delete_notes {}))
-        .expect("valid tools")
-        .defer_approvals()
-}
+use examples::assistant::{StandIn, assistant};
 
 fn port(arguments: &[String]) -> Result<u16, String> {
     match arguments {
@@ -97,8 +34,8 @@ async fn main() -> ExitCode {
         }
     };
     let agent = match from_env() {
-        Ok(Some(model)) => agent_with(model),
-        Ok(None) => agent_with(StandIn),
+        Ok(Some(model)) => assistant(model),
+        Ok(None) => assistant(StandIn),
         Err(error) => {
             eprintln!("error: {error}");
             return ExitCode::FAILURE;
@@ -148,7 +85,7 @@ mod tests {
     async fn it_answers_a_weather_question_as_a_ui_message_stream() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        tokio::spawn(ChatServer::new(Arc::new(agent_with(StandIn))).serve(listener));
+        tokio::spawn(ChatServer::new(Arc::new(assistant(StandIn))).serve(listener));
         let body = r#"{"id":"c1","messages":[{"id":"m1","role":"user","parts":[{"type":"text","text":"Weather in Beijing?"}]}]}"#;
         let response = post(address, body).await;
         assert!(response.starts_with("HTTP/1.1 200"), "{response}");

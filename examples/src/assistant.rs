@@ -1,0 +1,71 @@
+//! The assistant the served examples (`web`, `durable`) share: the weather tool, a note deletion
+//! that needs a person's approval, and an offline stand-in for an LLM that drives them.
+
+use agent_core::{
+    Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Message, Model, ModelError,
+    Reasoning, ToolCall, tool,
+};
+
+use crate::weather::get_weather;
+
+/// Delete all of the user's notes. It cannot be undone.
+#[tool(destructive, requires_approval)]
+pub fn delete_notes() -> String {
+    "deleted 12 notes".to_owned()
+}
+
+/// The assistant on `model`: the weather tool and the note deletion, whose approvals wait for a
+/// person ([`Agent::defer_approvals`]).
+pub fn assistant(model: impl Model + 'static) -> Agent {
+    Agent::new(model)
+        .system("You are a brief, friendly assistant. Use the tools for facts.")
+        .try_tool(get_weather {})
+        .and_then(|agent| agent.try_tool(delete_notes {}))
+        .expect("valid tools")
+        .defer_approvals()
+}
+
+/// The offline stand-in for an LLM: weather questions go to the tool, "delete" asks for the
+/// deletion, a tool's result is summed up, anything else gets a hint.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StandIn;
+
+impl Model for StandIn {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let reply = match request.messages.last() {
+            Some(Message::Tool(result)) => {
+                AssistantMessage::text(format!("Done. The tool said: {}", result.content))
+            }
+            Some(Message::User { content, .. }) => answer(content, request.messages.len()),
+            _ => AssistantMessage::text("How can I help?"),
+        };
+        Box::pin(std::future::ready(Ok(ChatResponse::new(reply))))
+    }
+}
+
+fn answer(question: &str, turn: usize) -> AssistantMessage {
+    let asked = question.to_lowercase();
+    let call_id = format!("call_{turn}");
+    if let Some(city) = ["Beijing", "Shanghai"]
+        .into_iter()
+        .find(|city| asked.contains(&city.to_lowercase()))
+    {
+        let arguments = format!(r#"{{"city":"{city}"}}"#);
+        return AssistantMessage::tool_calls([ToolCall::new(call_id, "get_weather", arguments)])
+            .with_reasoning(Reasoning::new(
+                "offline",
+                format!("A weather question about {city}: ask the tool."),
+            ));
+    }
+    if asked.contains("delete") {
+        return AssistantMessage::tool_calls([ToolCall::new(call_id, "delete_notes", "{}")])
+            .with_text("I will delete your notes once you approve.");
+    }
+    AssistantMessage::text(
+        "I am the offline stand-in. Ask about the weather in Beijing or Shanghai, or ask me to \
+         delete your notes.",
+    )
+}
