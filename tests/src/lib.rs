@@ -7,6 +7,7 @@ pub mod netns;
 pub mod node;
 pub mod peers;
 pub mod python;
+pub mod restate;
 pub mod schema_set;
 
 use std::collections::HashMap;

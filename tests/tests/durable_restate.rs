@@ -19,13 +19,12 @@ use agent_core::{Hooks, Message, agent, tool};
 use restate_sdk::prelude::{Endpoint, HttpServer, ServiceOptions};
 use serde_json::{Value, json};
 use tests::http::{json_reply, received, serve_in_order};
-use tests::peers::{Peer, Test};
+use tests::peers::Test;
+use tests::restate::{IN_NAMESPACE, RESTATE, Restate, free_port};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use wiremock::MockServer;
 
-/// Set in the process inside the private network namespace.
-const IN_NAMESPACE: &str = "AGENT_CORE_RESTATE_NETNS";
 /// Set in the service process: the loopback port its endpoint listens on.
 const SERVICE_PORT: &str = "DURABLE_SERVICE_PORT";
 /// The service's model server and the folder of its tools' counters.
@@ -37,35 +36,6 @@ const STOP_AT: &str = "DURABLE_STOP_AT";
 
 /// The workflow's name: the first segment of its ingress URLs.
 const SERVICE: &str = "Assistant";
-
-static RESTATE: Peer = Peer {
-    name: "restate-server in a private network namespace",
-    why: "These tests run durable agents on a real Restate server, isolated from any network",
-    enable: "install Node.js and run `npm ci --ignore-scripts --prefix tests/restate`, as root \
-             (the tests enter a network namespace of their own with `unshare -n`)",
-    detect: detect_restate,
-};
-
-/// The server binary the npm package ships for this platform.
-fn restate_binary() -> Option<PathBuf> {
-    let packages =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("restate/node_modules/@restatedev");
-    let entries = std::fs::read_dir(packages).ok()?;
-    entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().join("bin/restate-server"))
-        .find(|binary| binary.is_file())
-}
-
-fn detect_restate() -> Result<(), String> {
-    if restate_binary().is_none() {
-        return Err("@restatedev/restate-server is not installed in tests/restate".to_owned());
-    }
-    if !tests::netns::inside(IN_NAMESPACE) {
-        return Err("no private network namespace (`unshare -n` needs root)".to_owned());
-    }
-    Ok(())
-}
 
 // ---------------------------------------------------------------------------------------------
 // The service process.
@@ -164,146 +134,6 @@ fn serve(port: u16) -> ExitCode {
 
 // ---------------------------------------------------------------------------------------------
 // The test side: a Restate server, the service process, the model.
-
-fn free_port() -> u16 {
-    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    probe.local_addr().expect("its address").port()
-}
-
-/// A Restate server on loopback ports, with a fresh data folder.
-struct Restate {
-    child: Child,
-    folder: PathBuf,
-    admin: String,
-    ingress: String,
-    http: reqwest::Client,
-}
-
-impl Restate {
-    async fn start() -> Restate {
-        let folder = std::env::temp_dir().join(format!(
-            "agent-core-restate-{}-{}",
-            std::process::id(),
-            free_port()
-        ));
-        std::fs::create_dir_all(&folder).expect("a data folder");
-        let (admin_port, ingress_port) = (free_port(), free_port());
-        let log = std::fs::File::create(folder.join("restate.log")).expect("a log file");
-        let child = Command::new(restate_binary().expect("restate-server"))
-            .arg("--no-logo")
-            .env("RESTATE_BASE_DIR", folder.join("data"))
-            .env("RESTATE_NODE_NAME", "test-node")
-            .env("RESTATE_LISTEN_MODE", "tcp")
-            .env("RESTATE_BIND_IP", "127.0.0.1")
-            .env("RESTATE_ADVERTISED_HOST", "127.0.0.1")
-            .env("RESTATE_BIND_PORT", free_port().to_string())
-            .env("RESTATE_ADMIN__BIND_PORT", admin_port.to_string())
-            .env("RESTATE_INGRESS__BIND_PORT", ingress_port.to_string())
-            .env("RESTATE_DISABLE_TELEMETRY", "true")
-            .env("RESTATE_ADMIN__DISABLE_WEB_UI", "true")
-            .stdout(log.try_clone().expect("the log file"))
-            .stderr(log)
-            .kill_on_drop(true)
-            .spawn()
-            .expect("restate-server starts");
-        let restate = Restate {
-            child,
-            folder,
-            admin: format!("http://127.0.0.1:{admin_port}"),
-            ingress: format!("http://127.0.0.1:{ingress_port}"),
-            http: reqwest::Client::new(),
-        };
-        let ready = [
-            format!("{}/health", restate.admin),
-            format!("{}/restate/health", restate.ingress),
-        ];
-        for url in ready {
-            restate.wait_for(&url).await;
-        }
-        restate
-    }
-
-    async fn wait_for(&self, url: &str) {
-        let started = Instant::now();
-        loop {
-            if let Ok(response) = self.http.get(url).send().await
-                && response.status().is_success()
-            {
-                return;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "restate-server never answered {url}; its log: {}",
-                self.log()
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.folder.join("restate.log")).unwrap_or_default()
-    }
-
-    /// Registers the service endpoint at `port` (Restate asks it what it serves).
-    async fn register(&self, port: u16) {
-        let response = self
-            .http
-            .post(format!("{}/deployments", self.admin))
-            .json(&json!({ "uri": format!("http://127.0.0.1:{port}") }))
-            .send()
-            .await
-            .expect("the admin API answers");
-        let status = response.status();
-        let body = response.text().await.unwrap_or_default();
-        assert!(
-            status.is_success(),
-            "registration failed ({status}): {body}"
-        );
-    }
-
-    /// A request to the run `run_id` through the ingress; its status and JSON body.
-    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut request = self
-            .http
-            .request(method, format!("{}/{path}", self.ingress));
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request
-            .timeout(Duration::from_secs(120))
-            .send()
-            .await
-            .expect("the ingress answers");
-        let status = response.status().as_u16();
-        let text = response.text().await.unwrap_or_default();
-        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        (status, body)
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        self.call(reqwest::Method::POST, path, Some(body)).await
-    }
-
-    /// The run's output, once it has one.
-    async fn attach(&self, run_id: &str) -> Value {
-        let path = format!("restate/workflow/{SERVICE}/{run_id}/attach");
-        let (status, body) = self.call(reqwest::Method::GET, &path, None).await;
-        assert_eq!(
-            status,
-            200,
-            "the run failed: {body}; restate's log: {}",
-            self.log()
-        );
-        body
-    }
-}
-
-impl Drop for Restate {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-        let _ = std::fs::remove_dir_all(&self.folder);
-    }
-}
 
 /// The service process, with the lines it prints.
 struct Service {
@@ -459,7 +289,7 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
     assert_eq!(again["invocationId"], started["invocationId"], "{again}");
 
     let _service = Service::start(port, &model.uri(), &counters, None).await;
-    let output = restate.attach("run-1").await;
+    let output = restate.attach(SERVICE, "run-1").await;
     assert_eq!(output["text"], "Bumped a, b, c and d.", "{output}");
     assert_eq!(output["stop_reason"], json!({ "stop": "finished" }));
     assert_eq!(output["steps"], 5);
@@ -558,7 +388,7 @@ async fn an_approval_resumes_a_run_after_a_restart() {
         .await;
     assert_eq!(status, 200, "{body}");
 
-    let output = restate.attach("run-2").await;
+    let output = restate.attach(SERVICE, "run-2").await;
     assert_eq!(output["text"], "The email to Ada is sent.", "{output}");
     let messages = output["messages"].as_array().expect("the messages");
     let result = messages
@@ -602,7 +432,7 @@ async fn a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat() {
     service.kill().await;
 
     let _service = Service::start(port, &model.uri(), &counters, None).await;
-    let output = restate.attach("run-3").await;
+    let output = restate.attach(SERVICE, "run-3").await;
     assert_eq!(
         output["text"], "I could not confirm the charge.",
         "{output}"
