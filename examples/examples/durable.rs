@@ -29,9 +29,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use agent_core::providers::from_env;
-use agent_core::restate::DurableAgent;
+use agent_core::restate::{DurableAgent, serve};
 use examples::assistant::{StandIn, assistant};
-use restate_sdk::prelude::{Endpoint, HttpServer};
+use restate_sdk::prelude::Endpoint;
 
 /// The workflow's name: the first segment of its ingress URLs.
 const SERVICE: &str = "Assistant";
@@ -86,7 +86,7 @@ async fn main() -> ExitCode {
         ),
         Err(error) => eprintln!("warning: {error}"),
     }
-    HttpServer::new(endpoint(agent)).serve(listener).await;
+    serve(endpoint(agent), listener).await;
     ExitCode::SUCCESS
 }
 
@@ -101,7 +101,7 @@ mod tests {
     async fn restate_discovers_the_workflow_and_its_handlers() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        tokio::spawn(HttpServer::new(endpoint(assistant(StandIn))).serve(listener));
+        tokio::spawn(serve(endpoint(assistant(StandIn)), listener));
         let response = reqwest::Client::builder()
             .http2_prior_knowledge()
             .build()

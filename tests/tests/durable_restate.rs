@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_core::providers::OpenAi;
-use agent_core::restate::DurableAgent;
+use agent_core::restate::{DurableAgent, serve};
 use agent_core::{Hooks, Message, agent, tool};
-use restate_sdk::prelude::{Endpoint, HttpServer, ServiceOptions};
+use restate_sdk::prelude::{Endpoint, ServiceOptions};
 use serde_json::{Value, json};
 use tests::http::{json_reply, received, serve_in_order};
 use tests::peers::Test;
@@ -103,7 +103,7 @@ impl Hooks for StopBeforeModelCalls {
 }
 
 /// The service process: the durable agent on a Restate endpoint.
-fn serve(port: u16) -> ExitCode {
+fn service_main(port: u16) -> ExitCode {
     let model = OpenAi::new("gpt-test")
         .base_url(&std::env::var(MODEL_URL).expect("the model's URL"))
         .api_key("test-key");
@@ -127,7 +127,7 @@ fn serve(port: u16) -> ExitCode {
                 .await
                 .expect("the service port is free");
             println!("listening");
-            HttpServer::new(endpoint).serve(listener).await;
+            serve(endpoint, listener).await;
         });
     ExitCode::SUCCESS
 }
@@ -470,7 +470,7 @@ fn main() -> ExitCode {
         .ok()
         .and_then(|port| port.parse().ok())
     {
-        return serve(port);
+        return service_main(port);
     }
     if let Some(code) = tests::netns::rerun_inside(IN_NAMESPACE) {
         return code;

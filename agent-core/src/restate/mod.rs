@@ -3,7 +3,7 @@
 //! finished.
 //!
 //! [`DurableAgent`] serves an ordinary [`Agent`](crate::Agent) as a Restate *workflow*, bound to a
-//! `restate_sdk` endpoint next to any other services. Each run is one workflow instance, keyed by
+//! `restate_sdk` endpoint next to any other services, which [`serve`] serves. Each run is one workflow instance, keyed by
 //! the run id the client picks; through Restate's ingress:
 //!
 //! | request | what it does |
@@ -65,8 +65,10 @@
 //! that made the call is itself recorded), then mark the tool `idempotent`.
 
 mod journal;
+mod serve;
 mod service;
 mod wire;
 
+pub use serve::serve;
 pub use service::DurableAgent;
 pub use wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};

@@ -31,20 +31,19 @@ type MakeContext<S> = Arc<dyn Fn(&str) -> S + Send + Sync>;
 /// ```no_run
 /// use std::sync::Arc;
 ///
-/// use agent_core::restate::DurableAgent;
+/// use agent_core::restate::{DurableAgent, serve};
 /// use agent_core::testing::ScriptedModel;
 /// use agent_core::{AssistantMessage, agent};
-/// use restate_sdk::prelude::{Endpoint, HttpServer};
+/// use restate_sdk::prelude::Endpoint;
 ///
-/// # async fn serve() {
+/// # async fn run() -> std::io::Result<()> {
 /// let model = ScriptedModel::new([AssistantMessage::text("Hello!")]);
 /// let agent = Arc::new(agent!(model).defer_approvals());
 /// let endpoint = Endpoint::builder()
 ///     .bind(DurableAgent::new("Assistant", agent))
 ///     .build();
-/// HttpServer::new(endpoint)
-///     .listen_and_serve("127.0.0.1:9080".parse().unwrap())
-///     .await;
+/// serve(endpoint, tokio::net::TcpListener::bind("127.0.0.1:9080").await?).await;
+/// # Ok(())
 /// # }
 /// ```
 pub struct DurableAgent<S = ()> {
