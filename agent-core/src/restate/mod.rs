@@ -13,6 +13,9 @@
 //! | `POST /{name}/{run_id}/pending` | the calls the run waits on ([`Pending`]) |
 //! | `POST /{name}/{run_id}/decide` `{"call_id": "...", "decision": "approve"}` | settles a waiting call ([`DecisionRequest`]) |
 //!
+//! The Restate SDK is re-exported as [`restate_sdk`], so the endpoint, its options and this
+//! module's types come from the same version.
+//!
 //! **One run per id.** A workflow's `run` handler runs once per key: a client that retries its
 //! request (a timeout, a lost connection) with the same run id gets the same run, never a second
 //! one. Restate's `idempotency-key` header works as well.
@@ -43,10 +46,13 @@
 //!   defers. Hooks see replayed steps again (`on_model_response`, `on_tool_result`).
 //! - **The calls of a step run one after another**, in the order the model made them, so that the
 //!   journal's order is the same on every replay.
-//! - **No wall-clock time limit** ([`Limits::time_limit`](crate::Limits)) applies: a replay would
+//! - **No wall-clock time limit** ([`Agent::time_limit`](crate::Agent::time_limit)) applies: a replay would
 //!   reach it at another point. Restate's own inactivity and abort timeouts bound a run's
 //!   attempts ([`DurableAgent::options`]).
 //! - **Nothing is streamed**: a replayed step has no deltas to send.
+//! - **A new version of the agent is a new deployment.** Restate keeps each run on the deployment
+//!   it started on, so a run in flight is never replayed against tools or prompts that changed:
+//!   serve the new version at a new URL, register it, and retire the old one once its runs end.
 //!
 //! # Exactly once, and what a crash in the middle of a tool call does
 //!
@@ -69,6 +75,7 @@ mod serve;
 mod service;
 mod wire;
 
+pub use restate_sdk;
 pub use serve::serve;
 pub use service::DurableAgent;
 pub use wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};

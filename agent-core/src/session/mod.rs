@@ -2,7 +2,7 @@
 //! conversation's messages (and a paused run, if one waits) by conversation id, and
 //! [`Agent::run_in`](crate::Agent::run_in) loads, runs and appends in one call.
 //!
-//! Two stores ship: [`MemorySessions`] and, with the `sqlite` feature, [`SqliteSessions`] (bundled
+//! Two stores ship: [`MemorySessions`] and, with the `sqlite` feature, `SqliteSessions` (bundled
 //! SQLite: nothing to install).
 //!
 //! **Concurrent runs on one conversation are serialized**: a run holds its conversation from load
