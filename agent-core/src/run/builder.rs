@@ -5,9 +5,8 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 
 use super::driver::{RunPlan, drive};
-use futures_channel::mpsc::UnboundedSender;
 
-use super::events::{RunEvent, RunStream};
+use super::events::{EventQueue, RunStream};
 use super::outcome::{RunError, RunOutput};
 use crate::agent::Agent;
 use crate::content::Part;
@@ -141,12 +140,12 @@ impl<'a, S: Send + Sync + 'static> RunBuilder<'a, S> {
     /// Runs, streaming what happens: step starts, the model's text as it arrives, each tool call
     /// and result, step ends, and last the very result the run awaited would give.
     pub fn stream(self) -> RunStream<'a, RunOutput> {
-        let (sender, receiver) = futures_channel::mpsc::unbounded();
-        RunStream::new(Box::pin(self.go(Some(sender))), receiver)
+        let events = EventQueue::default();
+        RunStream::new(Box::pin(self.go(Some(events.clone()))), events)
     }
 
     /// Runs to the end, sending the events to `events` when streamed.
-    async fn go(self, events: Option<UnboundedSender<RunEvent>>) -> Result<RunOutput, RunError> {
+    async fn go(self, events: Option<EventQueue>) -> Result<RunOutput, RunError> {
         let plan = RunPlan {
             context: self.context,
             settings: self.settings,
@@ -254,14 +253,11 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> TypedRun<'a, S, T> {
 
     /// Streams the run's events, as [`RunBuilder::stream`]; it ends with the typed result.
     pub fn stream(self) -> RunStream<'a, TypedOutput<T>> {
-        let (sender, receiver) = futures_channel::mpsc::unbounded();
-        RunStream::new(Box::pin(self.go(Some(sender))), receiver)
+        let events = EventQueue::default();
+        RunStream::new(Box::pin(self.go(Some(events.clone()))), events)
     }
 
-    async fn go(
-        self,
-        events: Option<UnboundedSender<RunEvent>>,
-    ) -> Result<TypedOutput<T>, RunError> {
+    async fn go(self, events: Option<EventQueue>) -> Result<TypedOutput<T>, RunError> {
         let TypedRun {
             run,
             mode,

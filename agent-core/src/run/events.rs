@@ -1,9 +1,10 @@
 //! A live view of a run: its events as they happen, then its end.
 
+use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
-use futures_channel::mpsc::UnboundedReceiver;
 use futures_util::Stream;
 
 use super::outcome::{RunError, RunOutput};
@@ -56,19 +57,46 @@ impl RunEvent {
     }
 }
 
+/// Where a streamed run puts its events and its stream takes them from. Events are only made
+/// while the stream polls the run, so the stream finds them right after each poll and no waker is
+/// needed: a queue, not a channel, with no allocation per event (measured: a channel's node per
+/// event was a fifth of a streamed step's cost).
+#[derive(Clone, Default)]
+pub(crate) struct EventQueue(Arc<Mutex<VecDeque<RunEvent>>>);
+
+impl EventQueue {
+    pub(crate) fn push(&self, event: RunEvent) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(event);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    }
+
+    fn pop(&self) -> Option<RunEvent> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+    }
+}
+
 /// The stream of a run's events, then its end ([`RunEvent::Finished`]): what
 /// [`Agent::run_stream`](crate::Agent::run_stream) and the `stream` of a run builder return.
 pub struct RunStream<'a, O = RunOutput> {
     run: Option<BoxFuture<'a, Result<O, RunError>>>,
-    events: UnboundedReceiver<RunEvent>,
+    events: EventQueue,
     outcome: Option<Result<O, RunError>>,
 }
 
 impl<'a, O> RunStream<'a, O> {
-    pub(crate) fn new(
-        run: BoxFuture<'a, Result<O, RunError>>,
-        events: UnboundedReceiver<RunEvent>,
-    ) -> Self {
+    pub(crate) fn new(run: BoxFuture<'a, Result<O, RunError>>, events: EventQueue) -> Self {
         RunStream {
             run: Some(run),
             events,
@@ -87,27 +115,25 @@ impl<O> Stream for RunStream<'_, O> {
         let this = &mut *self;
         loop {
             // Events first: everything the run sent comes out before its end.
-            match Pin::new(&mut this.events).poll_next(context) {
-                Poll::Ready(Some(event)) => {
-                    if let Some(event) = event.retype() {
-                        return Poll::Ready(Some(event));
-                    }
+            if let Some(event) = this.events.pop() {
+                if let Some(event) = event.retype() {
+                    return Poll::Ready(Some(event));
                 }
-                Poll::Ready(None) => {
-                    return Poll::Ready(this.outcome.take().map(RunEvent::Finished));
-                }
-                Poll::Pending => {}
+                continue;
             }
             let Some(run) = this.run.as_mut() else {
-                return Poll::Pending;
+                // The run is over and every event is out: its end, once.
+                return Poll::Ready(this.outcome.take().map(RunEvent::Finished));
             };
             match run.as_mut().poll(context) {
+                // Drain what it sent last, then finish.
                 Poll::Ready(outcome) => {
-                    // The run dropped its sender; drain what is left, then finish.
                     this.outcome = Some(outcome);
                     this.run = None;
                 }
-                Poll::Pending => return Poll::Pending,
+                // Events it sent before waiting come out now; the run wakes the task itself.
+                Poll::Pending if this.events.is_empty() => return Poll::Pending,
+                Poll::Pending => {}
             }
         }
     }

@@ -29,7 +29,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// request is for, say); a tool asking for a part the context does not have is a compile
     /// error. `.await` the [`RunBuilder`], or set it up further first.
     pub fn run_with<'a>(&'a self, context: &'a S, input: impl Into<String>) -> RunBuilder<'a, S> {
-        let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
+        let messages = self.new_conversation(input);
         RunBuilder::new(self, context, messages)
     }
 
@@ -54,10 +54,21 @@ impl<S: Send + Sync + 'static> Agent<S> {
     }
 }
 
+impl<S: Send + Sync + 'static> Agent<S> {
+    /// A new conversation: the system prompt, then `input`, with room for the reply and a tool
+    /// result so that a short run never reallocates it.
+    fn new_conversation(&self, input: impl Into<String>) -> Vec<Message> {
+        let mut messages = Vec::with_capacity(4);
+        messages.push(Message::system(self.system_prompt()));
+        messages.push(Message::user(input));
+        messages
+    }
+}
+
 impl Agent<()> {
     /// Runs the agent on a new conversation: system prompt, then `input`.
     pub async fn run(&self, input: impl Into<String>) -> Result<RunOutput, RunError> {
-        let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
+        let messages = self.new_conversation(input);
         self.resume(messages).await
     }
 
@@ -76,7 +87,7 @@ impl Agent<()> {
         input: impl Into<String>,
         cancel: impl Future<Output = ()> + Send,
     ) -> Result<RunOutput, RunError> {
-        let messages = vec![Message::system(self.system_prompt()), Message::user(input)];
+        let messages = self.new_conversation(input);
         drive(self, RunPlan::new(&()), messages, Some(cancel), None).await
     }
 

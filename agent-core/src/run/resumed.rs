@@ -4,10 +4,8 @@
 use std::fmt;
 use std::future::{Future, IntoFuture};
 
-use futures_channel::mpsc::UnboundedSender;
-
 use super::driver::{Resumption, RunPlan, drive};
-use super::events::{RunEvent, RunStream};
+use super::events::{EventQueue, RunStream};
 use super::journal::Journal;
 use super::outcome::{RunError, RunOutput};
 use super::pause::{Decision, PausedRun};
@@ -45,6 +43,7 @@ impl<'a, S: Send + Sync + 'static> ResumedRun<'a, S> {
     }
 
     /// Records the run's model and tool calls in `journal` (a durable run).
+    #[cfg(feature = "restate")]
     pub(crate) fn journaled(mut self, journal: &'a dyn Journal) -> Self {
         self.journal = Some(journal);
         self
@@ -59,13 +58,13 @@ impl<'a, S: Send + Sync + 'static> ResumedRun<'a, S> {
     /// Runs, streaming what happens: the results of the decided calls, then the steps that
     /// follow, and last the very result the run awaited would give.
     pub fn stream(self) -> RunStream<'a, RunOutput> {
-        let (sender, receiver) = futures_channel::mpsc::unbounded();
-        RunStream::new(Box::pin(self.go(Some(sender))), receiver)
+        let events = EventQueue::default();
+        RunStream::new(Box::pin(self.go(Some(events.clone()))), events)
     }
 
     /// Checks the decisions against the waiting calls (nothing runs when one does not fit), then
     /// runs to the end.
-    async fn go(self, events: Option<UnboundedSender<RunEvent>>) -> Result<RunOutput, RunError> {
+    async fn go(self, events: Option<EventQueue>) -> Result<RunOutput, RunError> {
         let ResumedRun {
             agent,
             context,
@@ -83,8 +82,8 @@ impl<'a, S: Send + Sync + 'static> ResumedRun<'a, S> {
             Err(source) => {
                 return Err(RunError::Resume {
                     source,
-                    usage: paused.usage,
-                    messages: paused.messages,
+                    usage: paused.0.usage,
+                    messages: paused.0.messages,
                 });
             }
         };
