@@ -28,23 +28,12 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use agent_core::providers::from_env;
 use agent_core::restate::{DurableAgent, serve};
-use examples::assistant::{StandIn, assistant};
+use examples::assistant::served_assistant;
 use restate_sdk::prelude::Endpoint;
 
 /// The workflow's name: the first segment of its ingress URLs.
 const SERVICE: &str = "Assistant";
-
-fn port(arguments: &[String]) -> Result<u16, String> {
-    match arguments {
-        [] => Ok(9080),
-        [flag, port] if flag == "--port" => port
-            .parse()
-            .map_err(|_| format!("--port takes a number, not `{port}`")),
-        _ => Err("usage: durable [--port PORT]".to_owned()),
-    }
-}
 
 /// The Restate endpoint serving the durable assistant.
 fn endpoint(agent: agent_core::Agent) -> Endpoint {
@@ -55,28 +44,9 @@ fn endpoint(agent: agent_core::Agent) -> Endpoint {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let arguments: Vec<String> = std::env::args().skip(1).collect();
-    let port = match port(&arguments) {
-        Ok(port) => port,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    let agent = match from_env() {
-        Ok(Some(model)) => assistant(model),
-        Ok(None) => assistant(StandIn),
-        Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
-        Ok(listener) => listener,
-        Err(error) => {
-            eprintln!("error: cannot listen on 127.0.0.1:{port}: {error}");
-            return ExitCode::FAILURE;
-        }
+    let (agent, listener) = match served_assistant("durable", 9080).await {
+        Ok(served) => served,
+        Err(code) => return code,
     };
     match listener.local_addr() {
         Ok(address) => println!(
@@ -92,6 +62,7 @@ async fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use examples::assistant::{StandIn, assistant};
     use serde_json::Value;
 
     use super::*;
@@ -133,12 +104,5 @@ mod tests {
                 ("pending", "SHARED")
             ]
         );
-    }
-
-    #[test]
-    fn the_port_is_an_argument() {
-        assert_eq!(port(&[]), Ok(9080));
-        assert_eq!(port(&["--port".into(), "0".into()]), Ok(0));
-        assert!(port(&["--port".into(), "x".into()]).is_err());
     }
 }

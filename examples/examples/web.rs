@@ -9,44 +9,14 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use agent_core::providers::from_env;
 use agent_core::web::ChatServer;
-use examples::assistant::{StandIn, assistant};
-
-fn port(arguments: &[String]) -> Result<u16, String> {
-    match arguments {
-        [] => Ok(3000),
-        [flag, port] if flag == "--port" => port
-            .parse()
-            .map_err(|_| format!("--port takes a number, not `{port}`")),
-        _ => Err("usage: web [--port PORT]".to_owned()),
-    }
-}
+use examples::assistant::served_assistant;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let arguments: Vec<String> = std::env::args().skip(1).collect();
-    let port = match port(&arguments) {
-        Ok(port) => port,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
-    let agent = match from_env() {
-        Ok(Some(model)) => assistant(model),
-        Ok(None) => assistant(StandIn),
-        Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
-        Ok(listener) => listener,
-        Err(error) => {
-            eprintln!("error: cannot listen on 127.0.0.1:{port}: {error}");
-            return ExitCode::FAILURE;
-        }
+    let (agent, listener) = match served_assistant("web", 3000).await {
+        Ok(served) => served,
+        Err(code) => return code,
     };
     match listener.local_addr() {
         Ok(address) => println!("chat on http://{address}/ (Ctrl-C stops)"),
@@ -63,6 +33,7 @@ async fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use examples::assistant::{StandIn, assistant};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use super::*;
@@ -96,12 +67,5 @@ mod tests {
         );
         assert!(response.contains("Done. The tool said:"), "{response}");
         assert!(response.contains("data: [DONE]"));
-    }
-
-    #[test]
-    fn the_port_is_an_argument() {
-        assert_eq!(port(&[]), Ok(3000));
-        assert_eq!(port(&["--port".into(), "0".into()]), Ok(0));
-        assert!(port(&["--port".into(), "x".into()]).is_err());
     }
 }

@@ -69,3 +69,57 @@ fn answer(question: &str, turn: usize) -> AssistantMessage {
          delete your notes.",
     )
 }
+
+/// What a served example starts from: the assistant (on the model the environment names, see
+/// `providers::from_env`, or else on the [`StandIn`]) and a listener on `127.0.0.1`, at the port of
+/// its command line (`[--port PORT]`) or `default_port`. When either cannot be had, the message is
+/// printed and the exit code to end with is returned.
+pub async fn served_assistant(
+    name: &str,
+    default_port: u16,
+) -> Result<(Agent, tokio::net::TcpListener), std::process::ExitCode> {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let port = port_argument(&arguments, default_port).map_err(|message| {
+        eprintln!("{message}\nusage: {name} [--port PORT]");
+        std::process::ExitCode::from(2)
+    })?;
+    let agent = match agent_core::providers::from_env() {
+        Ok(Some(model)) => assistant(model),
+        Ok(None) => assistant(StandIn),
+        Err(error) => {
+            eprintln!("error: {error}");
+            return Err(std::process::ExitCode::FAILURE);
+        }
+    };
+    match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
+        Ok(listener) => Ok((agent, listener)),
+        Err(error) => {
+            eprintln!("error: cannot listen on 127.0.0.1:{port}: {error}");
+            Err(std::process::ExitCode::FAILURE)
+        }
+    }
+}
+
+/// The port of a command line `[--port PORT]`, `default` when it names none.
+pub fn port_argument(arguments: &[String], default: u16) -> Result<u16, String> {
+    match arguments {
+        [] => Ok(default),
+        [flag, port] if flag == "--port" => port
+            .parse()
+            .map_err(|_| format!("--port takes a number, not `{port}`")),
+        _ => Err(format!("unexpected arguments: {}", arguments.join(" "))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_port_is_an_argument() {
+        assert_eq!(port_argument(&[], 3000), Ok(3000));
+        assert_eq!(port_argument(&["--port".into(), "0".into()], 3000), Ok(0));
+        assert!(port_argument(&["--port".into(), "x".into()], 3000).is_err());
+        assert!(port_argument(&["--bind".into()], 3000).is_err());
+    }
+}
