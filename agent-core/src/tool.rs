@@ -212,14 +212,14 @@ impl ToolDef {
         }
     }
 
-    /// `parameters` in a provider's dialect, made by `transform` the first time it is asked
-    /// for and kept (remade whenever `parameters` has changed since).
+    /// `parameters` in a provider's dialect, as JSON text, made by `transform` the first time it
+    /// is asked for and kept (remade whenever `parameters` has changed since).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn parameters_in(
         &self,
         dialect: Dialect,
         transform: fn(&serde_json::Value) -> Option<serde_json::Value>,
-    ) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
+    ) -> Option<std::borrow::Cow<'_, serde_json::value::RawValue>> {
         self.forms.get(&self.parameters, dialect, transform)
     }
 

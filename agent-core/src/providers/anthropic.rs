@@ -180,7 +180,7 @@ impl Anthropic {
                         .parameters_in(Dialect::Anthropic, |schema| {
                             Some(dialect::anthropic(schema))
                         })
-                        .unwrap_or_default(),
+                        .unwrap_or(Cow::Borrowed(RawValue::NULL)),
                 })
                 .collect(),
             tool_choice: tool_choice.map(wire_tool_choice),
@@ -647,7 +647,7 @@ enum WireToolContent<'a> {
 struct WireTool<'a> {
     name: &'a str,
     description: &'a str,
-    input_schema: Cow<'a, Value>,
+    input_schema: Cow<'a, RawValue>,
 }
 
 #[derive(Deserialize)]

@@ -129,12 +129,14 @@ impl Gemini {
                 Some(dialect::gemini(schema))
             })
         };
-        let schema = tool.parameters_in(dialect, transform).unwrap_or_default();
+        let schema = tool
+            .parameters_in(dialect, transform)
+            .unwrap_or(Cow::Borrowed(RawValue::NULL));
         self.schema_as(schema)
     }
 
     /// A schema under the field name of the form this model takes.
-    fn schema_as<'a>(&self, schema: Cow<'a, Value>) -> WireSchema<'a> {
+    fn schema_as<'a>(&self, schema: Cow<'a, RawValue>) -> WireSchema<'a> {
         if self.json_schema {
             WireSchema::Json(schema)
         } else {
@@ -144,11 +146,15 @@ impl Gemini {
 
     /// A response format's schema in the form this model takes.
     fn response_schema(&self, schema: &Value) -> WireSchema<'static> {
-        self.schema_as(Cow::Owned(if self.json_schema {
+        let schema = if self.json_schema {
             dialect::gemini_json(schema)
         } else {
             dialect::gemini(schema)
-        }))
+        };
+        // A `Value` always serializes.
+        let json =
+            serde_json::value::to_raw_value(&schema).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        self.schema_as(Cow::Owned(json))
     }
 
     common_builder_methods!();
@@ -723,18 +729,18 @@ struct WireDeclaration<'a> {
 #[derive(Serialize)]
 enum WireSchema<'a> {
     #[serde(rename = "parametersJsonSchema")]
-    Json(Cow<'a, Value>),
+    Json(Cow<'a, RawValue>),
     #[serde(rename = "parameters")]
-    OpenApi(Cow<'a, Value>),
+    OpenApi(Cow<'a, RawValue>),
 }
 
 /// The response schema, under its form's field name.
 #[derive(Serialize)]
 enum WireResponseSchema {
     #[serde(rename = "responseJsonSchema")]
-    Json(Cow<'static, Value>),
+    Json(Cow<'static, RawValue>),
     #[serde(rename = "responseSchema")]
-    OpenApi(Cow<'static, Value>),
+    OpenApi(Cow<'static, RawValue>),
 }
 
 impl From<WireSchema<'static>> for WireResponseSchema {

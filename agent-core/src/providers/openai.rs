@@ -10,6 +10,7 @@ use std::fmt;
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::common::{
     Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id,
@@ -131,7 +132,7 @@ impl OpenAi {
                 strict: strict.is_some().then_some(true),
                 parameters: strict.unwrap_or_else(|| {
                     tool.parameters_in(Dialect::OpenAi, |schema| Some(dialect::openai(schema)))
-                        .unwrap_or_default()
+                        .unwrap_or(Cow::Borrowed(RawValue::NULL))
                 }),
             },
         }
@@ -639,7 +640,7 @@ struct WireTool<'a> {
 struct WireFunction<'a> {
     name: &'a str,
     description: &'a str,
-    parameters: Cow<'a, Value>,
+    parameters: Cow<'a, RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     strict: Option<bool>,
 }

@@ -13,6 +13,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::common::{
     Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id,
@@ -169,7 +170,7 @@ impl OpenAiResponses {
             strict: strict.is_some(),
             parameters: strict.unwrap_or_else(|| {
                 tool.parameters_in(Dialect::OpenAi, |schema| Some(dialect::openai(schema)))
-                    .unwrap_or_default()
+                    .unwrap_or(Cow::Borrowed(RawValue::NULL))
             }),
         }
     }
@@ -702,7 +703,7 @@ struct WireTool<'a> {
     kind: &'static str,
     name: &'a str,
     description: &'a str,
-    parameters: Cow<'a, Value>,
+    parameters: Cow<'a, RawValue>,
     strict: bool,
 }
 
