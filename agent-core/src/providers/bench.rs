@@ -5,7 +5,7 @@
 //! a request does (wire structs, schema dialects) and serializes it; `*_floor` builds the wire
 //! struct once and returns what serializes it again: the floor no adapter can beat.
 
-use crate::model::{ChatRequest, ModelError};
+use crate::model::{ChatRequest, ModelError, StreamEvent};
 
 /// The body `OpenAi::chat` sends for `request`, built and serialized.
 #[cfg(feature = "openai")]
@@ -81,4 +81,32 @@ pub fn gemini_floor<'a>(
 ) -> Result<impl Fn() -> Vec<u8> + 'a, ModelError> {
     let body = model.request_body(request)?;
     Ok(move || serde_json::to_vec(&body).unwrap_or_default())
+}
+
+/// The events `OpenAi::chat_stream` yields for a server-sent-event body arriving in `pieces`.
+#[cfg(feature = "openai")]
+pub fn openai_stream(pieces: &[&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
+    super::sse::events_of_pieces::<super::openai_stream::OpenAiReassembler, _>(pieces.to_vec())
+}
+
+/// The events `OpenAiResponses::chat_stream` yields for a body arriving in `pieces`.
+#[cfg(feature = "openai")]
+pub fn openai_responses_stream(pieces: &[&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
+    super::sse::events_of_pieces::<super::openai_responses_stream::ResponsesReassembler, _>(
+        pieces.to_vec(),
+    )
+}
+
+/// The events `Anthropic::chat_stream` yields for a body arriving in `pieces`.
+#[cfg(feature = "anthropic")]
+pub fn anthropic_stream(pieces: &[&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
+    super::sse::events_of_pieces::<super::anthropic_stream::AnthropicReassembler, _>(
+        pieces.to_vec(),
+    )
+}
+
+/// The events `Gemini::chat_stream` yields for a body arriving in `pieces`.
+#[cfg(feature = "gemini")]
+pub fn gemini_stream(pieces: &[&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
+    super::sse::events_of_pieces::<super::gemini_stream::GeminiReassembler, _>(pieces.to_vec())
 }

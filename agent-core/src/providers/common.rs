@@ -109,6 +109,7 @@ impl fmt::Debug for Common {
 /// [`ModelError::Unsupported`]), a text naming it. The tool's output is not the user's to fix, so
 /// the run goes on and the model knows what it was not shown; a user message's part is refused
 /// instead.
+#[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
 pub(crate) fn tool_result_part<'a, W>(
     part: &'a Part,
     convert: impl FnOnce(&'a Part) -> Result<W, ModelError>,

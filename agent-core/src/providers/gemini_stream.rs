@@ -6,7 +6,7 @@
 //!
 //! Wire format: <https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent>.
 
-use eventsource_stream::Event;
+use super::sse_decode::Event;
 
 use super::gemini::push_reasoning;
 use super::sse::{Out, Reassembler, cut_off};

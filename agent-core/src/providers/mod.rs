@@ -27,6 +27,7 @@ mod openai_responses_stream;
 #[cfg(feature = "openai")]
 mod openai_stream;
 mod sse;
+mod sse_decode;
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -6,7 +6,7 @@
 //!
 //! Wire format: <https://platform.openai.com/docs/api-reference/responses-streaming>.
 
-use eventsource_stream::Event;
+use super::sse_decode::Event;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -296,12 +296,6 @@ struct FailedResponse {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-    use std::convert::Infallible;
-
-    use eventsource_stream::Eventsource;
-    use futures_util::{FutureExt, StreamExt};
-
     use super::*;
     use crate::model::{ChatResponse, FinishReason, ModelError};
 
@@ -332,31 +326,7 @@ mod tests {
 
     /// The events `body` yields when it arrives in `chunks`, read as the shared driver reads them.
     fn events_of(chunks: Vec<Vec<u8>>) -> Vec<Result<StreamEvent, ModelError>> {
-        let source = futures_util::stream::iter(chunks.into_iter().map(Ok::<_, Infallible>));
-        let events: Vec<_> = source
-            .eventsource()
-            .collect::<Vec<_>>()
-            .now_or_never()
-            .unwrap_or_default();
-        let mut reassembler = ResponsesReassembler::default();
-        let mut out = VecDeque::new();
-        for event in events {
-            match event {
-                Ok(event) => {
-                    if reassembler.take(&event, &mut out) {
-                        return out.into();
-                    }
-                }
-                Err(error) => {
-                    out.push_back(Err(ModelError::Stream {
-                        message: error.to_string(),
-                    }));
-                    return out.into();
-                }
-            }
-        }
-        out.push_back(reassembler.at_end());
-        out.into()
+        crate::providers::sse::events_of_pieces::<ResponsesReassembler, _>(chunks)
     }
 
     fn finished(events: &[Result<StreamEvent, ModelError>]) -> &ChatResponse {
@@ -425,10 +395,16 @@ mod tests {
             matches!(events.last(), Some(Err(ModelError::Stream { message })) if message.contains("cut off")),
             "{events:?}"
         );
-        for end in 0..bytes.len() {
+        // Cut anywhere before the last event's data line is whole: an error. Cut after it, where
+        // only the blank line is missing: the whole reply, as the live reader gives it (some
+        // servers close the connection straight after the last `data:` line).
+        let last_line_end = bytes.len() - 1;
+        for end in 0..last_line_end {
             let events = events_of(vec![bytes[..end].to_vec()]);
             assert!(events.last().is_some_and(Result::is_err), "cut at {end}");
         }
+        let events = events_of(vec![bytes[..last_line_end].to_vec()]);
+        assert_eq!(finished(&events).message.content, "查一下");
         let events = events_of(vec![
             b"data: {\"type\":\"response.completed\",\"response\":{\"output\":7}}\n\n".to_vec(),
         ]);

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use eventsource_stream::Event;
+use super::sse_decode::Event;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -4,11 +4,11 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
 use reqwest::header::HeaderMap;
 
 use super::http::{HttpClient, RetryBudget};
+use super::sse_decode::{Event, EventDecoder};
 use crate::model::ModelError;
 use crate::model::{BoxStream, StreamEvent};
 
@@ -61,9 +61,9 @@ impl StreamRequest<'_> {
             .await?;
         let request_timeout = self.http.config().request_timeout_value();
         let bytes = Box::pin(response.bytes_stream());
-        Ok(Box::pin(end_last_event(bytes).eventsource().map(
-            move |event| event.map_err(|error| transport_error(error, request_timeout)),
-        )))
+        Ok(Box::pin(decode(bytes, move |error| {
+            transport_error(&error, request_timeout)
+        })))
     }
 }
 
@@ -89,13 +89,23 @@ pub(crate) fn stream_reply<'a, R: Reassembler + Default>(
 pub(crate) fn events_of_bytes<R: Reassembler + Default>(
     body: &[u8],
 ) -> Vec<Result<StreamEvent, ModelError>> {
+    events_of_pieces::<R, _>([body.to_vec()])
+}
+
+/// The events a server-sent-event body yields when it arrives in these pieces, read the way a live
+/// stream is read: for the fuzz targets and the benchmarks.
+#[cfg(any(test, feature = "fuzzing", feature = "bench-internals"))]
+pub(crate) fn events_of_pieces<R, B>(
+    pieces: impl IntoIterator<Item = B, IntoIter: Send + 'static>,
+) -> Vec<Result<StreamEvent, ModelError>>
+where
+    R: Reassembler + Default,
+    B: AsRef<[u8]> + From<&'static [u8]> + Send + 'static,
+{
     use futures_util::FutureExt;
-    let bytes = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(body.to_vec())]);
-    let source = end_last_event(bytes).eventsource().map(|event| {
-        event.map_err(|error| ModelError::Stream {
-            message: format!("the stream is not valid server-sent events: {error}"),
-        })
-    });
+    let bytes =
+        futures_util::stream::iter(pieces.into_iter().map(Ok::<_, std::convert::Infallible>));
+    let source = decode(bytes, |never| match never {});
     // Nothing in the source waits, so the whole stream is read on the first poll.
     reassemble::<R>(None, Some(Box::pin(source)))
         .collect::<Vec<_>>()
@@ -103,36 +113,63 @@ pub(crate) fn events_of_bytes<R: Reassembler + Default>(
         .unwrap_or_default()
 }
 
-/// Ends a body that stops right after a line, without the blank line that ends its last event,
-/// with that blank line, so the event is read rather than dropped (some servers close the
-/// connection straight after the last `data:` line). A body cut in the middle of a line is left as
-/// it is: its half event stays unread, and the reassembler says the stream was cut off.
-fn end_last_event<S, B, E>(bytes: S) -> impl Stream<Item = Result<B, E>> + Send
+/// The events of a body arriving as `bytes`; a failure to read it becomes `on_error`'s error, and
+/// ends the events.
+fn decode<S, B, E>(
+    bytes: S,
+    on_error: impl Fn(E) -> ModelError + Send + 'static,
+) -> impl Stream<Item = Result<Event, ModelError>> + Send
 where
     S: Stream<Item = Result<B, E>> + Unpin + Send,
-    B: AsRef<[u8]> + From<&'static [u8]> + Send,
+    B: AsRef<[u8]> + Send,
     E: Send,
 {
-    futures_util::stream::unfold(
-        (bytes, None::<u8>, false),
-        |(mut bytes, mut last, ended)| async move {
-            if ended {
+    struct Decoding<S, F> {
+        bytes: S,
+        on_error: F,
+        decoder: EventDecoder,
+        out: VecDeque<Event>,
+        /// Why the body could not be read on: said after the events read before it.
+        failure: Option<ModelError>,
+        ended: bool,
+    }
+    let state = Decoding {
+        bytes,
+        on_error,
+        decoder: EventDecoder::default(),
+        out: VecDeque::new(),
+        failure: None,
+        ended: false,
+    };
+    futures_util::stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(event) = state.out.pop_front() {
+                return Some((Ok(event), state));
+            }
+            if let Some(error) = state.failure.take() {
+                return Some((Err(error), state));
+            }
+            if state.ended {
                 return None;
             }
-            match bytes.next().await {
-                Some(item) => {
-                    if let Ok(chunk) = &item
-                        && let Some(&byte) = chunk.as_ref().last()
-                    {
-                        last = Some(byte);
+            match state.bytes.next().await {
+                Some(Ok(chunk)) => {
+                    if let Err(error) = state.decoder.push(chunk.as_ref(), &mut state.out) {
+                        state.failure = Some(error);
+                        state.ended = true;
                     }
-                    Some((item, (bytes, last, false)))
                 }
-                None => matches!(last, Some(b'\n' | b'\r'))
-                    .then(|| (Ok(B::from(b"\n\n".as_slice())), (bytes, last, true))),
+                Some(Err(error)) => {
+                    state.failure = Some((state.on_error)(error));
+                    state.ended = true;
+                }
+                None => {
+                    state.decoder.finish(&mut state.out);
+                    state.ended = true;
+                }
             }
-        },
-    )
+        }
+    })
 }
 
 /// Feeds events to a reassembler and yields what it makes of them, then its verdict on the end.
@@ -241,19 +278,14 @@ impl<R: Reassembler + Default> State<'_, R> {
     }
 }
 
-fn transport_error(
-    error: EventStreamError<reqwest::Error>,
-    request_timeout: Duration,
-) -> ModelError {
-    match error {
-        EventStreamError::Transport(error) if error.is_timeout() => ModelError::Timeout {
+fn transport_error(error: &reqwest::Error, request_timeout: Duration) -> ModelError {
+    if error.is_timeout() {
+        ModelError::Timeout {
             after: request_timeout,
-        },
-        EventStreamError::Transport(error) => ModelError::Stream {
+        }
+    } else {
+        ModelError::Stream {
             message: format!("the connection broke: {error}"),
-        },
-        other => ModelError::Stream {
-            message: format!("the stream is not valid server-sent events: {other}"),
-        },
+        }
     }
 }
