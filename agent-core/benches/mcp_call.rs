@@ -51,3 +51,56 @@ fn call_over_mcp(bencher: Bencher) {
             .expect("the call succeeds")
     });
 }
+
+/// A bare `rmcp` server with one tool that echoes its arguments: nothing of ours on either side.
+#[derive(Clone)]
+struct Echo;
+
+impl rmcp::ServerHandler for Echo {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let text = serde_json::to_string(&request.arguments).unwrap_or_default();
+        let result =
+            rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]);
+        Ok(result.into())
+    }
+}
+
+/// The floor of an MCP call: a bare `rmcp` client calling the bare echo server over the same
+/// in-process pipe, on the same runtime.
+#[divan::bench]
+fn rmcp_floor(bencher: Bencher) {
+    use rmcp::ServiceExt;
+
+    let runtime = runtime();
+    let client = runtime.block_on(async {
+        let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+        let (read, write) = tokio::io::split(server_end);
+        tokio::spawn(async move {
+            let running = Echo.serve((read, write)).await.expect("served");
+            let _ = running.waiting().await;
+        });
+        let (read, write) = tokio::io::split(client_end);
+        ().serve((read, write)).await.expect("connected")
+    });
+    let arguments: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(ARGUMENTS).expect("an object");
+    bencher.bench_local(|| {
+        let request = rmcp::model::CallToolRequestParams::new("get_weather")
+            .with_arguments(black_box(arguments.clone()));
+        runtime
+            .block_on(client.peer().call_tool(request))
+            .expect("the call succeeds")
+    });
+}
