@@ -211,17 +211,20 @@ fn payloads(body: &str) -> String {
         .collect()
 }
 
-/// `body` in pieces of `size` bytes (0: whole), kept for the whole run.
-fn pieces(body: &str, size: usize) -> Vec<&'static [u8]> {
+/// `body` in pieces of `size` bytes (0: whole), kept for the whole run, so that no iteration
+/// copies them.
+fn pieces(body: &str, size: usize) -> &'static [&'static [u8]] {
     let body: &'static [u8] = Box::leak(body.as_bytes().to_vec().into_boxed_slice());
-    if size == 0 {
+    let pieces: Vec<&'static [u8]> = if size == 0 {
         vec![body]
     } else {
         body.chunks(size).collect()
-    }
+    };
+    Box::leak(pieces.into_boxed_slice())
 }
 
-type Reader = fn(&[&'static [u8]]) -> Vec<Result<agent_core::StreamEvent, agent_core::ModelError>>;
+type Reader =
+    fn(&'static [&'static [u8]]) -> Vec<Result<agent_core::StreamEvent, agent_core::ModelError>>;
 
 const VENDORS: &[&str] = &["openai", "anthropic", "gemini", "openai_responses"];
 
@@ -251,7 +254,7 @@ fn floor_serde_payloads(bencher: Bencher, name: &str) {
 fn reassemble(bencher: Bencher, name: &str, size: usize) {
     let (body, read) = vendor(name);
     let pieces = pieces(&body, size);
-    let events = read(&pieces);
+    let events = read(pieces);
     assert!(
         matches!(
             events.last(),
@@ -262,7 +265,7 @@ fn reassemble(bencher: Bencher, name: &str, size: usize) {
     );
     bencher
         .counter(BytesCount::new(body.len()))
-        .bench_local(|| read(&pieces));
+        .bench_local(|| read(pieces));
 }
 
 #[divan::bench(args = VENDORS)]

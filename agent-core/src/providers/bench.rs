@@ -85,28 +85,30 @@ pub fn gemini_floor<'a>(
 
 /// The events `OpenAi::chat_stream` yields for a server-sent-event body arriving in `pieces`.
 #[cfg(feature = "openai")]
-pub fn openai_stream(pieces: &[&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
+pub fn openai_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
     super::sse::events_of_pieces::<super::openai_stream::OpenAiReassembler, _>(pieces.to_vec())
 }
 
 /// The events `OpenAiResponses::chat_stream` yields for a body arriving in `pieces`.
 #[cfg(feature = "openai")]
-pub fn openai_responses_stream(pieces: &[&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
+pub fn openai_responses_stream(
+    pieces: &'static [&'static [u8]],
+) -> Vec<Result<StreamEvent, ModelError>> {
     super::sse::events_of_pieces::<super::openai_responses_stream::ResponsesReassembler, _>(
-        pieces.to_vec(),
+        pieces.iter().copied(),
     )
 }
 
 /// The events `Anthropic::chat_stream` yields for a body arriving in `pieces`.
 #[cfg(feature = "anthropic")]
-pub fn anthropic_stream(pieces: &[&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
+pub fn anthropic_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
     super::sse::events_of_pieces::<super::anthropic_stream::AnthropicReassembler, _>(
-        pieces.to_vec(),
+        pieces.iter().copied(),
     )
 }
 
 /// The events `Gemini::chat_stream` yields for a body arriving in `pieces`.
 #[cfg(feature = "gemini")]
-pub fn gemini_stream(pieces: &[&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
+pub fn gemini_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
     super::sse::events_of_pieces::<super::gemini_stream::GeminiReassembler, _>(pieces.to_vec())
 }
