@@ -10,6 +10,9 @@ use std::collections::VecDeque;
 
 use crate::model::ModelError;
 
+/// UTF-8's byte-order mark, which a stream may begin with.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// One event: its type (`event:`; empty when not given, which the format reads as "message") and
 /// its data lines joined by `\n`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,18 +47,14 @@ impl EventDecoder {
         out: &mut VecDeque<Event>,
     ) -> Result<(), ModelError> {
         if !self.started {
-            if self.line.len() + bytes.len() < 3
-                && b"\xEF\xBB\xBF".starts_with(&[&self.line[..], bytes].concat())
-            {
-                // Perhaps a byte-order mark, not whole yet.
-                self.line.extend_from_slice(bytes);
+            // The stream may begin with a byte-order mark, perhaps split across pieces.
+            self.line.extend_from_slice(bytes);
+            if self.line.len() < BOM.len() && BOM.starts_with(&self.line) {
                 return Ok(());
             }
             self.started = true;
-            let mut head = std::mem::take(&mut self.line);
-            head.extend_from_slice(bytes);
-            let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head).to_vec();
-            return self.push_lines(&head, out);
+            let head = std::mem::take(&mut self.line);
+            return self.push_lines(head.strip_prefix(BOM).unwrap_or(&head), out);
         }
         if self.after_cr {
             self.after_cr = false;
