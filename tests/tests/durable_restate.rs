@@ -465,6 +465,86 @@ async fn a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat() {
     let _ = std::fs::remove_dir_all(&counters);
 }
 
+/// The calls the run `run_id` waits on, once it waits on some.
+async fn wait_for_pending(restate: &Restate, run_id: &str) -> Value {
+    let started = Instant::now();
+    loop {
+        let path = format!("{SERVICE}/{run_id}/pending");
+        let (status, pending) = restate.call(reqwest::Method::POST, &path, None).await;
+        assert_eq!(status, 200, "{pending}");
+        if pending["calls"]
+            .as_array()
+            .is_some_and(|calls| !calls.is_empty())
+        {
+            return pending;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "never waited: {pending}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A model that names two calls of one run alike (some servers number calls per reply): the
+/// approval of the first does not answer the second, which waits for its own.
+async fn an_approval_never_answers_a_later_call_with_the_same_id() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "send_email", &json!({ "to": "ada" })),
+        tool_call_reply(1, "send_email", &json!({ "to": "bob" })),
+        answer_reply("Both emails are sent."),
+    ])
+    .await;
+    let counters = counters_folder("same-id");
+    let port = free_port();
+    let _service = Service::start(port, &model.uri(), &counters, None).await;
+    restate.register(port).await;
+    let (status, body) = restate
+        .post(
+            &format!("{SERVICE}/run-4/run/send"),
+            json!({ "input": "Email Ada, then Bob." }),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+
+    let first = wait_for_pending(&restate, "run-4").await;
+    assert_eq!(first["calls"][0]["call"]["arguments"], r#"{"to":"ada"}"#);
+    let decide = json!({ "call_id": "call_1", "decision": "approve" });
+    let (status, body) = restate
+        .post(&format!("{SERVICE}/run-4/decide"), decide.clone())
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    // The second call, with the same id, waits: nothing is sent to Bob before it is approved.
+    let started = Instant::now();
+    let second = loop {
+        let pending = wait_for_pending(&restate, "run-4").await;
+        if pending["calls"][0]["call"]["arguments"] == r#"{"to":"bob"}"# {
+            break pending;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{pending}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(second["calls"][0]["call"]["id"], "call_1");
+    assert_eq!(counter(&counters, "email-ada").as_deref(), Some("1"));
+    assert_eq!(
+        counter(&counters, "email-bob"),
+        None,
+        "not sent before approval"
+    );
+    let (status, body) = restate
+        .post(&format!("{SERVICE}/run-4/decide"), decide)
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    let output = restate.attach(SERVICE, "run-4").await;
+    assert_eq!(output["text"], "Both emails are sent.", "{output}");
+    assert_eq!(counter(&counters, "email-bob").as_deref(), Some("1"));
+    assert_eq!(model_calls(&model).await, 3);
+    let _ = std::fs::remove_dir_all(&counters);
+}
+
 fn main() -> ExitCode {
     if let Some(port) = std::env::var(SERVICE_PORT)
         .ok()
@@ -484,6 +564,11 @@ fn main() -> ExitCode {
         Test::tokio(
             "a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat",
             a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat,
+        )
+        .needs(&RESTATE),
+        Test::tokio(
+            "an_approval_never_answers_a_later_call_with_the_same_id",
+            an_approval_never_answers_a_later_call_with_the_same_id,
         )
         .needs(&RESTATE),
         Test::tokio(

@@ -12,12 +12,23 @@ use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
 use restate_sdk::service::{IntoServiceDefinition, Service, ServiceDefinition};
 
 use super::journal::RestateJournal;
+use serde::{Deserialize, Serialize};
+
 use super::wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};
 use crate::agent::Agent;
-use crate::run::{Decision, RunError, RunPlan, drive};
+use crate::run::{Decision, PendingCall, RunError, RunPlan, drive};
 
-/// The workflow state key under which a paused run lists its waiting calls.
+/// The workflow state key under which a paused run keeps its [`Waiting`].
 const PENDING: &str = "pending";
+
+/// What a paused run keeps in its workflow state: which of its pauses this is, and the calls that
+/// wait. A model may use a call id again in a later reply, so each pause's decisions arrive on
+/// promises of their own: an approval given once never answers a later call.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Waiting {
+    pause: usize,
+    calls: Vec<PendingCall>,
+}
 
 /// Makes the context of each run from the run's id.
 type MakeContext<S> = Arc<dyn Fn(&str) -> S + Send + Sync>;
@@ -173,17 +184,20 @@ async fn run<S: Send + Sync + 'static>(
     };
     let no_cancel: Option<std::future::Pending<()>> = None;
     let mut outcome = drive(agent, plan, messages, no_cancel, None).await;
+    let mut pause = 0;
     loop {
+        pause += 1;
         let output = outcome.map_err(failed)?;
         let Some(paused) = output.paused else {
             return Ok(Json(DurableOutput::from(output)));
         };
         let calls = paused.pending().to_vec();
-        restate.set(PENDING, Json(Pending { calls }));
+        restate.set(PENDING, Json(Waiting { pause, calls }));
         let mut decisions = Vec::with_capacity(paused.pending().len());
         for pending in paused.pending() {
             let id = &pending.call.id;
-            let Json(decision) = restate.promise::<Json<Decision>>(&promise_name(id)).await?;
+            let name = promise_name(pause, id);
+            let Json(decision) = restate.promise::<Json<Decision>>(&name).await?;
             decisions.push((id.clone(), decision));
         }
         restate.clear(PENDING);
@@ -197,10 +211,10 @@ async fn run<S: Send + Sync + 'static>(
 /// The shared `decide` handler: settles one waiting call. A call that does not wait, or a decision
 /// of the wrong kind for it, is refused (400), and a second decision on a call (409).
 async fn decide(restate: &ContextInternal, request: DecisionRequest) -> HandlerResult<()> {
-    let Pending { calls } = restate
-        .get::<Json<Pending>>(PENDING)
+    let Waiting { pause, calls } = restate
+        .get::<Json<Waiting>>(PENDING)
         .await?
-        .map(|Json(pending)| pending)
+        .map(|Json(waiting)| waiting)
         .unwrap_or_default();
     let Some(pending) = calls
         .iter()
@@ -219,7 +233,7 @@ async fn decide(restate: &ContextInternal, request: DecisionRequest) -> HandlerR
     pending
         .check(&request.decision)
         .map_err(|error| TerminalError::new_with_code(400, error.to_string()))?;
-    let name = promise_name(&request.call_id);
+    let name = promise_name(pause, &request.call_id);
     if restate
         .peek_promise::<Json<Decision>>(&name)
         .await?
@@ -234,13 +248,16 @@ async fn decide(restate: &ContextInternal, request: DecisionRequest) -> HandlerR
 
 /// The shared `pending` handler: the calls the run waits on now.
 async fn pending(restate: &ContextInternal) -> HandlerResult<Json<Pending>> {
-    let pending = restate.get::<Json<Pending>>(PENDING).await?;
-    Ok(pending.unwrap_or_default())
+    let waiting = restate.get::<Json<Waiting>>(PENDING).await?;
+    let calls = waiting
+        .map(|Json(waiting)| waiting.calls)
+        .unwrap_or_default();
+    Ok(Json(Pending { calls }))
 }
 
-/// The durable promise a waiting call's decision arrives on.
-fn promise_name(call_id: &str) -> String {
-    format!("decision/{call_id}")
+/// The durable promise the decision on a call waiting in the run's `pause`-th pause arrives on.
+fn promise_name(pause: usize, call_id: &str) -> String {
+    format!("decision/{pause}/{call_id}")
 }
 
 /// A run that failed ends its workflow with a terminal error (Restate does not retry it): the
