@@ -63,7 +63,7 @@ impl Common {
     ) -> Result<ChatResponse, ModelError> {
         let body = body?;
         let headers = self.headers(key_header)?;
-        let reply = self.http.post_json(url, &headers, body).await?;
+        let reply = self.http.post_json(url, &headers, body.into()).await?;
         parse(&reply)
     }
 
@@ -79,7 +79,7 @@ impl Common {
             http: &self.http,
             url,
             headers: self.headers(key_header)?,
-            body: body?,
+            body: body?.into(),
         })
     }
 

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::de::DeserializeOwned;
@@ -155,20 +156,21 @@ impl HttpClient {
     }
 
     /// POSTs a JSON body and returns the reply body of a success, retrying what may succeed later.
+    /// The body is shared between attempts, not copied (a long conversation's is megabytes), and
+    /// the reply is handed over as it arrived.
     pub(crate) async fn post_json(
         &self,
         url: &str,
         headers: &HeaderMap,
-        body: Vec<u8>,
-    ) -> Result<Vec<u8>, ModelError> {
+        body: Bytes,
+    ) -> Result<Bytes, ModelError> {
         let mut budget = RetryBudget::new();
         self.with_retries(&mut budget, || async {
             let response = self.open(url, headers, body.clone()).await?;
-            let reply = response
+            response
                 .bytes()
                 .await
-                .map_err(|error| (self.transport_error(error), None))?;
-            Ok(reply.to_vec())
+                .map_err(|error| (self.transport_error(error), None))
         })
         .await
     }
@@ -180,10 +182,10 @@ impl HttpClient {
         &self,
         url: &str,
         headers: &HeaderMap,
-        body: &[u8],
+        body: &Bytes,
         budget: &mut RetryBudget,
     ) -> Result<reqwest::Response, ModelError> {
-        self.with_retries(budget, || self.open(url, headers, body.to_vec()))
+        self.with_retries(budget, || self.open(url, headers, body.clone()))
             .await
     }
 
@@ -238,7 +240,7 @@ impl HttpClient {
         &self,
         url: &str,
         headers: &HeaderMap,
-        body: Vec<u8>,
+        body: Bytes,
     ) -> Result<reqwest::Response, (ModelError, Option<Duration>)> {
         let client = self.client().map_err(|error| (error, None))?;
         let response = client

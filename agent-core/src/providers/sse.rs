@@ -49,7 +49,7 @@ pub(crate) struct StreamRequest<'a> {
     pub(crate) http: &'a HttpClient,
     pub(crate) url: String,
     pub(crate) headers: HeaderMap,
-    pub(crate) body: Vec<u8>,
+    pub(crate) body: bytes::Bytes,
 }
 
 impl StreamRequest<'_> {
