@@ -45,7 +45,7 @@ struct Form {
 }
 
 /// A schema's JSON text, as it goes into a request body.
-fn to_json(schema: &Value) -> Box<RawValue> {
+pub(crate) fn to_json(schema: &Value) -> Box<RawValue> {
     // A `Value` always serializes.
     serde_json::value::to_raw_value(schema).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }

@@ -175,6 +175,33 @@ pub(crate) fn made_up_call_id() -> String {
     format!("call_agent_{number}")
 }
 
+/// A tool's parameters as both OpenAI APIs take them, kept with its definition: the strict form
+/// when `strict` tools are asked for and strict mode can say the schema (the `bool` says it is),
+/// else the plain form.
+#[cfg(feature = "openai")]
+pub(crate) fn openai_parameters(
+    tool: &crate::tool::ToolDef,
+    strict: bool,
+) -> (std::borrow::Cow<'_, serde_json::value::RawValue>, bool) {
+    use crate::schema_forms::Dialect;
+    let strict_form = strict
+        .then(|| tool.parameters_in(Dialect::OpenAiStrict, super::dialect::openai_strict))
+        .flatten();
+    match strict_form {
+        Some(parameters) => (parameters, true),
+        None => {
+            let plain = tool
+                .parameters_in(Dialect::OpenAi, |schema| {
+                    Some(super::dialect::openai(schema))
+                })
+                .unwrap_or(std::borrow::Cow::Borrowed(
+                    serde_json::value::RawValue::NULL,
+                ));
+            (plain, false)
+        }
+    }
+}
+
 /// A call's arguments as OpenAI-compatible servers send them: a JSON text as documented, or (some
 /// compatible servers) the JSON object itself, taken as its text; `null` is no arguments.
 #[cfg(feature = "openai")]

@@ -151,10 +151,7 @@ impl Gemini {
         } else {
             dialect::gemini(schema)
         };
-        // A `Value` always serializes.
-        let json =
-            serde_json::value::to_raw_value(&schema).unwrap_or_else(|_| RawValue::NULL.to_owned());
-        self.schema_as(Cow::Owned(json))
+        self.schema_as(Cow::Owned(crate::schema_forms::to_json(&schema)))
     }
 
     common_builder_methods!();

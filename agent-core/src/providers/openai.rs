@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::common::{
     Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id,
-    tool_result_part,
+    openai_parameters, tool_result_part,
 };
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
@@ -25,7 +25,6 @@ use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
-use crate::schema_forms::Dialect;
 use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
 use crate::tool::{BoxFuture, ToolDef};
 
@@ -119,21 +118,14 @@ impl OpenAi {
     }
 
     fn wire_tool<'a>(&self, tool: &'a ToolDef) -> WireTool<'a> {
-        let strict = if self.strict_tools {
-            tool.parameters_in(Dialect::OpenAiStrict, dialect::openai_strict)
-        } else {
-            None
-        };
+        let (parameters, strict) = openai_parameters(tool, self.strict_tools);
         WireTool {
             kind: "function",
             function: WireFunction {
                 name: &tool.name,
                 description: &tool.description,
-                strict: strict.is_some().then_some(true),
-                parameters: strict.unwrap_or_else(|| {
-                    tool.parameters_in(Dialect::OpenAi, |schema| Some(dialect::openai(schema)))
-                        .unwrap_or(Cow::Borrowed(RawValue::NULL))
-                }),
+                strict: strict.then_some(true),
+                parameters,
             },
         }
     }

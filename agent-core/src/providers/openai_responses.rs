@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 
 use super::common::{
     Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id,
-    system_text, tool_result_part,
+    openai_parameters, system_text, tool_result_part,
 };
 use super::dialect;
 use super::http::{join_url, parse_reply, unexpected_reply};
@@ -27,7 +27,6 @@ use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usa
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
-use crate::schema_forms::Dialect;
 use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
 use crate::tool::{BoxFuture, ToolDef};
 
@@ -157,21 +156,14 @@ impl OpenAiResponses {
     }
 
     fn wire_tool<'a>(&self, tool: &'a ToolDef) -> WireTool<'a> {
-        // The same forms as Chat Completions', kept with the tool's definition.
-        let strict = if self.strict_tools {
-            tool.parameters_in(Dialect::OpenAiStrict, dialect::openai_strict)
-        } else {
-            None
-        };
+        // The same forms as Chat Completions'.
+        let (parameters, strict) = openai_parameters(tool, self.strict_tools);
         WireTool {
             kind: "function",
             name: &tool.name,
             description: &tool.description,
-            strict: strict.is_some(),
-            parameters: strict.unwrap_or_else(|| {
-                tool.parameters_in(Dialect::OpenAi, |schema| Some(dialect::openai(schema)))
-                    .unwrap_or(Cow::Borrowed(RawValue::NULL))
-            }),
+            strict,
+            parameters,
         }
     }
 
