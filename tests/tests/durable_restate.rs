@@ -339,28 +339,7 @@ async fn an_approval_resumes_a_run_after_a_restart() {
     assert_eq!(status, 202, "{body}");
 
     // Wait until the run waits on the approval.
-    let started = Instant::now();
-    let pending = loop {
-        let (status, pending) = restate
-            .call(
-                reqwest::Method::POST,
-                &format!("{SERVICE}/run-2/pending"),
-                None,
-            )
-            .await;
-        assert_eq!(status, 200, "{pending}");
-        if pending["calls"]
-            .as_array()
-            .is_some_and(|calls| !calls.is_empty())
-        {
-            break pending;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "never waited: {pending}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let pending = wait_for_pending(&restate, "run-2").await;
     assert_eq!(pending["calls"][0]["call"]["id"], "call_1", "{pending}");
     assert_eq!(pending["calls"][0]["waits_for"], "approval", "{pending}");
     assert_eq!(

@@ -35,8 +35,6 @@ pub(crate) struct EventDecoder {
     after_cr: bool,
     /// Whether the first bytes (and a byte-order mark among them) were seen.
     started: bool,
-    /// Whether the last byte seen ended a line.
-    at_line_start: bool,
 }
 
 impl EventDecoder {
@@ -92,12 +90,8 @@ impl EventDecoder {
                     Some(_) => {}
                 }
             }
-            self.at_line_start = true;
         }
-        if !bytes.is_empty() {
-            self.line.extend_from_slice(bytes);
-            self.at_line_start = false;
-        }
+        self.line.extend_from_slice(bytes);
         Ok(())
     }
 
@@ -149,7 +143,8 @@ impl EventDecoder {
     /// last `data:` line); a body cut in the middle of a line does not: its half event stays
     /// unread, and the reassembler says the stream was cut off.
     pub(crate) fn finish(&mut self, out: &mut VecDeque<Event>) {
-        if self.line.is_empty() && self.at_line_start {
+        // An empty line left means the body ended at a line end (or held nothing to dispatch).
+        if self.line.is_empty() {
             self.dispatch(out);
         }
     }

@@ -52,9 +52,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             .collect();
         ResumedRun::new(self, context, paused, decisions)
     }
-}
 
-impl<S: Send + Sync + 'static> Agent<S> {
     /// A new conversation: the system prompt, then `input`, with room for the reply and a tool
     /// result so that a short run never reallocates it.
     fn new_conversation(&self, input: impl Into<String>) -> Vec<Message> {
