@@ -182,6 +182,62 @@ fn run_to_the_end(agent: &Agent, turns: usize) -> RunOutput {
     output
 }
 
+/// The floor of a 10-step run: what any loop must do with this model and this tool, written
+/// inline with nothing else: a conversation of the same system prompt and input, ten calls of the
+/// same model through the `Model` trait (its reply, its boxed future), nine calls' arguments parsed
+/// and results serialized as in `floor_serde`, each reply and result kept in the transcript, the
+/// answer's text and the transcript in hand at the end. No lookup, no limits, no spans, no hooks,
+/// no panic guard, no time limit, no usage: the figure `loop_10_steps` is measured against.
+#[divan::bench]
+fn floor_loop_10_steps(bencher: Bencher) {
+    let model = TurnsModel {
+        turns: 10,
+        latency: Duration::ZERO,
+    };
+    let agent = agent_with_turns(10);
+    let system_prompt = agent.system_prompt().to_owned();
+    let definitions = agent.tools().definitions().to_vec();
+    bencher.bench_local(|| floor_loop(&model, &system_prompt, &definitions));
+}
+
+/// The loop of `floor_loop_10_steps`, kept out of line so that profiles show it whole.
+#[inline(never)]
+fn floor_loop(
+    model: &TurnsModel,
+    system_prompt: &str,
+    definitions: &[agent_core::ToolDef],
+) -> (String, Vec<agent_core::Message>) {
+    use agent_core::{ChatRequest, Message, Model, ToolResultMessage};
+
+    let mut messages = Vec::with_capacity(4);
+    messages.push(Message::system(system_prompt));
+    messages.push(Message::user(black_box("Umbrella?")));
+    loop {
+        let reply = model
+            .chat(ChatRequest::new(&messages, definitions))
+            .now_or_never()
+            .expect("ready")
+            .expect("answers")
+            .message;
+        if reply.tool_calls.is_empty() {
+            let text = reply.content.clone();
+            messages.push(Message::Assistant(reply));
+            return (text, messages);
+        }
+        let results: Vec<_> = reply
+            .tool_calls
+            .iter()
+            .map(|call| {
+                let args: WeatherArgs = serde_json::from_str(&call.arguments).expect("valid");
+                let content = serde_json::to_string(&weather_in(args.city)).expect("serializable");
+                ToolResultMessage::new(call.id.as_str(), content)
+            })
+            .collect();
+        messages.push(Message::Assistant(reply));
+        messages.extend(results.into_iter().map(Message::Tool));
+    }
+}
+
 /// A whole run: 9 turns asking for `get_weather`, an answer on the 10th.
 #[divan::bench]
 fn loop_10_steps(bencher: Bencher) {

@@ -28,14 +28,7 @@ pub trait Model: Send + Sync {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        use futures_util::StreamExt;
-        let reply = self.chat(request);
-        Box::pin(futures_util::stream::once(reply).flat_map(|result| {
-            futures_util::stream::iter(match result {
-                Ok(response) => events_of(response),
-                Err(error) => vec![Err(error)],
-            })
-        }))
+        Box::pin(ReplyAsEvents::new(self.chat(request)))
     }
 }
 
@@ -391,31 +384,122 @@ pub enum StreamEvent {
     Finished(ChatResponse),
 }
 
-/// The events a finished reply would have streamed: how a model without native streaming streams.
-pub(crate) fn events_of(response: ChatResponse) -> Vec<Result<StreamEvent, ModelError>> {
-    let mut events = Vec::with_capacity(3 + 2 * response.message.tool_calls.len());
-    for reasoning in &response.message.reasoning {
-        if !reasoning.text.is_empty() {
-            events.push(Ok(StreamEvent::ReasoningDelta(reasoning.text.clone())));
+/// How a model without native streaming streams: its reply, once it is whole, told as the events
+/// a streamed reply would have sent (reasoning, text, each call's start and arguments, usage), then
+/// the reply itself. Each event is made when it is asked for, from the reply kept until the end.
+struct ReplyAsEvents<'a> {
+    reply: Option<BoxFuture<'a, Result<ChatResponse, ModelError>>>,
+    response: Option<ChatResponse>,
+    next: NextEvent,
+}
+
+/// The next event [`ReplyAsEvents`] tells from its reply.
+#[derive(Clone, Copy)]
+enum NextEvent {
+    Reasoning(usize),
+    Text,
+    CallStart(usize),
+    CallArguments(usize),
+    Usage,
+    Finished,
+}
+
+impl<'a> ReplyAsEvents<'a> {
+    fn new(reply: BoxFuture<'a, Result<ChatResponse, ModelError>>) -> Self {
+        ReplyAsEvents {
+            reply: Some(reply),
+            response: None,
+            next: NextEvent::Reasoning(0),
         }
     }
-    if !response.message.content.is_empty() {
-        events.push(Ok(StreamEvent::TextDelta(response.message.content.clone())));
-    }
-    for (index, call) in response.message.tool_calls.iter().enumerate() {
-        events.push(Ok(StreamEvent::ToolCallStart {
-            index,
-            id: call.id.clone(),
-            name: call.name.clone(),
-        }));
-        if !call.arguments.is_empty() {
-            events.push(Ok(StreamEvent::ToolCallArguments {
-                index,
-                fragment: call.arguments.clone(),
-            }));
+
+    /// The next event of the whole reply `response`, advancing `next` past it; `None` for a step
+    /// with nothing to tell (an empty text, say).
+    fn tell(response: &ChatResponse, next: &mut NextEvent) -> Option<StreamEvent> {
+        let message = &response.message;
+        match *next {
+            NextEvent::Reasoning(index) => match message.reasoning.get(index) {
+                Some(reasoning) => {
+                    *next = NextEvent::Reasoning(index + 1);
+                    (!reasoning.text.is_empty())
+                        .then(|| StreamEvent::ReasoningDelta(reasoning.text.clone()))
+                }
+                None => {
+                    *next = NextEvent::Text;
+                    None
+                }
+            },
+            NextEvent::Text => {
+                *next = NextEvent::CallStart(0);
+                (!message.content.is_empty())
+                    .then(|| StreamEvent::TextDelta(message.content.clone()))
+            }
+            NextEvent::CallStart(index) => match message.tool_calls.get(index) {
+                Some(call) => {
+                    *next = NextEvent::CallArguments(index);
+                    Some(StreamEvent::ToolCallStart {
+                        index,
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                    })
+                }
+                None => {
+                    *next = NextEvent::Usage;
+                    None
+                }
+            },
+            NextEvent::CallArguments(index) => {
+                *next = NextEvent::CallStart(index + 1);
+                let arguments = &message.tool_calls[index].arguments;
+                (!arguments.is_empty()).then(|| StreamEvent::ToolCallArguments {
+                    index,
+                    fragment: arguments.clone(),
+                })
+            }
+            NextEvent::Usage => {
+                *next = NextEvent::Finished;
+                Some(StreamEvent::Usage(response.usage))
+            }
+            // Taken whole by `poll_next`.
+            NextEvent::Finished => None,
         }
     }
-    events.push(Ok(StreamEvent::Usage(response.usage)));
-    events.push(Ok(StreamEvent::Finished(response)));
-    events
+}
+
+// Nothing in it is pinned in place: the reply's future is boxed.
+impl Unpin for ReplyAsEvents<'_> {}
+
+impl Stream for ReplyAsEvents<'_> {
+    type Item = Result<StreamEvent, ModelError>;
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        if let Some(reply) = &mut this.reply {
+            let Poll::Ready(result) = reply.as_mut().poll(context) else {
+                return Poll::Pending;
+            };
+            this.reply = None;
+            match result {
+                Ok(response) => this.response = Some(response),
+                Err(error) => return Poll::Ready(Some(Err(error))),
+            }
+        }
+        let Some(response) = &this.response else {
+            return Poll::Ready(None);
+        };
+        while !matches!(this.next, NextEvent::Finished) {
+            if let Some(event) = Self::tell(response, &mut this.next) {
+                return Poll::Ready(Some(Ok(event)));
+            }
+        }
+        Poll::Ready(
+            this.response
+                .take()
+                .map(|response| Ok(StreamEvent::Finished(response))),
+        )
+    }
 }
