@@ -4,7 +4,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::arguments::{FieldSpec, check_field, parse_arguments};
+pub use crate::arguments::{FieldSpec, check_field, parse_arguments, parse_flat_arguments};
 pub use crate::blocking::{Blocking, run_blocking};
 pub use crate::schema::{output_schema, parameters_schema};
 

@@ -120,27 +120,41 @@ fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
 /// the slower path run: it reads `null` for an optional parameter, or an optional field at any
 /// depth, as "left out" (what OpenAI's strict mode sends), and otherwise finds every field that is
 /// wrong, missing or unknown.
+///
+/// Generic only where it must be: this is compiled again for every `#[tool]` in a user's crate,
+/// so everything that does not name `T` is in [`parse_slowly`] and [`diagnose`], compiled once.
 pub fn parse_arguments<T: DeserializeOwned + JsonSchema>(
     raw: &str,
     fields: &[FieldSpec],
 ) -> Result<T, ToolError> {
+    parse_arguments_with(raw, fields, parse_strictly::<T>)
+}
+
+/// [`parse_arguments`] for parameters that are all [`flat`](FieldSpec::flat): they hold no
+/// struct, so no field can be dropped inside them and the strict parser is never needed (unknown
+/// fields of the arguments object itself are refused by the argument struct). `#[tool]` calls this
+/// when it can tell from the types as written; a user's build then compiles the argument struct's
+/// `Deserialize` for one deserializer, as for a hand-written tool.
+pub fn parse_flat_arguments<T: DeserializeOwned + JsonSchema>(
+    raw: &str,
+    fields: &[FieldSpec],
+) -> Result<T, ToolError> {
+    parse_arguments_with(raw, fields, |raw| {
+        serde_json::from_str::<T>(raw).map_err(Strict::Invalid)
+    })
+}
+
+/// [`parse_arguments`], strict parses made by `parse_strictly`.
+fn parse_arguments_with<T: DeserializeOwned + JsonSchema>(
+    raw: &str,
+    fields: &[FieldSpec],
+    parse_strictly: fn(&str) -> Result<T, Strict<serde_json::Error>>,
+) -> Result<T, ToolError> {
     // Models send "" for "no arguments".
     let raw = if raw.trim().is_empty() { "{}" } else { raw };
-    // Only an object: serde's derive would also take an array as positional fields.
-    if let Some(inside) = raw.trim_start().strip_prefix('{') {
-        // Fields can only be dropped inside a struct: parameters that hold none, or arguments with
-        // no nested object (a plain loop beats a call into memchr for a few dozen bytes), skip the
-        // strict parser's cost.
-        let strict =
-            !fields.iter().all(|field| field.flat) && inside.bytes().any(|byte| byte == b'{');
+    if let Some(strict) = fast_path(raw, fields) {
         let parsed = if strict {
-            let mut deserializer = serde_json::Deserializer::from_str(raw);
-            deserialize_strictly::<T, _>(&mut deserializer).and_then(|arguments| {
-                deserializer
-                    .end()
-                    .map(|()| arguments)
-                    .map_err(Strict::Invalid)
-            })
+            parse_strictly(raw)
         } else {
             serde_json::from_str::<T>(raw).map_err(Strict::Invalid)
         };
@@ -155,6 +169,53 @@ pub fn parse_arguments<T: DeserializeOwned + JsonSchema>(
             Err(Strict::Invalid(_)) => {}
         }
     }
+    let mut arguments = None;
+    let outcome = parse_slowly(raw, fields, parameters_schema::<T>, &mut |text| {
+        arguments = Some(parse_strictly(text)?);
+        Ok(())
+    });
+    match (arguments, outcome) {
+        // Kept by the one parse that succeeded, wherever it was.
+        (Some(arguments), _) => Ok(arguments),
+        (None, Err(error)) => Err(error),
+        // Never: `parse_slowly` succeeds only through `parse`, which keeps the arguments.
+        (None, Ok(())) => Err(ToolError::InvalidJson {
+            message: "the arguments could not be read".to_owned(),
+        }),
+    }
+}
+
+/// Whether the arguments can take the fast path (only an object: serde's derive would also take
+/// an array as positional fields), and whether it must be the strict parser: fields can only be
+/// dropped inside a struct, so parameters that hold none, or arguments with no nested object (a
+/// plain loop beats a call into memchr for a few dozen bytes), skip its cost.
+fn fast_path(raw: &str, fields: &[FieldSpec]) -> Option<bool> {
+    let inside = raw.trim_start().strip_prefix('{')?;
+    Some(!fields.iter().all(|field| field.flat) && inside.bytes().any(|byte| byte == b'{'))
+}
+
+/// Deserializes `T` from JSON text strictly (see [`deserialize_strictly`]), to its end.
+///
+/// Every parse of a tool's arguments but the plain fast one comes through here, even those that
+/// start from a `Value` (written back to text first, on paths that are rare): the generated
+/// argument struct's `Deserialize` is then compiled for two deserializers rather than one per
+/// path, which was most of what `#[tool]` cost a user's build.
+fn parse_strictly<T: DeserializeOwned>(raw: &str) -> Result<T, Strict<serde_json::Error>> {
+    let mut deserializer = serde_json::Deserializer::from_str(raw);
+    let arguments = deserialize_strictly::<T, _>(&mut deserializer)?;
+    deserializer.end().map_err(Strict::Invalid)?;
+    Ok(arguments)
+}
+
+/// The arguments' parser when the fast path did not take them: `parse` parses a JSON text
+/// strictly into the arguments (keeping them), `schema` makes their schema. Tries again without
+/// the `null`s of optional fields, then explains what does not fit.
+fn parse_slowly(
+    raw: &str,
+    fields: &[FieldSpec],
+    schema: fn() -> Value,
+    parse: &mut dyn FnMut(&str) -> Result<(), Strict<serde_json::Error>>,
+) -> Result<(), ToolError> {
     let mut value: Value = match serde_json::from_str(raw) {
         Ok(value) => value,
         Err(error) => {
@@ -177,8 +238,8 @@ pub fn parse_arguments<T: DeserializeOwned + JsonSchema>(
         _ => (false, false),
     };
     if dropped {
-        match deserialize_strictly::<T, _>(&value) {
-            Ok(arguments) => return Ok(arguments),
+        match parse(&value.to_string()) {
+            Ok(()) => return Ok(()),
             Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),
             Err(Strict::Invalid(_)) => {}
         }
@@ -187,18 +248,23 @@ pub fn parse_arguments<T: DeserializeOwned + JsonSchema>(
     // out" too, where the parameters' schema (made only now, on this rare path) says it may be.
     if nested_null && let Value::Object(map) = &value {
         let mut cleaned = map.clone();
-        if drop_optional_nulls(&mut cleaned, &parameters_schema::<T>()) {
-            match deserialize_strictly::<T, _>(&Value::Object(cleaned)) {
-                Ok(arguments) => return Ok(arguments),
+        if drop_optional_nulls(&mut cleaned, &schema()) {
+            match parse(&Value::Object(cleaned).to_string()) {
+                Ok(()) => return Ok(()),
                 Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),
                 Err(Strict::Invalid(_)) => {}
             }
         }
     }
-    Err(diagnose::<T>(raw, &value, fields))
+    Err(diagnose(raw, &value, fields, parse))
 }
 
-fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec]) -> ToolError {
+fn diagnose(
+    raw: &str,
+    value: &Value,
+    fields: &[FieldSpec],
+    parse: &mut dyn FnMut(&str) -> Result<(), Strict<serde_json::Error>>,
+) -> ToolError {
     let Value::Object(map) = value else {
         return ToolError::arguments_not_an_object(value);
     };
@@ -228,15 +294,14 @@ fn diagnose<T: DeserializeOwned>(raw: &str, value: &Value, fields: &[FieldSpec])
         }
     }
     if issues.is_empty() {
-        // Field by field everything fits, so the problem spans fields (a duplicate key, say):
-        // report what the whole parse says, with its path.
-        let mut deserializer = serde_json::Deserializer::from_str(raw);
-        if let Err(error) = serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-            let path = render_path(error.path());
-            issues.push(ArgumentIssue::new(
-                path,
-                message_without_position(error.inner()),
-            ));
+        // Field by field everything fits, so the problem spans fields (a duplicate key, say) and
+        // lies in the arguments object itself: report what the whole parse says.
+        match parse(raw) {
+            Err(Strict::Invalid(error)) => {
+                issues.push(ArgumentIssue::new("", message_without_position(&error)));
+            }
+            Err(Strict::Unknown(unknown)) => issues = unknown,
+            Ok(()) => {}
         }
     }
     ToolError::InvalidArguments { issues }

@@ -166,6 +166,13 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
             }
         }
     });
+    // Parameters that hold no struct never need the strict parser: leaving it out of the glue
+    // halves what the argument struct's `Deserialize` costs the user's build.
+    let parse = if model_params.iter().all(|param| param.flat) {
+        quote!(parse_flat_arguments)
+    } else {
+        quote!(parse_arguments)
+    };
     let argument_idents: Vec<&Ident> = model_params.iter().map(|param| &param.ident).collect();
     let argument_locals: Vec<_> = (0..model_params.len())
         .map(|index| format_ident!("__argument_{}", index))
@@ -316,7 +323,7 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
         fn __parse<#(#bounds),*>(
             __raw: &str,
         ) -> ::core::result::Result<(#(#generics,)*), #krate::ToolError> {
-            let __Arguments { #(#argument_idents),* } = __p::parse_arguments::<__Arguments<#(#generics),*>>(
+            let __Arguments { #(#argument_idents),* } = __p::#parse::<__Arguments<#(#generics),*>>(
                 __raw,
                 &[#(#field_specs),*],
             )?;
