@@ -190,11 +190,22 @@ fn run_to_the_end(agent: &Agent, turns: usize) -> RunOutput {
 /// no panic guard, no time limit, no usage: the figure `loop_10_steps` is measured against.
 #[divan::bench]
 fn floor_loop_10_steps(bencher: Bencher) {
+    floor_loops(bencher, 10);
+}
+
+/// `floor_loop_10_steps` for a run that answers at once: the floor of `run1_text`.
+#[divan::bench]
+fn floor_run1_text(bencher: Bencher) {
+    floor_loops(bencher, 1);
+}
+
+/// Times `floor_loop` for runs of `turns` model calls.
+fn floor_loops(bencher: Bencher, turns: usize) {
     let model = TurnsModel {
-        turns: 10,
+        turns,
         latency: Duration::ZERO,
     };
-    let agent = agent_with_turns(10);
+    let agent = agent_with_turns(turns);
     let system_prompt = agent.system_prompt().to_owned();
     let definitions = agent.tools().definitions().to_vec();
     bencher.bench_local(|| floor_loop(&model, &system_prompt, &definitions));

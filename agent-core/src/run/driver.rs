@@ -219,6 +219,35 @@ enum Called {
     Waiting(PendingCall),
 }
 
+/// What became of a step's calls, in call order. Most steps make one call, which needs no `Vec`
+/// (measured: its allocation was 2% of a 10-step run).
+enum CallsDone {
+    One(Called),
+    Many(Vec<Called>),
+}
+
+impl CallsDone {
+    fn iter(&self) -> std::slice::Iter<'_, Called> {
+        match self {
+            CallsDone::One(called) => std::slice::from_ref(called).iter(),
+            CallsDone::Many(called) => called.iter(),
+        }
+    }
+}
+
+impl IntoIterator for CallsDone {
+    type Item = Called;
+    type IntoIter = std::iter::Chain<std::option::IntoIter<Called>, std::vec::IntoIter<Called>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        let (one, many) = match self {
+            CallsDone::One(called) => (Some(called), Vec::new()),
+            CallsDone::Many(called) => (None, called),
+        };
+        one.into_iter().chain(many)
+    }
+}
+
 /// Why something in flight was dropped.
 enum Interrupt {
     Cancelled,
@@ -232,7 +261,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     ) -> Result<RunOutput, RunError> {
         let max_steps = self.agent.limits.max_steps;
         if let Some(resume) = self.resume.take()
-            && let Some(reason) = self.settle(resume, &mut cancel).await
+            // Boxed, as are the other rare paths below: inline, each would enlarge every run's
+            // future, which is moved as a whole on its way in (measured: 2.8 KB before).
+            && let Some(reason) = Box::pin(self.settle(resume, &mut cancel)).await
         {
             return Ok(self.finish(reason, None));
         }
@@ -272,7 +303,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
         }
         if self.agent.limits.at_step_limit == AtStepLimit::AskForFinalAnswer {
-            return self.final_answer(max_steps, &mut cancel).await;
+            return Box::pin(self.final_answer(max_steps, &mut cancel)).await;
         }
         Ok(self.finish(StopReason::StepLimit { limit: max_steps }, None))
     }
@@ -313,12 +344,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             match self.judge_output(&reply, at_token_limit) {
                 Verdict::NoOutput => {}
                 Verdict::Taken => {
-                    let text = self.record_output(reply).await;
+                    let text = Box::pin(self.record_output(reply)).await;
                     return Step::End(StopReason::Finished, Some(text));
                 }
                 Verdict::Rejected if self.output_retries_spent() => {
                     // Every call answered, none run: the transcript stays valid to go on with.
-                    let results = self.answer_output_calls(&reply).await;
+                    let results = Box::pin(self.answer_output_calls(&reply)).await;
                     self.messages.push(Message::Assistant(reply));
                     self.messages.extend(results.into_iter().map(Message::Tool));
                     return Step::OutputRejected;
@@ -383,7 +414,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         // boxing it cost an allocation a step (measured: 2,600 instructions of a 10-step run's
         // 66,000). Otherwise boxed: the calls' futures are large, and every step would move them.
         let interrupted = if calls.len() == 1 && !self.can_be_interrupted {
-            Ok(vec![self.call(&calls[0], refusal(0, &calls[0])).await])
+            Ok(CallsDone::One(
+                self.call(&calls[0], refusal(0, &calls[0])).await,
+            ))
         } else {
             let run_all = async {
                 // A journal records the calls in the order they run: one by one, in call order.
@@ -403,7 +436,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     results
                 }
             };
-            self.interruptible(Box::pin(run_all), cancel).await
+            self.interruptible(Box::pin(run_all), cancel)
+                .await
+                .map(CallsDone::Many)
         };
         let (called, mut stop) = match interrupted {
             Ok(called) => (called, None),
@@ -420,7 +455,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     let execute = self.agent.tools.execute(self.context, call, decision);
                     results.push(Called::Answered(Box::pin(execute).await));
                 }
-                (results, Some(self.interrupted(interrupt)))
+                (CallsDone::Many(results), Some(self.interrupted(interrupt)))
             }
         };
         if let Some(reason) = self.stop_request.take() {
@@ -436,7 +471,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             .any(|called| matches!(called, Called::Waiting(_)));
         if waiting && stop.is_none() {
             let mut pending = Vec::new();
-            let mut finished = Vec::with_capacity(called.len());
+            let mut finished = Vec::with_capacity(called.iter().len());
             for called in called {
                 match called {
                     Called::Answered(result) => finished.push(result),
@@ -454,7 +489,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             };
         }
         // The reply first, then one result per call, in call order.
-        self.messages.reserve(1 + called.len());
+        self.messages.reserve(1 + called.iter().len());
         self.messages.push(Message::Assistant(reply));
         for called in called {
             let result = match called {
