@@ -128,9 +128,16 @@ impl Texts for English {
         "Error: "
     }
 
-    // The same words as the default, written into one allocation.
+    // The same words as the default, written into one allocation (room for a typical error
+    // up front: `format!` guesses from its literal pieces only, and grew the text twice).
     fn tool_error(&self, error: &ToolError) -> String {
-        format!("{}{error}", self.tool_error_lead_in(error))
+        use std::fmt::Write;
+        let lead_in = self.tool_error_lead_in(error);
+        let mut text = String::with_capacity(lead_in.len() + 120);
+        text.push_str(lead_in);
+        // Writing into a `String` cannot fail.
+        let _ = write!(text, "{error}");
+        text
     }
 
     fn tool_done(&self) -> &str {
