@@ -86,7 +86,9 @@ pub fn gemini_floor<'a>(
 /// The events `OpenAi::chat_stream` yields for a server-sent-event body arriving in `pieces`.
 #[cfg(feature = "openai")]
 pub fn openai_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_pieces::<super::openai_stream::OpenAiReassembler, _>(pieces.to_vec())
+    super::sse::events_of_pieces::<super::openai_stream::OpenAiReassembler, _>(
+        pieces.iter().copied(),
+    )
 }
 
 /// The events `OpenAiResponses::chat_stream` yields for a body arriving in `pieces`.
@@ -110,5 +112,7 @@ pub fn anthropic_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEv
 /// The events `Gemini::chat_stream` yields for a body arriving in `pieces`.
 #[cfg(feature = "gemini")]
 pub fn gemini_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_pieces::<super::gemini_stream::GeminiReassembler, _>(pieces.to_vec())
+    super::sse::events_of_pieces::<super::gemini_stream::GeminiReassembler, _>(
+        pieces.iter().copied(),
+    )
 }

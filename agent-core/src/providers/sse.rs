@@ -115,61 +115,83 @@ where
 
 /// The events of a body arriving as `bytes`; a failure to read it becomes `on_error`'s error, and
 /// ends the events.
-fn decode<S, B, E>(
-    bytes: S,
-    on_error: impl Fn(E) -> ModelError + Send + 'static,
-) -> impl Stream<Item = Result<Event, ModelError>> + Send
+fn decode<S, B, E, F>(bytes: S, on_error: F) -> Decoding<S, F>
 where
     S: Stream<Item = Result<B, E>> + Unpin + Send,
     B: AsRef<[u8]> + Send,
     E: Send,
+    F: Fn(E) -> ModelError + Send + 'static,
 {
-    struct Decoding<S, F> {
-        bytes: S,
-        on_error: F,
-        decoder: EventDecoder,
-        out: VecDeque<Event>,
-        /// Why the body could not be read on: said after the events read before it.
-        failure: Option<ModelError>,
-        ended: bool,
-    }
-    let state = Decoding {
+    Decoding {
         bytes,
         on_error,
         decoder: EventDecoder::default(),
         out: VecDeque::new(),
         failure: None,
         ended: false,
-    };
-    futures_util::stream::unfold(state, |mut state| async move {
+    }
+}
+
+/// The stream [`decode`] returns. Written out rather than made with `unfold`: it is polled once per
+/// piece of the body, and a network may hand the body over a few bytes at a time (measured: the
+/// `unfold` machinery was a fifth of reading a body in 1-byte pieces).
+struct Decoding<S, F> {
+    bytes: S,
+    on_error: F,
+    decoder: EventDecoder,
+    /// Events read but not yet handed out.
+    out: VecDeque<Event>,
+    /// Why the body could not be read on: said after the events read before it.
+    failure: Option<ModelError>,
+    ended: bool,
+}
+
+// Nothing in it is pinned in place: the bytes' stream is `Unpin`.
+impl<S: Unpin, F> Unpin for Decoding<S, F> {}
+
+impl<S, B, E, F> Stream for Decoding<S, F>
+where
+    S: Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+    F: Fn(E) -> ModelError,
+{
+    type Item = Result<Event, ModelError>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let this = &mut *self;
         loop {
-            if let Some(event) = state.out.pop_front() {
-                return Some((Ok(event), state));
+            if let Some(event) = this.out.pop_front() {
+                return Poll::Ready(Some(Ok(event)));
             }
-            if let Some(error) = state.failure.take() {
-                return Some((Err(error), state));
+            if let Some(error) = this.failure.take() {
+                return Poll::Ready(Some(Err(error)));
             }
-            if state.ended {
-                return None;
+            if this.ended {
+                return Poll::Ready(None);
             }
-            match state.bytes.next().await {
-                Some(Ok(chunk)) => {
-                    if let Err(error) = state.decoder.push(chunk.as_ref(), &mut state.out) {
-                        state.failure = Some(error);
-                        state.ended = true;
+            match std::pin::Pin::new(&mut this.bytes).poll_next(context) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(Ok(chunk))) => {
+                    if let Err(error) = this.decoder.push(chunk.as_ref(), &mut this.out) {
+                        this.failure = Some(error);
+                        this.ended = true;
                     }
                 }
-                Some(Err(error)) => {
-                    state.failure = Some((state.on_error)(error));
-                    state.ended = true;
+                Poll::Ready(Some(Err(error))) => {
+                    this.failure = Some((this.on_error)(error));
+                    this.ended = true;
                 }
-                None => {
-                    state.decoder.finish(&mut state.out);
-                    state.ended = true;
+                Poll::Ready(None) => {
+                    this.decoder.finish(&mut this.out);
+                    this.ended = true;
                 }
             }
         }
-    })
+    }
 }
 
 /// Feeds events to a reassembler and yields what it makes of them, then its verdict on the end.
