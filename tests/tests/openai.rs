@@ -356,3 +356,41 @@ async fn calls_without_ids_or_with_object_arguments_are_paired_and_run() {
         assert_eq!(sent[3 + index]["tool_call_id"], *id);
     }
 }
+
+/// The headers are made once per adapter and kept: a key or header set after the adapter has made
+/// requests must still reach the next request, and an earlier one must not linger.
+#[tokio::test]
+async fn a_key_or_header_set_after_requests_is_sent_from_then_on() {
+    use agent_core::{ChatRequest, Model};
+
+    let server = serve_in_order(vec![
+        json_reply(200, &fixture("openai", "answer.json")),
+        json_reply(200, &fixture("openai", "answer.json")),
+        json_reply(200, &fixture("openai", "answer.json")),
+    ])
+    .await;
+    let messages = &[agent_core::Message::user("Hello")];
+    let ask = |model: OpenAi| async move {
+        model
+            .chat(ChatRequest::new(messages, &[]))
+            .await
+            .expect("a reply");
+        model
+    };
+    let model = ask(openai_at(&server.uri())).await;
+    let model = ask(model.api_key("second-key")).await;
+    ask(model.header(
+        HeaderName::from_static("x-team"),
+        HeaderValue::from_static("agents"),
+    ))
+    .await;
+
+    let requests = received(&server).await;
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[0].headers["authorization"], "Bearer test-key-123");
+    assert_eq!(requests[1].headers["authorization"], "Bearer second-key");
+    assert!(requests[1].headers.get("x-team").is_none());
+    assert_eq!(requests[2].headers["authorization"], "Bearer second-key");
+    assert_eq!(requests[2].headers["x-team"], "agents");
+    assert_eq!(requests[2].headers["content-type"], "application/json");
+}

@@ -36,7 +36,7 @@ use super::common::{
     Common, KeyHeader, common_builder_methods, encode, system_text, tool_result_part,
 };
 use super::dialect;
-use super::http::{join_url, parse_reply};
+use super::http::{Endpoint, parse_reply};
 use crate::content::{Media, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
@@ -81,7 +81,7 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// ```
 pub struct Anthropic {
     common: Common,
-    url: String,
+    url: Endpoint,
 }
 
 /// The reply cap when none is set: the Messages API requires one.
@@ -95,13 +95,13 @@ impl Anthropic {
     /// [`max_tokens`](Self::max_tokens) says otherwise (the API requires a cap).
     pub fn new(model: impl Into<String>) -> Self {
         let mut common = Common::new(model);
-        common.headers.insert(
+        common.insert_header(
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
         Anthropic {
             common,
-            url: join_url(ANTHROPIC_BASE_URL, "v1/messages"),
+            url: Endpoint::join(ANTHROPIC_BASE_URL, "v1/messages"),
         }
     }
 
@@ -109,7 +109,7 @@ impl Anthropic {
 
     /// Sends requests elsewhere: `base` is the part before `/v1/messages`.
     pub fn base_url(mut self, base: &str) -> Self {
-        self.url = join_url(base, "v1/messages");
+        self.url = Endpoint::join(base, "v1/messages");
         self
     }
 
@@ -252,9 +252,7 @@ impl Model for Anthropic {
         let body = self
             .request_body(request, true)
             .and_then(|body| encode(&body));
-        let request = self
-            .common
-            .stream_request(self.url.clone(), key_header(), body);
+        let request = self.common.stream_request(&self.url, key_header(), body);
         super::sse::stream_reply::<super::anthropic_stream::AnthropicReassembler>(request)
     }
 }

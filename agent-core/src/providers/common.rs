@@ -3,9 +3,11 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderMap, HeaderName};
+use std::sync::OnceLock;
 
-use super::http::{ApiKey, HttpClient, HttpConfig};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use super::http::{ApiKey, Endpoint, HttpClient, HttpConfig, unusable_key};
 use super::sse::StreamRequest;
 use crate::content::Part;
 use crate::message::Message;
@@ -19,8 +21,14 @@ pub(crate) fn encode(body: &impl serde::Serialize) -> Result<Vec<u8>, ModelError
 pub(crate) struct Common {
     pub(crate) model: String,
     pub(crate) http: HttpClient,
-    pub(crate) api_key: Option<ApiKey>,
-    pub(crate) headers: HeaderMap,
+    /// Set through [`set_api_key`](Common::set_api_key) and [`insert_header`](Common::insert_header),
+    /// which forget the headers made from them.
+    api_key: Option<ApiKey>,
+    headers: HeaderMap,
+    /// Every request's headers (`headers`, the key's, the content type), made on the first
+    /// request: `None` when the key cannot be a header. Made per request, they were four
+    /// allocations and a copy of the key each time.
+    sent_headers: OnceLock<Option<HeaderMap>>,
     pub(crate) max_tokens: Option<u32>,
     pub(crate) temperature: Option<f32>,
 }
@@ -38,6 +46,7 @@ impl Common {
             http: HttpClient::new(HttpConfig::default()),
             api_key: None,
             headers: HeaderMap::new(),
+            sent_headers: OnceLock::new(),
             max_tokens: None,
             temperature: None,
         }
@@ -56,25 +65,25 @@ impl Common {
     /// Sends a request body and parses the reply with the adapter's parser.
     pub(crate) async fn send(
         &self,
-        url: &str,
+        url: &Endpoint,
         key_header: KeyHeader,
         body: Result<Vec<u8>, ModelError>,
         parse: fn(&[u8]) -> Result<ChatResponse, ModelError>,
     ) -> Result<ChatResponse, ModelError> {
         let body = body?;
         let headers = self.headers(key_header)?;
-        let reply = self.http.post_json(url, &headers, body.into()).await?;
+        let reply = self.http.post_json(url, headers, body.into()).await?;
         parse(&reply)
     }
 
     /// A request body to `url`, ready to be sent for a streamed reply
     /// ([`stream_reply`](super::sse::stream_reply) sends it).
-    pub(crate) fn stream_request(
-        &self,
-        url: String,
+    pub(crate) fn stream_request<'a>(
+        &'a self,
+        url: &'a Endpoint,
         key_header: KeyHeader,
         body: Result<Vec<u8>, ModelError>,
-    ) -> Result<StreamRequest<'_>, ModelError> {
+    ) -> Result<StreamRequest<'a>, ModelError> {
         Ok(StreamRequest {
             http: &self.http,
             url,
@@ -83,12 +92,33 @@ impl Common {
         })
     }
 
-    fn headers(&self, key_header: KeyHeader) -> Result<HeaderMap, ModelError> {
-        let mut headers = self.headers.clone();
-        if let Some(key) = &self.api_key {
-            headers.insert(key_header.name, key.header(key_header.prefix)?);
-        }
-        Ok(headers)
+    /// Sets the API key.
+    pub(crate) fn set_api_key(&mut self, key: ApiKey) {
+        self.api_key = Some(key);
+        self.sent_headers = OnceLock::new();
+    }
+
+    /// Adds a header to every request.
+    pub(crate) fn insert_header(&mut self, name: HeaderName, value: HeaderValue) {
+        self.headers.insert(name, value);
+        self.sent_headers = OnceLock::new();
+    }
+
+    /// The headers of every request; `key_header` is where the adapter puts the key (the same
+    /// for every request of an adapter).
+    fn headers(&self, key_header: KeyHeader) -> Result<&HeaderMap, ModelError> {
+        let made = self.sent_headers.get_or_init(|| {
+            let mut headers = self.headers.clone();
+            if let Some(key) = &self.api_key {
+                headers.insert(key_header.name, key.header(key_header.prefix).ok()?);
+            }
+            headers.insert(
+                reqwest::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            Some(headers)
+        });
+        made.as_ref().ok_or_else(unusable_key)
     }
 }
 
@@ -221,7 +251,7 @@ macro_rules! common_builder_methods {
     () => {
         /// Sets the API key. It never shows in `Debug`, errors or logs.
         pub fn api_key(mut self, key: impl Into<$crate::providers::ApiKey>) -> Self {
-            self.common.api_key = Some(key.into());
+            self.common.set_api_key(key.into());
             self
         }
 
@@ -231,7 +261,7 @@ macro_rules! common_builder_methods {
             name: $crate::providers::HeaderName,
             value: $crate::providers::HeaderValue,
         ) -> Self {
-            self.common.headers.insert(name, value);
+            self.common.insert_header(name, value);
             self
         }
 

@@ -41,7 +41,7 @@ use super::common::{
     Common, KeyHeader, common_builder_methods, encode, object_or_empty, system_text,
 };
 use super::dialect;
-use super::http::{join_url, parse_reply, stream_error, unexpected_reply};
+use super::http::{Endpoint, join_url, parse_reply, stream_error, unexpected_reply};
 use crate::content::{Media, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
@@ -90,6 +90,9 @@ static NEXT_CALL_ID: AtomicU64 = AtomicU64::new(1);
 pub struct Gemini {
     common: Common,
     base_url: String,
+    /// The model's `generateContent` and `streamGenerateContent` URLs, made from `base_url`.
+    generate: Endpoint,
+    stream: Endpoint,
     json_schema: bool,
 }
 
@@ -101,6 +104,8 @@ impl Gemini {
         let model = model.into();
         let json_schema = takes_json_schema(&model);
         Gemini {
+            generate: method_url(GEMINI_BASE_URL, &model, "generateContent"),
+            stream: method_url(GEMINI_BASE_URL, &model, "streamGenerateContent?alt=sse"),
             common: Common::new(model),
             base_url: GEMINI_BASE_URL.to_owned(),
             json_schema,
@@ -159,6 +164,8 @@ impl Gemini {
     /// Sends requests elsewhere: `base` is the part before `/models/{model}:generateContent`.
     pub fn base_url(mut self, base: &str) -> Self {
         self.base_url = base.to_owned();
+        self.generate = method_url(base, &self.common.model, "generateContent");
+        self.stream = method_url(base, &self.common.model, "streamGenerateContent?alt=sse");
         self
     }
 
@@ -213,14 +220,11 @@ impl Gemini {
             generation_config: has_generation.then_some(generation),
         })
     }
+}
 
-    /// The URL of one of the model's methods (`generateContent`, `streamGenerateContent`).
-    fn url(&self, method: &str) -> String {
-        join_url(
-            &self.base_url,
-            &format!("models/{}:{method}", self.common.model),
-        )
-    }
+/// The URL of one of `model`'s methods (`generateContent`, `streamGenerateContent`) under `base`.
+fn method_url(base: &str, model: &str, method: &str) -> Endpoint {
+    Endpoint::new(join_url(base, &format!("models/{model}:{method}")))
 }
 
 impl Model for Gemini {
@@ -229,12 +233,10 @@ impl Model for Gemini {
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let body = self.request_body(request).and_then(|body| encode(&body));
-        Box::pin(async move {
-            let url = self.url("generateContent");
+        Box::pin(
             self.common
-                .send(&url, key_header(), body, parse_response)
-                .await
-        })
+                .send(&self.generate, key_header(), body, parse_response),
+        )
     }
 
     fn chat_stream<'a>(
@@ -242,8 +244,7 @@ impl Model for Gemini {
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
         let body = self.request_body(request).and_then(|body| encode(&body));
-        let url = format!("{}?alt=sse", self.url("streamGenerateContent"));
-        let request = self.common.stream_request(url, key_header(), body);
+        let request = self.common.stream_request(&self.stream, key_header(), body);
         super::sse::stream_reply::<super::gemini_stream::GeminiReassembler>(request)
     }
 }

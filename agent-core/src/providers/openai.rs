@@ -17,7 +17,7 @@ use super::common::{
     openai_parameters, tool_result_part,
 };
 use super::dialect;
-use super::http::{join_url, parse_reply, unexpected_reply};
+use super::http::{Endpoint, join_url, parse_reply, unexpected_reply};
 use base64::Engine as _;
 
 use crate::content::{MediaUrl, Part, Source};
@@ -44,7 +44,7 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// ```
 pub struct OpenAi {
     common: Common,
-    url: String,
+    url: Endpoint,
     /// `Authorization: Bearer` for OpenAI and most others; `api-key` for Azure.
     azure: bool,
     strict_tools: bool,
@@ -55,7 +55,7 @@ impl OpenAi {
     pub fn new(model: impl Into<String>) -> Self {
         OpenAi {
             common: Common::new(model),
-            url: join_url(OPENAI_BASE_URL, "chat/completions"),
+            url: Endpoint::join(OPENAI_BASE_URL, "chat/completions"),
             azure: false,
             strict_tools: false,
         }
@@ -66,7 +66,10 @@ impl OpenAi {
     pub fn azure(endpoint: &str, deployment: &str, api_version: &str) -> Self {
         let mut openai = OpenAi::new(deployment);
         let path = format!("openai/deployments/{deployment}/chat/completions");
-        openai.url = format!("{}?api-version={api_version}", join_url(endpoint, &path));
+        openai.url = Endpoint::new(format!(
+            "{}?api-version={api_version}",
+            join_url(endpoint, &path)
+        ));
         openai.azure = true;
         openai
     }
@@ -76,7 +79,7 @@ impl OpenAi {
     /// Sends requests to another OpenAI-compatible service: `base` is the part before
     /// `/chat/completions`, e.g. `http://127.0.0.1:11434/v1` for Ollama.
     pub fn base_url(mut self, base: &str) -> Self {
-        self.url = join_url(base, "chat/completions");
+        self.url = Endpoint::join(base, "chat/completions");
         self
     }
 
@@ -154,7 +157,7 @@ impl Model for OpenAi {
             .and_then(|body| encode(&body));
         let request = self
             .common
-            .stream_request(self.url.clone(), self.key_header(), body);
+            .stream_request(&self.url, self.key_header(), body);
         super::sse::stream_reply::<super::openai_stream::OpenAiReassembler>(request)
     }
 }

@@ -20,7 +20,7 @@ use super::common::{
     openai_parameters, system_text, tool_result_part,
 };
 use super::dialect;
-use super::http::{join_url, parse_reply, unexpected_reply};
+use super::http::{Endpoint, parse_reply, unexpected_reply};
 use super::openai::{OPENAI_BASE_URL, is_reasoning_model, least_effort};
 use crate::content::{Media, MediaUrl, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
@@ -54,7 +54,7 @@ pub(crate) const PROVIDER: &str = "openai_responses";
 /// ```
 pub struct OpenAiResponses {
     common: Common,
-    url: String,
+    url: Endpoint,
     strict_tools: bool,
     store: bool,
     /// Whether to ask for encrypted reasoning when not storing; `None`: by the model's name.
@@ -66,7 +66,7 @@ impl OpenAiResponses {
     pub fn new(model: impl Into<String>) -> Self {
         OpenAiResponses {
             common: Common::new(model),
-            url: join_url(OPENAI_BASE_URL, "responses"),
+            url: Endpoint::join(OPENAI_BASE_URL, "responses"),
             strict_tools: true,
             store: false,
             encrypted_reasoning: None,
@@ -78,7 +78,7 @@ impl OpenAiResponses {
     /// Sends requests to another service that speaks the Responses API: `base` is the part
     /// before `/responses`, e.g. `http://127.0.0.1:8000/v1` for vLLM.
     pub fn base_url(mut self, base: &str) -> Self {
-        self.url = join_url(base, "responses");
+        self.url = Endpoint::join(base, "responses");
         self
     }
 
@@ -198,7 +198,7 @@ impl Model for OpenAiResponses {
             .and_then(|body| encode(&body));
         let request = self
             .common
-            .stream_request(self.url.clone(), Self::key_header(), body);
+            .stream_request(&self.url, Self::key_header(), body);
         super::sse::stream_reply::<super::openai_responses_stream::ResponsesReassembler>(request)
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures_util::{Stream, StreamExt};
 use reqwest::header::HeaderMap;
 
-use super::http::{HttpClient, RetryBudget};
+use super::http::{Endpoint, HttpClient, RetryBudget};
 use super::sse_decode::{Event, EventDecoder};
 use crate::model::ModelError;
 use crate::model::{BoxStream, StreamEvent};
@@ -47,8 +47,8 @@ pub(crate) fn bad_event(error: serde_json::Error, data: &str) -> ModelError {
 /// A request whose reply is read as server-sent events, ready to be sent (and sent again).
 pub(crate) struct StreamRequest<'a> {
     pub(crate) http: &'a HttpClient,
-    pub(crate) url: String,
-    pub(crate) headers: HeaderMap,
+    pub(crate) url: &'a Endpoint,
+    pub(crate) headers: &'a HeaderMap,
     pub(crate) body: bytes::Bytes,
 }
 
@@ -57,7 +57,7 @@ impl StreamRequest<'_> {
     async fn open(&self, budget: &mut RetryBudget) -> Result<Source, ModelError> {
         let response = self
             .http
-            .post_for_stream(&self.url, &self.headers, &self.body, budget)
+            .post_for_stream(self.url, self.headers, &self.body, budget)
             .await?;
         let request_timeout = self.http.config().request_timeout_value();
         let bytes = Box::pin(response.bytes_stream());
