@@ -132,10 +132,13 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
             None => pending().await,
         }
     });
-    let outcome = match (
-        run.go(cancel).instrument(span.clone()).await,
-        &mut run.output,
-    ) {
+    // Bare when the span is disabled, as in `Run::call`.
+    let ended = if span.is_disabled() {
+        run.go(cancel).await
+    } else {
+        run.go(cancel).instrument(span.clone()).await
+    };
+    let outcome = match (ended, &mut run.output) {
         // A typed run that ended without its output did not do what it was asked.
         (Ok(ended), Some(output)) if !output.taken => Err(RunError::NoOutput {
             stop_reason: ended.stop_reason,
@@ -145,7 +148,9 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
         }),
         (outcome, _) => outcome,
     };
+    // A disabled span records nothing, but each call still costs: skipped.
     match &outcome {
+        _ if span.is_disabled() => {}
         Ok(output) => {
             span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);
             span.record("gen_ai.usage.output_tokens", output.usage.output_tokens);
@@ -233,18 +238,13 @@ impl CallsDone {
             CallsDone::Many(called) => called.iter(),
         }
     }
-}
 
-impl IntoIterator for CallsDone {
-    type Item = Called;
-    type IntoIter = std::iter::Chain<std::option::IntoIter<Called>, std::vec::IntoIter<Called>>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        let (one, many) = match self {
-            CallsDone::One(called) => (Some(called), Vec::new()),
-            CallsDone::Many(called) => (None, called),
-        };
-        one.into_iter().chain(many)
+    /// All of them, for the rare paths.
+    fn into_vec(self) -> Vec<Called> {
+        match self {
+            CallsDone::One(called) => vec![called],
+            CallsDone::Many(called) => called,
+        }
     }
 }
 
@@ -270,7 +270,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         for step in self.step_usage.len() + 1..=max_steps {
             let span = info_span!("step", "agent.step" = step);
             self.emit(|| RunEvent::StepStarted { step });
-            let outcome = self.step(step, &mut cancel).instrument(span).await;
+            // Bare when the span is disabled, as in `call`.
+            let outcome = if span.is_disabled() {
+                self.step(step, &mut cancel).await
+            } else {
+                self.step(step, &mut cancel).instrument(span).await
+            };
             let usage = self.step_usage.get(step - 1).copied().unwrap_or_default();
             self.emit(|| RunEvent::StepFinished { step, usage });
             match outcome {
@@ -472,7 +477,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if waiting && stop.is_none() {
             let mut pending = Vec::new();
             let mut finished = Vec::with_capacity(called.iter().len());
-            for called in called {
+            for called in called.into_vec() {
                 match called {
                     Called::Answered(result) => finished.push(result),
                     Called::Waiting(call) => pending.push(call),
@@ -491,15 +496,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         // The reply first, then one result per call, in call order.
         self.messages.reserve(1 + called.iter().len());
         self.messages.push(Message::Assistant(reply));
-        for called in called {
-            let result = match called {
-                Called::Answered(result) => result,
-                // The run ends here anyway: a waiting call is answered, so the transcript holds.
-                // Boxed: this rare path would otherwise enlarge every step's future.
-                waiting => Box::pin(self.answered(waiting, NotRun::RunEnded)).await,
-            };
-            self.emit(|| RunEvent::ToolResult(result.clone()));
-            self.messages.push(Message::Tool(result));
+        match called {
+            CallsDone::One(called) => self.record(called).await,
+            CallsDone::Many(called) => {
+                for called in called {
+                    self.record(called).await;
+                }
+            }
         }
         match (stop, self.agent.limits.max_tool_calls) {
             (Some(reason), _) => Step::End(reason, None),
@@ -608,6 +611,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 self.interruptible(streamed.instrument(span.clone()), cancel)
                     .await?
             }
+            // Bare when the span is disabled, as in `call`.
+            (None, None) if span.is_disabled() => {
+                self.interruptible(self.agent.model.chat(request), cancel)
+                    .await?
+            }
             (None, None) => {
                 let reply = self.agent.model.chat(request);
                 self.interruptible(reply.instrument(span.clone()), cancel)
@@ -615,13 +623,15 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
         };
         if let Ok(response) = &response {
-            span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
-            span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
-            if let Some(reason) = &response.finish_reason {
-                span.record(
-                    "gen_ai.response.finish_reasons",
-                    tracing::field::debug(reason),
-                );
+            if !span.is_disabled() {
+                span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
+                span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
+                if let Some(reason) = &response.finish_reason {
+                    span.record(
+                        "gen_ai.response.finish_reasons",
+                        tracing::field::debug(reason),
+                    );
+                }
             }
             self.usage += response.usage;
             self.step_usage.push(response.usage);
@@ -656,10 +666,15 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             "gen_ai.tool.type" = "function",
             "error.type" = Empty,
         );
-        let called = self
-            .call_inner(call, refusal)
-            .instrument(span.clone())
-            .await;
+        // With no subscriber the span is disabled: awaiting the call bare spares the wrapper's
+        // poll, drop and move on every call.
+        let called = if span.is_disabled() {
+            self.call_inner(call, refusal).await
+        } else {
+            self.call_inner(call, refusal)
+                .instrument(span.clone())
+                .await
+        };
         if let Called::Answered(result) = &called
             && result.is_error
         {
@@ -801,6 +816,18 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 result.await
             }
         }
+    }
+
+    /// Puts a call's result in the transcript (and the stream). The run ends here if the call
+    /// waits: it is answered, so the transcript holds.
+    async fn record(&mut self, called: Called) {
+        let result = match called {
+            Called::Answered(result) => result,
+            // Boxed: this rare path would otherwise enlarge every step's future.
+            waiting => Box::pin(self.answered(waiting, NotRun::RunEnded)).await,
+        };
+        self.emit(|| RunEvent::ToolResult(result.clone()));
+        self.messages.push(Message::Tool(result));
     }
 
     /// A call that waits, or why it cannot: a typed run does not pause.
