@@ -150,8 +150,12 @@ fn parse_arguments_with<T: DeserializeOwned + JsonSchema>(
     fields: &[FieldSpec],
     parse_strictly: fn(&str) -> Result<T, Strict<serde_json::Error>>,
 ) -> Result<T, ToolError> {
-    // Models send "" for "no arguments".
-    let raw = if raw.trim().is_empty() { "{}" } else { raw };
+    // Models send "" for "no arguments". (Most arguments start with their brace: no trimming.)
+    let raw = if !raw.starts_with('{') && raw.trim().is_empty() {
+        "{}"
+    } else {
+        raw
+    };
     if let Some(strict) = fast_path(raw, fields) {
         let parsed = if strict {
             parse_strictly(raw)
@@ -190,7 +194,10 @@ fn parse_arguments_with<T: DeserializeOwned + JsonSchema>(
 /// dropped inside a struct, so parameters that hold none, or arguments with no nested object (a
 /// plain loop beats a call into memchr for a few dozen bytes), skip its cost.
 fn fast_path(raw: &str, fields: &[FieldSpec]) -> Option<bool> {
-    let inside = raw.trim_start().strip_prefix('{')?;
+    let inside = match raw.strip_prefix('{') {
+        Some(inside) => inside,
+        None => raw.trim_start().strip_prefix('{')?,
+    };
     Some(!fields.iter().all(|field| field.flat) && inside.bytes().any(|byte| byte == b'{'))
 }
 

@@ -320,6 +320,11 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// `text` cut to the set's result limit, with the texts' marker: what the model is shown of
     /// anything a call produced.
     pub(crate) fn cut_to_limit(&self, text: String) -> String {
+        // A string of at most `limit` bytes has at most `limit` characters: the common case
+        // costs a comparison here, not a call.
+        if text.len() <= self.result_limit {
+            return text;
+        }
         truncate(text, self.result_limit, &*self.texts)
     }
 

@@ -386,10 +386,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let calls = &reply.tool_calls;
         // The tool-call limit counts the calls that would run: not those of the final-answer
         // tool, which only hand over the output (only a typed run pays for telling them apart).
-        let output_calls = calls
-            .iter()
-            .filter(|call| self.is_output_call(call))
-            .count();
+        let output_calls = match &self.output {
+            Some(_) => calls
+                .iter()
+                .filter(|call| self.is_output_call(call))
+                .count(),
+            None => 0,
+        };
         // A call cut off at the token limit never starts either.
         let counted = calls.len()
             - output_calls
