@@ -611,8 +611,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
             (Some(events), None) => {
                 let streamed = streamed_reply(self.agent.model.chat_stream(request), events);
-                self.interruptible(streamed.instrument(span.clone()), cancel)
-                    .await?
+                if span.is_disabled() {
+                    self.interruptible(streamed, cancel).await?
+                } else {
+                    self.interruptible(streamed.instrument(span.clone()), cancel)
+                        .await?
+                }
             }
             // Bare when the span is disabled, as in `call`.
             (None, None) if span.is_disabled() => {

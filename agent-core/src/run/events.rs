@@ -72,18 +72,15 @@ impl EventQueue {
             .push_back(event);
     }
 
-    fn is_empty(&self) -> bool {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_empty()
-    }
-
-    fn pop(&self) -> Option<RunEvent> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop_front()
+    /// Moves every event sent so far to the back of `into`, under one lock.
+    fn drain_into(&self, into: &mut VecDeque<RunEvent>) {
+        let mut queue = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if into.is_empty() {
+            // Swapped rather than moved one by one: the queue gets the stream's empty buffer.
+            std::mem::swap(&mut *queue, into);
+        } else {
+            into.append(&mut queue);
+        }
     }
 }
 
@@ -92,6 +89,9 @@ impl EventQueue {
 pub struct RunStream<'a, O = RunOutput> {
     run: Option<BoxFuture<'a, Result<O, RunError>>>,
     events: EventQueue,
+    /// Events taken from the queue, not yet handed out: taken all at once after each poll of
+    /// the run, so handing each out needs no lock.
+    ready: VecDeque<RunEvent>,
     outcome: Option<Result<O, RunError>>,
 }
 
@@ -100,6 +100,7 @@ impl<'a, O> RunStream<'a, O> {
         RunStream {
             run: Some(run),
             events,
+            ready: VecDeque::new(),
             outcome: None,
         }
     }
@@ -115,7 +116,7 @@ impl<O> Stream for RunStream<'_, O> {
         let this = &mut *self;
         loop {
             // Events first: everything the run sent comes out before its end.
-            if let Some(event) = this.events.pop() {
+            if let Some(event) = this.ready.pop_front() {
                 if let Some(event) = event.retype() {
                     return Poll::Ready(Some(event));
                 }
@@ -125,14 +126,16 @@ impl<O> Stream for RunStream<'_, O> {
                 // The run is over and every event is out: its end, once.
                 return Poll::Ready(this.outcome.take().map(RunEvent::Finished));
             };
-            match run.as_mut().poll(context) {
+            let polled = run.as_mut().poll(context);
+            this.events.drain_into(&mut this.ready);
+            match polled {
                 // Drain what it sent last, then finish.
                 Poll::Ready(outcome) => {
                     this.outcome = Some(outcome);
                     this.run = None;
                 }
                 // Events it sent before waiting come out now; the run wakes the task itself.
-                Poll::Pending if this.events.is_empty() => return Poll::Pending,
+                Poll::Pending if this.ready.is_empty() => return Poll::Pending,
                 Poll::Pending => {}
             }
         }
