@@ -13,6 +13,20 @@ use tracing::{Instrument, info_span};
 
 mod typed;
 
+/// Awaits `$future` inside `$span`, or bare when the span is disabled (no subscriber wants it):
+/// tracing's `Instrumented` costs a poll, a drop and a move of the future every time, even then
+/// (measured: 4.9k instructions of a 10-step run's 58k, over the run, its steps, model calls and
+/// tool calls).
+macro_rules! traced {
+    ($future:expr, $span:expr) => {
+        if $span.is_disabled() {
+            $future.await
+        } else {
+            $future.instrument($span.clone()).await
+        }
+    };
+}
+
 use super::events::{EventQueue, RunEvent};
 use super::journal::Journal;
 use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
@@ -132,12 +146,7 @@ pub(crate) async fn drive<S: Send + Sync + 'static, C: Future<Output = ()> + Sen
             None => pending().await,
         }
     });
-    // Bare when the span is disabled, as in `Run::call`.
-    let ended = if span.is_disabled() {
-        run.go(cancel).await
-    } else {
-        run.go(cancel).instrument(span.clone()).await
-    };
+    let ended = traced!(run.go(cancel), span);
     let outcome = match (ended, &mut run.output) {
         // A typed run that ended without its output did not do what it was asked.
         (Ok(ended), Some(output)) if !output.taken => Err(RunError::NoOutput {
@@ -270,12 +279,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         for step in self.step_usage.len() + 1..=max_steps {
             let span = info_span!("step", "agent.step" = step);
             self.emit(|| RunEvent::StepStarted { step });
-            // Bare when the span is disabled, as in `call`.
-            let outcome = if span.is_disabled() {
-                self.step(step, &mut cancel).await
-            } else {
-                self.step(step, &mut cancel).instrument(span).await
-            };
+            let outcome = traced!(self.step(step, &mut cancel), span);
             let usage = self.step_usage.get(step - 1).copied().unwrap_or_default();
             self.emit(|| RunEvent::StepFinished { step, usage });
             match outcome {
@@ -606,28 +610,16 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let response = match (&self.events, self.journal) {
             (_, Some(journal)) => {
                 let reply = journal.model_call(step, Box::pin(self.agent.model.chat(request)));
-                self.interruptible(reply.instrument(span.clone()), cancel)
-                    .await?
+                traced!(self.interruptible(reply, cancel), span)?
             }
             (Some(events), None) => {
                 let streamed = streamed_reply(self.agent.model.chat_stream(request), events);
-                if span.is_disabled() {
-                    self.interruptible(streamed, cancel).await?
-                } else {
-                    self.interruptible(streamed.instrument(span.clone()), cancel)
-                        .await?
-                }
+                traced!(self.interruptible(streamed, cancel), span)?
             }
-            // Bare when the span is disabled, as in `call`.
-            (None, None) if span.is_disabled() => {
-                self.interruptible(self.agent.model.chat(request), cancel)
-                    .await?
-            }
-            (None, None) => {
-                let reply = self.agent.model.chat(request);
-                self.interruptible(reply.instrument(span.clone()), cancel)
-                    .await?
-            }
+            (None, None) => traced!(
+                self.interruptible(self.agent.model.chat(request), cancel),
+                span
+            )?,
         };
         if let Ok(response) = &response {
             if !span.is_disabled() {
@@ -673,15 +665,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             "gen_ai.tool.type" = "function",
             "error.type" = Empty,
         );
-        // With no subscriber the span is disabled: awaiting the call bare spares the wrapper's
-        // poll, drop and move on every call.
-        let called = if span.is_disabled() {
-            self.call_inner(call, refusal).await
-        } else {
-            self.call_inner(call, refusal)
-                .instrument(span.clone())
-                .await
-        };
+        let called = traced!(self.call_inner(call, refusal), span);
         if let Called::Answered(result) = &called
             && result.is_error
         {
