@@ -203,10 +203,11 @@ fn fast_path(raw: &str, fields: &[FieldSpec]) -> Option<bool> {
 
 /// Deserializes `T` from JSON text strictly (see [`deserialize_strictly`]), to its end.
 ///
-/// Every parse of a tool's arguments but the plain fast one comes through here, even those that
-/// start from a `Value` (written back to text first, on paths that are rare): the generated
-/// argument struct's `Deserialize` is then compiled for two deserializers rather than one per
-/// path, which was most of what `#[tool]` cost a user's build.
+/// Every strict parse of a tool's arguments comes through here, even those that start from a
+/// `Value` (written back to text first, on paths that are rare): the generated argument struct's
+/// `Deserialize` is then compiled for two deserializers (this and the plain fast parse) rather
+/// than one per path, which was most of what `#[tool]` cost a user's build. Flat parameters need
+/// no strict parse at all ([`parse_flat_arguments`]).
 fn parse_strictly<T: DeserializeOwned>(raw: &str) -> Result<T, Strict<serde_json::Error>> {
     let mut deserializer = serde_json::Deserializer::from_str(raw);
     let arguments = deserialize_strictly::<T, _>(&mut deserializer)?;

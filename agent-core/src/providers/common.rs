@@ -2,7 +2,6 @@
 //! the HTTP client and the sampling settings, their builder methods, and the send-and-parse step.
 
 use std::fmt;
-
 use std::sync::OnceLock;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
