@@ -4,12 +4,13 @@
 use std::any::{Any, TypeId};
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::FutureExt;
+use futures_util::future::CatchUnwind;
 
 use crate::content::Part;
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
@@ -207,8 +208,12 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
         let outcome = match decision {
-            // The common path polls the run itself: no layer between, no bigger future.
-            CallDecision::Run => self.run(state, call).await,
+            // The common path awaits the tool's own future, guarded: no async layer between
+            // (each was a state machine to enter and move on every call).
+            CallDecision::Run => match self.start(state, call) {
+                Ok(running) => running.await,
+                Err(error) => Err(error),
+            },
             // Rewritten or refused calls come from hooks, approval and limits: boxed, so they do
             // not enlarge every call's future.
             decision => Box::pin(self.outcome(state, call, decision)).await,
@@ -242,27 +247,26 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// Runs one call and returns its outcome, before it becomes the text the model sees.
     async fn run(&self, state: &S, call: &ToolCall) -> Result<ToolOutput, ToolError> {
+        self.start(state, call)?.await
+    }
+
+    /// Starts one call: its tool's future, with panics caught and its time limited; or why it
+    /// could not start (no such tool, a panic while making the future).
+    fn start<'a>(&'a self, state: &'a S, call: &'a ToolCall) -> Result<Running<'a, S>, ToolError> {
         let Some(tool) = self.get(&call.name) else {
             return Err(self.unknown_tool(&call.name));
         };
-        let timeout = tool
+        let limit = tool
             .definition()
             .annotations
             .timeout
             .unwrap_or(self.tool_timeout);
-        let work = pin!(run_catching_panics(tool, state, call));
-        let within = Within {
-            work,
-            limit: timeout,
+        let future = catch_unwind(AssertUnwindSafe(|| tool.call(state, call))).map_err(panicked)?;
+        Ok(Running {
+            work: AssertUnwindSafe(future).catch_unwind(),
+            tool,
+            limit,
             timer: None,
-        };
-        within.await.unwrap_or_else(|| {
-            // A function on a blocking thread is not stopped by dropping its future: say so.
-            Err(if tool.runs_on_a_blocking_thread() {
-                ToolError::Abandoned { after: timeout }
-            } else {
-                ToolError::TimedOut { after: timeout }
-            })
         })
     }
 
@@ -410,42 +414,40 @@ pub(crate) fn is_tool_name_character(character: char) -> bool {
     character.is_ascii_alphanumeric() || character == '_' || character == '-'
 }
 
-/// `work`, given at most `limit` to finish: `None` when the time ran out (and `work` is dropped).
+/// A tool's call in flight: its future, a panic while polling it caught as an error, and at most
+/// `limit` to finish (then dropped, with the error saying so).
 ///
-/// The timer is armed only if `work` does not finish on its first poll, so quick calls cost nothing,
-/// and it is runtime-independent (`futures-timer`): no executor setting can make it panic.
-struct Within<'a, F> {
-    work: Pin<&'a mut F>,
+/// Written out rather than as async layers: it is polled on every call. The timer is armed only
+/// if the call does not finish on its first poll, so quick calls cost nothing, and it is
+/// runtime-independent (`futures-timer`): no executor setting can make it panic.
+struct Running<'a, S> {
+    work: CatchUnwind<AssertUnwindSafe<BoxFuture<'a, Result<ToolOutput, ToolError>>>>,
+    tool: &'a dyn Tool<S>,
     limit: Duration,
     timer: Option<futures_timer::Delay>,
 }
 
-impl<F: Future> Future for Within<'_, F> {
-    type Output = Option<F::Output>;
+impl<S: 'static> Future for Running<'_, S> {
+    type Output = Result<ToolOutput, ToolError>;
 
     fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
-        if let Poll::Ready(output) = self.work.as_mut().poll(context) {
-            return Poll::Ready(Some(output));
+        let this = &mut *self;
+        if let Poll::Ready(outcome) = Pin::new(&mut this.work).poll(context) {
+            return Poll::Ready(outcome.unwrap_or_else(|payload| Err(panicked(payload))));
         }
-        let limit = self.limit;
-        let timer = self
+        let limit = this.limit;
+        let timer = this
             .timer
             .get_or_insert_with(|| futures_timer::Delay::new(limit));
-        Pin::new(timer).poll(context).map(|()| None)
+        match Pin::new(timer).poll(context) {
+            Poll::Pending => Poll::Pending,
+            // A function on a blocking thread is not stopped by dropping its future: say so.
+            Poll::Ready(()) if this.tool.runs_on_a_blocking_thread() => {
+                Poll::Ready(Err(ToolError::Abandoned { after: limit }))
+            }
+            Poll::Ready(()) => Poll::Ready(Err(ToolError::TimedOut { after: limit })),
+        }
     }
-}
-
-/// Runs a tool, turning a panic (while making the future or while polling it) into an error.
-async fn run_catching_panics<S: 'static>(
-    tool: &dyn Tool<S>,
-    state: &S,
-    call: &ToolCall,
-) -> Result<ToolOutput, ToolError> {
-    let future = catch_unwind(AssertUnwindSafe(|| tool.call(state, call))).map_err(panicked)?;
-    AssertUnwindSafe(future)
-        .catch_unwind()
-        .await
-        .map_err(panicked)?
 }
 
 pub(crate) fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
