@@ -214,11 +214,19 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                 Ok(running) => running.await,
                 Err(error) => Err(error),
             },
-            // Rewritten or refused calls come from hooks, approval and limits: boxed, so they do
-            // not enlarge every call's future.
+            // A refused call (limits, approval, hooks) waits for nothing.
+            CallDecision::NotRun(why) => return self.not_run(call, why),
+            // Rewritten calls come from hooks: boxed, so they do not enlarge every call's future.
             decision => Box::pin(self.outcome(state, call, decision)).await,
         };
         self.result_message(call, outcome)
+    }
+
+    /// The answer to a call that is not run, saying `why`: what `execute` gives for
+    /// [`CallDecision::NotRun`], without awaiting anything.
+    pub(crate) fn not_run(&self, call: &ToolCall, why: NotRun<'_>) -> ToolResultMessage {
+        let reason = self.texts.not_run(why);
+        self.result_message(call, Err(ToolError::NotRun { reason }))
     }
 
     /// What became of a call, before it becomes the text the model sees. With

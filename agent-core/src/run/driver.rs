@@ -353,7 +353,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             match self.judge_output(&reply, at_token_limit) {
                 Verdict::NoOutput => {}
                 Verdict::Taken => {
-                    let text = Box::pin(self.record_output(reply)).await;
+                    let text = self.record_output(reply);
                     return Step::End(StopReason::Finished, Some(text));
                 }
                 Verdict::Rejected if self.output_retries_spent() => {
@@ -547,7 +547,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if self.output.is_some() {
             // One try only: a rejected output ends the run without one.
             if let Verdict::Taken = self.judge_output(&reply, at_token_limit) {
-                let text = self.record_output(reply).await;
+                let text = self.record_output(reply);
                 return Ok(self.finish(StopReason::StepLimitAnswered { limit }, Some(text)));
             }
             // Every call answered, none run: the transcript stays valid to go on with.

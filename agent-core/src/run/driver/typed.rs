@@ -10,7 +10,6 @@ use crate::output::{OutputCheck, OutputMode, OutputProblem, RejectedOutput, json
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::NotRun;
 use crate::tool::ToolDef;
-use crate::toolset::CallDecision;
 
 /// A typed run's output in the making.
 pub(super) struct Output<'a, S> {
@@ -172,8 +171,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 
     /// Puts a reply whose output was taken into the transcript, with an answer to each of its
     /// calls: the final-answer call is acknowledged, any other is answered without being run, so
-    /// the transcript stays valid to go on with. Returns the output's JSON text.
-    pub(super) async fn record_output(&mut self, reply: AssistantMessage) -> String {
+    /// the transcript stays valid to go on with. Returns the output's JSON text. Nothing here
+    /// waits: the run's last step needs no future of its own for it.
+    pub(super) fn record_output(&mut self, reply: AssistantMessage) -> String {
         let text = match self.output.as_ref().and_then(|output| output.tool()) {
             Some(tool) => reply
                 .tool_calls
@@ -183,47 +183,45 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 .unwrap_or_default(),
             None => reply.content.clone(),
         };
-        let results = self.answer_output_calls(&reply).await;
+        let mut results = Vec::with_capacity(reply.tool_calls.len());
+        let mut acknowledged = false;
+        for call in &reply.tool_calls {
+            self.emit(|| RunEvent::ToolCallRequested(call.clone()));
+            let result = if self.is_output_call(call) && !acknowledged {
+                acknowledged = true;
+                ToolResultMessage {
+                    tool_call_id: call.id.clone(),
+                    content: self.agent.tools.texts().output_received().to_owned(),
+                    parts: Vec::new(),
+                    is_error: false,
+                }
+            } else {
+                self.agent.tools.not_run(call, NotRun::AnswerGiven)
+            };
+            self.observe(call, &result, None);
+            self.emit(|| RunEvent::ToolResult(result.clone()));
+            results.push(result);
+        }
         self.messages.reserve(1 + results.len());
         self.messages.push(Message::Assistant(reply));
         self.messages.extend(results.into_iter().map(Message::Tool));
         text
     }
 
-    /// Answers every call of a reply that ends a typed run, running none: with the output taken,
-    /// the final-answer call is acknowledged and any other is not run; with the output rejected
-    /// for the last time, the final-answer calls get the correction and the others are not run.
+    /// Answers every call of a reply whose output was rejected for the last time, running none:
+    /// the final-answer calls get the correction, the others are not run.
     pub(super) async fn answer_output_calls(
         &self,
         reply: &AssistantMessage,
     ) -> Vec<ToolResultMessage> {
-        let taken = self.output.as_ref().is_some_and(|output| output.taken);
         let mut results = Vec::with_capacity(reply.tool_calls.len());
-        let mut acknowledged = false;
         for call in &reply.tool_calls {
             self.emit(|| RunEvent::ToolCallRequested(call.clone()));
-            let is_output = self.is_output_call(call);
-            let result = if is_output && !taken {
+            let result = if self.is_output_call(call) {
                 let called = self.call(call, Some(NotRun::RunEnded)).await;
                 self.answered(called, NotRun::RunEnded).await
-            } else if is_output && !acknowledged {
-                acknowledged = true;
-                let result = ToolResultMessage {
-                    tool_call_id: call.id.clone(),
-                    content: self.agent.tools.texts().output_received().to_owned(),
-                    parts: Vec::new(),
-                    is_error: false,
-                };
-                self.observe(call, &result, None);
-                result
             } else {
-                let why = if taken {
-                    NotRun::AnswerGiven
-                } else {
-                    NotRun::RunEnded
-                };
-                let decision = CallDecision::NotRun(why);
-                let result = self.agent.tools.execute(self.context, call, decision).await;
+                let result = self.agent.tools.not_run(call, NotRun::RunEnded);
                 self.observe(call, &result, None);
                 result
             };
