@@ -122,7 +122,8 @@ fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
 /// wrong, missing or unknown.
 ///
 /// Generic only where it must be: this is compiled again for every `#[tool]` in a user's crate,
-/// so everything that does not name `T` is in [`parse_slowly`] and [`diagnose`], compiled once.
+/// so everything that does not name `T` (the slow path, the diagnosis) is in plain functions,
+/// compiled once in agent-core.
 pub fn parse_arguments<T: DeserializeOwned + JsonSchema>(
     raw: &str,
     fields: &[FieldSpec],
