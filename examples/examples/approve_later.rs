@@ -186,13 +186,14 @@ async fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn database(name: &str) -> String {
-        let path = std::env::temp_dir().join(format!(
-            "agent-core-approve-later-{name}-{}.db",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_file(&path);
-        path.display().to_string()
+    /// A database file in a fresh folder, removed with the folder when the test is over.
+    fn database(name: &str) -> (tempfile::TempDir, String) {
+        let folder = tempfile::Builder::new()
+            .prefix("agent-core-approve-later-")
+            .tempdir()
+            .unwrap();
+        let path = folder.path().join(format!("{name}.db"));
+        (folder, path.display().to_string())
     }
 
     #[tokio::test]
@@ -201,7 +202,7 @@ mod tests {
             ("approve", vec!["--approve"]),
             ("deny", vec!["--deny", "not now"]),
         ] {
-            let db = database(name);
+            let (_folder, db) = database(name);
             let first = main_with(&["--db".into(), db.clone()], false)
                 .await
                 .unwrap();

@@ -228,13 +228,12 @@ fn counter(counters: &Path, name: &str) -> Option<String> {
     std::fs::read_to_string(counters.join(name)).ok()
 }
 
-/// A fresh counters folder.
-fn counters_folder(name: &str) -> PathBuf {
-    let folder =
-        std::env::temp_dir().join(format!("agent-core-durable-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).expect("a counters folder");
-    folder
+/// A fresh counters folder, removed when the test is over (passed or not).
+fn counters_folder(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("agent-core-durable-{name}-"))
+        .tempdir()
+        .expect("a counters folder")
 }
 
 async fn model_calls(model: &MockServer) -> usize {
@@ -254,10 +253,11 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
         answer_reply("Bumped a, b, c and d."),
     ])
     .await;
-    let counters = counters_folder("crash");
+    let folder = counters_folder("crash");
+    let counters = folder.path();
     let port = free_port();
     let mut service =
-        Service::start(port, &model.uri(), &counters, Some("before model call 3")).await;
+        Service::start(port, &model.uri(), counters, Some("before model call 3")).await;
     restate.register(port).await;
 
     let start = json!({ "input": "Bump a, b, c and d, one at a time." });
@@ -273,8 +273,8 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
     // Step 2's tool call is journaled and the service is about to make model call 3: kill it.
     service.expect_line("before model call 3").await;
     assert_eq!(model_calls(&model).await, 2);
-    assert_eq!(counter(&counters, "bump-b").as_deref(), Some("1"));
-    assert_eq!(counter(&counters, "bump-c"), None);
+    assert_eq!(counter(counters, "bump-b").as_deref(), Some("1"));
+    assert_eq!(counter(counters, "bump-c"), None);
     service.kill().await;
 
     // The client retries its request: the same run, not a second one.
@@ -288,7 +288,7 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
     );
     assert_eq!(again["invocationId"], started["invocationId"], "{again}");
 
-    let _service = Service::start(port, &model.uri(), &counters, None).await;
+    let _service = Service::start(port, &model.uri(), counters, None).await;
     let output = restate.attach(SERVICE, "run-1").await;
     assert_eq!(output["text"], "Bumped a, b, c and d.", "{output}");
     assert_eq!(output["stop_reason"], json!({ "stop": "finished" }));
@@ -308,12 +308,11 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
     assert_eq!(model_calls(&model).await, 5, "every model call made once");
     for name in ["a", "b", "c", "d"] {
         assert_eq!(
-            counter(&counters, &format!("bump-{name}")).as_deref(),
+            counter(counters, &format!("bump-{name}")).as_deref(),
             Some("1"),
             "the side effect of bump({name}) happened once"
         );
     }
-    let _ = std::fs::remove_dir_all(&counters);
 }
 
 /// A run waits on an approval; its service is restarted meanwhile; the approval sent through the
@@ -325,9 +324,10 @@ async fn an_approval_resumes_a_run_after_a_restart() {
         answer_reply("The email to Ada is sent."),
     ])
     .await;
-    let counters = counters_folder("approval");
+    let folder = counters_folder("approval");
+    let counters = folder.path();
     let port = free_port();
-    let service = Service::start(port, &model.uri(), &counters, None).await;
+    let service = Service::start(port, &model.uri(), counters, None).await;
     restate.register(port).await;
 
     let (status, body) = restate
@@ -343,13 +343,13 @@ async fn an_approval_resumes_a_run_after_a_restart() {
     assert_eq!(pending["calls"][0]["call"]["id"], "call_1", "{pending}");
     assert_eq!(pending["calls"][0]["waits_for"], "approval", "{pending}");
     assert_eq!(
-        counter(&counters, "email-ada"),
+        counter(counters, "email-ada"),
         None,
         "nothing sent before approval"
     );
 
     service.kill().await;
-    let _service = Service::start(port, &model.uri(), &counters, None).await;
+    let _service = Service::start(port, &model.uri(), counters, None).await;
 
     // A decision on a call that does not wait is refused; then the approval.
     let (status, refused) = restate
@@ -375,9 +375,8 @@ async fn an_approval_resumes_a_run_after_a_restart() {
         .find(|message| message["role"] == "tool")
         .expect("the call's result");
     assert_eq!(result["content"], "sent to ada");
-    assert_eq!(counter(&counters, "email-ada").as_deref(), Some("1"));
+    assert_eq!(counter(counters, "email-ada").as_deref(), Some("1"));
     assert_eq!(model_calls(&model).await, 2);
-    let _ = std::fs::remove_dir_all(&counters);
 }
 
 /// The service dies in the middle of two tool calls, each after its side effect: the one marked
@@ -391,9 +390,10 @@ async fn a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat() {
         answer_reply("I could not confirm the charge."),
     ])
     .await;
-    let counters = counters_folder("mid-call");
+    let folder = counters_folder("mid-call");
+    let counters = folder.path();
     let port = free_port();
-    let mut service = Service::start(port, &model.uri(), &counters, Some("in balance")).await;
+    let mut service = Service::start(port, &model.uri(), counters, Some("in balance")).await;
     restate.register(port).await;
     let (status, body) = restate
         .post(
@@ -406,11 +406,11 @@ async fn a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat() {
     service.kill().await;
 
     // Replayed: the read-only call runs again and finishes; the charge is cut off in turn.
-    let mut service = Service::start(port, &model.uri(), &counters, Some("in charge 500")).await;
+    let mut service = Service::start(port, &model.uri(), counters, Some("in charge 500")).await;
     service.expect_line("in charge 500").await;
     service.kill().await;
 
-    let _service = Service::start(port, &model.uri(), &counters, None).await;
+    let _service = Service::start(port, &model.uri(), counters, None).await;
     let output = restate.attach(SERVICE, "run-3").await;
     assert_eq!(
         output["text"], "I could not confirm the charge.",
@@ -431,17 +431,16 @@ async fn a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat() {
     );
     assert_eq!(results[1]["is_error"], true);
     assert_eq!(
-        counter(&counters, "balance").as_deref(),
+        counter(counters, "balance").as_deref(),
         Some("2"),
         "read-only: run again"
     );
     assert_eq!(
-        counter(&counters, "charge-500").as_deref(),
+        counter(counters, "charge-500").as_deref(),
         Some("1"),
         "charged once"
     );
     assert_eq!(model_calls(&model).await, 3);
-    let _ = std::fs::remove_dir_all(&counters);
 }
 
 /// The calls the run `run_id` waits on, once it waits on some.
@@ -475,9 +474,10 @@ async fn an_approval_never_answers_a_later_call_with_the_same_id() {
         answer_reply("Both emails are sent."),
     ])
     .await;
-    let counters = counters_folder("same-id");
+    let folder = counters_folder("same-id");
+    let counters = folder.path();
     let port = free_port();
-    let _service = Service::start(port, &model.uri(), &counters, None).await;
+    let _service = Service::start(port, &model.uri(), counters, None).await;
     restate.register(port).await;
     let (status, body) = restate
         .post(
@@ -506,9 +506,9 @@ async fn an_approval_never_answers_a_later_call_with_the_same_id() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(second["calls"][0]["call"]["id"], "call_1");
-    assert_eq!(counter(&counters, "email-ada").as_deref(), Some("1"));
+    assert_eq!(counter(counters, "email-ada").as_deref(), Some("1"));
     assert_eq!(
-        counter(&counters, "email-bob"),
+        counter(counters, "email-bob"),
         None,
         "not sent before approval"
     );
@@ -519,9 +519,8 @@ async fn an_approval_never_answers_a_later_call_with_the_same_id() {
 
     let output = restate.attach(SERVICE, "run-4").await;
     assert_eq!(output["text"], "Both emails are sent.", "{output}");
-    assert_eq!(counter(&counters, "email-bob").as_deref(), Some("1"));
+    assert_eq!(counter(counters, "email-bob").as_deref(), Some("1"));
     assert_eq!(model_calls(&model).await, 3);
-    let _ = std::fs::remove_dir_all(&counters);
 }
 
 fn main() -> ExitCode {
