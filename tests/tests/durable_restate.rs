@@ -8,7 +8,7 @@
 //! private network namespace with nothing but loopback (`unshare -n`, as root). Without the binary
 //! or a namespace the tests are reported ignored; in CI they fail.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
