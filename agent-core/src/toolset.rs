@@ -225,8 +225,14 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// The answer to a call that is not run, saying `why`: what `execute` gives for
     /// [`CallDecision::NotRun`], without awaiting anything.
     pub(crate) fn not_run(&self, call: &ToolCall, why: NotRun<'_>) -> ToolResultMessage {
-        let reason = self.texts.not_run(why);
-        self.result_message(call, Err(ToolError::NotRun { reason }))
+        self.result_message(call, Err(self.refusal(why)))
+    }
+
+    /// The error of a call that is not run, saying `why` in the set's words.
+    fn refusal(&self, why: NotRun<'_>) -> ToolError {
+        ToolError::NotRun {
+            reason: self.texts.not_run(why),
+        }
     }
 
     /// What became of a call, before it becomes the text the model sees. With
@@ -247,9 +253,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                 };
                 self.run(state, &rewritten).await
             }
-            CallDecision::NotRun(why) => Err(ToolError::NotRun {
-                reason: self.texts.not_run(why),
-            }),
+            CallDecision::NotRun(why) => Err(self.refusal(why)),
         }
     }
 

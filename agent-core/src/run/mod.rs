@@ -65,9 +65,9 @@ impl<S: Send + Sync + 'static> Agent<S> {
 
 impl Agent<()> {
     /// Runs the agent on a new conversation: system prompt, then `input`.
-    // Not an `async fn`, here and in `resume`: each would wrap the loop's future in one more, and
-    // a run's future is moved whole at each layer on its way in (measured: a fifth of the fixed
-    // cost of a run that answers at once).
+    // Not an `async fn`, here and in `resume`: each would wrap the loop's future in one more,
+    // moved whole on its way in (measured: 40 of the 3,547 instructions of a run that answers
+    // at once).
     pub fn run(
         &self,
         input: impl Into<String>,

@@ -189,12 +189,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.emit(|| RunEvent::ToolCallRequested(call.clone()));
             let result = if self.is_output_call(call) && !acknowledged {
                 acknowledged = true;
-                ToolResultMessage {
-                    tool_call_id: call.id.clone(),
-                    content: self.agent.tools.texts().output_received().to_owned(),
-                    parts: Vec::new(),
-                    is_error: false,
-                }
+                ToolResultMessage::new(call.id.as_str(), self.agent.tools.texts().output_received())
             } else {
                 self.agent.tools.not_run(call, NotRun::AnswerGiven)
             };
