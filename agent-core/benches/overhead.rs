@@ -364,25 +364,60 @@ fn run2_unknown_tool(bencher: Bencher) {
     bencher.bench_local(|| run_to_the_end(&agent, 2));
 }
 
-/// `loop_10_steps` streamed: every event through the run's channel and out of the stream. Target
+/// `loop_10_steps` streamed: every event through the run's queue and out of the stream. Target
 /// (issue 17): at most 1.3x `loop_10_steps`.
 #[divan::bench]
 fn loop_10_steps_stream(bencher: Bencher) {
     use futures_util::StreamExt;
 
     let agent = agent_with_turns(10);
-    // Each event is handled and dropped as it comes, as a front end does; the run's end is kept.
-    // (Collecting them all into a `Vec` measured the `Vec`'s growth as much as the stream.)
+    // Each event is handled and dropped as the next comes, as a front end does; the run's end is
+    // kept. (Collecting them all into a `Vec` measured the `Vec`'s growth as much as the stream.)
     bencher.bench_local(|| {
-        let (events, last) = agent
-            .run_stream("Umbrella?")
-            .fold((0_usize, None), |(count, _), event| async move {
-                (count + 1, Some(event))
-            })
-            .now_or_never()
-            .expect("ready");
+        let mut stream = agent.run_stream("Umbrella?");
+        let mut events = 0_usize;
+        let mut last = None;
+        while let Some(event) = stream.next().now_or_never().expect("ready") {
+            events += 1;
+            last = Some(event);
+        }
         debug_assert!(events > 40);
         debug_assert!(matches!(last, Some(agent_core::RunEvent::Finished(Ok(_)))));
         last
+    });
+}
+
+/// The floor of `loop_10_steps_stream`: the run of `loop_10_steps`, then each event the stream
+/// promises made as it must be, an owned copy (each call, each result, the answer's text, a start
+/// and an end a step), handed out and dropped as the next comes. No queue, no stream.
+#[divan::bench]
+fn floor_loop_10_steps_stream(bencher: Bencher) {
+    use agent_core::{Message, RunEvent};
+
+    let agent = agent_with_turns(10);
+    // Each event is handed out (`black_box`) and dropped before the next is made.
+    let hand_out = |event: RunEvent| drop(black_box(event));
+    bencher.bench_local(|| {
+        let output = run_to_the_end(&agent, 10);
+        let mut step = 0;
+        for message in &output.messages {
+            match message {
+                Message::Assistant(reply) => {
+                    step += 1;
+                    hand_out(RunEvent::StepStarted { step });
+                    if !reply.content.is_empty() {
+                        hand_out(RunEvent::TextDelta(reply.content.clone()));
+                    }
+                    for call in &reply.tool_calls {
+                        hand_out(RunEvent::ToolCallRequested(call.clone()));
+                    }
+                    let usage = output.step_usage[step - 1];
+                    hand_out(RunEvent::StepFinished { step, usage });
+                }
+                Message::Tool(result) => hand_out(RunEvent::ToolResult(result.clone())),
+                _ => {}
+            }
+        }
+        RunEvent::Finished(Ok(output))
     });
 }

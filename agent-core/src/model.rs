@@ -28,7 +28,7 @@ pub trait Model: Send + Sync {
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        Box::pin(ReplyAsEvents::new(self.chat(request)))
+        Box::pin(ReplyAsEvents::new(self.chat(request), request.deltas_only))
     }
 }
 
@@ -45,6 +45,12 @@ pub struct ChatRequest<'a> {
     /// The schema the answer must follow, when the run asks for a typed answer the provider's
     /// native way.
     pub response_format: Option<&'a ResponseFormat>,
+    /// Whether the caller of [`Model::chat_stream`] reads only the text and reasoning deltas and
+    /// the finished reply, as the agent loop does: a model may then leave out the other events
+    /// (each call's start and argument pieces, the usage), which would be copies of what the
+    /// finished reply holds anyway. The default stream does; a native stream may. Nothing else
+    /// changes: the deltas, the finished reply and [`Model::chat`] are the same either way.
+    pub deltas_only: bool,
 }
 
 impl<'a> ChatRequest<'a> {
@@ -55,6 +61,7 @@ impl<'a> ChatRequest<'a> {
             tools,
             settings: &NO_SETTINGS,
             response_format: None,
+            deltas_only: false,
         }
     }
 
@@ -67,6 +74,13 @@ impl<'a> ChatRequest<'a> {
     /// Asks for an answer that follows this schema.
     pub fn with_response_format(mut self, format: &'a ResponseFormat) -> Self {
         self.response_format = Some(format);
+        self
+    }
+
+    /// Says that the caller of [`Model::chat_stream`] reads only the deltas and the finished reply:
+    /// see [`deltas_only`](ChatRequest::deltas_only).
+    pub fn with_deltas_only(mut self) -> Self {
+        self.deltas_only = true;
         self
     }
 
@@ -391,6 +405,8 @@ struct ReplyAsEvents<'a> {
     reply: Option<BoxFuture<'a, Result<ChatResponse, ModelError>>>,
     response: Option<ChatResponse>,
     next: NextEvent,
+    /// The request's [`deltas_only`](ChatRequest::deltas_only): the text is followed by the reply.
+    deltas_only: bool,
 }
 
 /// The next event [`ReplyAsEvents`] tells from its reply.
@@ -405,17 +421,22 @@ enum NextEvent {
 }
 
 impl<'a> ReplyAsEvents<'a> {
-    fn new(reply: BoxFuture<'a, Result<ChatResponse, ModelError>>) -> Self {
+    fn new(reply: BoxFuture<'a, Result<ChatResponse, ModelError>>, deltas_only: bool) -> Self {
         ReplyAsEvents {
             reply: Some(reply),
             response: None,
             next: NextEvent::Reasoning(0),
+            deltas_only,
         }
     }
 
     /// The next event of the whole reply `response`, advancing `next` past it; `None` for a step
     /// with nothing to tell (an empty text, say).
-    fn tell(response: &ChatResponse, next: &mut NextEvent) -> Option<StreamEvent> {
+    fn tell(
+        response: &ChatResponse,
+        next: &mut NextEvent,
+        deltas_only: bool,
+    ) -> Option<StreamEvent> {
         let message = &response.message;
         match *next {
             NextEvent::Reasoning(index) => match message.reasoning.get(index) {
@@ -430,7 +451,11 @@ impl<'a> ReplyAsEvents<'a> {
                 }
             },
             NextEvent::Text => {
-                *next = NextEvent::CallStart(0);
+                *next = if deltas_only {
+                    NextEvent::Finished
+                } else {
+                    NextEvent::CallStart(0)
+                };
                 (!message.content.is_empty())
                     .then(|| StreamEvent::TextDelta(message.content.clone()))
             }
@@ -492,7 +517,7 @@ impl Stream for ReplyAsEvents<'_> {
             return Poll::Ready(None);
         };
         while !matches!(this.next, NextEvent::Finished) {
-            if let Some(event) = Self::tell(response, &mut this.next) {
+            if let Some(event) = Self::tell(response, &mut this.next, this.deltas_only) {
                 return Poll::Ready(Some(Ok(event)));
             }
         }

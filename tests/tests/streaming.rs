@@ -7,6 +7,8 @@ use agent_core::{
     RunEvent, StreamEvent, Usage, agent,
 };
 use futures_util::StreamExt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tests::{call, get_weather, model_calling};
 
 /// Renders events compactly so a whole stream can be compared at once.
@@ -168,4 +170,106 @@ async fn a_conversation_streams_across_turns() {
         .await;
     assert_eq!(events.last().unwrap(), "finished \"Still here.\"");
     assert_eq!(model.requests()[1].messages.len(), 4);
+}
+
+/// A model without native streaming: one reply with text and a call, told by the default
+/// `chat_stream`. Counts its calls, so a test can see when each step ran.
+struct Plain {
+    reply: ChatResponse,
+    calls: Arc<AtomicUsize>,
+}
+
+impl Plain {
+    fn new(reply: AssistantMessage) -> Self {
+        let usage = Usage {
+            input_tokens: 5,
+            output_tokens: 2,
+        };
+        Plain {
+            reply: ChatResponse::new(reply).with_usage(usage),
+            calls: Default::default(),
+        }
+    }
+}
+
+impl Model for Plain {
+    fn chat<'a>(
+        &'a self,
+        _request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Box::pin(std::future::ready(Ok(self.reply.clone())))
+    }
+}
+
+/// Describes a model's stream event compactly.
+fn describe_model_event(event: &Result<StreamEvent, ModelError>) -> String {
+    match event {
+        Ok(StreamEvent::TextDelta(text)) => format!("text {text:?}"),
+        Ok(StreamEvent::ToolCallStart { index, id, name }) => format!("start {index} {id} {name}"),
+        Ok(StreamEvent::ToolCallArguments { index, fragment }) => {
+            format!("args {index} {fragment}")
+        }
+        Ok(StreamEvent::Usage(usage)) => format!("usage {}", usage.input_tokens),
+        Ok(StreamEvent::Finished(response)) => format!("finished {:?}", response.message.content),
+        other => format!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_default_stream_leaves_out_what_a_caller_of_deltas_only_does_not_read() {
+    let reply = AssistantMessage::text("Checking.").with_tool_call(call(0, "get_weather", "{}"));
+    let model = Plain::new(reply.clone());
+    let messages = [agent_core::Message::user("Umbrella?")];
+    let request = ChatRequest::new(&messages, &[]);
+
+    let everything: Vec<String> = model
+        .chat_stream(request)
+        .map(|event| describe_model_event(&event))
+        .collect()
+        .await;
+    assert_eq!(
+        everything,
+        [
+            "text \"Checking.\"",
+            "start 0 call_0 get_weather",
+            "args 0 {}",
+            "usage 5",
+            "finished \"Checking.\"",
+        ]
+    );
+
+    // The agent loop's way: the text, then the reply, which holds the call and the usage.
+    let events: Vec<_> = model
+        .chat_stream(request.with_deltas_only())
+        .collect()
+        .await;
+    let described: Vec<String> = events.iter().map(describe_model_event).collect();
+    assert_eq!(described, ["text \"Checking.\"", "finished \"Checking.\""]);
+    let Some(Ok(StreamEvent::Finished(response))) = events.last() else {
+        panic!("{described:?}")
+    };
+    assert_eq!(response.message, reply);
+    assert_eq!(response.usage.input_tokens, 5);
+}
+
+#[tokio::test]
+async fn a_streamed_run_hands_out_each_step_before_the_next_begins() {
+    // The model and the tool never wait, so nothing but the run itself can let the events out
+    // between steps.
+    let model = Plain::new(AssistantMessage::tool_calls([call(
+        0,
+        "get_weather",
+        r#"{"city":"Paris"}"#,
+    )]));
+    let calls = Arc::clone(&model.calls);
+    let agent = agent!(model, get_weather).max_steps(3);
+    let mut stream = agent.run_stream("Umbrella?");
+    let mut seen = Vec::new();
+    while let Some(event) = stream.next().await {
+        if let RunEvent::StepFinished { step, .. } = event {
+            seen.push((step, calls.load(Ordering::SeqCst)));
+        }
+    }
+    assert_eq!(seen, [(1, 1), (2, 2), (3, 3)]);
 }

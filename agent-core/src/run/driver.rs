@@ -27,7 +27,7 @@ macro_rules! traced {
     };
 }
 
-use super::events::{EventQueue, RunEvent};
+use super::events::{EventQueue, HandOver, RunEvent};
 use super::journal::Journal;
 use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
 use super::pause::{Decision, PausedRun, PendingCall, Progress, Waiting};
@@ -283,7 +283,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             let usage = self.step_usage.get(step - 1).copied().unwrap_or_default();
             self.emit(|| RunEvent::StepFinished { step, usage });
             match outcome {
-                Step::Continue => {}
+                Step::Continue => {
+                    if self.events.is_some() {
+                        HandOver::default().await;
+                    }
+                }
                 Step::End(reason, text) => return Ok(self.finish(reason, text)),
                 Step::Paused {
                     pending,
@@ -613,7 +617,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 traced!(self.interruptible(reply, cancel), span)?
             }
             (Some(events), None) => {
-                let streamed = streamed_reply(self.agent.model.chat_stream(request), events);
+                let stream = self.agent.model.chat_stream(request.with_deltas_only());
+                let streamed = streamed_reply(stream, events);
                 traced!(self.interruptible(streamed, cancel), span)?
             }
             (None, None) => traced!(

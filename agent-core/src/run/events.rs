@@ -84,6 +84,28 @@ impl EventQueue {
     }
 }
 
+/// Lets a streamed run's events out between steps: pending once (waking the task at once), so
+/// the stream hands out a step's events before the next step begins. Without it a run whose model
+/// and tools never wait (a cache, a test double) would keep every event until its end, and the
+/// queue would hold them all.
+#[derive(Default)]
+pub(crate) struct HandOver {
+    handed: bool,
+}
+
+impl std::future::Future for HandOver {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<()> {
+        if self.handed {
+            return Poll::Ready(());
+        }
+        self.handed = true;
+        context.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
 /// The stream of a run's events, then its end ([`RunEvent::Finished`]): what
 /// [`Agent::run_stream`](crate::Agent::run_stream) and the `stream` of a run builder return.
 pub struct RunStream<'a, O = RunOutput> {
