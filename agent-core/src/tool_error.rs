@@ -14,8 +14,8 @@ pub enum ToolError {
     UnknownTool {
         /// The name the model used.
         name: String,
-        /// The tools that do exist.
-        available: Vec<String>,
+        /// The tools that do exist, in the order they were added (shared with the tool set).
+        available: std::sync::Arc<[String]>,
     },
     /// The arguments are not JSON.
     InvalidJson {

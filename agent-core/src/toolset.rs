@@ -5,7 +5,7 @@ use std::any::{Any, TypeId};
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -27,6 +27,9 @@ pub struct ToolSet<S = ()> {
     tools: Vec<Arc<dyn Tool<S>>>,
     /// The tools' definitions in registration order, kept side by side so every request borrows them.
     definitions: Vec<ToolDef>,
+    /// The tools' names, shared by every unknown-tool error (a misspelled name then costs no copy
+    /// of the list, however many tools there are): made on the first, forgotten on a change.
+    names: OnceLock<Arc<[String]>>,
     texts: Arc<dyn Texts>,
     /// Whether error results start with the texts' lead-in ("Error: "): not for an MCP server's
     /// clients, whose agents add their own.
@@ -86,6 +89,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         ToolSet {
             tools: Vec::new(),
             definitions: Vec::new(),
+            names: OnceLock::new(),
             texts: Arc::new(English),
             error_lead_in: true,
             result_limit: DEFAULT_RESULT_LIMIT,
@@ -113,6 +117,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             });
         }
         self.definitions.push(definition.clone());
+        self.names = OnceLock::new();
         self.tools.push(tool);
         self.forget_output_definitions();
         Ok(())
@@ -284,13 +289,15 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// The error for a name no tool has.
     fn unknown_tool(&self, name: &str) -> ToolError {
-        ToolError::UnknownTool {
-            name: name.to_owned(),
-            available: self
-                .definitions
+        let available = self.names.get_or_init(|| {
+            self.definitions
                 .iter()
                 .map(|def| def.name.clone())
-                .collect(),
+                .collect()
+        });
+        ToolError::UnknownTool {
+            name: name.to_owned(),
+            available: Arc::clone(available),
         }
     }
 
@@ -364,6 +371,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         ToolSet {
             tools,
             definitions: self.definitions,
+            names: self.names,
             texts: self.texts,
             error_lead_in: self.error_lead_in,
             result_limit: self.result_limit,
@@ -379,6 +387,7 @@ impl<S> Clone for ToolSet<S> {
         ToolSet {
             tools: self.tools.clone(),
             definitions: self.definitions.clone(),
+            names: self.names.clone(),
             texts: Arc::clone(&self.texts),
             error_lead_in: self.error_lead_in,
             result_limit: self.result_limit,

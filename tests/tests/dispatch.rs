@@ -85,6 +85,24 @@ async fn unknown_tool_names_it_and_the_tools_that_exist() {
 }
 
 #[tokio::test]
+async fn an_unknown_tool_error_lists_the_tools_added_since_the_last_one() {
+    let mut tools = agent_core::ToolSet::new();
+    tools.add(tests::now {}).unwrap();
+    let misspelled = agent_core::ToolCall::new("call_0", "nwo", "{}");
+    let first = tools.dispatch(&(), &misspelled).await;
+    assert_eq!(
+        first.content,
+        "Error: there is no tool named `nwo`; available tools: now"
+    );
+    tools.add(tests::repeat {}).unwrap();
+    let second = tools.dispatch(&(), &misspelled).await;
+    assert_eq!(
+        second.content,
+        "Error: there is no tool named `nwo`; available tools: now, repeat"
+    );
+}
+
+#[tokio::test]
 async fn invalid_json_carries_the_parser_message() {
     let (content, is_error) = one_result("get_weather", r#"{"city":"#).await;
     assert!(is_error);
