@@ -27,7 +27,7 @@ macro_rules! traced {
     };
 }
 
-use super::events::{EventQueue, HandOver, RunEvent};
+use super::events::{EventQueue, HandOver, LiveEvent};
 use super::journal::Journal;
 use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
 use super::pause::{Decision, PausedRun, PendingCall, Progress, Waiting};
@@ -278,10 +278,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         for step in self.step_usage.len() + 1..=max_steps {
             let span = info_span!("step", "agent.step" = step);
-            self.emit(|| RunEvent::StepStarted { step });
+            self.emit(|| LiveEvent::StepStarted { step });
             let outcome = traced!(self.step(step, &mut cancel), span);
             let usage = self.step_usage.get(step - 1).copied().unwrap_or_default();
-            self.emit(|| RunEvent::StepFinished { step, usage });
+            self.emit(|| LiveEvent::StepFinished { step, usage });
             match outcome {
                 Step::Continue => {
                     if self.events.is_some() {
@@ -383,7 +383,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             return Step::End(StopReason::Finished, Some(text));
         }
         for call in &reply.tool_calls {
-            self.emit(|| RunEvent::ToolCallRequested(call.clone()));
+            self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
         }
 
         let allowed = self
@@ -495,7 +495,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 }
             }
             for result in &finished {
-                self.emit(|| RunEvent::ToolResult(result.clone()));
+                self.emit(|| LiveEvent::ToolResult(result.clone()));
             }
             self.messages.push(Message::Assistant(reply));
             return Step::Paused {
@@ -822,7 +822,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             // Boxed: this rare path would otherwise enlarge every step's future.
             waiting => Box::pin(self.answered(waiting, NotRun::RunEnded)).await,
         };
-        self.emit(|| RunEvent::ToolResult(result.clone()));
+        self.emit(|| LiveEvent::ToolResult(result.clone()));
         self.messages.push(Message::Tool(result));
     }
 
@@ -846,7 +846,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     }
 
     /// Sends an event to the stream, if this run is streamed (the event is only made then).
-    fn emit(&self, event: impl FnOnce() -> RunEvent) {
+    fn emit(&self, event: impl FnOnce() -> LiveEvent) {
         if let Some(events) = &self.events {
             // A receiver that went away just stops listening; the run goes on.
             events.push(event());
@@ -1030,7 +1030,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
         };
         for result in &decided {
-            self.emit(|| RunEvent::ToolResult(result.clone()));
+            self.emit(|| LiveEvent::ToolResult(result.clone()));
         }
         // Every call of the reply, answered in the order the model made them.
         let mut finished = paused.0.finished;
@@ -1087,10 +1087,10 @@ async fn streamed_reply(
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::TextDelta(text) => {
-                events.push(RunEvent::TextDelta(text));
+                events.push(LiveEvent::TextDelta(text));
             }
             StreamEvent::ReasoningDelta(text) => {
-                events.push(RunEvent::ReasoningDelta(text));
+                events.push(LiveEvent::ReasoningDelta(text));
             }
             StreamEvent::Finished(response) => return Ok(response),
             _ => {}

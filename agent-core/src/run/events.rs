@@ -41,19 +41,30 @@ pub enum RunEvent<O = RunOutput> {
     Finished(Result<O, RunError>),
 }
 
-impl RunEvent {
-    /// The same event in a stream that ends with an `O`: the loop sends every event but the last,
-    /// which says nothing of `O`.
-    fn retype<O>(self) -> Option<RunEvent<O>> {
-        Some(match self {
-            RunEvent::StepStarted { step } => RunEvent::StepStarted { step },
-            RunEvent::TextDelta(text) => RunEvent::TextDelta(text),
-            RunEvent::ReasoningDelta(text) => RunEvent::ReasoningDelta(text),
-            RunEvent::ToolCallRequested(call) => RunEvent::ToolCallRequested(call),
-            RunEvent::ToolResult(result) => RunEvent::ToolResult(result),
-            RunEvent::StepFinished { step, usage } => RunEvent::StepFinished { step, usage },
-            RunEvent::Finished(_) => return None,
-        })
+/// What a run sends its stream while it runs: each event but the end, which the stream makes
+/// from the run's outcome. Kept apart from [`RunEvent`] so the queue cannot hold an end, and so
+/// each item is 96 bytes rather than 136 (`Finished`'s), moved inline rather than by a `memcpy`
+/// call on its way from the loop to the stream (measured: 4.4k of the 100k instructions of a
+/// streamed 10-step run).
+pub(crate) enum LiveEvent {
+    StepStarted { step: usize },
+    TextDelta(String),
+    ReasoningDelta(String),
+    ToolCallRequested(ToolCall),
+    ToolResult(ToolResultMessage),
+    StepFinished { step: usize, usage: Usage },
+}
+
+impl<O> From<LiveEvent> for RunEvent<O> {
+    fn from(event: LiveEvent) -> Self {
+        match event {
+            LiveEvent::StepStarted { step } => RunEvent::StepStarted { step },
+            LiveEvent::TextDelta(text) => RunEvent::TextDelta(text),
+            LiveEvent::ReasoningDelta(text) => RunEvent::ReasoningDelta(text),
+            LiveEvent::ToolCallRequested(call) => RunEvent::ToolCallRequested(call),
+            LiveEvent::ToolResult(result) => RunEvent::ToolResult(result),
+            LiveEvent::StepFinished { step, usage } => RunEvent::StepFinished { step, usage },
+        }
     }
 }
 
@@ -62,10 +73,10 @@ impl RunEvent {
 /// needed: a queue, not a channel, with no allocation per event (measured: a channel's node per
 /// event was a fifth of a streamed step's cost).
 #[derive(Clone, Default)]
-pub(crate) struct EventQueue(Arc<Mutex<VecDeque<RunEvent>>>);
+pub(crate) struct EventQueue(Arc<Mutex<VecDeque<LiveEvent>>>);
 
 impl EventQueue {
-    pub(crate) fn push(&self, event: RunEvent) {
+    pub(crate) fn push(&self, event: LiveEvent) {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -73,7 +84,7 @@ impl EventQueue {
     }
 
     /// Moves every event sent so far to the back of `into`, under one lock.
-    fn drain_into(&self, into: &mut VecDeque<RunEvent>) {
+    fn drain_into(&self, into: &mut VecDeque<LiveEvent>) {
         let mut queue = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if into.is_empty() {
             // Swapped rather than moved one by one: the queue gets the stream's empty buffer.
@@ -113,7 +124,7 @@ pub struct RunStream<'a, O = RunOutput> {
     events: EventQueue,
     /// Events taken from the queue, not yet handed out: taken all at once after each poll of
     /// the run, so handing each out needs no lock.
-    ready: VecDeque<RunEvent>,
+    ready: VecDeque<LiveEvent>,
     outcome: Option<Result<O, RunError>>,
 }
 
@@ -139,10 +150,7 @@ impl<O> Stream for RunStream<'_, O> {
         loop {
             // Events first: everything the run sent comes out before its end.
             if let Some(event) = this.ready.pop_front() {
-                if let Some(event) = event.retype() {
-                    return Poll::Ready(Some(event));
-                }
-                continue;
+                return Poll::Ready(Some(event.into()));
             }
             let Some(run) = this.run.as_mut() else {
                 // The run is over and every event is out: its end, once.

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Run, RunEvent};
+use super::{LiveEvent, Run};
 use crate::agent::Agent;
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use crate::output::{OutputCheck, OutputMode, OutputProblem, RejectedOutput, json_in_text};
@@ -186,7 +186,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let mut results = Vec::with_capacity(reply.tool_calls.len());
         let mut acknowledged = false;
         for call in &reply.tool_calls {
-            self.emit(|| RunEvent::ToolCallRequested(call.clone()));
+            self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
             let result = if self.is_output_call(call) && !acknowledged {
                 acknowledged = true;
                 ToolResultMessage::new(call.id.as_str(), self.agent.tools.texts().output_received())
@@ -194,7 +194,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 self.agent.tools.not_run(call, NotRun::AnswerGiven)
             };
             self.observe(call, &result, None);
-            self.emit(|| RunEvent::ToolResult(result.clone()));
+            self.emit(|| LiveEvent::ToolResult(result.clone()));
             results.push(result);
         }
         self.messages.reserve(1 + results.len());
@@ -211,7 +211,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     ) -> Vec<ToolResultMessage> {
         let mut results = Vec::with_capacity(reply.tool_calls.len());
         for call in &reply.tool_calls {
-            self.emit(|| RunEvent::ToolCallRequested(call.clone()));
+            self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
             let result = if self.is_output_call(call) {
                 let called = self.call(call, Some(NotRun::RunEnded)).await;
                 self.answered(called, NotRun::RunEnded).await
@@ -220,7 +220,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 self.observe(call, &result, None);
                 result
             };
-            self.emit(|| RunEvent::ToolResult(result.clone()));
+            self.emit(|| LiveEvent::ToolResult(result.clone()));
             results.push(result);
         }
         results
