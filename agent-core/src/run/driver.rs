@@ -248,7 +248,7 @@ impl CallsDone {
         }
     }
 
-    /// All of them, for the rare paths.
+    /// All of them: a lone call is put in a `Vec` of its own (only rare paths take it so).
     fn into_vec(self) -> Vec<Called> {
         match self {
             CallsDone::One(called) => vec![called],
@@ -512,12 +512,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         self.messages.reserve(1 + called.iter().len());
         self.messages.push(Message::Assistant(reply));
         match called {
-            CallsDone::One(called) => self.record(called).await,
-            CallsDone::Many(called) => {
-                for called in called {
-                    self.record(called).await;
-                }
-            }
+            // The common step: one call, answered, recorded without awaiting anything.
+            CallsDone::One(Called::Answered(result)) => self.record(result),
+            called => self.record_all(called).await,
         }
         match (stop, self.agent.limits.max_tool_calls) {
             (Some(reason), _) => Step::End(reason, None),
@@ -823,16 +820,23 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
     }
 
-    /// Puts a call's result in the transcript (and the stream). The run ends here if the call
-    /// waits: it is answered, so the transcript holds.
-    async fn record(&mut self, called: Called) {
-        let result = match called {
-            Called::Answered(result) => result,
-            // Boxed: this rare path would otherwise enlarge every step's future.
-            waiting => Box::pin(self.answered(waiting, NotRun::RunEnded)).await,
-        };
+    /// Puts a call's result in the transcript (and the stream).
+    fn record(&mut self, result: ToolResultMessage) {
         self.emit(|| LiveEvent::ToolResult(result.clone()));
         self.messages.push(Message::Tool(result));
+    }
+
+    /// Puts the calls' results in the transcript, in call order. The run ends here if a call
+    /// waits: it is answered, so the transcript holds.
+    async fn record_all(&mut self, called: CallsDone) {
+        for called in called.into_vec() {
+            let result = match called {
+                Called::Answered(result) => result,
+                // Boxed: this rare path would otherwise enlarge every step's future.
+                waiting => Box::pin(self.answered(waiting, NotRun::RunEnded)).await,
+            };
+            self.record(result);
+        }
     }
 
     /// A call that waits, or why it cannot: a typed run does not pause.
