@@ -30,6 +30,8 @@ pub struct ToolSet<S = ()> {
     /// The tools' names, shared by every unknown-tool error (a misspelled name then costs no copy
     /// of the list, however many tools there are): made on the first, forgotten on a change.
     names: OnceLock<Arc<[String]>>,
+    /// Whether some tool's calls can wait (for an approval or for the caller).
+    some_calls_wait: bool,
     texts: Arc<dyn Texts>,
     /// Whether error results start with the texts' lead-in ("Error: "): not for an MCP server's
     /// clients, whose agents add their own.
@@ -90,6 +92,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             tools: Vec::new(),
             definitions: Vec::new(),
             names: OnceLock::new(),
+            some_calls_wait: false,
             texts: Arc::new(English),
             error_lead_in: true,
             result_limit: DEFAULT_RESULT_LIMIT,
@@ -116,6 +119,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                 name: definition.name.clone(),
             });
         }
+        let annotations = &definition.annotations;
+        self.some_calls_wait |= annotations.requires_approval || annotations.external;
         self.definitions.push(definition.clone());
         self.names = OnceLock::new();
         self.tools.push(tool);
@@ -175,6 +180,12 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// The definitions of all tools, in the order they were added.
     pub fn definitions(&self) -> &[ToolDef] {
         &self.definitions
+    }
+
+    /// Whether some tool's calls can wait, for an approval or for the caller: only then can a
+    /// run pause.
+    pub(crate) fn some_calls_wait(&self) -> bool {
+        self.some_calls_wait
     }
 
     /// The tool with this name.
@@ -372,6 +383,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             tools,
             definitions: self.definitions,
             names: self.names,
+            some_calls_wait: self.some_calls_wait,
             texts: self.texts,
             error_lead_in: self.error_lead_in,
             result_limit: self.result_limit,
@@ -388,6 +400,7 @@ impl<S> Clone for ToolSet<S> {
             tools: self.tools.clone(),
             definitions: self.definitions.clone(),
             names: self.names.clone(),
+            some_calls_wait: self.some_calls_wait,
             texts: Arc::clone(&self.texts),
             error_lead_in: self.error_lead_in,
             result_limit: self.result_limit,

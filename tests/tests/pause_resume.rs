@@ -500,3 +500,39 @@ async fn an_external_result_can_carry_a_screenshot() {
         Message::Tool(result) if result.parts == [shot.clone()]
     )));
 }
+
+/// Says how big a file is, after a while.
+#[tool(read_only)]
+async fn slow_file_size(
+    /// The file's path.
+    path: String,
+) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+    format!("{path}: 12 MB")
+}
+
+#[tokio::test]
+async fn a_paused_run_keeps_how_long_it_ran() {
+    let arguments = r#"{"path":"old.log"}"#;
+    let model = Arc::new(ScriptedModel::new([AssistantMessage::tool_calls([
+        ToolCall::new("c_size", "slow_file_size", arguments),
+        ToolCall::new("c_delete", "delete_file", arguments),
+    ])]));
+    let output = Agent::new(model)
+        .try_tools([delete_file {}])
+        .unwrap()
+        .try_tool(slow_file_size {})
+        .unwrap()
+        .defer_approvals()
+        .run("Delete old.log if it is big")
+        .await
+        .unwrap();
+    let paused = output.paused.expect("a paused run");
+    // The time it ran is kept for the time limit of its resumption: at least the slow call's.
+    assert!(
+        paused.elapsed() >= std::time::Duration::from_millis(40),
+        "{:?}",
+        paused.elapsed()
+    );
+    assert!(paused.elapsed() < std::time::Duration::from_secs(30));
+}
