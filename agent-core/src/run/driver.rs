@@ -96,6 +96,10 @@ impl<'a, S> RunPlan<'a, S> {
 // Not an `async fn`: one would keep a copy of each argument in its future next to the one it
 // was given, and every executor moves a run's future at least once (measured: moving its 1.9 KB
 // was a tenth of a run that answers at once).
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn's future holds its arguments twice"
+)]
 pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>(
     agent: &'a Agent<S>,
     plan: RunPlan<'a, S>,
