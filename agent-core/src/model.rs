@@ -23,7 +23,9 @@ pub trait Model: Send + Sync {
 
     /// Like [`chat`](Model::chat), but yields the reply as it arrives, ending with
     /// [`StreamEvent::Finished`] carrying the same reply `chat` would give. The default makes the
-    /// plain call and streams its result, so every model can be streamed.
+    /// plain call and streams its result, so every model can be streamed; asked for
+    /// [`deltas_only`](ChatRequest::deltas_only), it tells only the reasoning and the text before
+    /// the reply.
     fn chat_stream<'a>(
         &'a self,
         request: ChatRequest<'a>,

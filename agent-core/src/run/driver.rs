@@ -179,9 +179,9 @@ struct Run<'a, S> {
     /// The first reason a hook gave to stop the run, set while the calls of a step run.
     stop_request: std::sync::OnceLock<String>,
     /// When this part of the run began, if it can pause (a paused run keeps how long it ran):
-    /// only then is the clock read, which costs a tenth of a run that answers at once. With how
-    /// long the run had run before (when resumed).
+    /// only then is the clock read, which costs a tenth of a run that answers at once.
     started: Option<Instant>,
+    /// How long the run had run before this part (when resumed).
     elapsed_before: Duration,
     /// A paused run's decisions, settled before its next step.
     resume: Option<Box<Resumption>>,
