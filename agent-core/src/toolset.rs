@@ -226,10 +226,15 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         let outcome = match decision {
             // The common path awaits the tool's own future, guarded: no async layer between
             // (each was a state machine to enter and move on every call).
-            CallDecision::Run => match self.start(state, call) {
-                Ok(running) => running.await,
-                Err(error) => Err(error),
-            },
+            CallDecision::Run => {
+                // Started in a statement of its own: as a `match` scrutinee, the `Result` would
+                // stay in the future, next to the call it holds, until the call ends.
+                let running = match self.start(state, call) {
+                    Ok(running) => running,
+                    Err(error) => return self.result_message(call, Err(error)),
+                };
+                running.await
+            }
             // A refused call (limits, approval, hooks) waits for nothing.
             CallDecision::NotRun(why) => return self.not_run(call, why),
             // Rewritten calls come from hooks: boxed, so they do not enlarge every call's future.
