@@ -164,8 +164,9 @@ struct Run<'a, S> {
     context: &'a S,
     /// The settings of the next model call.
     settings: ModelSettings,
-    /// A typed run's output in the making.
-    output: Option<Output<'a, S>>,
+    /// A typed run's output in the making (boxed: only typed runs have one, and every run's
+    /// future would hold its room).
+    output: Option<Box<Output<'a, S>>>,
     messages: Vec<Message>,
     usage: Usage,
     step_usage: Vec<Usage>,
@@ -273,7 +274,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
         };
         let output = plan
             .output
-            .map(|check| Output::new(check, agent, &mut settings, &mut messages));
+            .map(|check| Box::new(Output::new(check, agent, &mut settings, &mut messages)));
         let mut run = Run {
             agent,
             context: plan.context,
