@@ -212,6 +212,18 @@ async fn the_time_limit_cancels_what_is_in_flight() {
 }
 
 #[tokio::test]
+async fn the_time_limit_counts_from_the_runs_first_poll() {
+    let model = model_calling([call(0, "impatient", "{}")], "Done.");
+    let agent = agent!(model, impatient).time_limit(Duration::from_millis(200));
+    // Made, then left unpolled past its whole limit: the run has not started yet.
+    let run = agent.run("go");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let output = run.await.unwrap();
+    assert_eq!(output.stop_reason, StopReason::Finished);
+    assert_eq!(output.text, "Done.");
+}
+
+#[tokio::test]
 async fn at_the_step_limit_the_model_can_be_asked_for_a_final_answer() {
     let model = ScriptedModel::new([
         AssistantMessage::tool_calls([call(0, "now", "")]),

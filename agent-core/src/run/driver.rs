@@ -93,13 +93,10 @@ impl<'a, S> RunPlan<'a, S> {
 }
 
 /// Runs `agent` on `messages` until it finishes, stops, fails or `cancel` (if any) completes.
-// Not an `async fn`: one would keep a copy of each argument in its future next to the one it
-// was given, and every executor moves a run's future at least once (measured: moving its 1.9 KB
-// was a tenth of a run that answers at once).
-#[allow(
-    clippy::manual_async_fn,
-    reason = "an async fn's future holds its arguments twice"
-)]
+// Not an `async fn`: the run is set up here and only the `Run` goes into the future, where an
+// `async fn` would keep each argument (and a copy of it) beside it; every executor moves a run's
+// future at least once (measured: moving its 1.9 KB was a tenth of a run that answers at once).
+// The clock starts at the first poll, as it would in an `async fn`.
 pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>(
     agent: &'a Agent<S>,
     plan: RunPlan<'a, S>,
@@ -107,7 +104,10 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
     cancel: Option<C>,
     events: Option<EventQueue>,
 ) -> impl Future<Output = Result<RunOutput, RunError>> + Send {
+    let context = plan.context;
+    let mut run = Run::new(agent, plan, messages, cancel.is_some(), events);
     async move {
+        run.start_clock();
         let span = info_span!(
             "invoke_agent",
             "gen_ai.operation.name" = "invoke_agent",
@@ -116,8 +116,6 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
             "agent.steps" = Empty,
             "agent.stop_reason" = Empty,
         );
-        let context = plan.context;
-        let mut run = Run::new(agent, plan, messages, cancel.is_some(), events);
         let cancel = pin!(async move {
             match cancel {
                 Some(cancel) => cancel.await,
@@ -172,6 +170,7 @@ struct Run<'a, S> {
     step_usage: Vec<Usage>,
     /// Calls started so far (those over the limit are not counted: they never start).
     tool_calls: usize,
+    /// When the time limit runs out, if the run has one (see `start_clock`).
     deadline: Option<Instant>,
     /// Whether anything can cut an await short: a cancel signal or a deadline.
     can_be_interrupted: bool,
@@ -179,8 +178,7 @@ struct Run<'a, S> {
     events: Option<EventQueue>,
     /// The first reason a hook gave to stop the run, set while the calls of a step run.
     stop_request: std::sync::OnceLock<String>,
-    /// When this part of the run began, if it can pause (a paused run keeps how long it ran):
-    /// only then is the clock read, which costs a tenth of a run that answers at once.
+    /// When this part of the run began, if it can pause (see `start_clock`).
     started: Option<Instant>,
     /// How long the run had run before this part (when resumed).
     elapsed_before: Duration,
@@ -247,7 +245,7 @@ enum Interrupt {
 
 impl<'a, S: Send + Sync + 'static> Run<'a, S> {
     /// A run of `agent` on `messages` as `plan` says, before its first step: its settings, limits
-    /// and, when resumed, what it had used.
+    /// and, when resumed, what it had used. Its clock is started by `start_clock`.
     fn new(
         agent: &'a Agent<S>,
         plan: RunPlan<'a, S>,
@@ -262,11 +260,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             .map_or(Duration::ZERO, |resume| resume.paused.elapsed());
         // A journaled run is replayed from its journal: a wall-clock limit would fire at another
         // point in the replay than in the first run.
-        let deadline = agent
-            .limits
-            .time_limit
-            .filter(|_| plan.journal.is_none())
-            .map(|limit| Instant::now() + limit.saturating_sub(elapsed_before));
+        let timed = agent.limits.time_limit.is_some() && plan.journal.is_none();
         let mut settings = match (&plan.resume, plan.settings) {
             (Some(resume), _) => resume.paused.0.settings.clone(),
             (None, Some(settings)) => settings.or(&agent.settings),
@@ -280,9 +274,9 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             context: plan.context,
             settings,
             output,
-            can_be_interrupted: cancellable || deadline.is_some(),
+            can_be_interrupted: cancellable || timed,
             events,
-            deadline,
+            deadline: None,
             messages,
             usage: Usage::default(),
             // At most 16 x 16 bytes up front: glibc serves a request of 1 KB or more from its large
@@ -290,7 +284,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             step_usage: Vec::with_capacity(agent.limits.max_steps.min(16)),
             tool_calls: 0,
             stop_request: std::sync::OnceLock::new(),
-            started: agent.tools.some_calls_wait().then(Instant::now),
+            started: None,
             elapsed_before,
             resume: None,
             journal: plan.journal,
@@ -302,6 +296,20 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             run.resume = Some(resume);
         }
         run
+    }
+
+    /// Starts the run's clock: its deadline, when it has a time limit (a resumed run's counts
+    /// the time it had used), and its start, when it can pause (a paused run keeps how long it
+    /// ran; a clock read costs a tenth of a run that answers at once).
+    fn start_clock(&mut self) {
+        if self.can_be_interrupted {
+            self.deadline = (self.agent.limits.time_limit)
+                .filter(|_| self.journal.is_none())
+                .map(|limit| Instant::now() + limit.saturating_sub(self.elapsed_before));
+        }
+        if self.agent.tools.some_calls_wait() {
+            self.started = Some(Instant::now());
+        }
     }
 }
 
