@@ -238,9 +238,20 @@ impl CallsDone {
 }
 
 /// Why something in flight was dropped.
+#[derive(Clone, Copy)]
 enum Interrupt {
     Cancelled,
     TimeLimit,
+}
+
+impl Interrupt {
+    /// Why a call it dropped, or one that had not started, was not run.
+    fn not_run(self) -> NotRun<'static> {
+        match self {
+            Interrupt::Cancelled => NotRun::Cancelled,
+            Interrupt::TimeLimit => NotRun::TimeLimit,
+        }
+    }
 }
 
 impl<'a, S: Send + Sync + 'static> Run<'a, S> {
@@ -258,9 +269,6 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             .resume
             .as_ref()
             .map_or(Duration::ZERO, |resume| resume.paused.elapsed());
-        // A journaled run is replayed from its journal: a wall-clock limit would fire at another
-        // point in the replay than in the first run.
-        let timed = agent.limits.time_limit.is_some() && plan.journal.is_none();
         let mut settings = match (&plan.resume, plan.settings) {
             (Some(resume), _) => resume.paused.0.settings.clone(),
             (None, Some(settings)) => settings.or(&agent.settings),
@@ -274,7 +282,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             context: plan.context,
             settings,
             output,
-            can_be_interrupted: cancellable || timed,
+            can_be_interrupted: cancellable,
             events,
             deadline: None,
             messages,
@@ -289,6 +297,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             resume: None,
             journal: plan.journal,
         };
+        run.can_be_interrupted |= run.time_limit().is_some();
         if let Some(resume) = plan.resume {
             run.usage = resume.paused.0.usage;
             run.step_usage.clone_from(&resume.paused.0.step_usage);
@@ -302,11 +311,9 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
     /// the time it had used), and its start, when it can pause (a paused run keeps how long it
     /// ran; a clock read costs a tenth of a run that answers at once).
     fn start_clock(&mut self) {
-        if self.can_be_interrupted {
-            self.deadline = (self.agent.limits.time_limit)
-                .filter(|_| self.journal.is_none())
-                .map(|limit| Instant::now() + limit.saturating_sub(self.elapsed_before));
-        }
+        self.deadline = self
+            .time_limit()
+            .map(|limit| Instant::now() + limit.saturating_sub(self.elapsed_before));
         if self.agent.tools.some_calls_wait() {
             self.started = Some(Instant::now());
         }
@@ -314,6 +321,15 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
 }
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
+    /// The run's wall-clock limit. A journaled run has none: replayed from its journal, it would
+    /// fire at another point than in the first run.
+    fn time_limit(&self) -> Option<Duration> {
+        self.agent
+            .limits
+            .time_limit
+            .filter(|_| self.journal.is_none())
+    }
+
     async fn go<C: Future<Output = ()> + Send>(
         &mut self,
         mut cancel: std::pin::Pin<&mut C>,
@@ -518,10 +534,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 Ok(called) => (called, None),
                 Err(interrupt) => {
                     // Whatever was in flight is dropped; every call is answered, so the history stays valid.
-                    let why = match interrupt {
-                        Interrupt::Cancelled => NotRun::Cancelled,
-                        Interrupt::TimeLimit => NotRun::TimeLimit,
-                    };
+                    let why = interrupt.not_run();
                     let results = calls
                         .iter()
                         .map(|call| Called::Answered(self.agent.tools.not_run(call, why)))
@@ -1076,15 +1089,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let (mut decided, stop) = match this.interruptible(run_all, cancel).await {
             Ok(decided) => (decided, None),
             Err(interrupt) => {
-                let why = match interrupt {
-                    Interrupt::Cancelled => NotRun::Cancelled,
-                    Interrupt::TimeLimit => NotRun::TimeLimit,
-                };
-                let mut answered = Vec::with_capacity(decisions.len());
-                for (pending, _) in &decisions {
-                    let decision = CallDecision::NotRun(why);
-                    answered.push(tools.execute(context, &pending.call, decision).await);
-                }
+                let why = interrupt.not_run();
+                let answered = decisions
+                    .iter()
+                    .map(|(pending, _)| tools.not_run(&pending.call, why))
+                    .collect();
                 (answered, Some(self.interrupted(interrupt)))
             }
         };
