@@ -273,3 +273,69 @@ async fn a_streamed_run_hands_out_each_step_before_the_next_begins() {
     }
     assert_eq!(seen, [(1, 1), (2, 2), (3, 3)]);
 }
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Question {
+    /// What to ask
+    question: String,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_streams_a_run_of_its_own_keeps_each_runs_events_apart() {
+    // The expert's run is streamed inside the outer run's tool call, in the same poll: its
+    // events must reach its own stream, and none of them the outer one.
+    let expert = Arc::new(agent_core::Agent::new(ScriptedModel::new([
+        AssistantMessage::text("Ask the "),
+    ])));
+    let ask_expert = agent_core::tool_fn(
+        "ask_expert",
+        "Ask the expert.",
+        move |Question { question }: Question| {
+            let expert = Arc::clone(&expert);
+            async move {
+                let mut seen = Vec::new();
+                let mut stream = expert.run_stream(question);
+                while let Some(event) = stream.next().await {
+                    seen.push(describe(&event));
+                }
+                seen.join(", ")
+            }
+        },
+    );
+    let agent = agent_core::Agent::new(model_calling(
+        [call(0, "ask_expert", r#"{"question":"Which way?"}"#)],
+        "The expert says: ask the locals.",
+    ))
+    .try_tool(ask_expert)
+    .unwrap();
+    // Consumed on another task, which may be polled on either worker thread.
+    let events: Vec<RunEvent> = tokio::spawn(async move {
+        agent
+            .run_stream("Which way to the station?")
+            .collect()
+            .await
+    })
+    .await
+    .unwrap();
+    let expert_saw = events.iter().find_map(|event| match event {
+        RunEvent::ToolResult(result) => Some(result.content.as_str()),
+        _ => None,
+    });
+    assert_eq!(
+        expert_saw,
+        Some(r#"step 1, text "Ask the ", end 1 (0 in), finished "Ask the ""#)
+    );
+    assert_eq!(
+        events.iter().map(describe).collect::<Vec<_>>(),
+        [
+            "step 1",
+            "call call_0 ask_expert",
+            "result call_0 error=false",
+            "end 1 (0 in)",
+            "step 2",
+            "text \"The expert says: ask the locals.\"",
+            "end 2 (0 in)",
+            "finished \"The expert says: ask the locals.\"",
+        ]
+    );
+}

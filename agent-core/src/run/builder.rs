@@ -6,7 +6,7 @@ use std::future::{Future, IntoFuture};
 
 use super::driver::{RunPlan, drive};
 
-use super::events::{EventQueue, RunStream};
+use super::events::{EventSender, RunStream};
 use super::outcome::{RunError, RunOutput};
 use crate::agent::Agent;
 use crate::content::Part;
@@ -140,12 +140,15 @@ impl<'a, S: Send + Sync + 'static> RunBuilder<'a, S> {
     /// Runs, streaming what happens: step starts, the model's text as it arrives, each tool call
     /// and result, step ends, and last the very result the run awaited would give.
     pub fn stream(self) -> RunStream<'a, RunOutput> {
-        let events = EventQueue::default();
-        RunStream::new(Box::pin(self.go(Some(events.clone()))), events)
+        RunStream::new(|events| Box::pin(self.go(Some(events))))
     }
 
-    /// Runs to the end, sending the events to `events` when streamed.
-    async fn go(self, events: Option<EventQueue>) -> Result<RunOutput, RunError> {
+    /// The run to the end, sending the events to `events` when streamed. Not an `async fn`: the
+    /// run's own future is boxed as it is, with no layer around it to keep the builder twice.
+    fn go(
+        self,
+        events: Option<EventSender>,
+    ) -> impl Future<Output = Result<RunOutput, RunError>> + Send + 'a {
         let plan = RunPlan {
             context: self.context,
             settings: self.settings,
@@ -153,7 +156,7 @@ impl<'a, S: Send + Sync + 'static> RunBuilder<'a, S> {
             resume: None,
             journal: None,
         };
-        drive(self.agent, plan, self.messages, self.cancel, events).await
+        drive(self.agent, plan, self.messages, self.cancel, events)
     }
 }
 
@@ -253,11 +256,10 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> TypedRun<'a, S, T> {
 
     /// Streams the run's events, as [`RunBuilder::stream`]; it ends with the typed result.
     pub fn stream(self) -> RunStream<'a, TypedOutput<T>> {
-        let events = EventQueue::default();
-        RunStream::new(Box::pin(self.go(Some(events.clone()))), events)
+        RunStream::new(|events| Box::pin(self.go(Some(events))))
     }
 
-    async fn go(self, events: Option<EventQueue>) -> Result<TypedOutput<T>, RunError> {
+    async fn go(self, events: Option<EventSender>) -> Result<TypedOutput<T>, RunError> {
         let TypedRun {
             run,
             mode,

@@ -16,13 +16,22 @@ mod typed;
 /// Awaits `$future` inside `$span`, or bare when the span is disabled (no subscriber wants it):
 /// tracing's `Instrumented` costs a poll, a drop and a move of the future every time, even then
 /// (measured: 4.9k instructions of a 10-step run's 58k, over the run, its steps, model calls and
-/// tool calls).
+/// tool calls). A traced future is boxed: instrumented inline, it would make room for its span in
+/// every run's future, at each level (run, step, tool call), traced or not. `traced!(small: ..)`
+/// instruments a small future (a boxed one, say) in place.
 macro_rules! traced {
-    ($future:expr, $span:expr) => {
+    (small: $future:expr, $span:expr) => {
         if $span.is_disabled() {
             $future.await
         } else {
             $future.instrument($span.clone()).await
+        }
+    };
+    ($future:expr, $span:expr) => {
+        if $span.is_disabled() {
+            $future.await
+        } else {
+            Box::pin($future).instrument($span.clone()).await
         }
     };
 }
@@ -34,14 +43,15 @@ macro_rules! traced {
 macro_rules! raced {
     ($run:expr, $future:expr, $cancel:expr, $span:expr) => {
         if $run.can_be_interrupted {
-            traced!(Box::pin($run.interruptible($future, $cancel)), $span)?
+            traced!(small: Box::pin($run.interruptible($future, $cancel)), $span)?
         } else {
-            traced!($future, $span)
+            // Each future raced is small: a model's boxed reply, or the stream reader.
+            traced!(small: $future, $span)
         }
     };
 }
 
-use super::events::{EventQueue, HandOver, LiveEvent};
+use super::events::{EventSender, HandOver, LiveEvent};
 use super::journal::Journal;
 use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
 use super::pause::{Decision, PausedRun, PendingCall, Progress, Waiting};
@@ -102,7 +112,7 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
     plan: RunPlan<'a, S>,
     messages: Vec<Message>,
     cancel: Option<C>,
-    events: Option<EventQueue>,
+    events: Option<EventSender>,
 ) -> impl Future<Output = Result<RunOutput, RunError>> + Send {
     let context = plan.context;
     let mut run = Run::new(agent, plan, messages, cancel.is_some(), events);
@@ -175,7 +185,7 @@ struct Run<'a, S> {
     /// Whether anything can cut an await short: a cancel signal or a deadline.
     can_be_interrupted: bool,
     /// Where a streamed run sends its events; `None` for a plain run, which then pays nothing.
-    events: Option<EventQueue>,
+    events: Option<EventSender>,
     /// The first reason a hook gave to stop the run, set while the calls of a step run.
     stop_request: std::sync::OnceLock<String>,
     /// When this part of the run began, if it can pause (see `start_clock`).
@@ -262,7 +272,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
         plan: RunPlan<'a, S>,
         mut messages: Vec<Message>,
         cancellable: bool,
-        events: Option<EventQueue>,
+        events: Option<EventSender>,
     ) -> Self {
         // A resumed run has used some of its time already.
         let elapsed_before = plan
@@ -456,57 +466,74 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
         }
 
-        let allowed = self
-            .agent
-            .limits
-            .max_tool_calls
-            .map_or(usize::MAX, |limit| limit.saturating_sub(self.tool_calls));
         let calls = &reply.tool_calls;
-        // The tool-call limit counts the calls that would run: not those of the final-answer
-        // tool, which only hand over the output (only a typed run pays for telling them apart).
-        let output_calls = match &self.output {
-            Some(_) => calls
-                .iter()
-                .filter(|call| self.is_output_call(call))
-                .count(),
-            None => 0,
-        };
-        // A call cut off at the token limit never starts either.
-        let counted = calls.len()
-            - output_calls
-            - usize::from(cut_off.is_some_and(|index| !self.is_output_call(&calls[index])));
-        let within_limit = |index: usize, call: &ToolCall| {
-            if output_calls == 0 {
-                return index < allowed;
-            }
-            self.is_output_call(call)
-                || calls[..index]
+        // The common step, one call and nothing that can interrupt it, awaits the call in place:
+        // boxing it cost an allocation a step (measured: 2,600 instructions of a 10-step run's
+        // 66,000). Otherwise boxed: the calls' futures are large, and every step would move them.
+        let in_place = calls.len() == 1 && !self.can_be_interrupted;
+        // What the limits say of each call, and how many count: decided in a block of its own,
+        // so the step's future does not keep the working across the calls.
+        let (first_refusal, refusals, counted, over_limit) = {
+            let allowed = self
+                .agent
+                .limits
+                .max_tool_calls
+                .map_or(usize::MAX, |limit| limit.saturating_sub(self.tool_calls));
+            // The tool-call limit counts the calls that would run: not those of the final-answer
+            // tool, which only hand over the output (only a typed run pays for telling them apart).
+            let output_calls = match &self.output {
+                Some(_) => calls
                     .iter()
-                    .filter(|earlier| !self.is_output_call(earlier))
-                    .count()
-                    < allowed
-        };
-        let limit = self.agent.limits.max_tool_calls.unwrap_or_default();
-        let refusal = |index: usize, call: &ToolCall| {
-            if cut_off == Some(index) {
-                Some(NotRun::CutOff)
-            } else if within_limit(index, call) {
-                None
+                    .filter(|call| self.is_output_call(call))
+                    .count(),
+                None => 0,
+            };
+            // A call cut off at the token limit never starts either.
+            let counted = calls.len()
+                - output_calls
+                - usize::from(cut_off.is_some_and(|index| !self.is_output_call(&calls[index])));
+            let within_limit = |index: usize, call: &ToolCall| {
+                if output_calls == 0 {
+                    return index < allowed;
+                }
+                self.is_output_call(call)
+                    || calls[..index]
+                        .iter()
+                        .filter(|earlier| !self.is_output_call(earlier))
+                        .count()
+                        < allowed
+            };
+            let limit = self.agent.limits.max_tool_calls.unwrap_or_default();
+            let refusal = |index: usize, call: &ToolCall| {
+                if cut_off == Some(index) {
+                    Some(NotRun::CutOff)
+                } else if within_limit(index, call) {
+                    None
+                } else {
+                    Some(NotRun::ToolCallLimit(limit))
+                }
+            };
+            let refusals: Vec<_> = if in_place {
+                Vec::new()
             } else {
-                Some(NotRun::ToolCallLimit(limit))
-            }
+                calls
+                    .iter()
+                    .enumerate()
+                    .map(|(index, call)| refusal(index, call))
+                    .collect()
+            };
+            (
+                refusal(0, &calls[0]),
+                refusals,
+                counted.min(allowed),
+                counted > allowed,
+            )
         };
         // In a block of its own, so the step's future does not keep what the calls came to
         // beside the calls' results.
         let (called, mut stop) = {
-            // The common step, one call and nothing that can interrupt it, awaits the call in
-            // place: boxing it cost an allocation a step (measured: 2,600 instructions of a
-            // 10-step run's 66,000). Otherwise boxed: the calls' futures are large, and every
-            // step would move them.
-            let interrupted = if calls.len() == 1 && !self.can_be_interrupted {
-                Ok(CallsDone::One(
-                    self.call(&calls[0], refusal(0, &calls[0])).await,
-                ))
+            let interrupted = if in_place {
+                Ok(CallsDone::One(self.call(&calls[0], first_refusal).await))
             } else {
                 let run_all = async {
                     // A journal records the calls in the order they run: one by one, in call order.
@@ -514,14 +541,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                         join_all(
                             calls
                                 .iter()
-                                .enumerate()
-                                .map(|(index, call)| self.call(call, refusal(index, call))),
+                                .zip(&refusals)
+                                .map(|(call, refusal)| self.call(call, *refusal)),
                         )
                         .await
                     } else {
                         let mut results = Vec::with_capacity(calls.len());
-                        for (index, call) in calls.iter().enumerate() {
-                            results.push(self.call(call, refusal(index, call)).await);
+                        for (call, refusal) in calls.iter().zip(&refusals) {
+                            results.push(self.call(call, *refusal).await);
                         }
                         results
                     }
@@ -549,8 +576,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if let Some(output) = &mut self.output {
             output.correction = None;
         }
-        self.tool_calls += counted.min(allowed);
-        let over_limit = counted > allowed;
+        self.tool_calls += counted;
         let waiting = called
             .iter()
             .any(|called| matches!(called, Called::Waiting(_)));
@@ -579,7 +605,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         match called {
             // The common step: one call, answered, recorded without awaiting anything.
             CallsDone::One(Called::Answered(result)) => self.record(result),
-            called => self.record_all(called).await,
+            // Boxed: held beside the reply, it would be the largest part of every step's future.
+            called => Box::pin(self.record_all(called)).await,
         }
         match (stop, self.agent.limits.max_tool_calls) {
             (Some(reason), _) => Step::End(reason, None),
@@ -677,7 +704,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         {
             request = request.with_response_format(&output.check.shape().format);
         }
-        let response = match (&self.events, self.journal) {
+        let response = match (self.events, self.journal) {
             (_, Some(journal)) => {
                 let reply = journal.model_call(step, Box::pin(self.agent.model.chat(request)));
                 raced!(self, reply, cancel, span)
@@ -918,7 +945,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     fn emit(&self, event: impl FnOnce() -> LiveEvent) {
         if let Some(events) = &self.events {
             // A receiver that went away just stops listening; the run goes on.
-            events.push(event());
+            events.send(event());
         }
     }
 
@@ -1150,15 +1177,15 @@ fn cut_off_call(response: &ChatResponse) -> Option<usize> {
 /// [`StreamEvent::Finished`]. A stream that ends without it is an error, never a half-built reply.
 async fn streamed_reply(
     mut stream: BoxStream<'_, Result<StreamEvent, ModelError>>,
-    events: &EventQueue,
+    events: EventSender,
 ) -> Result<ChatResponse, ModelError> {
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::TextDelta(text) => {
-                events.push(LiveEvent::TextDelta(text));
+                events.send(LiveEvent::TextDelta(text));
             }
             StreamEvent::ReasoningDelta(text) => {
-                events.push(LiveEvent::ReasoningDelta(text));
+                events.send(LiveEvent::ReasoningDelta(text));
             }
             StreamEvent::Finished(response) => return Ok(response),
             _ => {}

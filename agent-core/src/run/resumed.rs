@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 
 use super::driver::{Resumption, RunPlan, drive};
-use super::events::{EventQueue, RunStream};
+use super::events::{EventSender, RunStream};
 use super::journal::Journal;
 use super::outcome::{RunError, RunOutput};
 use super::pause::{Decision, PausedRun};
@@ -58,13 +58,12 @@ impl<'a, S: Send + Sync + 'static> ResumedRun<'a, S> {
     /// Runs, streaming what happens: the results of the decided calls, then the steps that
     /// follow, and last the very result the run awaited would give.
     pub fn stream(self) -> RunStream<'a, RunOutput> {
-        let events = EventQueue::default();
-        RunStream::new(Box::pin(self.go(Some(events.clone()))), events)
+        RunStream::new(|events| Box::pin(self.go(Some(events))))
     }
 
     /// Checks the decisions against the waiting calls (nothing runs when one does not fit), then
     /// runs to the end.
-    async fn go(self, events: Option<EventQueue>) -> Result<RunOutput, RunError> {
+    async fn go(self, events: Option<EventSender>) -> Result<RunOutput, RunError> {
         let ResumedRun {
             agent,
             context,
