@@ -318,6 +318,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     }
 
     /// What the model sees for an outcome: the text (or the error text), truncated to the limit.
+    #[inline]
     pub(crate) fn result_message(
         &self,
         call: &ToolCall,
@@ -469,6 +470,7 @@ struct Running<'a, S> {
 impl<S: 'static> Future for Running<'_, S> {
     type Output = Result<ToolOutput, ToolError>;
 
+    #[inline]
     fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         if let Poll::Ready(outcome) = Pin::new(&mut this.work).poll(context) {
