@@ -152,6 +152,36 @@ async fn runs_steps_model_calls_and_tool_calls_are_spans() {
 }
 
 #[tokio::test]
+async fn a_failed_tool_call_and_a_run_that_fails_say_so_in_their_spans() {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::registry().with(Capture(captured.clone()));
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    // The model asks for a tool there is none of, then fails.
+    let model = agent_core::testing::ScriptedModel::new([
+        agent_core::AssistantMessage::tool_calls([call(1, "get_wether", r#"{"city":"北京"}"#)]),
+    ]);
+    let error = agent!(model, get_weather)
+        .run("weather?")
+        .await
+        .unwrap_err();
+
+    let spans = captured.spans.lock().unwrap().clone();
+    let tool = spans
+        .iter()
+        .find(|(name, _)| name == "execute_tool")
+        .map(|(_, fields)| fields)
+        .unwrap();
+    assert_eq!(field(tool, "gen_ai.tool.name"), Some("get_wether"));
+    assert_eq!(field(tool, "error.type"), Some("tool_error"));
+    let run = &spans[0].1;
+    assert_eq!(
+        field(run, "agent.stop_reason"),
+        Some(error.to_string().as_str())
+    );
+}
+
+#[tokio::test]
 async fn calls_served_over_mcp_are_tool_spans_too() {
     use agent_core::mcp::{McpClient, McpServer};
     use agent_core::{Tool, ToolCall, ToolSet, tools};

@@ -13,12 +13,13 @@ use tracing::{Instrument, info_span};
 
 mod typed;
 
-/// Awaits `$future` inside `$span`, or bare when the span is disabled (no subscriber wants it):
-/// tracing's `Instrumented` costs a poll, a drop and a move of the future every time, even then
-/// (measured: 4.9k instructions of a 10-step run's 58k, over the run, its steps, model calls and
-/// tool calls). A traced future is boxed: instrumented inline, it would make room for its span in
-/// every run's future, at each level (run, step, tool call), traced or not. `traced!(small: ..)`
-/// instruments a small future (a boxed one, say) in place.
+/// Awaits `$future` inside the span `$span` makes, or bare when the span is disabled (no
+/// subscriber wants it): tracing's `Instrumented` costs a poll, a drop and a move of the future
+/// every time, even then (measured: 4.9k instructions of a 10-step run's 58k, over the run, its
+/// steps, model calls and tool calls). A traced future is boxed, and a disabled span dropped before
+/// the await: either kept inline would make room for itself in every run's future, at each level
+/// (run, step, tool call), traced or not. `traced!(small: ..)` instruments a small future (a boxed
+/// one, say) in place, in a span the caller keeps to record in afterwards.
 macro_rules! traced {
     (small: $future:expr, $span:expr) => {
         if $span.is_disabled() {
@@ -28,12 +29,17 @@ macro_rules! traced {
         }
     };
     ($future:expr, $span:expr) => {
-        if $span.is_disabled() {
-            $future.await
+        if let Some(span) = enabled($span) {
+            Box::pin($future).instrument(span).await
         } else {
-            Box::pin($future).instrument($span.clone()).await
+            $future.await
         }
     };
+}
+
+/// `span`, if a subscriber wants it.
+fn enabled(span: tracing::Span) -> Option<tracing::Span> {
+    (!span.is_disabled()).then_some(span)
 }
 
 /// Awaits `$future` as `traced!` does, raced against the run's cancel signal and deadline when
@@ -58,7 +64,7 @@ use super::pause::{Decision, PausedRun, PendingCall, Progress, Waiting};
 use crate::agent::Agent;
 use crate::hooks::{Approval, ToolDecision};
 use crate::limits::AtStepLimit;
-use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
+use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, ModelError};
 use crate::output::{OutputCheck, OutputMode};
@@ -118,7 +124,13 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
     let mut run = Run::new(agent, plan, messages, cancel.is_some(), events);
     async move {
         run.start_clock();
-        let span = info_span!(
+        let cancel = pin!(async move {
+            match cancel {
+                Some(cancel) => cancel.await,
+                None => pending().await,
+            }
+        });
+        let run_span = info_span!(
             "invoke_agent",
             "gen_ai.operation.name" = "invoke_agent",
             "gen_ai.usage.input_tokens" = Empty,
@@ -126,13 +138,13 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
             "agent.steps" = Empty,
             "agent.stop_reason" = Empty,
         );
-        let cancel = pin!(async move {
-            match cancel {
-                Some(cancel) => cancel.await,
-                None => pending().await,
-            }
-        });
-        let ended = traced!(run.go(cancel), span);
+        // As `traced!`, keeping the span to record the run's figures in.
+        let (ended, span) = if let Some(span) = enabled(run_span) {
+            let ended = Box::pin(run.go(cancel)).instrument(span.clone()).await;
+            (ended, Some(span))
+        } else {
+            (run.go(cancel).await, None)
+        };
         let outcome = match (ended, &mut run.output) {
             // A typed run that ended without its output did not do what it was asked.
             (Ok(ended), Some(output)) if !output.taken => Err(RunError::NoOutput {
@@ -143,10 +155,9 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
             }),
             (outcome, _) => outcome,
         };
-        // A disabled span records nothing, but each call still costs: skipped.
-        match &outcome {
-            _ if span.is_disabled() => {}
-            Ok(output) => {
+        match (&outcome, span) {
+            (_, None) => {}
+            (Ok(output), Some(span)) => {
                 span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);
                 span.record("gen_ai.usage.output_tokens", output.usage.output_tokens);
                 span.record("agent.steps", output.steps);
@@ -155,7 +166,7 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
                     tracing::field::debug(&output.stop_reason),
                 );
             }
-            Err(error) => {
+            (Err(error), Some(span)) => {
                 span.record("agent.stop_reason", tracing::field::display(error));
             }
         }
@@ -353,48 +364,55 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             return Ok(self.finish(reason, None));
         }
         for step in self.step_usage.len() + 1..=max_steps {
-            let span = info_span!("step", "agent.step" = step);
-            self.emit(|| LiveEvent::StepStarted { step });
-            let outcome = traced!(self.step(step, &mut cancel), span);
-            let usage = self.step_usage.get(step - 1).copied().unwrap_or_default();
-            self.emit(|| LiveEvent::StepFinished { step, usage });
-            match outcome {
-                Step::Continue => {
-                    if self.events.is_some() {
-                        HandOver::default().await;
-                    }
+            // In a block of its own: the step's outcome is not kept across the hand-over.
+            {
+                self.emit(|| LiveEvent::StepStarted { step });
+                let outcome = traced!(
+                    self.step(step, &mut cancel),
+                    info_span!("step", "agent.step" = step)
+                );
+                let usage = self.step_usage.get(step - 1).copied().unwrap_or_default();
+                self.emit(|| LiveEvent::StepFinished { step, usage });
+                if let Some(ended) = self.ended(step, outcome) {
+                    return ended;
                 }
-                Step::End(reason, text) => return Ok(self.finish(reason, text)),
-                Step::Paused {
-                    pending,
-                    finished,
-                    over_limit,
-                } => return Ok(self.pause(pending, finished, over_limit)),
-                Step::Failed(source) => {
-                    return Err(RunError::Model {
-                        step,
-                        source,
-                        messages: std::mem::take(&mut self.messages),
-                        usage: self.usage,
-                    });
-                }
-                Step::OutputRejected => {
-                    return Err(RunError::Output {
-                        attempts: self
-                            .output
-                            .as_mut()
-                            .map(|output| std::mem::take(&mut output.attempts))
-                            .unwrap_or_default(),
-                        messages: std::mem::take(&mut self.messages),
-                        usage: self.usage,
-                    });
-                }
+            }
+            if self.events.is_some() {
+                HandOver::default().await;
             }
         }
         if self.agent.limits.at_step_limit == AtStepLimit::AskForFinalAnswer {
             return Box::pin(self.final_answer(max_steps, &mut cancel)).await;
         }
         Ok(self.finish(StopReason::StepLimit { limit: max_steps }, None))
+    }
+
+    /// How the run ends after `step` came to `outcome`: `None` if it goes on.
+    fn ended(&mut self, step: usize, outcome: Step) -> Option<Result<RunOutput, RunError>> {
+        Some(match outcome {
+            Step::Continue => return None,
+            Step::End(reason, text) => Ok(self.finish(reason, text)),
+            Step::Paused {
+                pending,
+                finished,
+                over_limit,
+            } => Ok(self.pause(pending, finished, over_limit)),
+            Step::Failed(source) => Err(RunError::Model {
+                step,
+                source,
+                messages: std::mem::take(&mut self.messages),
+                usage: self.usage,
+            }),
+            Step::OutputRejected => Err(RunError::Output {
+                attempts: self
+                    .output
+                    .as_mut()
+                    .map(|output| std::mem::take(&mut output.attempts))
+                    .unwrap_or_default(),
+                messages: std::mem::take(&mut self.messages),
+                usage: self.usage,
+            }),
+        })
     }
 
     async fn step<C: Future<Output = ()> + Send>(
@@ -407,15 +425,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         // The reply is kept; the rest of the response is dropped here, so the step's future does
         // not hold it across the awaits below.
-        let (reply, cut_off, at_token_limit) = {
+        let (reply, at_token_limit) = {
             let response = match self.ask_model(step, true, cancel).await {
                 Ok(Ok(response)) => response,
                 Ok(Err(error)) => return Step::Failed(error),
                 Err(interrupt) => return Step::End(self.interrupted(interrupt), None),
             };
-            let cut_off = cut_off_call(&response);
             let at_token_limit = response.finish_reason == Some(FinishReason::Length);
-            (response.message, cut_off, at_token_limit)
+            (response.message, at_token_limit)
         };
         let called_tools = !reply.tool_calls.is_empty();
         if called_tools
@@ -489,6 +506,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 None => 0,
             };
             // A call cut off at the token limit never starts either.
+            let cut_off = cut_off_call(&reply, at_token_limit);
             let counted = calls.len()
                 - output_calls
                 - usize::from(cut_off.is_some_and(|index| !self.is_output_call(&calls[index])));
@@ -751,21 +769,19 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.observe(call, &result, None);
             return Called::Answered(result);
         }
-        let span = info_span!(
-            "execute_tool",
-            "gen_ai.operation.name" = "execute_tool",
-            "gen_ai.tool.name" = %call.name,
-            "gen_ai.tool.call.id" = %call.id,
-            "gen_ai.tool.type" = "function",
-            "error.type" = Empty,
-        );
-        let called = traced!(self.call_inner(call, refusal), span);
-        if let Called::Answered(result) = &called
-            && result.is_error
-        {
-            span.record("error.type", "tool_error");
+        // As `traced!`, keeping the span to record an error in.
+        if let Some(span) = enabled(tool_span(call)) {
+            let called = Box::pin(self.call_inner(call, refusal))
+                .instrument(span.clone())
+                .await;
+            if let Called::Answered(result) = &called
+                && result.is_error
+            {
+                span.record("error.type", "tool_error");
+            }
+            return called;
         }
-        called
+        self.call_inner(call, refusal).await
     }
 
     async fn call_inner(&self, call: &ToolCall, refusal: Option<NotRun<'static>>) -> Called {
@@ -1158,16 +1174,28 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     }
 }
 
-/// The place of the call a reply was cut off in: with the finish reason [`FinishReason::Length`]
-/// (the output token limit), its last call, when that call's arguments are not whole JSON. Such a
+/// The span of a tool call.
+fn tool_span(call: &ToolCall) -> tracing::Span {
+    info_span!(
+        "execute_tool",
+        "gen_ai.operation.name" = "execute_tool",
+        "gen_ai.tool.name" = %call.name,
+        "gen_ai.tool.call.id" = %call.id,
+        "gen_ai.tool.type" = "function",
+        "error.type" = Empty,
+    )
+}
+
+/// The place of the call a reply was cut off in: at the output token limit (the finish reason
+/// [`FinishReason::Length`]), its last call, when that call's arguments are not whole JSON. Such a
 /// call is answered with [`NotRun::CutOff`] rather than run, or parsed as if the model had written
 /// bad arguments. An empty argument text means `{}`, here as everywhere: that call runs.
-fn cut_off_call(response: &ChatResponse) -> Option<usize> {
-    if response.finish_reason != Some(FinishReason::Length) {
+fn cut_off_call(reply: &AssistantMessage, at_token_limit: bool) -> Option<usize> {
+    if !at_token_limit {
         return None;
     }
-    let last = response.message.tool_calls.len().checked_sub(1)?;
-    let arguments = response.message.tool_calls[last].arguments.trim();
+    let last = reply.tool_calls.len().checked_sub(1)?;
+    let arguments = reply.tool_calls[last].arguments.trim();
     let unfinished =
         !arguments.is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_err();
     unfinished.then_some(last)
