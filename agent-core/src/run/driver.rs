@@ -38,6 +38,7 @@ macro_rules! traced {
 }
 
 /// `span`, if a subscriber wants it.
+#[inline]
 fn enabled(span: tracing::Span) -> Option<tracing::Span> {
     (!span.is_disabled()).then_some(span)
 }
