@@ -259,7 +259,13 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> TypedRun<'a, S, T> {
         RunStream::new(|events| Box::pin(self.go(Some(events))))
     }
 
-    async fn go(self, events: Option<EventSender>) -> Result<TypedOutput<T>, RunError> {
+    /// The run to the end, sending the events to `events` when streamed. Not an `async fn`,
+    /// which would keep the builder beside its parts: only the run's parts and the boxed check go
+    /// into the future, which then fits where small allocations are made quickly (under 1 KB).
+    fn go(
+        self,
+        events: Option<EventSender>,
+    ) -> impl Future<Output = Result<TypedOutput<T>, RunError>> + Send + 'a {
         let TypedRun {
             run,
             mode,
@@ -267,28 +273,30 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> TypedRun<'a, S, T> {
             validators,
         } = self;
         let defaults = run.agent.output;
-        let check = TypedCheck::new(
+        let check = Box::new(TypedCheck::new(
             mode.unwrap_or(defaults.mode),
             retries.unwrap_or(defaults.retries),
             validators,
-        );
-        let plan = RunPlan {
-            context: run.context,
-            settings: run.settings,
-            output: Some(&check),
-            resume: None,
-            journal: None,
-        };
-        let output = drive(run.agent, plan, run.messages, run.cancel, events).await?;
-        match check.into_value() {
-            Some(value) => Ok(TypedOutput { value, run: output }),
-            // The loop reports a run without its output as `NoOutput`; this is only for safety.
-            None => Err(RunError::NoOutput {
-                stop_reason: output.stop_reason,
-                attempts: Vec::new(),
-                messages: output.messages,
-                usage: output.usage,
-            }),
+        ));
+        async move {
+            let plan = RunPlan {
+                context: run.context,
+                settings: run.settings,
+                output: Some(&*check),
+                resume: None,
+                journal: None,
+            };
+            let output = drive(run.agent, plan, run.messages, run.cancel, events).await?;
+            match check.into_value() {
+                Some(value) => Ok(TypedOutput { value, run: output }),
+                // The loop reports a run without its output as `NoOutput`; this is only for safety.
+                None => Err(RunError::NoOutput {
+                    stop_reason: output.stop_reason,
+                    attempts: Vec::new(),
+                    messages: output.messages,
+                    usage: output.usage,
+                }),
+            }
         }
     }
 }
