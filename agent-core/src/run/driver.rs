@@ -259,6 +259,18 @@ impl CallsDone {
     }
 }
 
+/// What the limits say of a step's calls, decided before any of them runs.
+struct Refusals {
+    /// Why the first call is not run (`None`: it runs).
+    first: Option<NotRun<'static>>,
+    /// The same for each call in call order; empty when the step runs its lone call in place.
+    each: Vec<Option<NotRun<'static>>>,
+    /// How many calls count against the tool-call limit (at most what it allows).
+    counted: usize,
+    /// Whether more were asked for than it allows.
+    over_limit: bool,
+}
+
 /// Why something in flight was dropped.
 #[derive(Clone, Copy)]
 enum Interrupt {
@@ -489,65 +501,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         // boxing it cost an allocation a step (measured: 2,600 instructions of a 10-step run's
         // 66,000). Otherwise boxed: the calls' futures are large, and every step would move them.
         let in_place = calls.len() == 1 && !self.can_be_interrupted;
-        // What the limits say of each call, and how many count: decided in a block of its own,
-        // so the step's future does not keep the working across the calls.
-        let (first_refusal, refusals, counted, over_limit) = {
-            let allowed = self
-                .agent
-                .limits
-                .max_tool_calls
-                .map_or(usize::MAX, |limit| limit.saturating_sub(self.tool_calls));
-            // The tool-call limit counts the calls that would run: not those of the final-answer
-            // tool, which only hand over the output (only a typed run pays for telling them apart).
-            let output_calls = match &self.output {
-                Some(_) => calls
-                    .iter()
-                    .filter(|call| self.is_output_call(call))
-                    .count(),
-                None => 0,
-            };
-            // A call cut off at the token limit never starts either.
-            let cut_off = cut_off_call(&reply, at_token_limit);
-            let counted = calls.len()
-                - output_calls
-                - usize::from(cut_off.is_some_and(|index| !self.is_output_call(&calls[index])));
-            let within_limit = |index: usize, call: &ToolCall| {
-                if output_calls == 0 {
-                    return index < allowed;
-                }
-                self.is_output_call(call)
-                    || calls[..index]
-                        .iter()
-                        .filter(|earlier| !self.is_output_call(earlier))
-                        .count()
-                        < allowed
-            };
-            let limit = self.agent.limits.max_tool_calls.unwrap_or_default();
-            let refusal = |index: usize, call: &ToolCall| {
-                if cut_off == Some(index) {
-                    Some(NotRun::CutOff)
-                } else if within_limit(index, call) {
-                    None
-                } else {
-                    Some(NotRun::ToolCallLimit(limit))
-                }
-            };
-            let refusals: Vec<_> = if in_place {
-                Vec::new()
-            } else {
-                calls
-                    .iter()
-                    .enumerate()
-                    .map(|(index, call)| refusal(index, call))
-                    .collect()
-            };
-            (
-                refusal(0, &calls[0]),
-                refusals,
-                counted.min(allowed),
-                counted > allowed,
-            )
-        };
+        let Refusals {
+            first: first_refusal,
+            each: refusals,
+            counted,
+            over_limit,
+        } = self.refusals(&reply, at_token_limit, in_place);
         // In a block of its own, so the step's future does not keep what the calls came to
         // beside the calls' results.
         let (called, mut stop) = {
@@ -633,6 +592,67 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 Step::End(StopReason::ToolCallLimit { limit }, None)
             }
             _ => Step::Continue,
+        }
+    }
+
+    /// What the limits say of `reply`'s calls, and how many count against the tool-call limit:
+    /// decided before any runs (`in_place`: only the lone call's is needed).
+    fn refusals(&self, reply: &AssistantMessage, at_token_limit: bool, in_place: bool) -> Refusals {
+        let calls = &reply.tool_calls;
+        let allowed = self
+            .agent
+            .limits
+            .max_tool_calls
+            .map_or(usize::MAX, |limit| limit.saturating_sub(self.tool_calls));
+        // The tool-call limit counts the calls that would run: not those of the final-answer
+        // tool, which only hand over the output (only a typed run pays for telling them apart).
+        let output_calls = match &self.output {
+            Some(_) => calls
+                .iter()
+                .filter(|call| self.is_output_call(call))
+                .count(),
+            None => 0,
+        };
+        // A call cut off at the token limit never starts either.
+        let cut_off = cut_off_call(reply, at_token_limit);
+        let counted = calls.len()
+            - output_calls
+            - usize::from(cut_off.is_some_and(|index| !self.is_output_call(&calls[index])));
+        let within_limit = |index: usize, call: &ToolCall| {
+            if output_calls == 0 {
+                return index < allowed;
+            }
+            self.is_output_call(call)
+                || calls[..index]
+                    .iter()
+                    .filter(|earlier| !self.is_output_call(earlier))
+                    .count()
+                    < allowed
+        };
+        let limit = self.agent.limits.max_tool_calls.unwrap_or_default();
+        let refusal = |index: usize, call: &ToolCall| {
+            if cut_off == Some(index) {
+                Some(NotRun::CutOff)
+            } else if within_limit(index, call) {
+                None
+            } else {
+                Some(NotRun::ToolCallLimit(limit))
+            }
+        };
+        let each = if in_place {
+            Vec::new()
+        } else {
+            calls
+                .iter()
+                .enumerate()
+                .map(|(index, call)| refusal(index, call))
+                .collect()
+        };
+        Refusals {
+            first: refusal(0, &calls[0]),
+            each,
+            counted: counted.min(allowed),
+            over_limit: counted > allowed,
         }
     }
 
