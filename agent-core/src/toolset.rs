@@ -209,7 +209,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// runs past its timeout is cancelled (a sync tool's thread, which cannot be, is abandoned).
     /// The same as [`execute`](ToolSet::execute) with [`CallDecision::Run`].
     pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
-        self.execute(state, call, CallDecision::Run).await
+        self.run_call(state, call).await
     }
 
     /// The one way a call becomes the result the model sees, whatever was decided about it: run it
@@ -223,23 +223,29 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
-        let outcome = match decision {
-            // The common path awaits the tool's own future, guarded: no async layer between
-            // (each was a state machine to enter and move on every call).
-            CallDecision::Run => {
-                // Started in a statement of its own: as a `match` scrutinee, the `Result` would
-                // stay in the future, next to the call it holds, until the call ends.
-                let running = match self.start(state, call) {
-                    Ok(running) => running,
-                    Err(error) => return self.result_message(call, Err(error)),
-                };
-                running.await
-            }
+        match decision {
+            CallDecision::Run => self.run_call(state, call).await,
             // A refused call (limits, approval, hooks) waits for nothing.
-            CallDecision::NotRun(why) => return self.not_run(call, why),
+            CallDecision::NotRun(why) => self.not_run(call, why),
             // Rewritten calls come from hooks: boxed, so they do not enlarge every call's future.
-            decision => Box::pin(self.outcome(state, call, decision)).await,
+            decision => {
+                let outcome = Box::pin(self.outcome(state, call, decision)).await;
+                self.result_message(call, outcome)
+            }
+        }
+    }
+
+    /// [`execute`](ToolSet::execute) for a call run as the model asked: the common path, which
+    /// awaits the tool's own future, guarded, with no async layer between (each was a state
+    /// machine to enter and move on every call). The agent loop and `dispatch` call it directly.
+    pub(crate) async fn run_call(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
+        // Started in a statement of its own: as a `match` scrutinee, the `Result` would stay in
+        // the future, next to the call it holds, until the call ends.
+        let running = match self.start(state, call) {
+            Ok(running) => running,
+            Err(error) => return self.result_message(call, Err(error)),
         };
+        let outcome = running.await;
         self.result_message(call, outcome)
     }
 

@@ -718,26 +718,20 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         );
         let output = self.output.as_ref();
         let output_tool = output.and_then(|output| output.tool());
-        let final_settings;
-        let (tools, settings) = match (offer_tools, output_tool) {
-            (true, None) => (self.agent.tools.definitions(), &self.settings),
-            (true, Some(_)) => (
-                output
-                    .and_then(|output| output.offered.as_deref())
-                    .unwrap_or_default(),
-                &self.settings,
-            ),
-            (false, None) => (&[][..], &self.settings),
-            // The last call of a typed run: only the final-answer tool, and it must be called.
+        let tools = match (offer_tools, output_tool) {
+            (true, None) => self.agent.tools.definitions(),
+            (true, Some(_)) => output
+                .and_then(|output| output.offered.as_deref())
+                .unwrap_or_default(),
+            (false, None) => &[][..],
+            // The last call of a typed run: only the final-answer tool, and it must be called (set
+            // on the run's settings, which no later call reads).
             (false, Some(tool)) => {
-                final_settings = ModelSettings {
-                    tool_choice: Some(ToolChoice::Tool(tool.name.clone())),
-                    ..self.settings.clone()
-                };
-                (std::slice::from_ref(tool), &final_settings)
+                self.settings.tool_choice = Some(ToolChoice::Tool(tool.name.clone()));
+                std::slice::from_ref(tool)
             }
         };
-        let mut request = ChatRequest::new(&self.messages, tools).with_settings(settings);
+        let mut request = ChatRequest::new(&self.messages, tools).with_settings(&self.settings);
         if let Some(output) = output
             && output.check.mode() == OutputMode::Native
         {
@@ -808,9 +802,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     async fn call_inner(&self, call: &ToolCall, refusal: Option<NotRun<'static>>) -> Called {
         let tools = &self.agent.tools;
         if let Some(why) = refusal {
-            let result = tools
-                .execute(self.context, call, CallDecision::NotRun(why))
-                .await;
+            let result = tools.not_run(call, why);
             self.observe(call, &result, None);
             return Called::Answered(result);
         }
@@ -821,9 +813,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         });
         let called = if self.agent.hooks.is_empty() && !steered {
             match self.journal {
-                None => {
-                    Called::Answered(tools.execute(self.context, call, CallDecision::Run).await)
-                }
+                None => Called::Answered(tools.run_call(self.context, call).await),
                 // Boxed, so the common path's future stays small.
                 Some(_) => Called::Answered(Box::pin(self.execute(call, CallDecision::Run)).await),
             }
