@@ -154,7 +154,9 @@ impl<'a, O> RunStream<'a, O> {
     pub(crate) fn new(run: impl FnOnce(EventSender) -> BoxFuture<'a, Result<O, RunError>>) -> Self {
         RunStream {
             run: Some(run(EventSender { _private: () })),
-            ready: VecDeque::new(),
+            // Room for a step's events (its start, text, a call and its result, its end) from the
+            // first: the run hands them over step by step, so this is what a stream needs.
+            ready: VecDeque::with_capacity(8),
             outcome: None,
         }
     }
