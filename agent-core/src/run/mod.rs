@@ -160,6 +160,7 @@ impl Agent<()> {
     }
 
     /// Runs on a history as it is, adding nothing: for instance to go on after a step limit.
+    #[inline]
     pub fn resume(
         &self,
         messages: Vec<Message>,
