@@ -404,6 +404,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     }
 
     /// How the run ends after `step` came to `outcome`: `None` if it goes on.
+    #[inline]
     fn ended(&mut self, step: usize, outcome: Step) -> Option<Result<RunOutput, RunError>> {
         Some(match outcome {
             Step::Continue => return None,
