@@ -121,7 +121,10 @@ impl Texts for English {
 
     // The English table is `ToolError`'s own `Display`.
     fn tool_error_message(&self, error: &ToolError) -> String {
-        error.to_string()
+        let mut text = String::with_capacity(120);
+        // Writing into a `String` cannot fail.
+        let _ = error.describe(&mut text);
+        text
     }
 
     fn tool_error_lead_in(&self, _error: &ToolError) -> &str {
@@ -131,12 +134,11 @@ impl Texts for English {
     // The same words as the default, written into one allocation (room for a typical error
     // up front: `format!` guesses from its literal pieces only, and grew the text twice).
     fn tool_error(&self, error: &ToolError) -> String {
-        use std::fmt::Write;
         let lead_in = self.tool_error_lead_in(error);
         let mut text = String::with_capacity(lead_in.len() + 120);
         text.push_str(lead_in);
         // Writing into a `String` cannot fail.
-        let _ = write!(text, "{error}");
+        let _ = error.describe(&mut text);
         text
     }
 

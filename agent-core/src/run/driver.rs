@@ -603,6 +603,20 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// decided before any runs (`in_place`: only the lone call's is needed).
     fn refusals(&self, reply: &AssistantMessage, at_token_limit: bool, in_place: bool) -> Refusals {
         let calls = &reply.tool_calls;
+        // The common step (no tool-call limit, no typed output, not cut off): every call runs,
+        // decided without walking the calls (measured: 100 instructions a call).
+        if self.agent.limits.max_tool_calls.is_none() && self.output.is_none() && !at_token_limit {
+            return Refusals {
+                first: None,
+                each: if in_place {
+                    Vec::new()
+                } else {
+                    vec![None; calls.len()]
+                },
+                counted: calls.len(),
+                over_limit: false,
+            };
+        }
         let allowed = self
             .agent
             .limits
