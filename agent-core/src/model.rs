@@ -505,28 +505,28 @@ impl Stream for ReplyAsEvents<'_> {
     ) -> std::task::Poll<Option<Self::Item>> {
         use std::task::Poll;
         let this = &mut *self;
-        if let Some(reply) = &mut this.reply {
-            let Poll::Ready(result) = reply.as_mut().poll(context) else {
-                return Poll::Pending;
-            };
-            this.reply = None;
-            match result {
-                Ok(response) => this.response = Some(response),
-                Err(error) => return Poll::Ready(Some(Err(error))),
+        let response = match (&mut this.reply, this.response.take()) {
+            (Some(reply), _) => {
+                let Poll::Ready(result) = reply.as_mut().poll(context) else {
+                    return Poll::Pending;
+                };
+                this.reply = None;
+                match result {
+                    Ok(response) => response,
+                    Err(error) => return Poll::Ready(Some(Err(error))),
+                }
             }
-        }
-        let Some(response) = &this.response else {
-            return Poll::Ready(None);
+            (None, Some(response)) => response,
+            (None, None) => return Poll::Ready(None),
         };
+        // Kept only while something comes before the reply: a step that only calls tools, asked
+        // for deltas only, hands its reply on as soon as it has it (each move of it is a copy).
         while !matches!(this.next, NextEvent::Finished) {
-            if let Some(event) = Self::tell(response, &mut this.next, this.deltas_only) {
+            if let Some(event) = Self::tell(&response, &mut this.next, this.deltas_only) {
+                this.response = Some(response);
                 return Poll::Ready(Some(Ok(event)));
             }
         }
-        Poll::Ready(
-            this.response
-                .take()
-                .map(|response| Ok(StreamEvent::Finished(response))),
-        )
+        Poll::Ready(Some(Ok(StreamEvent::Finished(response))))
     }
 }
