@@ -209,7 +209,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// runs past its timeout is cancelled (a sync tool's thread, which cannot be, is abandoned).
     /// The same as [`execute`](ToolSet::execute) with [`CallDecision::Run`].
     pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
-        self.run_call(state, call).await
+        self.run_call(self.get(&call.name), state, call).await
     }
 
     /// The one way a call becomes the result the model sees, whatever was decided about it: run it
@@ -224,7 +224,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
         match decision {
-            CallDecision::Run => self.run_call(state, call).await,
+            CallDecision::Run => self.run_call(self.get(&call.name), state, call).await,
             // A refused call (limits, approval, hooks) waits for nothing.
             CallDecision::NotRun(why) => self.not_run(call, why),
             // Rewritten calls come from hooks: boxed, so they do not enlarge every call's future.
@@ -237,11 +237,18 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// [`execute`](ToolSet::execute) for a call run as the model asked: the common path, which
     /// awaits the tool's own future, guarded, with no async layer between (each was a state
-    /// machine to enter and move on every call). The agent loop and `dispatch` call it directly.
-    pub(crate) async fn run_call(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
+    /// machine to enter and move on every call). The agent loop and `dispatch` call it directly,
+    /// with the call's `tool` as [`get`](ToolSet::get) finds it (the loop has looked it up
+    /// already, to see whether the call is steered).
+    pub(crate) async fn run_call(
+        &self,
+        tool: Option<&dyn Tool<S>>,
+        state: &S,
+        call: &ToolCall,
+    ) -> ToolResultMessage {
         // Started in a statement of its own: as a `match` scrutinee, the `Result` would stay in
         // the future, next to the call it holds, until the call ends.
-        let running = match self.start(state, call) {
+        let running = match self.start(tool, state, call) {
             Ok(running) => running,
             Err(error) => return self.result_message(call, Err(error)),
         };
@@ -286,13 +293,19 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// Runs one call and returns its outcome, before it becomes the text the model sees.
     async fn run(&self, state: &S, call: &ToolCall) -> Result<ToolOutput, ToolError> {
-        self.start(state, call)?.await
+        self.start(self.get(&call.name), state, call)?.await
     }
 
-    /// Starts one call: its tool's future, with panics caught and its time limited; or why it
-    /// could not start (no such tool, a panic while making the future).
-    fn start<'a>(&'a self, state: &'a S, call: &'a ToolCall) -> Result<Running<'a, S>, ToolError> {
-        let Some(tool) = self.get(&call.name) else {
+    /// Starts one call of `tool` (the call's, `None` if the set has none by its name): its
+    /// future, with panics caught and its time limited; or why it could not start (no such
+    /// tool, a panic while making the future).
+    fn start<'a>(
+        &'a self,
+        tool: Option<&'a dyn Tool<S>>,
+        state: &'a S,
+        call: &'a ToolCall,
+    ) -> Result<Running<'a, S>, ToolError> {
+        let Some(tool) = tool else {
             return Err(self.unknown_tool(&call.name));
         };
         let limit = tool

@@ -825,13 +825,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             return Called::Answered(result);
         }
         tracing::debug!(arguments = %call.arguments, "tool call");
-        let definition = tools.get(&call.name).map(|tool| tool.definition());
+        let tool = tools.get(&call.name);
+        let definition = tool.map(|tool| tool.definition());
         let steered = definition.is_some_and(|definition| {
             definition.annotations.requires_approval || definition.annotations.external
         });
         let called = if self.agent.hooks.is_empty() && !steered {
             match self.journal {
-                None => Called::Answered(tools.run_call(self.context, call).await),
+                None => Called::Answered(tools.run_call(tool, self.context, call).await),
                 // Boxed, so the common path's future stays small.
                 Some(_) => Called::Answered(Box::pin(self.execute(call, CallDecision::Run)).await),
             }
