@@ -112,6 +112,16 @@ pub enum NotRun<'a> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct English;
 
+/// `lead_in`, then `error`'s English words, in one allocation with room for a typical error up
+/// front (`format!` guesses from its literal pieces only, and grew the text twice).
+fn english_words(error: &ToolError, lead_in: &str) -> String {
+    let mut text = String::with_capacity(lead_in.len() + 120);
+    text.push_str(lead_in);
+    // Writing into a `String` cannot fail.
+    let _ = error.describe(&mut text);
+    text
+}
+
 impl Texts for English {
     fn system_prompt(&self) -> &str {
         "You are a helpful assistant that can use tools. When a tool returns an error, read the error \
@@ -121,25 +131,16 @@ impl Texts for English {
 
     // The English table is `ToolError`'s own `Display`.
     fn tool_error_message(&self, error: &ToolError) -> String {
-        let mut text = String::with_capacity(120);
-        // Writing into a `String` cannot fail.
-        let _ = error.describe(&mut text);
-        text
+        english_words(error, "")
     }
 
     fn tool_error_lead_in(&self, _error: &ToolError) -> &str {
         "Error: "
     }
 
-    // The same words as the default, written into one allocation (room for a typical error
-    // up front: `format!` guesses from its literal pieces only, and grew the text twice).
+    // The same words as the default, written into one allocation.
     fn tool_error(&self, error: &ToolError) -> String {
-        let lead_in = self.tool_error_lead_in(error);
-        let mut text = String::with_capacity(lead_in.len() + 120);
-        text.push_str(lead_in);
-        // Writing into a `String` cannot fail.
-        let _ = error.describe(&mut text);
-        text
+        english_words(error, self.tool_error_lead_in(error))
     }
 
     fn tool_done(&self) -> &str {

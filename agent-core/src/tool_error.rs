@@ -121,7 +121,7 @@ impl fmt::Display for ToolError {
 }
 
 impl ToolError {
-    /// Writes the English words for this failure (its `Display`) to `out`. Generic, so that
+    /// Writes the English words for this failure (its `Display`) to `f`. Generic, so that
     /// [`English`](crate::English) writes into its `String` directly: through a `Formatter`, each
     /// piece was a dynamic call (measured: 500 instructions an unknown tool's error).
     pub(crate) fn describe(&self, f: &mut impl fmt::Write) -> fmt::Result {
