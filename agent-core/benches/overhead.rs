@@ -208,17 +208,30 @@ fn floor_loops(bencher: Bencher, turns: usize) {
     let agent = agent_with_turns(turns);
     let system_prompt = agent.system_prompt().to_owned();
     let definitions = agent.tools().definitions().to_vec();
+    same_transcript(&agent, floor_loop(&model, &system_prompt, &definitions));
     bencher.bench_local(|| floor_loop(&model, &system_prompt, &definitions));
+}
+
+/// Checks, before timing, that a floor comes to what a run of `agent` comes to: the same answer
+/// and transcript.
+fn same_transcript(agent: &Agent, (text, messages): (String, Vec<agent_core::Message>)) {
+    let output = agent
+        .run("Umbrella?")
+        .now_or_never()
+        .expect("ready")
+        .expect("runs");
+    assert_eq!(text, output.text);
+    assert_eq!(messages, output.messages);
 }
 
 /// The loop of `floor_loop_10_steps`, kept out of line so that profiles show it whole.
 #[inline(never)]
 fn floor_loop(
-    model: &TurnsModel,
+    model: &impl agent_core::Model,
     system_prompt: &str,
     definitions: &[agent_core::ToolDef],
 ) -> (String, Vec<agent_core::Message>) {
-    use agent_core::{ChatRequest, Message, Model, ToolResultMessage};
+    use agent_core::{ChatRequest, Message};
 
     let mut messages = Vec::with_capacity(4);
     messages.push(Message::system(system_prompt));
@@ -238,15 +251,38 @@ fn floor_loop(
         let results: Vec<_> = reply
             .tool_calls
             .iter()
-            .map(|call| {
-                let args: WeatherArgs = serde_json::from_str(&call.arguments).expect("valid");
-                let content = serde_json::to_string(&weather_in(args.city)).expect("serializable");
-                ToolResultMessage::new(call.id.as_str(), content)
-            })
+            .map(|call| floor_call(call, definitions))
             .collect();
         messages.push(Message::Assistant(reply));
         messages.extend(results.into_iter().map(Message::Tool));
     }
+}
+
+/// A call as the floors answer it: the tool found by name, its arguments parsed and its result
+/// serialized as in `floor_serde`; a name no tool has gets the text a run gives the model (the
+/// name, then the tools there are), written into one `String`.
+fn floor_call(
+    call: &ToolCall,
+    definitions: &[agent_core::ToolDef],
+) -> agent_core::ToolResultMessage {
+    use agent_core::ToolResultMessage;
+
+    if definitions.iter().any(|tool| tool.name == call.name) {
+        let args: WeatherArgs = serde_json::from_str(&call.arguments).expect("valid");
+        let content = serde_json::to_string(&weather_in(args.city)).expect("serializable");
+        return ToolResultMessage::new(call.id.as_str(), content);
+    }
+    let mut content = String::with_capacity(120);
+    content.push_str("Error: there is no tool named `");
+    content.push_str(&call.name);
+    content.push_str("`; available tools: ");
+    for (index, tool) in definitions.iter().enumerate() {
+        if index > 0 {
+            content.push_str(", ");
+        }
+        content.push_str(&tool.name);
+    }
+    ToolResultMessage::error(call.id.as_str(), content)
 }
 
 /// A whole run: 9 turns asking for `get_weather`, an answer on the 10th.
@@ -364,6 +400,20 @@ fn run2_unknown_tool(bencher: Bencher) {
     bencher.bench_local(|| run_to_the_end(&agent, 2));
 }
 
+/// The floor of `run2_unknown_tool`: `floor_loop` with the same model, whose first call names a
+/// tool that does not exist and gets the run's text for it.
+#[divan::bench]
+fn floor_run2_unknown_tool(bencher: Bencher) {
+    let agent = agent!(UnknownToolModel, get_weather);
+    let system_prompt = agent.system_prompt().to_owned();
+    let definitions = agent.tools().definitions().to_vec();
+    same_transcript(
+        &agent,
+        floor_loop(&UnknownToolModel, &system_prompt, &definitions),
+    );
+    bencher.bench_local(|| floor_loop(&UnknownToolModel, &system_prompt, &definitions));
+}
+
 /// `loop_10_steps` streamed: every event through the run's queue and out of the stream. Target
 /// (issue 17): at most 1.3x `loop_10_steps`.
 #[divan::bench]
@@ -387,37 +437,154 @@ fn loop_10_steps_stream(bencher: Bencher) {
     });
 }
 
-/// The floor of `loop_10_steps_stream`: the run of `loop_10_steps`, then each event the stream
-/// promises made as it must be, an owned copy (each call, each result, the answer's text, a start
-/// and an end a step), handed out and dropped as the next comes. No queue, no stream.
+/// The floor of `loop_10_steps_stream`: the loop of `floor_loop` written by hand as a stream (no
+/// async, no queue shared with a run), taken by the same consumer loop. Each step asks the model
+/// through `Model::chat_stream`, the trait's way to stream (this model takes the trait's default,
+/// which streams its plain reply: a loop cannot know a model does not stream natively), reads it
+/// to its end, and makes the step's events as the stream promises them, owned copies (a start and
+/// an end, the text, each call, each result); they are handed out one per `poll_next` before the
+/// next step begins.
 #[divan::bench]
 fn floor_loop_10_steps_stream(bencher: Bencher) {
-    use agent_core::{Message, RunEvent};
+    use futures_util::StreamExt;
 
+    let model = TurnsModel {
+        turns: 10,
+        latency: Duration::ZERO,
+    };
     let agent = agent_with_turns(10);
-    // Each event is handed out (`black_box`) and dropped before the next is made.
-    let hand_out = |event: RunEvent| drop(black_box(event));
+    let system_prompt = agent.system_prompt().to_owned();
+    let definitions = agent.tools().definitions().to_vec();
+    // The floor makes the events a streamed run makes, in the same order (their ends differ in
+    // type: the floor's is its text and transcript).
+    let described = |events: Vec<String>| -> Vec<String> {
+        let until_the_end = events
+            .iter()
+            .take_while(|event| !event.starts_with("Finished"));
+        until_the_end.cloned().collect()
+    };
+    let floor = FloorStream::new(&model, &system_prompt, &definitions)
+        .map(|event| format!("{event:?}"))
+        .collect::<Vec<_>>()
+        .now_or_never()
+        .expect("ready");
+    let ours = agent
+        .run_stream("Umbrella?")
+        .map(|event| format!("{event:?}"))
+        .collect::<Vec<_>>()
+        .now_or_never()
+        .expect("ready");
+    assert_eq!(described(floor), described(ours));
     bencher.bench_local(|| {
-        let output = run_to_the_end(&agent, 10);
-        let mut step = 0;
-        for message in &output.messages {
-            match message {
-                Message::Assistant(reply) => {
-                    step += 1;
-                    hand_out(RunEvent::StepStarted { step });
-                    if !reply.content.is_empty() {
-                        hand_out(RunEvent::TextDelta(reply.content.clone()));
-                    }
-                    for call in &reply.tool_calls {
-                        hand_out(RunEvent::ToolCallRequested(call.clone()));
-                    }
-                    let usage = output.step_usage[step - 1];
-                    hand_out(RunEvent::StepFinished { step, usage });
-                }
-                Message::Tool(result) => hand_out(RunEvent::ToolResult(result.clone())),
-                _ => {}
-            }
+        let mut stream = FloorStream::new(&model, &system_prompt, &definitions);
+        let mut events = 0_usize;
+        let mut last = None;
+        while let Some(event) = stream.next().now_or_never().expect("ready") {
+            events += 1;
+            last = Some(event);
         }
-        RunEvent::Finished(Ok(output))
+        debug_assert!(events > 40);
+        last
     });
+}
+
+/// The events of `floor_loop_10_steps_stream`: a run's, ending with its text and transcript.
+type FloorEvent = agent_core::RunEvent<(String, Vec<agent_core::Message>)>;
+
+/// The stream of `floor_loop_10_steps_stream`.
+struct FloorStream<'a> {
+    model: &'a TurnsModel,
+    definitions: &'a [agent_core::ToolDef],
+    messages: Vec<agent_core::Message>,
+    step: usize,
+    /// The step's events, not yet handed out.
+    ready: std::collections::VecDeque<FloorEvent>,
+    /// The run's end, once the model has answered.
+    finished: Option<FloorEvent>,
+}
+
+impl<'a> FloorStream<'a> {
+    fn new(
+        model: &'a TurnsModel,
+        system_prompt: &str,
+        definitions: &'a [agent_core::ToolDef],
+    ) -> Self {
+        use agent_core::Message;
+
+        let mut messages = Vec::with_capacity(4);
+        messages.push(Message::system(system_prompt));
+        messages.push(Message::user(black_box("Umbrella?")));
+        FloorStream {
+            model,
+            definitions,
+            messages,
+            step: 0,
+            ready: std::collections::VecDeque::with_capacity(8),
+            finished: None,
+        }
+    }
+
+    /// Runs the next step, its events into `ready`.
+    #[inline(never)]
+    fn step(&mut self, context: &mut std::task::Context<'_>) {
+        use agent_core::{ChatRequest, Message, Model, RunEvent, StreamEvent};
+        self.step += 1;
+        let step = self.step;
+        self.ready.push_back(RunEvent::StepStarted { step });
+        let request = ChatRequest::new(&self.messages, self.definitions).with_deltas_only();
+        let mut replies = self.model.chat_stream(request);
+        let response = loop {
+            match replies.as_mut().poll_next(context) {
+                std::task::Poll::Ready(Some(Ok(StreamEvent::TextDelta(text)))) => {
+                    self.ready.push_back(RunEvent::TextDelta(text));
+                }
+                std::task::Poll::Ready(Some(Ok(StreamEvent::Finished(response)))) => {
+                    break response;
+                }
+                std::task::Poll::Ready(Some(Ok(_))) => {}
+                _ => unreachable!("the model answers at once"),
+            }
+        };
+        drop(replies);
+        let usage = response.usage;
+        let reply = response.message;
+        if reply.tool_calls.is_empty() {
+            let text = reply.content.clone();
+            self.messages.push(Message::Assistant(reply));
+            self.ready.push_back(RunEvent::StepFinished { step, usage });
+            let messages = std::mem::take(&mut self.messages);
+            self.finished = Some(RunEvent::Finished(Ok((text, messages))));
+            return;
+        }
+        for call in &reply.tool_calls {
+            self.ready
+                .push_back(RunEvent::ToolCallRequested(call.clone()));
+        }
+        let results: Vec<_> = reply
+            .tool_calls
+            .iter()
+            .map(|call| floor_call(call, self.definitions))
+            .collect();
+        self.messages.push(Message::Assistant(reply));
+        for result in results {
+            self.ready.push_back(RunEvent::ToolResult(result.clone()));
+            self.messages.push(Message::Tool(result));
+        }
+        self.ready.push_back(RunEvent::StepFinished { step, usage });
+    }
+}
+
+impl futures_util::Stream for FloorStream<'_> {
+    type Item = FloorEvent;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<FloorEvent>> {
+        let this = &mut *self;
+        if this.ready.is_empty() && this.finished.is_none() && !this.messages.is_empty() {
+            this.step(context);
+        }
+        std::task::Poll::Ready(this.ready.pop_front().or_else(|| this.finished.take()))
+    }
 }

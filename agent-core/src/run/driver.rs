@@ -511,46 +511,15 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             counted,
             over_limit,
         } = self.refusals(&reply, at_token_limit, in_place);
-        // In a block of its own, so the step's future does not keep what the calls came to
-        // beside the calls' results.
-        let (called, mut stop) = {
-            let interrupted = if in_place {
-                Ok(CallsDone::One(self.call(&calls[0], first_refusal).await))
-            } else {
-                let run_all = async {
-                    // A journal records the calls in the order they run: one by one, in call order.
-                    if self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none() {
-                        join_all(
-                            calls
-                                .iter()
-                                .zip(&refusals)
-                                .map(|(call, refusal)| self.call(call, *refusal)),
-                        )
-                        .await
-                    } else {
-                        let mut results = Vec::with_capacity(calls.len());
-                        for (call, refusal) in calls.iter().zip(&refusals) {
-                            results.push(self.call(call, *refusal).await);
-                        }
-                        results
-                    }
-                };
-                self.interruptible(Box::pin(run_all), cancel)
-                    .await
-                    .map(CallsDone::Many)
-            };
-            match interrupted {
-                Ok(called) => (called, None),
-                Err(interrupt) => {
-                    // Whatever was in flight is dropped; every call is answered, so the history stays valid.
-                    let why = interrupt.not_run();
-                    let results = calls
-                        .iter()
-                        .map(|call| Called::Answered(self.agent.tools.not_run(call, why)))
-                        .collect();
-                    (CallsDone::Many(results), Some(self.interrupted(interrupt)))
-                }
-            }
+        // The lone call in place; several, or any that can be interrupted, in a boxed future of
+        // their own, so that their code (the race, the interruption) is not in every step's.
+        let (called, mut stop) = if in_place {
+            (
+                CallsDone::One(self.call(&calls[0], first_refusal).await),
+                None,
+            )
+        } else {
+            Box::pin(self.call_all(calls, &refusals, cancel)).await
         };
         if let Some(reason) = self.stop_request.take() {
             stop = stop.or(Some(StopReason::Stopped { reason }));
@@ -671,6 +640,48 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             each,
             counted: counted.min(allowed),
             over_limit: counted > allowed,
+        }
+    }
+
+    /// Runs a step's calls (concurrently, unless one at a time is asked for or a journal records
+    /// them in order), each with its refusal, raced against the cancel signal and the deadline:
+    /// what they came to, and why the run stops if they were cut short.
+    async fn call_all<C: Future<Output = ()> + Send>(
+        &self,
+        calls: &[ToolCall],
+        refusals: &[Option<NotRun<'static>>],
+        cancel: &mut std::pin::Pin<&mut C>,
+    ) -> (CallsDone, Option<StopReason>) {
+        let run_all = async {
+            // A journal records the calls in the order they run: one by one, in call order.
+            if self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none() {
+                join_all(
+                    calls
+                        .iter()
+                        .zip(refusals)
+                        .map(|(call, refusal)| self.call(call, *refusal)),
+                )
+                .await
+            } else {
+                let mut results = Vec::with_capacity(calls.len());
+                for (call, refusal) in calls.iter().zip(refusals) {
+                    results.push(self.call(call, *refusal).await);
+                }
+                results
+            }
+        };
+        match self.interruptible(run_all, cancel).await {
+            Ok(called) => (CallsDone::Many(called), None),
+            Err(interrupt) => {
+                // Whatever was in flight is dropped; every call is answered, so the history stays
+                // valid.
+                let why = interrupt.not_run();
+                let results = calls
+                    .iter()
+                    .map(|call| Called::Answered(self.agent.tools.not_run(call, why)))
+                    .collect();
+                (CallsDone::Many(results), Some(self.interrupted(interrupt)))
+            }
         }
     }
 
