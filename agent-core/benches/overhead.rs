@@ -528,6 +528,7 @@ impl<'a> FloorStream<'a> {
     #[inline(never)]
     fn step(&mut self, context: &mut std::task::Context<'_>) {
         use agent_core::{ChatRequest, Message, Model, RunEvent, StreamEvent};
+
         self.step += 1;
         let step = self.step;
         self.ready.push_back(RunEvent::StepStarted { step });
@@ -582,6 +583,7 @@ impl futures_util::Stream for FloorStream<'_> {
         context: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<FloorEvent>> {
         let this = &mut *self;
+        // The transcript goes out with the end: once it is empty, the run is over.
         if this.ready.is_empty() && this.finished.is_none() && !this.messages.is_empty() {
             this.step(context);
         }
