@@ -418,23 +418,28 @@ fn floor_run2_unknown_tool(bencher: Bencher) {
 /// (issue 17): at most 1.3x `loop_10_steps`.
 #[divan::bench]
 fn loop_10_steps_stream(bencher: Bencher) {
-    use futures_util::StreamExt;
-
     let agent = agent_with_turns(10);
-    // Each event is handled and dropped as the next comes, as a front end does; the run's end is
-    // kept. (Collecting them all into a `Vec` measured the `Vec`'s growth as much as the stream.)
     bencher.bench_local(|| {
-        let mut stream = agent.run_stream("Umbrella?");
-        let mut events = 0_usize;
-        let mut last = None;
-        while let Some(event) = stream.next().now_or_never().expect("ready") {
-            events += 1;
-            last = Some(event);
-        }
-        debug_assert!(events > 40);
+        let last = consume(agent.run_stream("Umbrella?"));
         debug_assert!(matches!(last, Some(agent_core::RunEvent::Finished(Ok(_)))));
         last
     });
+}
+
+/// How both streamed benches take a 10-step run's events: each is handled and dropped as the next
+/// comes, as a front end does, and the last (the run's end) is kept. (Collecting them all into a
+/// `Vec` measured the `Vec`'s growth as much as the stream.)
+fn consume<S: futures_util::Stream + Unpin>(mut stream: S) -> Option<S::Item> {
+    use futures_util::StreamExt;
+
+    let mut events = 0_usize;
+    let mut last = None;
+    while let Some(event) = stream.next().now_or_never().expect("ready") {
+        events += 1;
+        last = Some(event);
+    }
+    debug_assert!(events > 40);
+    last
 }
 
 /// The floor of `loop_10_steps_stream`: the loop of `floor_loop` written by hand as a stream (no
@@ -475,17 +480,7 @@ fn floor_loop_10_steps_stream(bencher: Bencher) {
         .now_or_never()
         .expect("ready");
     assert_eq!(described(floor), described(ours));
-    bencher.bench_local(|| {
-        let mut stream = FloorStream::new(&model, &system_prompt, &definitions);
-        let mut events = 0_usize;
-        let mut last = None;
-        while let Some(event) = stream.next().now_or_never().expect("ready") {
-            events += 1;
-            last = Some(event);
-        }
-        debug_assert!(events > 40);
-        last
-    });
+    bencher.bench_local(|| consume(FloorStream::new(&model, &system_prompt, &definitions)));
 }
 
 /// The events of `floor_loop_10_steps_stream`: a run's, ending with its text and transcript.
