@@ -20,17 +20,23 @@ shift 2
 root=$(git rev-parse --show-toplevel)
 checkout=$(mktemp -d)
 trap 'git -C "$root" worktree remove --force "$checkout" >/dev/null 2>&1 || true; rm -rf "$checkout"' EXIT
-git -C "$root" worktree add --detach "$checkout" "$base" >/dev/null 2>&1
+git -C "$root" worktree add --quiet --detach "$checkout" "$base"
 
 # Builds the bench in $1 with its own target directory $2 (kept, so a second run builds only what
-# changed); prints the bench binary's path.
+# changed); prints the bench binary's path, or cargo's output and fails.
 build() {
-    (cd "$1" && CARGO_TARGET_DIR=$2 cargo bench -p agent-core --bench overhead --no-run 2>&1) |
-        sed -n 's/.*Executable .*(\(.*\))$/\1/p'
+    local log
+    log=$(mktemp)
+    if ! (cd "$1" && CARGO_TARGET_DIR=$2 cargo bench -p agent-core --bench overhead --no-run) >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        return 1
+    fi
+    sed -n 's/.*Executable .*(\(.*\))$/\1/p' "$log"
+    rm -f "$log"
 }
 before=$(build "$checkout" "$root/target/bench-ab-base")
 after=$(build "$root" "$root/target")
-[ -n "$before" ] && [ -n "$after" ] || { echo "a build failed" >&2; exit 1; }
 
 # One run of a binary: `name=median_ns` for each case it ran.
 medians() {
