@@ -212,6 +212,114 @@ fn floor_loops(bencher: Bencher, turns: usize) {
     bencher.bench_local(|| floor_loop(&model, &system_prompt, &definitions));
 }
 
+/// The floors of `run1_text` and `loop_10_steps` built as a run is: `floor_loop`'s work in an
+/// async layer for the run, one for each step and one for each model call, keeping the per-step
+/// usage and handing back a `RunOutput`; nothing else (no limits, spans, hooks, settings, typed
+/// output, streaming or journal). Next to `floor_loop` it shows what building a loop in layers
+/// costs whoever writes it; the runs next to it show what the features cost beyond that.
+#[divan::bench(args = [1, 10])]
+fn floor_structured(bencher: Bencher, turns: usize) {
+    let model = TurnsModel {
+        turns,
+        latency: Duration::ZERO,
+    };
+    let agent = agent_with_turns(turns);
+    let system_prompt = agent.system_prompt().to_owned();
+    let definitions = agent.tools().definitions().to_vec();
+    let output = agent
+        .run("Umbrella?")
+        .now_or_never()
+        .expect("ready")
+        .expect("runs");
+    assert_eq!(
+        structured::run(&model, &system_prompt, &definitions),
+        output
+    );
+    bencher.bench_local(|| structured::run(&model, &system_prompt, &definitions));
+}
+
+/// The loop of `floor_structured`.
+mod structured {
+    use agent_core::{
+        ChatRequest, ChatResponse, Message, Model, ModelError, RunOutput, StopReason, ToolDef,
+        Usage,
+    };
+    use futures_util::FutureExt;
+
+    /// A run of `floor_loop`'s work in progress.
+    struct Run<'a, M> {
+        model: &'a M,
+        definitions: &'a [ToolDef],
+        messages: Vec<Message>,
+        usage: Usage,
+        step_usage: Vec<Usage>,
+    }
+
+    /// Runs to the end, kept out of line so that profiles show it whole.
+    #[inline(never)]
+    pub(super) fn run(
+        model: &impl Model,
+        system_prompt: &str,
+        definitions: &[ToolDef],
+    ) -> RunOutput {
+        let mut messages = Vec::with_capacity(4);
+        messages.push(Message::system(system_prompt));
+        messages.push(Message::user(divan::black_box("Umbrella?")));
+        let run = Run {
+            model,
+            definitions,
+            messages,
+            usage: Usage::default(),
+            step_usage: Vec::with_capacity(10),
+        };
+        run.go().now_or_never().expect("ready")
+    }
+
+    impl<M: Model> Run<'_, M> {
+        async fn go(mut self) -> RunOutput {
+            loop {
+                if let Some(text) = self.step().await {
+                    return RunOutput {
+                        text,
+                        messages: self.messages,
+                        steps: self.step_usage.len(),
+                        stop_reason: StopReason::Finished,
+                        usage: self.usage,
+                        step_usage: self.step_usage,
+                        paused: None,
+                    };
+                }
+            }
+        }
+
+        /// One step: the answer, or `None` when the model called tools and the run goes on.
+        async fn step(&mut self) -> Option<String> {
+            let reply = self.ask_model().await.expect("answers").message;
+            if reply.tool_calls.is_empty() {
+                let text = reply.content.clone();
+                self.messages.push(Message::Assistant(reply));
+                return Some(text);
+            }
+            let results: Vec<_> = reply
+                .tool_calls
+                .iter()
+                .map(|call| super::floor_call(call, self.definitions))
+                .collect();
+            self.messages.push(Message::Assistant(reply));
+            self.messages.extend(results.into_iter().map(Message::Tool));
+            None
+        }
+
+        async fn ask_model(&mut self) -> Result<ChatResponse, ModelError> {
+            let request = ChatRequest::new(&self.messages, self.definitions);
+            let response = self.model.chat(request).await?;
+            self.usage += response.usage;
+            self.step_usage.push(response.usage);
+            Ok(response)
+        }
+    }
+}
+
 /// Checks, before timing, that a floor comes to what a run of `agent` comes to: the same answer
 /// and transcript.
 fn same_transcript(agent: &Agent, (text, messages): (String, Vec<agent_core::Message>)) {
