@@ -262,7 +262,7 @@ mod structured {
         system_prompt: &str,
         definitions: &[ToolDef],
     ) -> RunOutput {
-        let mut messages = Vec::with_capacity(4);
+        let mut messages = Vec::with_capacity(6);
         messages.push(Message::system(system_prompt));
         messages.push(Message::user(divan::black_box("Umbrella?")));
         let run = Run {
@@ -270,7 +270,7 @@ mod structured {
             definitions,
             messages,
             usage: Usage::default(),
-            step_usage: Vec::with_capacity(10),
+            step_usage: Vec::with_capacity(4),
         };
         run.go().now_or_never().expect("ready")
     }
@@ -332,7 +332,8 @@ fn same_transcript(agent: &Agent, (text, messages): (String, Vec<agent_core::Mes
     assert_eq!(messages, output.messages);
 }
 
-/// The loop of `floor_loop_10_steps`, kept out of line so that profiles show it whole.
+/// The loop of `floor_loop_10_steps`, kept out of line so that profiles show it whole. Its
+/// transcript starts with the run's room for six messages: a floor makes the same allocations.
 #[inline(never)]
 fn floor_loop(
     model: &impl agent_core::Model,
@@ -341,7 +342,7 @@ fn floor_loop(
 ) -> (String, Vec<agent_core::Message>) {
     use agent_core::{ChatRequest, Message};
 
-    let mut messages = Vec::with_capacity(4);
+    let mut messages = Vec::with_capacity(6);
     messages.push(Message::system(system_prompt));
     messages.push(Message::user(black_box("Umbrella?")));
     loop {
@@ -613,7 +614,7 @@ impl<'a> FloorStream<'a> {
     ) -> Self {
         use agent_core::Message;
 
-        let mut messages = Vec::with_capacity(4);
+        let mut messages = Vec::with_capacity(6);
         messages.push(Message::system(system_prompt));
         messages.push(Message::user(black_box("Umbrella?")));
         FloorStream {
