@@ -161,6 +161,19 @@ fn dispatch_unknown_tool(bencher: Bencher) {
     dispatch(bencher, "get_wether", ARGUMENTS, true);
 }
 
+/// The floor of `dispatch_unknown_tool`: the name found in no definition and the model told so in
+/// the dispatcher's own words, written into one `String` (`floor_call`); checked before timing to
+/// give the dispatcher's answer.
+#[divan::bench]
+fn floor_dispatch_unknown_tool(bencher: Bencher) {
+    let tools = tools();
+    let definitions = tools.definitions().to_vec();
+    let call = ToolCall::new("call_1", "get_wether", ARGUMENTS);
+    let dispatched = tools.dispatch(&(), &call).now_or_never().expect("ready");
+    assert_eq!(floor_call(&call, &definitions), dispatched);
+    bencher.bench_local(|| floor_call(black_box(&call), &definitions));
+}
+
 fn agent_with_turns(turns: usize) -> Agent {
     let model = TurnsModel {
         turns,
@@ -236,6 +249,20 @@ fn floor_structured(bencher: Bencher, turns: usize) {
         output
     );
     bencher.bench_local(|| structured::run(&model, &system_prompt, &definitions));
+}
+
+/// `floor_run2_unknown_tool` built as a run is, as `floor_structured` builds the others: the floor
+/// a run with the run's layers has on the unknown-tool scenario.
+#[divan::bench]
+fn floor_structured_unknown_tool(bencher: Bencher) {
+    let agent = agent!(UnknownToolModel, get_weather);
+    let system_prompt = agent.system_prompt().to_owned();
+    let definitions = agent.tools().definitions().to_vec();
+    assert_eq!(
+        structured::run(&UnknownToolModel, &system_prompt, &definitions),
+        run_to_the_end(&agent, 2)
+    );
+    bencher.bench_local(|| structured::run(&UnknownToolModel, &system_prompt, &definitions));
 }
 
 /// The loop of `floor_structured`.
