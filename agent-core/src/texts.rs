@@ -4,7 +4,7 @@
 //! for any other language.
 
 use crate::output::OutputProblem;
-use crate::tool_error::{ArgumentIssue, ToolError, human_duration};
+use crate::tool_error::{ArgumentIssue, ToolError, describe_unknown_tool, human_duration};
 
 /// Every text the agent writes itself.
 pub trait Texts: Send + Sync + 'static {
@@ -112,6 +112,24 @@ pub enum NotRun<'a> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct English;
 
+/// [`English`]'s lead-in of an error result.
+const ENGLISH_LEAD_IN: &str = "Error: ";
+
+/// [`English`]'s text for a call of `name`, which no tool has (with its lead-in, or without as
+/// `tool_error_message`): the same words, written without making the [`ToolError`] to say them.
+pub(crate) fn english_unknown_tool<'a>(
+    name: &str,
+    available: impl Iterator<Item = &'a str>,
+    with_lead_in: bool,
+) -> String {
+    let lead_in = if with_lead_in { ENGLISH_LEAD_IN } else { "" };
+    let mut text = String::with_capacity(lead_in.len() + 120);
+    text.push_str(lead_in);
+    // Writing into a `String` cannot fail.
+    let _ = describe_unknown_tool(name, available, &mut text);
+    text
+}
+
 /// `lead_in`, then `error`'s English words, in one allocation with room for a typical error up
 /// front (`format!` guesses from its literal pieces only, and grew the text twice).
 fn english_words(error: &ToolError, lead_in: &str) -> String {
@@ -135,7 +153,7 @@ impl Texts for English {
     }
 
     fn tool_error_lead_in(&self, _error: &ToolError) -> &str {
-        "Error: "
+        ENGLISH_LEAD_IN
     }
 
     // The same words as the default, written into one allocation.

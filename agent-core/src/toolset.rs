@@ -15,7 +15,7 @@ use futures_util::future::CatchUnwind;
 use crate::content::Part;
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
-use crate::texts::{English, NotRun, Texts};
+use crate::texts::{English, NotRun, Texts, english_unknown_tool};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 use crate::tool_error::ToolError;
 
@@ -32,7 +32,9 @@ pub struct ToolSet<S = ()> {
     names: OnceLock<Arc<[String]>>,
     /// Whether some tool's calls can wait (for an approval or for the caller).
     some_calls_wait: bool,
-    texts: Arc<dyn Texts>,
+    /// The texts set with [`set_texts`](ToolSet::set_texts); `None` for [`English`], whose
+    /// unknown-tool text is then written without making the typed error (see `unknown_tool_result`).
+    texts: Option<Arc<dyn Texts>>,
     /// Whether error results start with the texts' lead-in ("Error: "): not for an MCP server's
     /// clients, whose agents add their own.
     pub(crate) error_lead_in: bool,
@@ -93,7 +95,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             definitions: Vec::new(),
             names: OnceLock::new(),
             some_calls_wait: false,
-            texts: Arc::new(English),
+            texts: None,
             error_lead_in: true,
             result_limit: DEFAULT_RESULT_LIMIT,
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
@@ -130,7 +132,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// Sets the texts used for error results and markers.
     pub fn set_texts(&mut self, texts: Arc<dyn Texts>) {
-        self.texts = texts;
+        self.texts = Some(texts);
         self.forget_output_definitions();
     }
 
@@ -164,7 +166,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// The texts used for error results and markers.
     pub fn texts(&self) -> &dyn Texts {
-        &*self.texts
+        self.texts.as_deref().unwrap_or(&English)
     }
 
     /// Sets the longest result, in characters, a call may hand the model.
@@ -246,6 +248,9 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         state: &S,
         call: &ToolCall,
     ) -> ToolResultMessage {
+        let Some(tool) = tool else {
+            return self.unknown_tool_result(call);
+        };
         // Started in a statement of its own: as a `match` scrutinee, the `Result` would stay in
         // the future, next to the call it holds, until the call ends.
         let running = match self.start(tool, state, call) {
@@ -265,7 +270,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// The error of a call that is not run, saying `why` in the set's words.
     fn refusal(&self, why: NotRun<'_>) -> ToolError {
         ToolError::NotRun {
-            reason: self.texts.not_run(why),
+            reason: self.texts().not_run(why),
         }
     }
 
@@ -293,21 +298,20 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// Runs one call and returns its outcome, before it becomes the text the model sees.
     async fn run(&self, state: &S, call: &ToolCall) -> Result<ToolOutput, ToolError> {
-        self.start(self.get(&call.name), state, call)?.await
+        let tool = self
+            .get(&call.name)
+            .ok_or_else(|| self.unknown_tool(&call.name))?;
+        self.start(tool, state, call)?.await
     }
 
-    /// Starts one call of `tool` (the call's, `None` if the set has none by its name): its
-    /// future, with panics caught and its time limited; or why it could not start (no such
-    /// tool, a panic while making the future).
+    /// Starts one call of `tool`: its future, with panics caught and its time limited; or why it
+    /// could not start (a panic while making the future).
     fn start<'a>(
         &'a self,
-        tool: Option<&'a dyn Tool<S>>,
+        tool: &'a dyn Tool<S>,
         state: &'a S,
         call: &'a ToolCall,
     ) -> Result<Running<'a, S>, ToolError> {
-        let Some(tool) = tool else {
-            return Err(self.unknown_tool(&call.name));
-        };
         let limit = tool
             .definition()
             .annotations
@@ -320,6 +324,24 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             limit,
             timer: None,
         })
+    }
+
+    /// The answer to a call of a tool the set lacks. With the English texts it is written from the
+    /// call and the definitions directly: making the typed error to describe (the name copied, the
+    /// list of names shared and released) was 32 of the 85 ns of such a dispatch. Other texts are
+    /// handed the error, as for any other failure.
+    fn unknown_tool_result(&self, call: &ToolCall) -> ToolResultMessage {
+        if self.texts.is_some() {
+            return self.result_message(call, Err(self.unknown_tool(&call.name)));
+        }
+        let names = self.definitions.iter().map(|def| def.name.as_str());
+        let content = english_unknown_tool(&call.name, names, self.error_lead_in);
+        ToolResultMessage {
+            tool_call_id: call.id.clone(),
+            content: self.cut_to_limit(content),
+            parts: Vec::new(),
+            is_error: true,
+        }
     }
 
     /// The error for a name no tool has.
@@ -346,7 +368,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         let mut parts = Vec::new();
         let (content, is_error) = match outcome {
             Ok(ToolOutput::Text(text) | ToolOutput::Json(text)) => (text, false),
-            Ok(ToolOutput::Done) => (self.texts.tool_done().to_owned(), false),
+            Ok(ToolOutput::Done) => (self.texts().tool_done().to_owned(), false),
             Ok(ToolOutput::Parts(mut all)) => {
                 let text = match all.first_mut() {
                     Some(Part::Text { text }) => {
@@ -359,8 +381,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                 parts = all;
                 (text, false)
             }
-            Err(error) if self.error_lead_in => (self.texts.tool_error(&error), true),
-            Err(error) => (self.texts.tool_error_message(&error), true),
+            Err(error) if self.error_lead_in => (self.texts().tool_error(&error), true),
+            Err(error) => (self.texts().tool_error_message(&error), true),
         };
         // Each text is cut to the limit; images and documents are the provider's to refuse.
         for part in &mut parts {
@@ -384,7 +406,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         if text.len() <= self.result_limit {
             return text;
         }
-        truncate(text, self.result_limit, &*self.texts)
+        truncate(text, self.result_limit, self.texts())
     }
 
     /// Binds the state: every tool gets `state` from now on, and the set no longer needs one.
@@ -426,7 +448,7 @@ impl<S> Clone for ToolSet<S> {
             definitions: self.definitions.clone(),
             names: self.names.clone(),
             some_calls_wait: self.some_calls_wait,
-            texts: Arc::clone(&self.texts),
+            texts: self.texts.clone(),
             error_lead_in: self.error_lead_in,
             result_limit: self.result_limit,
             tool_timeout: self.tool_timeout,
@@ -565,6 +587,7 @@ impl<S: Send + Sync + 'static> Tool<()> for WithState<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures_util::FutureExt;
 
     #[test]
     fn tool_names_follow_the_provider_rule() {
@@ -579,6 +602,33 @@ mod tests {
         assert!(is_valid_tool_name("_private"));
         assert!(!is_valid_tool_name("3d_render"));
         assert!(!is_valid_tool_name("-flag"));
+    }
+
+    /// The English texts answer an unknown tool without making the typed error; the words must be
+    /// those the error's own description gives, with the lead-in and without (an MCP server's).
+    #[test]
+    fn the_english_unknown_tool_answer_is_the_typed_errors_words() {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct Nothing {}
+
+        let mut tools = ToolSet::new();
+        for name in ["", "now", "repeat"] {
+            if !name.is_empty() {
+                tools
+                    .add(crate::tool_fn(name, "A tool.", |_: Nothing| async { "ok" }))
+                    .unwrap();
+            }
+            for lead_in in [true, false] {
+                tools.error_lead_in = lead_in;
+                let call = ToolCall::new("call_1", "nwo", "{}");
+                let mut typed = tools.clone();
+                typed.set_texts(Arc::new(English));
+                let expected = typed.result_message(&call, Err(typed.unknown_tool("nwo")));
+                let answered = tools.dispatch(&(), &call).now_or_never().expect("ready");
+                assert_eq!(answered, expected, "with {} tools", tools.len());
+                assert!(answered.is_error);
+            }
+        }
     }
 
     #[test]

@@ -1075,10 +1075,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     }
 
     fn finish(&mut self, stop_reason: StopReason, text: Option<String>) -> RunOutput {
-        let texts = self.agent.tools.texts();
-        let text = text.unwrap_or_else(|| match stop_reason {
-            StopReason::StepLimit { limit } => texts.step_limit_reached(limit),
-            _ => texts.run_stopped().to_owned(),
+        let text = text.unwrap_or_else(|| {
+            let texts = self.agent.tools.texts();
+            match stop_reason {
+                StopReason::StepLimit { limit } => texts.step_limit_reached(limit),
+                _ => texts.run_stopped().to_owned(),
+            }
         });
         RunOutput {
             text,
