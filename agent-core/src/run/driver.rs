@@ -140,22 +140,25 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
             "agent.stop_reason" = Empty,
         );
         // As `traced!`, keeping the span to record the run's figures in.
-        let (ended, span) = if let Some(span) = enabled(run_span) {
-            let ended = Box::pin(run.go(cancel)).instrument(span.clone()).await;
-            (ended, Some(span))
+        let (mut outcome, span) = if let Some(span) = enabled(run_span) {
+            let outcome = Box::pin(run.go(cancel)).instrument(span.clone()).await;
+            (outcome, Some(span))
         } else {
             (run.go(cancel).await, None)
         };
-        let outcome = match (ended, &mut run.output) {
-            // A typed run that ended without its output did not do what it was asked.
-            (Ok(ended), Some(output)) if !output.taken => Err(RunError::NoOutput {
+        // A typed run that ended without its output did not do what it was asked. (Checked in
+        // place: the common outcome is not moved through a match of its own.)
+        if let Some(output) = &mut run.output
+            && !output.taken
+            && let Ok(ended) = outcome
+        {
+            outcome = Err(RunError::NoOutput {
                 stop_reason: ended.stop_reason,
                 attempts: std::mem::take(&mut output.attempts),
                 messages: ended.messages,
                 usage: ended.usage,
-            }),
-            (outcome, _) => outcome,
-        };
+            });
+        }
         match (&outcome, span) {
             (_, None) => {}
             (Ok(output), Some(span)) => {
