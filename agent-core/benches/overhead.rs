@@ -174,12 +174,25 @@ fn floor_dispatch_unknown_tool(bencher: Bencher) {
     bencher.bench_local(|| floor_call(black_box(&call), &definitions));
 }
 
-fn agent_with_turns(turns: usize) -> Agent {
-    let model = TurnsModel {
+/// The instant model of a run of `turns` model calls: tool calls until the last, which answers.
+fn instant_model(turns: usize) -> TurnsModel {
+    TurnsModel {
         turns,
         latency: Duration::ZERO,
-    };
-    agent!(model, get_weather).max_steps(turns)
+    }
+}
+
+fn agent_with_turns(turns: usize) -> Agent {
+    agent!(instant_model(turns), get_weather).max_steps(turns)
+}
+
+/// What a floor is handed of `agent`: its system prompt and its tools' definitions, owned, so that
+/// the floor borrows nothing of the agent it is checked against.
+fn floor_inputs(agent: &Agent) -> (String, Vec<agent_core::ToolDef>) {
+    (
+        agent.system_prompt().to_owned(),
+        agent.tools().definitions().to_vec(),
+    )
 }
 
 /// Runs to the end and hands back the output: like every case here, the result is in hand and its
@@ -214,14 +227,13 @@ fn floor_run1_text(bencher: Bencher) {
 
 /// Times `floor_loop` for runs of `turns` model calls.
 fn floor_loops(bencher: Bencher, turns: usize) {
-    let model = TurnsModel {
-        turns,
-        latency: Duration::ZERO,
-    };
+    let model = instant_model(turns);
     let agent = agent_with_turns(turns);
-    let system_prompt = agent.system_prompt().to_owned();
-    let definitions = agent.tools().definitions().to_vec();
-    same_transcript(&agent, floor_loop(&model, &system_prompt, &definitions));
+    let (system_prompt, definitions) = floor_inputs(&agent);
+    same_transcript(
+        run_to_the_end(&agent, turns),
+        floor_loop(&model, &system_prompt, &definitions),
+    );
     bencher.bench_local(|| floor_loop(&model, &system_prompt, &definitions));
 }
 
@@ -232,21 +244,12 @@ fn floor_loops(bencher: Bencher, turns: usize) {
 /// costs whoever writes it; the runs next to it show what the features cost beyond that.
 #[divan::bench(args = [1, 10])]
 fn floor_structured(bencher: Bencher, turns: usize) {
-    let model = TurnsModel {
-        turns,
-        latency: Duration::ZERO,
-    };
+    let model = instant_model(turns);
     let agent = agent_with_turns(turns);
-    let system_prompt = agent.system_prompt().to_owned();
-    let definitions = agent.tools().definitions().to_vec();
-    let output = agent
-        .run("Umbrella?")
-        .now_or_never()
-        .expect("ready")
-        .expect("runs");
+    let (system_prompt, definitions) = floor_inputs(&agent);
     assert_eq!(
         structured::run(&model, &system_prompt, &definitions),
-        output
+        run_to_the_end(&agent, turns)
     );
     bencher.bench_local(|| structured::run(&model, &system_prompt, &definitions));
 }
@@ -256,8 +259,7 @@ fn floor_structured(bencher: Bencher, turns: usize) {
 #[divan::bench]
 fn floor_structured_unknown_tool(bencher: Bencher) {
     let agent = agent!(UnknownToolModel, get_weather);
-    let system_prompt = agent.system_prompt().to_owned();
-    let definitions = agent.tools().definitions().to_vec();
+    let (system_prompt, definitions) = floor_inputs(&agent);
     assert_eq!(
         structured::run(&UnknownToolModel, &system_prompt, &definitions),
         run_to_the_end(&agent, 2)
@@ -347,14 +349,9 @@ mod structured {
     }
 }
 
-/// Checks, before timing, that a floor comes to what a run of `agent` comes to: the same answer
-/// and transcript.
-fn same_transcript(agent: &Agent, (text, messages): (String, Vec<agent_core::Message>)) {
-    let output = agent
-        .run("Umbrella?")
-        .now_or_never()
-        .expect("ready")
-        .expect("runs");
+/// Checks, before timing, that a floor comes to what the run it stands for came to (`output`): the
+/// same answer and transcript.
+fn same_transcript(output: RunOutput, (text, messages): (String, Vec<agent_core::Message>)) {
     assert_eq!(text, output.text);
     assert_eq!(messages, output.messages);
 }
@@ -541,10 +538,9 @@ fn run2_unknown_tool(bencher: Bencher) {
 #[divan::bench]
 fn floor_run2_unknown_tool(bencher: Bencher) {
     let agent = agent!(UnknownToolModel, get_weather);
-    let system_prompt = agent.system_prompt().to_owned();
-    let definitions = agent.tools().definitions().to_vec();
+    let (system_prompt, definitions) = floor_inputs(&agent);
     same_transcript(
-        &agent,
+        run_to_the_end(&agent, 2),
         floor_loop(&UnknownToolModel, &system_prompt, &definitions),
     );
     bencher.bench_local(|| floor_loop(&UnknownToolModel, &system_prompt, &definitions));
@@ -587,13 +583,9 @@ fn consume<S: futures_util::Stream + Unpin>(mut stream: S) -> Option<S::Item> {
 /// next step begins.
 #[divan::bench]
 fn floor_loop_10_steps_stream(bencher: Bencher) {
-    let model = TurnsModel {
-        turns: 10,
-        latency: Duration::ZERO,
-    };
+    let model = instant_model(10);
     let agent = agent_with_turns(10);
-    let system_prompt = agent.system_prompt().to_owned();
-    let definitions = agent.tools().definitions().to_vec();
+    let (system_prompt, definitions) = floor_inputs(&agent);
     // The floor makes the events a streamed run makes, in the same order.
     assert_eq!(
         events_before_the_end(FloorStream::new(&model, &system_prompt, &definitions)),
