@@ -200,6 +200,7 @@ fn floor_inputs(agent: &Agent) -> (String, Vec<agent_core::ToolDef>) {
 fn run_to_the_end(agent: &Agent, turns: usize) -> RunOutput {
     let output = agent
         .run("Umbrella?")
+        .into_future()
         .now_or_never()
         .expect("ready")
         .expect("runs");
@@ -462,7 +463,8 @@ fn run2_typed_native(bencher: Bencher) {
 fn typed_runs(bencher: Bencher, agent: Agent) {
     bencher.bench_local(|| {
         let output = agent
-            .run_typed::<Advice>("Umbrella?")
+            .run("Umbrella?")
+            .output::<Advice>()
             .into_future()
             .now_or_never()
             .expect("ready")
@@ -488,7 +490,7 @@ fn run2_text_builder(bencher: Bencher) {
     let agent = agent_with_turns(2);
     bencher.bench_local(|| {
         agent
-            .run_with(&(), "Umbrella?")
+            .run("Umbrella?")
             .into_future()
             .now_or_never()
             .expect("ready")
@@ -552,7 +554,7 @@ fn floor_run2_unknown_tool(bencher: Bencher) {
 fn loop_10_steps_stream(bencher: Bencher) {
     let agent = agent_with_turns(10);
     bencher.bench_local(|| {
-        let last = consume(agent.run_stream("Umbrella?"));
+        let last = consume(agent.run("Umbrella?").stream());
         debug_assert!(matches!(last, Some(agent_core::RunEvent::Finished(Ok(_)))));
         last
     });
@@ -589,7 +591,7 @@ fn floor_loop_10_steps_stream(bencher: Bencher) {
     // The floor makes the events a streamed run makes, in the same order.
     assert_eq!(
         events_before_the_end(FloorStream::new(&model, &system_prompt, &definitions)),
-        events_before_the_end(agent.run_stream("Umbrella?"))
+        events_before_the_end(agent.run("Umbrella?").stream())
     );
     bencher.bench_local(|| consume(FloorStream::new(&model, &system_prompt, &definitions)));
 }

@@ -6,6 +6,7 @@ pub use serde_json;
 
 pub use crate::arguments::{FieldSpec, check_field, parse_arguments, parse_flat_arguments};
 pub use crate::blocking::{Blocking, run_blocking};
+pub use crate::run::EventSender;
 pub use crate::schema::{output_schema, parameters_schema};
 
 use std::fmt::Display;
@@ -16,8 +17,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::agent::Agent;
 use crate::content::Part;
+use crate::run::Agent;
 use crate::state::{FromRef, State};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 use crate::tool_error::ToolError;

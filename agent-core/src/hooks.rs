@@ -36,7 +36,7 @@ pub enum ToolDecision {
 /// Observes and intercepts a run. Every method has a default that does nothing, so implement only
 /// what you need; several hooks can be given to one agent and are called in the order given.
 ///
-/// `S` is the agent's context (see [`Agent::run_with`](crate::Agent::run_with)): every method is
+/// `S` is the agent's context (see [`RunRequest::context`](crate::RunRequest::context)): every method is
 /// handed the run's context. A hook that does not look at it works with any agent when it is
 /// implemented for every `S`:
 ///
@@ -111,7 +111,7 @@ pub enum Approval {
     },
     /// Ask later: the run ends paused ([`StopReason::Paused`](crate::StopReason::Paused)), with
     /// the call waiting in its [`PausedRun`](crate::PausedRun), once the reply's other calls have
-    /// run; [`Agent::resume_paused`](crate::Agent::resume_paused) goes on with the person's
+    /// run; [`Agent::resume`](crate::Agent::resume) goes on with the person's
     /// decision, in this process or another. A typed run cannot wait: there the call is answered
     /// as not run.
     Defer,

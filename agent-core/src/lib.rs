@@ -38,16 +38,15 @@
 //!   becomes a result, whatever was decided about it ([`CallDecision`]); [`ToolError`] is every
 //!   way a call fails, and [`Texts`] words each one for the model, in one table per language.
 //! - [`Agent`]: the builder (limits, timeouts, texts, [`Hooks`], approval, [`ModelSettings`]) and
-//!   the runs: [`Agent::run`], [`Agent::run_until`] (cancellable), [`Agent::run_stream`] (a live
-//!   [`RunEvent`] view), [`Agent::run_with`] (a run with its own context, history and settings: a
-//!   [`RunBuilder`]) and [`Agent::run_typed`] (the answer as a value of your type: a [`TypedRun`],
-//!   see [`OutputMode`]).
+//!   the two ways into a run: [`Agent::run`] and [`Agent::resume`] (a [paused](PausedRun) run going
+//!   on), each a [`RunRequest`] that takes everything a run can have (context, history or
+//!   session, images, settings, a cancel signal, a typed output, a journal), then is awaited or
+//!   streamed ([`RunEvent`]).
 //! - [`Model`]: the one trait every model implements; `providers` has OpenAI-compatible, Anthropic
 //!   and Gemini adapters over HTTP (cargo features, on by default) and `providers::from_env()`;
 //!   [`testing::ScriptedModel`] replays a script for tests and offline runs.
 //! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
 
-mod agent;
 mod arguments;
 mod blocking;
 mod content;
@@ -86,7 +85,6 @@ pub mod web;
 #[doc(hidden)]
 pub mod __private;
 
-pub use agent::Agent;
 pub use content::{Media, MediaUrl, Part, Source};
 pub use external::ExternalTool;
 pub use hooks::{Approval, Approver, Hooks, ToolDecision};
@@ -101,8 +99,9 @@ pub use output::{
 };
 pub use reasoning::Reasoning;
 pub use run::{
-    Decision, PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, ResumedRun, RunBuilder,
-    RunError, RunEvent, RunOutput, RunStream, StopReason, TokenKind, TypedRun, Waiting,
+    Agent, Answer, ContextGiven, Decision, Input, Journal, NoContext, PAUSED_RUN_VERSION,
+    PausedRun, PendingCall, ResumeError, ResumeFrom, RunError, RunEvent, RunOutput, RunRequest,
+    RunStream, StopReason, Text, TokenKind, Typed, Waiting, WithContext,
 };
 pub use schema::{neutral_parameters, output_schema, parameters_schema};
 pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};

@@ -4,7 +4,7 @@
 /// A tool parameter filled from the agent's state rather than from the model's arguments.
 ///
 /// It does not appear in the tool's schema. The value comes from the run's context
-/// ([`Agent::run_with`](crate::Agent::run_with)) or from state bound once for all runs
+/// ([`RunRequest::context`](crate::RunRequest::context)) or from state bound once for all runs
 /// ([`Agent::state`](crate::Agent::state)); a tool whose state the agent lacks does not compile.
 ///
 /// ```
@@ -28,7 +28,7 @@ pub struct State<T>(pub T);
 #[diagnostic::on_unimplemented(
     message = "a tool needs state of type `{Self}`, but the agent's state is `{T}`",
     label = "this tool takes `State<{Self}>`",
-    note = "give the agent its state with `.state(value)`, or each run its context with `.run_with(&value, input)`",
+    note = "give the agent its state with `.state(value)`, or each run its context with `.run(input).context(&value)`",
     note = "if `{Self}` is a part of a larger state, implement `FromRef<{T}> for {Self}`"
 )]
 pub trait FromRef<T> {

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use crate::agent::Agent;
 use crate::tool::Tool;
 use crate::toolset::{ToolSet, ToolSetError, is_valid_tool_name};
 
@@ -11,7 +10,7 @@ use crate::toolset::{ToolSet, ToolSetError, is_valid_tool_name};
 ///
 /// Each method of the block marked `#[tool]` becomes a tool that calls the method on the value,
 /// which all of them share. The methods stay ordinary methods; the block's other methods are left
-/// as they are. Add the tools with [`Agent::try_toolbox`] or [`ToolSet::add_toolbox`], or take
+/// as they are. Add the tools with [`Agent::try_toolbox`](crate::Agent::try_toolbox) or [`ToolSet::add_toolbox`], or take
 /// them as a list with [`into_tools`](ToolBox::into_tools).
 ///
 /// ```
@@ -126,15 +125,5 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             self.add_shared(tool)?;
         }
         Ok(())
-    }
-}
-
-impl<S: Send + Sync + 'static> Agent<S> {
-    /// Adds the tools of a value whose methods are tools (see [`ToolBox`]); fails, adding none of
-    /// them, if a name is taken or invalid. Pass an `Arc` of the value to share it with other
-    /// agents or with code of your own.
-    pub fn try_toolbox(mut self, toolbox: impl ToolBox<S>) -> Result<Self, ToolSetError> {
-        self.tools.add_toolbox(toolbox)?;
-        Ok(self)
     }
 }

@@ -107,11 +107,8 @@ async fn run(
 ) -> Result<String, String> {
     let output: RunOutput = match command {
         Command::Start => agent
-            .run_in(
-                store,
-                CONVERSATION,
-                "Free some disk space: clean up the logs.",
-            )
+            .run("Free some disk space: clean up the logs.")
+            .session(store, CONVERSATION)
             .await
             .map_err(|error| error.to_string())?,
         Command::Decide(decision) => {
@@ -128,7 +125,8 @@ async fn run(
                 .map(|pending| (pending.call.id.clone(), decision.clone()))
                 .collect();
             agent
-                .resume_in(store, CONVERSATION, decisions)
+                .resume(agent_core::ResumeFrom::Session, decisions)
+                .session(store, CONVERSATION)
                 .await
                 .map_err(|error| error.to_string())?
         }

@@ -83,7 +83,10 @@ async fn chat(
             }
             _ => {}
         }
-        let mut events = agent.run_stream_with_history(std::mem::take(&mut history), line);
+        let mut events = agent
+            .run(line)
+            .history(std::mem::take(&mut history))
+            .stream();
         // Whether reasoning is being printed: the next other event ends its line first.
         let mut thinking = false;
         while let Some(event) = events.next().await {

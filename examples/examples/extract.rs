@@ -130,7 +130,8 @@ fn ticket_agent(model: impl Model + 'static) -> Agent<Crm> {
 /// Files the email as a ticket, with `crm` as this run's context.
 async fn file_ticket(agent: &Agent<Crm>, crm: &Crm) -> Result<TypedOutput<Ticket>, RunError> {
     agent
-        .run_with(crm, EMAIL)
+        .run(EMAIL)
+        .context(crm)
         .output::<Ticket>()
         // A check the type cannot make: the customer must exist in this run's CRM.
         .validate(|crm: &Crm, ticket: &Ticket| {

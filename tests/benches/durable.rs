@@ -12,6 +12,7 @@
 //! Needs the restate-server binary and root (for the private network namespace it runs in);
 //! without them it says so and measures nothing.
 
+use std::future::IntoFuture;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -136,7 +137,7 @@ fn plain_10_steps(bencher: Bencher) {
     bencher.bench_local(|| {
         let output = setup
             .runtime
-            .block_on(setup.plain.run("step_idempotent"))
+            .block_on(setup.plain.run("step_idempotent").into_future())
             .expect("the run finishes");
         assert_eq!(output.steps, TOOL_CALLS + 1);
     });

@@ -394,7 +394,7 @@ async fn a_conversation_goes_on_from_a_saved_transcript() {
     let loaded: Vec<Message> = serde_json::from_str(&saved).unwrap();
     assert_eq!(loaded, first.messages);
 
-    let second = agent.run_with_history(loaded, "Umbrella?").await.unwrap();
+    let second = agent.run("Umbrella?").history(loaded).await.unwrap();
     assert_eq!(second.text, "Yes, take one.");
     assert_eq!(second.messages.len(), 5, "system, user, reply, user, reply");
     assert_eq!(model.requests()[1].messages.len(), 4);

@@ -384,7 +384,8 @@ async fn a_typed_run_in_tool_mode_with_thinking_is_told_what_to_use() {
     let agent = agent!(claude_at(&server.uri()), get_weather)
         .model_settings(thinking(Thinking::Budget(2048)));
     let error = agent
-        .run_typed::<tests::Ticket>("File a ticket")
+        .run("File a ticket")
+        .output::<tests::Ticket>()
         .await
         .expect_err("refused");
     let RunError::Model { source, .. } = &error else {
@@ -472,7 +473,7 @@ async fn a_streamed_run_yields_reasoning_deltas_and_sends_the_thinking_back() {
         .await;
         let agent =
             agent!(claude_at(&base), get_weather).model_settings(thinking(Thinking::Budget(2048)));
-        let events: Vec<RunEvent> = agent.run_stream("北京天气？").collect().await;
+        let events: Vec<RunEvent> = agent.run("北京天气？").stream().collect().await;
         let reasoning = streamed_reasoning(&events);
         assert_eq!(
             reasoning,

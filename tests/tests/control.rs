@@ -466,7 +466,7 @@ async fn cancelling_a_run_drops_its_tool_calls_and_keeps_the_transcript() {
             signal.notified().await;
         }
     };
-    let output = agent.run_until("go", cancel).await.unwrap();
+    let output = agent.run("go").until(cancel).await.unwrap();
     assert_eq!(output.stop_reason, StopReason::Cancelled);
     assert_eq!(
         liveness.started.load(Ordering::SeqCst),

@@ -31,7 +31,8 @@ async fn an_openai_transcript_continues_on_anthropic_and_gemini() {
         .base_url(&anthropic_server.uri())
         .http_config(quick_retries());
     let second = agent!(claude, get_weather, get_time)
-        .run_with_history(transcript.clone(), "And tomorrow?")
+        .run("And tomorrow?")
+        .history(transcript.clone())
         .await
         .unwrap();
     assert!(second.is_finished());
@@ -67,7 +68,8 @@ async fn an_openai_transcript_continues_on_anthropic_and_gemini() {
         .base_url(&gemini_server.uri())
         .http_config(quick_retries());
     let third = agent!(gemini, get_weather, get_time)
-        .run_with_history(transcript, "And tomorrow?")
+        .run("And tomorrow?")
+        .history(transcript)
         .await
         .unwrap();
     assert!(third.is_finished());

@@ -432,7 +432,7 @@ async fn a_streamed_run_yields_reasoning_deltas_and_sends_the_signatures_back() 
             .base_url(&base)
             .http_config(quick_retries());
         let agent = agent!(gemini, get_weather).model_settings(thinking(Thinking::Budget(2048)));
-        let events: Vec<RunEvent> = agent.run_stream("北京天气？").collect().await;
+        let events: Vec<RunEvent> = agent.run("北京天气？").stream().collect().await;
         let reasoning = streamed_reasoning(&events);
         assert_eq!(
             reasoning,

@@ -250,7 +250,11 @@ async fn every_hostile_output_is_rejected_as_a_typed_error() {
                 _ => AssistantMessage::text(output.as_str()),
             };
             let agent = Agent::new(ScriptedModel::new([reply])).output_mode(mode);
-            let outcome = agent.run_typed::<PlacedOrder>("order").retries(0).await;
+            let outcome = agent
+                .run("order")
+                .output::<PlacedOrder>()
+                .output_retries(0)
+                .await;
             match outcome {
                 Err(RunError::Output { attempts, .. }) => {
                     assert_eq!(attempts.len(), 1, "output {index} in {mode:?}");

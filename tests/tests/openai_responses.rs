@@ -236,7 +236,8 @@ async fn a_streamed_run_assembles_the_same_replies_as_the_plain_one() {
         let (base, requests) =
             serve_event_streams(vec![stream_of(&two_calls()), stream_of(&answer())], piece).await;
         let events: Vec<RunEvent> = agent!(responses_at(&base), get_weather, get_time)
-            .run_stream("北京天气？现在几点？")
+            .run("北京天气？现在几点？")
+            .stream()
             .collect()
             .await;
         assert_eq!(streamed_text(&events), ANSWER, "pieces of {piece} bytes");
@@ -511,7 +512,8 @@ async fn streamed_reasoning_arrives_as_reasoning_deltas_at_any_split() {
         )
         .await;
         let events: Vec<RunEvent> = agent!(responses_at(&base), get_weather)
-            .run_stream("北京天气？")
+            .run("北京天气？")
+            .stream()
             .collect()
             .await;
         let reasoning = streamed_reasoning(&events);
@@ -693,7 +695,8 @@ async fn a_rate_limit_before_any_content_is_retried_and_after_content_is_not() {
     let (base, requests) =
         serve_event_streams(vec![created + &limited, stream_of(&answer())], 16).await;
     let events: Vec<RunEvent> = agent!(responses_at(&base), get_weather)
-        .run_stream("hi")
+        .run("hi")
+        .stream()
         .collect()
         .await;
     assert_eq!(streamed_text(&events), ANSWER, "once, not twice");
@@ -703,7 +706,8 @@ async fn a_rate_limit_before_any_content_is_retried_and_after_content_is_not() {
     let (base, requests) =
         serve_event_streams(vec![stream_start() + &limited, stream_of(&answer())], 16).await;
     let events: Vec<RunEvent> = agent!(responses_at(&base), get_weather)
-        .run_stream("hi")
+        .run("hi")
+        .stream()
         .collect()
         .await;
     match events.last() {

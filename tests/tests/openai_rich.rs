@@ -179,7 +179,7 @@ async fn reasoning_content_comes_back_within_the_tool_loop_only() {
     .await;
     let agent = agent!(openai_at(&server.uri()), get_weather);
     let first = agent
-        .run_with(&(), "Weather in Beijing?")
+        .run("Weather in Beijing?")
         .thinking(Thinking::Effort(Effort::High))
         .await
         .unwrap();
@@ -195,7 +195,8 @@ async fn reasoning_content_comes_back_within_the_tool_loop_only() {
 
     // A later turn: the earlier turn's reasoning is not sent again.
     let later = agent
-        .run_with_history(first.messages.clone(), "And tomorrow?")
+        .run("And tomorrow?")
+        .history(first.messages.clone())
         .await
         .unwrap();
     assert_eq!(later.text, "Still rain.");
@@ -328,7 +329,8 @@ async fn a_streamed_run_passes_reasoning_on_and_sends_it_back() {
     let (base, received) = serve_event_streams(vec![reasoning_stream(), answer_stream()], 7).await;
     let agent = agent!(openai_at(&base), get_weather);
     let events: Vec<RunEvent> = agent
-        .run_stream("Weather in 北京 and Oslo?")
+        .run("Weather in 北京 and Oslo?")
+        .stream()
         .collect()
         .await;
     let reasoning: Vec<&str> = events

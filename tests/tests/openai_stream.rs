@@ -29,7 +29,7 @@ async fn a_streamed_run_assembles_the_same_replies_as_the_plain_api() {
         )
         .await;
         let agent = agent!(openai_at(&base), get_weather, now);
-        let events: Vec<RunEvent> = agent.run_stream("北京天气？").collect().await;
+        let events: Vec<RunEvent> = agent.run("北京天气？").stream().collect().await;
 
         let text = streamed_text(&events);
         assert_eq!(
@@ -72,7 +72,7 @@ async fn stream_error(body: &str) -> ModelError {
         openai_at(&base).http_config(quick_retries().max_retries(0)),
         get_weather
     );
-    let events: Vec<RunEvent> = agent.run_stream("hi").collect().await;
+    let events: Vec<RunEvent> = agent.run("hi").stream().collect().await;
     match events.into_iter().last() {
         Some(RunEvent::Finished(Err(RunError::Model { source, .. }))) => source,
         other => panic!("expected a model error, got {other:?}"),
@@ -113,7 +113,8 @@ async fn an_error_chunk_before_any_content_is_retried() {
     )
     .await;
     let events: Vec<RunEvent> = agent!(openai_at(&base), get_weather)
-        .run_stream("北京天气？")
+        .run("北京天气？")
+        .stream()
         .collect()
         .await;
     let text = streamed_text(&events);
@@ -212,7 +213,8 @@ async fn streamed_calls_without_ids_or_with_object_arguments_are_paired_and_run(
     )
     .await;
     let events: Vec<RunEvent> = agent!(openai_at(&base), get_weather, get_time)
-        .run_stream("北京天气？")
+        .run("北京天气？")
+        .stream()
         .collect()
         .await;
     let Some(RunEvent::Finished(Ok(output))) = events.last() else {
@@ -299,7 +301,8 @@ async fn a_stream_cut_at_the_token_limit_in_a_calls_arguments_does_not_run_it() 
     )
     .await;
     let events: Vec<RunEvent> = agent!(openai_at(&base), get_weather)
-        .run_stream("北京和上海的天气？")
+        .run("北京和上海的天气？")
+        .stream()
         .collect()
         .await;
     let Some(RunEvent::Finished(Ok(output))) = events.last() else {

@@ -142,7 +142,7 @@ async fn an_approved_call_runs_after_a_restart_and_the_run_goes_on() {
     // A fresh agent, as after a restart, from the file.
     let paused = PausedRun::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let done = agent(Arc::clone(&model))
-        .resume_paused(paused, [("c_delete", Decision::Approve)])
+        .resume(paused, [("c_delete", Decision::Approve)])
         .await
         .unwrap();
     assert_eq!(done.text, "Cleaned up.");
@@ -170,7 +170,7 @@ async fn edited_arguments_run_and_a_denial_reaches_the_model() {
     let path = paused_run(Arc::clone(&model), "edited").await;
     let saved = std::fs::read_to_string(&path).unwrap();
     let edited = agent(cleanup_model())
-        .resume_paused(
+        .resume(
             PausedRun::from_json(&saved).unwrap(),
             [(
                 "c_delete",
@@ -184,7 +184,7 @@ async fn edited_arguments_run_and_a_denial_reaches_the_model() {
     assert_eq!(results_of(&edited.messages)[1].1, "deleted old.log.1");
 
     let denied = agent(cleanup_model())
-        .resume_paused(
+        .resume(
             PausedRun::from_json(&saved).unwrap(),
             [("c_delete", Decision::deny("keep it until Friday"))],
         )
@@ -232,7 +232,7 @@ async fn an_external_tool_waits_for_the_callers_result() {
 
     // An approval does not answer a call that waits for a result.
     let wrong = agent
-        .resume_paused(paused.clone(), [("c_loc", Decision::Approve)])
+        .resume(paused.clone(), [("c_loc", Decision::Approve)])
         .await
         .unwrap_err();
     assert!(matches!(
@@ -243,7 +243,7 @@ async fn an_external_tool_waits_for_the_callers_result() {
         }
     ));
     let done = agent
-        .resume_paused(paused, [("c_loc", Decision::result("Berlin, Germany"))])
+        .resume(paused, [("c_loc", Decision::result("Berlin, Germany"))])
         .await
         .unwrap();
     assert_eq!(done.text, "You are in Berlin.");
@@ -272,17 +272,17 @@ async fn bad_decisions_and_bad_states_are_refused_before_anything_runs() {
     };
     let agent = agent(Arc::clone(&model));
     assert!(matches!(
-        refusal(agent.resume_paused(load(), [("c_other", Decision::Approve)]).await),
+        refusal(agent.resume(load(), [("c_other", Decision::Approve)]).await),
         ResumeError::UnknownCall { id, waiting } if id == "c_other" && waiting == ["c_delete"]
     ));
     assert!(matches!(
-        refusal(agent.resume_paused(load(), Vec::<(String, Decision)>::new()).await),
+        refusal(agent.resume(load(), Vec::<(String, Decision)>::new()).await),
         ResumeError::MissingDecision { id, tool } if id == "c_delete" && tool == "delete_file"
     ));
     assert!(matches!(
         refusal(
             agent
-                .resume_paused(
+                .resume(
                     load(),
                     [
                         ("c_delete", Decision::Approve),
@@ -296,7 +296,7 @@ async fn bad_decisions_and_bad_states_are_refused_before_anything_runs() {
     assert!(matches!(
         refusal(
             agent
-                .resume_paused(load(), [("c_delete", Decision::result("x"))])
+                .resume(load(), [("c_delete", Decision::result("x"))])
                 .await
         ),
         ResumeError::WrongDecision {
@@ -309,7 +309,7 @@ async fn bad_decisions_and_bad_states_are_refused_before_anything_runs() {
         .try_tool(file_size {})
         .unwrap();
     assert!(matches!(
-        refusal(without.resume_paused(load(), [("c_delete", Decision::Approve)]).await),
+        refusal(without.resume(load(), [("c_delete", Decision::Approve)]).await),
         ResumeError::UnknownTool { tool, .. } if tool == "delete_file"
     ));
     // Nothing ran and the model was not asked again.
@@ -355,7 +355,7 @@ async fn the_limits_already_used_still_count() {
     let agent = agent(Arc::clone(&model)).max_steps(1);
     let first = agent.run("Delete old.log").await.unwrap();
     let done = agent
-        .resume_paused(first.paused.unwrap(), [("c_delete", Decision::Approve)])
+        .resume(first.paused.unwrap(), [("c_delete", Decision::Approve)])
         .await
         .unwrap();
     assert_eq!(done.stop_reason, StopReason::StepLimit { limit: 1 });
@@ -367,7 +367,7 @@ async fn the_limits_already_used_still_count() {
 #[tokio::test]
 async fn a_streamed_run_pauses_and_a_typed_run_cannot_wait() {
     let streamed = agent(cleanup_model());
-    let events: Vec<RunEvent> = streamed.run_stream("Delete old.log").collect().await;
+    let events: Vec<RunEvent> = streamed.run("Delete old.log").stream().collect().await;
     let Some(RunEvent::Finished(Ok(output))) = events.last() else {
         panic!("{events:?}");
     };
@@ -394,7 +394,8 @@ async fn a_streamed_run_pauses_and_a_typed_run_cannot_wait() {
         )]),
     ]));
     let typed = agent(Arc::clone(&model))
-        .run_typed::<Answer>("Delete a")
+        .run("Delete a")
+        .output::<Answer>()
         .await
         .unwrap();
     assert!(!typed.value.done);
@@ -424,7 +425,7 @@ async fn a_reply_over_the_tool_call_limit_still_ends_the_run_once_resumed() {
             .contains("limit of 1 tool calls")
     );
     let done = agent
-        .resume_paused(paused, [("c_delete", Decision::Approve)])
+        .resume(paused, [("c_delete", Decision::Approve)])
         .await
         .unwrap();
     assert_eq!(done.stop_reason, StopReason::ToolCallLimit { limit: 1 });
@@ -451,7 +452,7 @@ async fn a_resumed_run_streams_and_decisions_come_as_json() {
         serde_json::json!({"decision": "deny", "reason": "no"})
     );
     let events: Vec<RunEvent> = agent
-        .resume_paused(first.paused.unwrap(), [("c_delete", decision)])
+        .resume(first.paused.unwrap(), [("c_delete", decision)])
         .stream()
         .collect()
         .await;
@@ -490,7 +491,7 @@ async fn an_external_result_can_carry_a_screenshot() {
         is_error: false,
     };
     let done = agent
-        .resume_paused(first.paused.unwrap(), [("c_shot", decision)])
+        .resume(first.paused.unwrap(), [("c_shot", decision)])
         .await
         .unwrap();
     assert_eq!(done.text, "I see the page.");

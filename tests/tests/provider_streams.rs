@@ -39,7 +39,8 @@ async fn anthropic_streams_assemble_text_and_tool_calls() {
             .base_url(&base)
             .http_config(quick_retries());
         let events: Vec<RunEvent> = agent!(claude, get_weather, now)
-            .run_stream("北京天气？")
+            .run("北京天气？")
+            .stream()
             .collect()
             .await;
         assert_eq!(
@@ -91,7 +92,11 @@ async fn an_anthropic_stream_cut_off_before_its_stop_reason_is_a_typed_error() {
     let claude = Anthropic::new("claude-sonnet-4-5")
         .base_url(&base)
         .http_config(quick_retries());
-    let events: Vec<RunEvent> = agent!(claude, get_weather).run_stream("hi").collect().await;
+    let events: Vec<RunEvent> = agent!(claude, get_weather)
+        .run("hi")
+        .stream()
+        .collect()
+        .await;
     let error = model_error(&events);
     assert!(
         matches!(error, ModelError::Stream { message } if message.contains("cut off")),
@@ -328,7 +333,8 @@ async fn gemini_streams_assemble_text_and_whole_calls() {
             .base_url(&base)
             .http_config(quick_retries());
         let events: Vec<RunEvent> = agent!(gemini, get_weather, now)
-            .run_stream("北京天气？")
+            .run("北京天气？")
+            .stream()
             .collect()
             .await;
         assert_eq!(
@@ -364,7 +370,11 @@ async fn a_gemini_stream_without_a_finish_reason_is_cut_off() {
     let gemini = Gemini::new("gemini-2.5-flash")
         .base_url(&base)
         .http_config(quick_retries());
-    let events: Vec<RunEvent> = agent!(gemini, get_weather).run_stream("hi").collect().await;
+    let events: Vec<RunEvent> = agent!(gemini, get_weather)
+        .run("hi")
+        .stream()
+        .collect()
+        .await;
     assert!(
         matches!(model_error(&events), ModelError::Stream { message } if message.contains("cut off"))
     );

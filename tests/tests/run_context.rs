@@ -86,7 +86,7 @@ async fn a_thousand_concurrent_runs_of_one_agent_each_see_their_own_user() {
             greeting: Arc::clone(&greeting),
         };
         tokio::spawn(async move {
-            let out = agent.run_with(&context, "Who am I?").await.unwrap();
+            let out = agent.run("Who am I?").context(&context).await.unwrap();
             (id, out.text)
         })
     });
@@ -145,8 +145,16 @@ async fn the_approver_decides_by_the_runs_context() {
         AssistantMessage::text("done"),
     ]);
     let agent: Agent<UserId> = agent!(model, delete_my_data).approve_with(OnlyUserOne);
-    let first = agent.run_with(&UserId(1), "Delete my data").await.unwrap();
-    let second = agent.run_with(&UserId(2), "Delete my data").await.unwrap();
+    let first = agent
+        .run("Delete my data")
+        .context(&UserId(1))
+        .await
+        .unwrap();
+    let second = agent
+        .run("Delete my data")
+        .context(&UserId(2))
+        .await
+        .unwrap();
     assert_eq!(
         tests::tool_results(&first)[0].content,
         "deleted the data of user 1"
@@ -190,7 +198,7 @@ async fn tools_taking_parts_of_the_context_and_the_whole_run_side_by_side() {
         user: UserId(42),
         greeting: Arc::from("hi"),
     };
-    let out = agent.run_with(&context, "Who and hello").await.unwrap();
+    let out = agent.run("Who and hello").context(&context).await.unwrap();
     let results = tests::tool_results(&out);
     assert_eq!(results[0].content, "user 42");
     assert_eq!(results[1].content, "hi 42");

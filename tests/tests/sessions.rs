@@ -112,9 +112,9 @@ fn assert_valid(messages: &[Message]) {
 
 async fn two_runs_see_each_other(store: &dyn SessionStore) {
     let agent = agent();
-    let first = agent.run_in(store, "alice", "buy milk").await.unwrap();
+    let first = agent.run("buy milk").session(store, "alice").await.unwrap();
     assert_eq!(first.messages.len(), 5);
-    let second = agent.run_in(store, "alice", "call mum").await.unwrap();
+    let second = agent.run("call mum").session(store, "alice").await.unwrap();
     // The second run went on from the first's messages.
     assert_eq!(second.messages[..5], first.messages[..]);
     assert_eq!(second.messages.len(), 9);
@@ -142,13 +142,15 @@ async fn a_paused_run_is_kept_and_resumed_after_a_restart() {
     {
         let store = SqliteSessions::open(&path).unwrap();
         let paused = agent()
-            .run_in(&store, "ops", "wipe the disk")
+            .run("wipe the disk")
+            .session(&store, "ops")
             .await
             .unwrap();
         assert_eq!(paused.stop_reason, StopReason::Paused);
         // Another run cannot start while one waits.
         let error = agent()
-            .run_in(&store, "ops", "anything else")
+            .run("anything else")
+            .session(&store, "ops")
             .await
             .unwrap_err();
         assert!(matches!(
@@ -163,7 +165,11 @@ async fn a_paused_run_is_kept_and_resumed_after_a_restart() {
     let paused = stored.paused.as_ref().expect("the paused run is kept");
     let id = paused.pending()[0].call.id.clone();
     let done = agent()
-        .resume_in(&store, "ops", [(id, Decision::deny("not today"))])
+        .resume(
+            agent_core::ResumeFrom::Session,
+            [(id, Decision::deny("not today"))],
+        )
+        .session(&store, "ops")
         .await
         .unwrap();
     assert_eq!(done.stop_reason, StopReason::Finished);
@@ -172,7 +178,11 @@ async fn a_paused_run_is_kept_and_resumed_after_a_restart() {
     assert_eq!(stored.messages, done.messages);
     assert_valid(&stored.messages);
     let error = agent()
-        .resume_in(&store, "ops", Vec::<(String, Decision)>::new())
+        .resume(
+            agent_core::ResumeFrom::Session,
+            Vec::<(String, Decision)>::new(),
+        )
+        .session(&store, "ops")
         .await
         .unwrap_err();
     assert!(matches!(
@@ -192,7 +202,8 @@ async fn fifty_runs_over_five_conversations(store: Arc<dyn SessionStore>) {
         runs.push(tokio::spawn(async move {
             let conversation = format!("c{}", run % 5);
             agent
-                .run_in(&*store, &conversation, format!("note {run}"))
+                .run(format!("note {run}"))
+                .session(&*store, &conversation)
                 .await
                 .map(|output| output.text)
         }));
@@ -395,7 +406,8 @@ impl Model for Down {
 async fn an_approved_call_is_not_run_twice_when_the_model_fails_after_it() {
     let store = MemorySessions::new();
     let paused = agent()
-        .run_in(&store, "ops", "wipe the disk")
+        .run("wipe the disk")
+        .session(&store, "ops")
         .await
         .unwrap();
     let id = paused.paused.unwrap().pending()[0].call.id.clone();
@@ -406,7 +418,11 @@ async fn an_approved_call_is_not_run_twice_when_the_model_fails_after_it() {
         .try_tool(wipe {})
         .unwrap();
     let error = down
-        .resume_in(&store, "ops", [(id.clone(), Decision::Approve)])
+        .resume(
+            agent_core::ResumeFrom::Session,
+            [(id.clone(), Decision::Approve)],
+        )
+        .session(&store, "ops")
         .await
         .unwrap_err();
     assert!(matches!(error, RunError::Model { .. }), "{error:?}");
@@ -419,7 +435,8 @@ async fn an_approved_call_is_not_run_twice_when_the_model_fails_after_it() {
     )));
     assert_valid(&stored.messages);
     let again = agent()
-        .resume_in(&store, "ops", [(id, Decision::Approve)])
+        .resume(agent_core::ResumeFrom::Session, [(id, Decision::Approve)])
+        .session(&store, "ops")
         .await
         .unwrap_err();
     assert!(matches!(

@@ -41,7 +41,7 @@ async fn a_streamed_run_shows_each_step_and_ends_with_what_run_returns() {
         .unwrap();
 
     let agent = agent!(script(), get_weather);
-    let events: Vec<RunEvent> = agent.run_stream("Umbrella?").collect().await;
+    let events: Vec<RunEvent> = agent.run("Umbrella?").stream().collect().await;
     let described: Vec<String> = events.iter().map(describe).collect();
     assert_eq!(
         described,
@@ -112,7 +112,8 @@ async fn text_arrives_in_pieces_from_a_natively_streaming_model() {
         get_weather
     );
     let events: Vec<String> = agent
-        .run_stream("天气？")
+        .run("天气？")
+        .stream()
         .map(|event| describe(&event))
         .collect()
         .await;
@@ -138,7 +139,7 @@ async fn a_stream_that_breaks_off_is_a_typed_error_not_a_half_built_reply() {
         },
         get_weather
     );
-    let events: Vec<RunEvent> = agent.run_stream("weather?").collect().await;
+    let events: Vec<RunEvent> = agent.run("weather?").stream().collect().await;
     let Some(RunEvent::Finished(Err(RunError::Model { source, step, .. }))) = events.last() else {
         panic!("{:?}", events.iter().map(describe).collect::<Vec<_>>())
     };
@@ -156,7 +157,7 @@ async fn a_conversation_streams_across_turns() {
     ]);
     let agent = agent!(model.clone(), get_weather);
     let mut first = None;
-    let mut stream = agent.run_stream("hi");
+    let mut stream = agent.run("hi").stream();
     while let Some(event) = stream.next().await {
         if let RunEvent::Finished(outcome) = event {
             first = Some(outcome.unwrap());
@@ -164,7 +165,9 @@ async fn a_conversation_streams_across_turns() {
     }
     let history = first.unwrap().messages;
     let events: Vec<String> = agent
-        .run_stream_with_history(history, "you there?")
+        .run("you there?")
+        .history(history)
+        .stream()
         .map(|event| describe(&event))
         .collect()
         .await;
@@ -264,7 +267,7 @@ async fn a_streamed_run_hands_out_each_step_before_the_next_begins() {
     )]));
     let calls = Arc::clone(&model.calls);
     let agent = agent!(model, get_weather).max_steps(3);
-    let mut stream = agent.run_stream("Umbrella?");
+    let mut stream = agent.run("Umbrella?").stream();
     let mut seen = Vec::new();
     while let Some(event) = stream.next().await {
         if let RunEvent::StepFinished { step, .. } = event {
@@ -294,7 +297,7 @@ async fn a_tool_that_streams_a_run_of_its_own_keeps_each_runs_events_apart() {
             let expert = Arc::clone(&expert);
             async move {
                 let mut seen = Vec::new();
-                let mut stream = expert.run_stream(question);
+                let mut stream = expert.run(question).stream();
                 while let Some(event) = stream.next().await {
                     seen.push(describe(&event));
                 }
@@ -311,7 +314,8 @@ async fn a_tool_that_streams_a_run_of_its_own_keeps_each_runs_events_apart() {
     // Consumed on another task, which may be polled on either worker thread.
     let events: Vec<RunEvent> = tokio::spawn(async move {
         agent
-            .run_stream("Which way to the station?")
+            .run("Which way to the station?")
+            .stream()
             .collect()
             .await
     })

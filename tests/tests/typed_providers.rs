@@ -91,7 +91,8 @@ async fn native_round_trip(model: impl Model + 'static, server: &MockServer) -> 
         .system("File tickets.")
         .output_mode(OutputMode::Native);
     let out = agent
-        .run_typed::<Ticket>("My umbrella broke in the rain")
+        .run("My umbrella broke in the rain")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -188,7 +189,8 @@ async fn anthropic_tool_output_forces_a_tool_call_and_reads_the_final_answer_cal
     .await;
     let agent = agent!(anthropic_at(&server), get_weather);
     let out = agent
-        .run_typed::<Ticket>("My umbrella broke in the rain")
+        .run("My umbrella broke in the rain")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -216,7 +218,7 @@ struct Labels {
 async fn a_schema_anthropic_cannot_express_is_refused_before_anything_is_sent() {
     let server = serve_in_order(vec![]).await;
     let agent = Agent::new(anthropic_at(&server)).output_mode(OutputMode::Native);
-    let error = agent.run_typed::<Labels>("Label it").await.unwrap_err();
+    let error = agent.run("Label it").output::<Labels>().await.unwrap_err();
     let agent_core::RunError::Model { source, .. } = error else {
         panic!("expected a model error, got {error:?}");
     };
@@ -233,7 +235,7 @@ async fn settings_body(model: impl Model + 'static, server: &MockServer) -> Valu
     let agent = agent!(model, get_weather).temperature(0.9);
     // The reply is not what matters here.
     let _ = agent
-        .run_with(&(), "Weather in Beijing?")
+        .run("Weather in Beijing?")
         .tool_choice(ToolChoice::Tool("get_weather".into()))
         .temperature(0.25)
         .max_tokens(300)

@@ -34,7 +34,8 @@ async fn the_model_calls_tools_first_then_answers_with_the_final_answer_tool() {
     ]);
     let agent = agent!(model.clone(), get_weather);
     let out = agent
-        .run_typed::<Ticket>("My umbrella broke in the rain")
+        .run("My umbrella broke in the rain")
+        .output::<Ticket>()
         .await
         .unwrap();
 
@@ -79,7 +80,8 @@ async fn an_output_that_does_not_fit_goes_back_with_every_field_path() {
         output_call("good", GOOD),
     ]);
     let out = Agent::new(model)
-        .run_typed::<Ticket>("My umbrella broke")
+        .run("My umbrella broke")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -105,8 +107,9 @@ async fn when_the_retries_run_out_the_error_keeps_every_rejected_output_and_the_
     ]);
     let agent = agent!(model.clone(), get_weather);
     let error = agent
-        .run_typed::<Ticket>("My umbrella broke")
-        .retries(1)
+        .run("My umbrella broke")
+        .output::<Ticket>()
+        .output_retries(1)
         .await
         .unwrap_err();
     let RunError::Output {
@@ -163,7 +166,8 @@ async fn a_validator_reads_the_context_and_its_rejection_reaches_the_model() {
     ]);
     let agent: Agent<Customer> = Agent::new(model);
     let out = agent
-        .run_with(&Customer(7), "My umbrella broke")
+        .run("My umbrella broke")
+        .context(&Customer(7))
         .output::<Ticket>()
         .validate(|customer: &Customer, ticket: &Ticket| {
             if ticket.customer == Some(customer.0) {
@@ -189,7 +193,8 @@ async fn native_mode_sends_the_schema_as_the_response_format_and_reads_the_text(
     ]);
     let agent = agent!(model.clone(), get_weather).output_mode(OutputMode::Native);
     let out = agent
-        .run_typed::<Ticket>("My umbrella broke")
+        .run("My umbrella broke")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -224,8 +229,9 @@ async fn prompted_mode_puts_the_schema_in_the_system_prompt_and_finds_the_json_i
     ))]);
     let agent = Agent::new(model.clone()).system("You file tickets.");
     let out = agent
-        .run_typed::<Ticket>("My umbrella broke")
-        .mode(OutputMode::Prompted)
+        .run("My umbrella broke")
+        .output::<Ticket>()
+        .output_mode(OutputMode::Prompted)
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -245,7 +251,8 @@ async fn prompted_mode_puts_the_schema_in_the_system_prompt_and_finds_the_json_i
 async fn an_output_that_is_not_an_object_travels_under_response() {
     let model = ScriptedModel::new([output_call("out", r#"{"response": ["rain", "wind"]}"#)]);
     let out = Agent::new(model.clone())
-        .run_typed::<Vec<String>>("What is the weather like?")
+        .run("What is the weather like?")
+        .output::<Vec<String>>()
         .await
         .unwrap();
     assert_eq!(out.value, ["rain", "wind"]);
@@ -270,7 +277,8 @@ async fn calls_beside_the_final_answer_are_answered_but_not_run() {
         ToolCall::new("out", "final_result", GOOD),
     ])]);
     let out = agent!(model, send_email)
-        .run_typed::<Ticket>("File it")
+        .run("File it")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -291,7 +299,8 @@ async fn a_run_that_stops_before_its_answer_is_no_output_with_the_reason() {
     let model = ScriptedModel::new([weather(), weather()]);
     let error = agent!(model, get_weather)
         .max_steps(2)
-        .run_typed::<Ticket>("My umbrella broke")
+        .run("My umbrella broke")
+        .output::<Ticket>()
         .await
         .unwrap_err();
     match error {
@@ -316,7 +325,8 @@ async fn at_the_step_limit_the_last_call_offers_only_the_final_answer_tool() {
     let out = agent!(model.clone(), get_weather)
         .max_steps(1)
         .at_step_limit(agent_core::AtStepLimit::AskForFinalAnswer)
-        .run_typed::<Ticket>("My umbrella broke")
+        .run("My umbrella broke")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -337,7 +347,7 @@ async fn at_the_step_limit_the_last_call_offers_only_the_final_answer_tool() {
 async fn a_streamed_typed_run_yields_text_then_ends_with_the_value() {
     let model = ScriptedModel::new([AssistantMessage::text(GOOD)]);
     let agent = Agent::new(model).output_mode(OutputMode::Native);
-    let mut stream = agent.run_typed::<Ticket>("My umbrella broke").stream();
+    let mut stream = agent.run("My umbrella broke").output::<Ticket>().stream();
     let mut text = String::new();
     let mut last = None;
     while let Some(event) = stream.next().await {
@@ -382,7 +392,7 @@ async fn a_forced_tool_choice_holds_for_one_step_and_run_settings_override_the_a
         .tool_choice(ToolChoice::Tool("get_weather".into()))
         .temperature(0.9);
     let out = agent
-        .run_with(&(), "Weather?")
+        .run("Weather?")
         .temperature(0.2)
         .max_tokens(99)
         .await
@@ -417,7 +427,8 @@ async fn the_final_answer_tool_takes_a_name_no_tool_has() {
         GOOD,
     )])]);
     let out = agent!(model.clone(), final_result)
-        .run_typed::<Ticket>("File it")
+        .run("File it")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -432,7 +443,8 @@ async fn a_forced_tool_in_a_typed_run_gives_way_to_the_final_answer_tool() {
     ]);
     let out = agent!(model.clone(), get_weather)
         .tool_choice(ToolChoice::Tool("get_weather".into()))
-        .run_typed::<Ticket>("My umbrella broke")
+        .run("My umbrella broke")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -453,7 +465,8 @@ async fn a_rejected_answer_at_the_step_limit_leaves_every_call_answered() {
     let error = agent!(model, get_weather)
         .max_steps(1)
         .at_step_limit(agent_core::AtStepLimit::AskForFinalAnswer)
-        .run_typed::<Ticket>("My umbrella broke")
+        .run("My umbrella broke")
+        .output::<Ticket>()
         .await
         .unwrap_err();
     let RunError::NoOutput {
@@ -484,7 +497,8 @@ async fn final_answer_calls_do_not_count_against_the_tool_call_limit() {
     ]);
     let out = agent!(model, get_weather)
         .max_tool_calls(1)
-        .run_typed::<Ticket>("My umbrella broke")
+        .run("My umbrella broke")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());
@@ -496,7 +510,7 @@ async fn run_settings_given_one_by_one_and_together_add_up() {
     let model = ScriptedModel::new([AssistantMessage::text("Hi.")]);
     let agent = Agent::new(model.clone());
     let _answer = agent
-        .run_with(&(), "Hello")
+        .run("Hello")
         .temperature(0.2)
         .settings(ModelSettings::new().max_tokens(50))
         .await
@@ -515,7 +529,8 @@ async fn a_streamed_typed_run_in_tool_mode_shows_each_call_and_result_in_order()
     ]);
     let agent = agent!(model, get_weather);
     let events: Vec<String> = agent
-        .run_typed::<Ticket>("My umbrella broke")
+        .run("My umbrella broke")
+        .output::<Ticket>()
         .stream()
         .map(|event| match event {
             RunEvent::StepStarted { step } => format!("start {step}"),
@@ -555,7 +570,8 @@ async fn an_answer_cut_off_at_the_token_limit_is_asked_for_again_as_cut_off() {
         ChatResponse::new(output_call("whole", GOOD)),
     ]);
     let out = Agent::new(model)
-        .run_typed::<Ticket>("My umbrella broke")
+        .run("My umbrella broke")
+        .output::<Ticket>()
         .await
         .unwrap();
     assert_eq!(out.value, good_ticket());

@@ -16,5 +16,5 @@ fn whoami(State(user): State<UserId>) -> String {
 fn main() {
     let model = ScriptedModel::new([AssistantMessage::text("hi")]);
     let agent: Agent<Session> = agent!(model, whoami);
-    let _run = agent.run_with(&Session, "Who am I?");
+    let _run = agent.run("Who am I?").context(&Session);
 }

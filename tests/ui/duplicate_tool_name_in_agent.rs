@@ -20,5 +20,5 @@ mod v2 {
 fn main() {
     let model = ScriptedModel::new([AssistantMessage::text("hi")]);
     let agent = agent!(model, get_weather, v2::get_weather_v2);
-    let _run = agent.run("hi");
+    let _run = async move { agent.run("hi").await };
 }

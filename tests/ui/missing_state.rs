@@ -13,5 +13,5 @@ fn find_customer(State(_db): State<Db>, id: u32) -> String {
 fn main() {
     let model = ScriptedModel::new([AssistantMessage::text("hi")]);
     let agent = agent!(model, find_customer);
-    let _run = agent.run("Who is customer 7?");
+    let _run = async move { agent.run("Who is customer 7?").await };
 }

@@ -8,5 +8,5 @@ struct Ticket {
 
 fn main() {
     let agent = Agent::new(ScriptedModel::new([AssistantMessage::text("{}")]));
-    let _run = agent.run_typed::<Ticket>("File it");
+    let _run = agent.run("File it").output::<Ticket>();
 }

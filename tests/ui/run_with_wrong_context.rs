@@ -13,5 +13,5 @@ fn whoami(State(user): State<UserId>) -> String {
 fn main() {
     let model = ScriptedModel::new([AssistantMessage::text("hi")]);
     let agent: Agent<UserId> = agent!(model, whoami);
-    let _run = agent.run_with(&"user 7", "Who am I?");
+    let _run = agent.run("Who am I?").context(&"user 7");
 }

@@ -15,8 +15,8 @@ use super::journal::RestateJournal;
 use serde::{Deserialize, Serialize};
 
 use super::wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};
-use crate::agent::Agent;
-use crate::run::{Decision, PendingCall, RunError, RunPlan, drive};
+use crate::run::Agent;
+use crate::run::{Decision, PendingCall, RunError};
 
 /// The workflow state key under which a paused run keeps its [`Waiting`].
 const PENDING: &str = "pending";
@@ -177,13 +177,11 @@ async fn run<S: Send + Sync + 'static>(
     request: DurableRequest,
 ) -> HandlerResult<Json<DurableOutput>> {
     let journal = RestateJournal { context: restate };
-    let messages = request.into_messages(agent.system_prompt());
-    let plan = RunPlan {
-        journal: Some(&journal),
-        ..RunPlan::new(context)
-    };
-    let no_cancel: Option<std::future::Pending<()>> = None;
-    let mut outcome = drive(agent, plan, messages, no_cancel, None).await;
+    let mut outcome = request
+        .into_run(agent)
+        .context(context)
+        .journal(&journal)
+        .await;
     let mut pause = 0;
     loop {
         pause += 1;
@@ -202,8 +200,9 @@ async fn run<S: Send + Sync + 'static>(
         }
         restate.clear(PENDING);
         outcome = agent
-            .resume_paused_with(context, paused, decisions)
-            .journaled(&journal)
+            .resume(paused, decisions)
+            .context(context)
+            .journal(&journal)
             .await;
     }
 }

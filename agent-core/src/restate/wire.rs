@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::content::Part;
 use crate::message::{Message, Usage};
-use crate::run::{Decision, PendingCall, RunOutput, StopReason};
+use crate::run::{Agent, Decision, Input, PendingCall, RunOutput, RunRequest, StopReason};
 
 /// The body of a `run` request: a new conversation's input, or a whole conversation to go on with.
 ///
@@ -39,17 +39,11 @@ impl DurableRequest {
         }
     }
 
-    /// The conversation the run starts from.
-    pub(super) fn into_messages(self, system_prompt: &str) -> Vec<Message> {
+    /// The run this request asks for, of `agent`: on the input, or on the conversation as it is.
+    pub(super) fn into_run<S: Send + Sync + 'static>(self, agent: &Agent<S>) -> RunRequest<'_, S> {
         match self {
-            DurableRequest::Input { input, parts } => vec![
-                Message::system(system_prompt),
-                Message::User {
-                    content: input,
-                    parts,
-                },
-            ],
-            DurableRequest::Messages { messages } => messages,
+            DurableRequest::Input { input, parts } => agent.run(input).parts(parts),
+            DurableRequest::Messages { messages } => agent.run(Input::nothing()).history(messages),
         }
     }
 }

@@ -58,11 +58,11 @@ macro_rules! raced {
     };
 }
 
+use super::agent::Agent;
 use super::events::{EventSender, HandOver, LiveEvent};
 use super::journal::Journal;
 use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
 use super::pause::{Decision, PausedRun, PendingCall, Progress, Waiting};
-use crate::agent::Agent;
 use crate::hooks::{Approval, ToolDecision};
 use crate::limits::AtStepLimit;
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
@@ -94,19 +94,6 @@ pub(crate) struct RunPlan<'a, S> {
 pub(crate) struct Resumption {
     pub(crate) paused: PausedRun,
     pub(crate) decisions: Vec<(PendingCall, Decision)>,
-}
-
-impl<'a, S> RunPlan<'a, S> {
-    /// A plain run with this context and the agent's settings.
-    pub(crate) fn new(context: &'a S) -> Self {
-        RunPlan {
-            context,
-            settings: None,
-            output: None,
-            resume: None,
-            journal: None,
-        }
-    }
 }
 
 /// Runs `agent` on `messages` until it finishes, stops, fails or `cancel` (if any) completes.
@@ -274,6 +261,29 @@ struct Refusals {
     over_limit: bool,
 }
 
+/// Where the calls of a step (or of a resumed run's decisions) put their outcomes as each one
+/// comes, in call order, so that what finished outlives an interruption of the rest.
+struct Slots<T>(std::sync::Mutex<Vec<Option<T>>>);
+
+impl<T> Slots<T> {
+    fn new(calls: usize) -> Self {
+        Slots(std::sync::Mutex::new(
+            std::iter::repeat_with(|| None).take(calls).collect(),
+        ))
+    }
+
+    fn fill(&self, index: usize, value: T) {
+        let mut slots = self.0.lock().unwrap_or_else(|poison| poison.into_inner());
+        slots[index] = Some(value);
+    }
+
+    fn into_inner(self) -> Vec<Option<T>> {
+        self.0
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+}
+
 /// Why something in flight was dropped.
 #[derive(Clone, Copy)]
 enum Interrupt {
@@ -306,10 +316,14 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             .resume
             .as_ref()
             .map_or(Duration::ZERO, |resume| resume.paused.elapsed());
-        let mut settings = match (&plan.resume, plan.settings) {
-            (Some(resume), _) => resume.paused.0.settings.clone(),
-            (None, Some(settings)) => settings.or(&agent.settings),
-            (None, None) => agent.settings.clone(),
+        // The run's own settings over the agent's, or over the paused run's when it goes on.
+        let base = match &plan.resume {
+            Some(resume) => &resume.paused.0.settings,
+            None => &agent.settings,
+        };
+        let mut settings = match plan.settings {
+            Some(settings) => settings.or(base),
+            None => base.clone(),
         };
         let output = plan
             .output
@@ -657,37 +671,45 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         refusals: &[Option<NotRun<'static>>],
         cancel: &mut std::pin::Pin<&mut C>,
     ) -> (CallsDone, Option<StopReason>) {
-        let run_all = async {
-            // A journal records the calls in the order they run: one by one, in call order.
-            if self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none() {
-                join_all(
-                    calls
-                        .iter()
-                        .zip(refusals)
-                        .map(|(call, refusal)| self.call(call, *refusal)),
-                )
-                .await
-            } else {
-                let mut results = Vec::with_capacity(calls.len());
-                for (call, refusal) in calls.iter().zip(refusals) {
-                    results.push(self.call(call, *refusal).await);
+        // Each call's outcome lands in its slot as soon as it is known, so that an interruption
+        // drops only the calls still in flight: one that finished keeps its real result (its
+        // effects happened, and the hooks saw it).
+        let slots = Slots::new(calls.len());
+        let slots_ref = &slots;
+        let run_all =
+            async {
+                let each = calls.iter().zip(refusals).enumerate().map(
+                    |(index, (call, refusal))| async move {
+                        let called = self.call(call, *refusal).await;
+                        slots_ref.fill(index, called);
+                    },
+                );
+                // A journal records the calls in the order they run: one by one, in call order.
+                if self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none() {
+                    join_all(each).await;
+                } else {
+                    for call in each {
+                        call.await;
+                    }
                 }
-                results
-            }
-        };
-        match self.interruptible(run_all, cancel).await {
-            Ok(called) => (CallsDone::Many(called), None),
-            Err(interrupt) => {
-                // Whatever was in flight is dropped; every call is answered, so the history stays
-                // valid.
-                let why = interrupt.not_run();
-                let results = calls
-                    .iter()
-                    .map(|call| Called::Answered(self.agent.tools.not_run(call, why)))
-                    .collect();
-                (CallsDone::Many(results), Some(self.interrupted(interrupt)))
-            }
-        }
+            };
+        let stop = self.interruptible(run_all, cancel).await.err();
+        let called = slots
+            .into_inner()
+            .into_iter()
+            .zip(calls)
+            .map(|(called, call)| {
+                // Still in flight when the run was interrupted: dropped, so answered as not run.
+                called.unwrap_or_else(|| {
+                    let why = stop.map_or(NotRun::RunEnded, Interrupt::not_run);
+                    Called::Answered(self.agent.tools.not_run(call, why))
+                })
+            })
+            .collect();
+        (
+            CallsDone::Many(called),
+            stop.map(|interrupt| self.interrupted(interrupt)),
+        )
     }
 
     /// One more model call with no tools offered, for the best answer at the step limit.
@@ -1138,56 +1160,64 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let this = &*self;
         let tools = &this.agent.tools;
         let context = this.context;
-        let decided = decisions.iter().map(|(pending, decision)| async move {
-            let call = &pending.call;
-            let started = Instant::now();
-            let result = match decision {
-                Decision::Approve => this.execute(call, CallDecision::Run).await,
-                Decision::ApproveWith { arguments } => {
-                    let decision = CallDecision::RunWith { arguments };
-                    this.execute(call, decision).await
-                }
-                Decision::Deny { reason } => {
-                    let decision = CallDecision::NotRun(NotRun::Denied(reason.as_deref()));
-                    tools.execute(context, call, decision).await
-                }
-                Decision::Result {
-                    content,
-                    parts,
-                    is_error,
-                } => ToolResultMessage {
-                    tool_call_id: call.id.clone(),
-                    content: tools.cut_to_limit(content.clone()),
-                    parts: parts.clone(),
-                    is_error: *is_error,
-                },
-            };
-            this.observe(call, &result, Some(started));
-            result
-        });
+        // As in a step: each result lands in its slot when known, so an interruption drops only
+        // the approved calls still running; a denial, a caller's result and a call that finished
+        // keep their answers.
+        let slots = Slots::new(decisions.len());
+        let slots_ref = &slots;
+        let decided = decisions
+            .iter()
+            .enumerate()
+            .map(|(index, (pending, decision))| async move {
+                let call = &pending.call;
+                let started = Instant::now();
+                let result = match decision {
+                    Decision::Approve => this.execute(call, CallDecision::Run).await,
+                    Decision::ApproveWith { arguments } => {
+                        let decision = CallDecision::RunWith { arguments };
+                        this.execute(call, decision).await
+                    }
+                    Decision::Deny { reason } => {
+                        let decision = CallDecision::NotRun(NotRun::Denied(reason.as_deref()));
+                        tools.execute(context, call, decision).await
+                    }
+                    Decision::Result {
+                        content,
+                        parts,
+                        is_error,
+                    } => ToolResultMessage {
+                        tool_call_id: call.id.clone(),
+                        content: tools.cut_to_limit(content.clone()),
+                        parts: parts.clone(),
+                        is_error: *is_error,
+                    },
+                };
+                this.observe(call, &result, Some(started));
+                slots_ref.fill(index, result);
+            });
         // As the step's calls would have run: at once, or one by one for an agent that asks so.
         let run_all = async {
             if this.agent.concurrent_tools && this.journal.is_none() {
-                join_all(decided).await
+                join_all(decided).await;
             } else {
-                let mut results = Vec::with_capacity(decisions.len());
                 for call in decided {
-                    results.push(call.await);
+                    call.await;
                 }
-                results
             }
         };
-        let (mut decided, stop) = match this.interruptible(run_all, cancel).await {
-            Ok(decided) => (decided, None),
-            Err(interrupt) => {
-                let why = interrupt.not_run();
-                let answered = decisions
-                    .iter()
-                    .map(|(pending, _)| tools.not_run(&pending.call, why))
-                    .collect();
-                (answered, Some(self.interrupted(interrupt)))
-            }
-        };
+        let interrupted = this.interruptible(run_all, cancel).await.err();
+        let mut decided: Vec<ToolResultMessage> = slots
+            .into_inner()
+            .into_iter()
+            .zip(&decisions)
+            .map(|(result, (pending, _))| {
+                result.unwrap_or_else(|| {
+                    let why = interrupted.map_or(NotRun::RunEnded, Interrupt::not_run);
+                    tools.not_run(&pending.call, why)
+                })
+            })
+            .collect();
+        let stop = interrupted.map(|interrupt| self.interrupted(interrupt));
         for result in &decided {
             self.emit(|| LiveEvent::ToolResult(result.clone()));
         }

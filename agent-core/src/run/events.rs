@@ -79,8 +79,9 @@ thread_local! {
 /// stack of them) and finds the events there right after: no lock, no channel, no waker, and no
 /// allocation per event (measured: a channel's node per event was a fifth of a streamed step; a
 /// shared queue's lock, about 10 ns an event, 8% of a streamed run whose model never waits).
-#[derive(Clone, Copy)]
-pub(crate) struct EventSender {
+#[derive(Clone, Copy, Debug)]
+#[doc(hidden)]
+pub struct EventSender {
     /// Made only by [`RunStream::new`], for the run it polls.
     _private: (),
 }
@@ -141,7 +142,7 @@ impl std::future::Future for HandOver {
 }
 
 /// The stream of a run's events, then its end ([`RunEvent::Finished`]): what
-/// [`Agent::run_stream`](crate::Agent::run_stream) and the `stream` of a run builder return.
+/// [`RunRequest::stream`](crate::RunRequest::stream) returns.
 pub struct RunStream<'a, O = RunOutput> {
     run: Option<BoxFuture<'a, Result<O, RunError>>>,
     /// Events the run sent, not yet handed out (lent to the run while it is polled).

@@ -7,13 +7,14 @@ use crate::model::{ChatResponse, ModelError};
 use crate::tool::{BoxFuture, ToolDef};
 
 /// Records each model call and each tool call of a run as one step, and hands recorded ones back
-/// on replay. Implemented by the durable runners (`restate`); a plain run has none and pays one
-/// branch per call.
+/// on replay. Implemented by the durable runners (`restate`; another engine can implement it
+/// outside the crate) and given to a run with [`RunRequest::journal`](super::RunRequest::journal);
+/// a plain run has none.
 ///
 /// A journaled run must make the same calls in the same order each time it is replayed: the loop
 /// then runs a step's tool calls one after another (never at once) and applies no wall-clock time
 /// limit, whose firing would differ between the first run and its replay.
-pub(crate) trait Journal: Send + Sync {
+pub trait Journal: Send + Sync {
     /// Makes the model call of `step` (or gives back its recorded reply).
     fn model_call<'a>(
         &'a self,

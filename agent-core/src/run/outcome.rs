@@ -26,7 +26,7 @@ pub struct RunOutput {
     pub step_usage: Vec<Usage>,
     /// For a run that ended [paused](StopReason::Paused): the calls that wait, the results of the
     /// reply's other calls, and everything needed to go on
-    /// ([`Agent::resume_paused`](crate::Agent::resume_paused)); `None` otherwise. A paused run's
+    /// ([`Agent::resume`](crate::Agent::resume)); `None` otherwise. A paused run's
     /// `messages` end with the reply whose calls wait, unanswered until it resumes.
     pub paused: Option<PausedRun>,
 }
@@ -136,13 +136,14 @@ pub enum RunError {
         /// Tokens used.
         usage: Usage,
     },
-    /// A conversation could not be loaded or saved ([`Agent::run_in`](crate::Agent::run_in)):
-    /// before the run, nothing ran; after it, its transcript is here and nothing was saved.
-    #[error("the conversation could not be loaded or saved: {source}")]
+    /// The run's [session](crate::RunRequest::session) refused it (a paused run waits, or none
+    /// does) or could not be loaded or saved: before the run, nothing ran; after it, its
+    /// transcript is here and nothing was saved.
+    #[error("the session: {source}")]
     Session {
         /// What the store said.
         #[source]
-        source: crate::session::SessionError,
+        source: super::store::SessionError,
         /// The run's conversation (or the stored one, when the run did not start).
         messages: Vec<Message>,
         /// Tokens the run used.

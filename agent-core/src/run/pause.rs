@@ -1,6 +1,6 @@
 //! Runs that wait for a person or for the caller: a run that reaches a call it may not make alone
 //! ends paused, with a [`PausedRun`] that lists the waiting calls and serializes to JSON; a later
-//! [`Agent::resume_paused`](crate::Agent::resume_paused), in this process or another, takes one
+//! [`Agent::resume`](crate::Agent::resume), in this process or another, takes one
 //! [`Decision`] per waiting call and goes on under the same limits.
 
 use std::collections::HashMap;

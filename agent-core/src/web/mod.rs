@@ -26,6 +26,7 @@ mod request;
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -34,9 +35,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::StreamExt;
 
-use crate::agent::Agent;
-use crate::run::RunEvent;
-use crate::session::{MemorySessions, Place, SessionStore, save};
+use crate::run::{Agent, ResumeFrom, RunEvent};
+use crate::session::{MemorySessions, SessionStore};
 use chunks::{Chunk, Encoder};
 use request::Turn;
 
@@ -56,6 +56,8 @@ struct Shared {
     agent: Arc<Agent>,
     store: Arc<dyn SessionStore>,
     body_limit: usize,
+    /// Answers begun so far, for each answer's message id.
+    answers: AtomicU64,
 }
 
 impl ChatServer {
@@ -100,6 +102,7 @@ impl ChatServer {
             agent: self.agent,
             store: self.store,
             body_limit: self.body_limit,
+            answers: AtomicU64::new(0),
         });
         let origins = Arc::new(self.allowed_origins);
         axum::Router::new()
@@ -209,7 +212,6 @@ async fn answer(
     sender: tokio::sync::mpsc::Sender<Bytes>,
 ) {
     let store = &*shared.store;
-    let _hold = store.hold(&chat_id).await;
     let send = |chunks: Vec<Chunk>| {
         let sender = &sender;
         async move {
@@ -223,60 +225,27 @@ async fn answer(
             true
         }
     };
-    let stored = match store.load(&chat_id).await {
-        Ok(stored) => stored,
-        Err(error) => {
-            let _ = send(vec![Chunk::Error {
-                error_text: error.to_string(),
-            }])
-            .await;
-            return;
-        }
-    };
-    let place = Place::of(&stored.messages);
     // The client going away (the response dropped) cancels the run, even while a tool works.
     let watch = sender.clone();
     let cancelled = async move { watch.closed().await };
-    let mut events = match (turn, stored.paused) {
-        (Turn::Message(input), None) => {
-            let mut run = shared
-                .agent
-                .run_with(&(), input.text)
-                .with_parts(input.parts)
-                .until(cancelled);
-            if !stored.messages.is_empty() {
-                run = run.history(stored.messages);
-            }
-            run.stream()
-        }
-        (Turn::Approvals(decisions), Some(paused)) => shared
-            .agent
-            .resume_paused(paused, decisions)
-            .until(cancelled)
-            .stream(),
-        (Turn::Message(_), Some(_)) => {
-            let error_text = "a call in this chat waits for approval; answer it first".to_owned();
-            let _ = send(vec![Chunk::Error { error_text }]).await;
-            return;
-        }
-        (Turn::Approvals(_), None) => {
-            let error_text = "nothing in this chat waits for approval".to_owned();
-            let _ = send(vec![Chunk::Error { error_text }]).await;
-            return;
-        }
+    let run = match turn {
+        Turn::Message(input) => shared.agent.run(input.text).parts(input.parts),
+        Turn::Approvals(decisions) => shared.agent.resume(ResumeFrom::Session, decisions),
     };
+    let mut events = run
+        .session(store, chat_id.as_str())
+        .until(cancelled)
+        .stream();
     let mut encoder = Encoder::default();
-    // Unique in the chat: the conversation's length when the answer began.
-    let message_id = format!("msg-{chat_id}-{}", place.loaded);
+    // Unique in the chat: a message of its own for each answer.
+    let message_id = format!(
+        "msg-{chat_id}-{}",
+        shared.answers.fetch_add(1, Ordering::Relaxed)
+    );
     let mut listening = send(vec![Encoder::start(&message_id)]).await;
-    let mut outcome = None;
     while let Some(event) = events.next().await {
         let chunks = match event {
-            RunEvent::Finished(result) => {
-                let chunks = encoder.finish(&result);
-                outcome = Some(result);
-                chunks
-            }
+            RunEvent::Finished(result) => encoder.finish(&result),
             event => encoder.encode(event),
         };
         // Once the client is gone the run is being cancelled; what it did is still kept.
@@ -285,19 +254,6 @@ async fn answer(
         }
     }
     drop(events);
-    if let Some(outcome) = outcome {
-        // A failed run's error went out already; only the store's own failure is news.
-        let ran = outcome.is_ok();
-        if let Err(error) = save(store, &chat_id, place, outcome).await
-            && ran
-            && listening
-        {
-            let _ = send(vec![Chunk::Error {
-                error_text: error.to_string(),
-            }])
-            .await;
-        }
-    }
     if listening {
         let _ = sender.send(frame("[DONE]")).await;
     }

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use super::{LiveEvent, Run};
-use crate::agent::Agent;
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use crate::output::{OutputCheck, OutputMode, OutputProblem, RejectedOutput, json_in_text};
+use crate::run::agent::Agent;
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::NotRun;
 use crate::tool::ToolDef;

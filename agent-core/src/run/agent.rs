@@ -1,9 +1,12 @@
-//! The agent: a model, its tools and its settings. Its runs are in `run/`.
+//! The agent: a model, its tools and its settings, and the two ways into a run of it
+//! ([`Agent::run`], [`Agent::resume`]). Every method of `Agent` is here.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::pause::Decision;
+use super::request::{Input, ResumeFrom, RunRequest};
 use crate::hooks::{Approval, Approver, ApproverWithState, Hooks, HooksWithState};
 use crate::limits::{AtStepLimit, Limits};
 use crate::message::ToolCall;
@@ -12,6 +15,7 @@ use crate::output::{OutputMode, OutputSettings};
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::{Tool, ToolDef};
+use crate::toolbox::ToolBox;
 use crate::toolset::{ToolSet, ToolSetError};
 
 /// A model with tools, ready to run.
@@ -21,9 +25,9 @@ use crate::toolset::{ToolSet, ToolSetError};
 ///
 /// `S` is the context its tools, hooks and approver take: an agent whose tools take
 /// [`State<Db>`](crate::State) is an `Agent<Db>`. Either each run hands it its own `Db`
-/// ([`run_with`](Agent::run_with): one agent serves many users, each run with its own), or
+/// ([`RunRequest::context`]: one agent serves many users, each run with its own), or
 /// [`state`](Agent::state) binds one `Db` for all runs and makes a plain [`Agent`] (`Agent<()>`)
-/// that runs with [`run`](Agent::run).
+/// whose runs need no context.
 pub struct Agent<S = ()> {
     pub(crate) model: Arc<dyn Model>,
     pub(crate) tools: ToolSet<S>,
@@ -140,16 +144,18 @@ impl<S: Send + Sync + 'static> Agent<S> {
 
     /// Approves nothing in the process: a run that reaches a call needing approval ends paused
     /// with the call waiting (see [`Approval::Defer`](crate::Approval::Defer)), for a person to
-    /// decide on later through [`resume_paused`](Agent::resume_paused). The same as an approver
+    /// decide on later through [`resume`](Agent::resume). The same as an approver
     /// that always defers.
     pub fn defer_approvals(self) -> Self {
         self.approve_with(|_: ToolCall, _: ToolDef| std::future::ready(Approval::Defer))
     }
 
-    /// Sets the model settings of every run: tool choice, temperature, the longest reply. A run
-    /// can override each one ([`RunBuilder::settings`](crate::RunBuilder::settings)).
+    /// Sets the model settings of every run: tool choice, temperature, the longest reply. Each
+    /// one set here replaces the agent's; each one left `None` keeps what was set before (by an
+    /// earlier call or a shorthand such as [`temperature`](Agent::temperature)). A run can
+    /// override each one the same way ([`RunRequest::settings`]).
     pub fn model_settings(mut self, settings: ModelSettings) -> Self {
-        self.settings = settings;
+        self.settings = settings.or(&self.settings);
         self
     }
 
@@ -202,9 +208,9 @@ impl<S: Send + Sync + 'static> Agent<S> {
         Ok(self)
     }
 
-    /// Gives the tools (and hooks and approver) their state once for all runs. The agent then
-    /// needs nothing more and runs with [`run`](Agent::run). To give each run its own value
-    /// instead, keep the agent as it is and run it with [`run_with`](Agent::run_with).
+    /// Gives the tools (and hooks and approver) their state once for all runs. The agent's runs
+    /// then need no context. To give each run its own value instead, keep the agent as it is and
+    /// give each run its [`context`](RunRequest::context).
     pub fn state(self, state: S) -> Agent<()> {
         let state = Arc::new(state);
         let hooks = self
@@ -234,6 +240,73 @@ impl<S: Send + Sync + 'static> Agent<S> {
             settings: self.settings,
             output: self.output,
         }
+    }
+
+    /// Adds the tools of a value whose methods are tools (see [`ToolBox`]); fails, adding none of
+    /// them, if a name is taken or invalid. Pass an `Arc` of the value to share it with other
+    /// agents or with code of your own.
+    pub fn try_toolbox(mut self, toolbox: impl ToolBox<S>) -> Result<Self, ToolSetError> {
+        self.tools.add_toolbox(toolbox)?;
+        Ok(self)
+    }
+
+    /// A run on `input`: a new conversation (the system prompt, then `input`) unless the request
+    /// says otherwise. `.await` it, or set it up first: its [`context`](RunRequest::context),
+    /// [`history`](RunRequest::history) or [`session`](RunRequest::session), images
+    /// ([`parts`](RunRequest::parts)), settings, a cancel signal ([`until`](RunRequest::until)), a
+    /// typed answer ([`output`](RunRequest::output)), or [`stream`](RunRequest::stream) it.
+    pub fn run(&self, input: impl Into<Input>) -> RunRequest<'_, S> {
+        RunRequest::new(self, input.into())
+    }
+
+    /// Goes on with a [paused](crate::StopReason::Paused) run, given one [`Decision`] per
+    /// waiting call (by call id): approved calls run (with edited arguments where given), denied
+    /// ones are answered with the reason, external ones with the caller's result; then the loop
+    /// goes on under the same limits, the steps, tokens, tool calls and time already used
+    /// counting, with the paused run's settings. `paused` may come from another process
+    /// ([`PausedRun::from_json`](crate::PausedRun::from_json)), or be the one kept in the run's
+    /// session ([`ResumeFrom::Session`]). Decisions that do not fit (an unknown call id, a call
+    /// without a decision or with two, a tool this agent lacks, a result for a call waiting for
+    /// approval) are [`RunError::Resume`](crate::RunError::Resume), and nothing runs. The request
+    /// takes the same settings as [`run`](Agent::run)'s.
+    ///
+    /// ```
+    /// use agent_core::{Agent, AssistantMessage, Decision, PausedRun, StopReason, ToolCall, tool};
+    /// use agent_core::testing::ScriptedModel;
+    ///
+    /// /// Deletes a file.
+    /// #[tool(requires_approval)]
+    /// fn delete(path: String) -> String {
+    ///     format!("deleted {path}")
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([
+    ///     AssistantMessage::tool_calls([ToolCall::new("c1", "delete", r#"{"path":"old.log"}"#)]),
+    ///     AssistantMessage::text("Done."),
+    /// ]);
+    /// let agent = Agent::new(model).try_tool(delete {}).unwrap().defer_approvals();
+    /// let first = agent.run("Clean up").await.unwrap();
+    /// assert_eq!(first.stop_reason, StopReason::Paused);
+    ///
+    /// // Saved, and loaded again (here or in another process, by a fresh agent).
+    /// let saved = first.paused.unwrap().to_json();
+    /// let paused = PausedRun::from_json(&saved).unwrap();
+    /// assert_eq!(paused.pending()[0].call.name, "delete");
+    /// let done = agent.resume(paused, [("c1", Decision::Approve)]).await.unwrap();
+    /// assert_eq!(done.text, "Done.");
+    /// # });
+    /// ```
+    pub fn resume(
+        &self,
+        paused: impl Into<ResumeFrom>,
+        decisions: impl IntoIterator<Item = (impl Into<String>, Decision)>,
+    ) -> RunRequest<'_, S> {
+        let decisions = decisions
+            .into_iter()
+            .map(|(id, decision)| (id.into(), decision))
+            .collect();
+        RunRequest::resuming(self, paused.into(), decisions)
     }
 
     /// The agent's tools.

@@ -1,0 +1,705 @@
+//! The one way into a run: what [`Agent::run`] and [`Agent::resume`] return, set up with
+//! everything a run can have (its context, its conversation, images, settings, a cancel signal,
+//! a typed output, a journal), then awaited or streamed.
+
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::marker::PhantomData;
+
+use super::agent::Agent;
+use super::driver::{Resumption, RunPlan, drive};
+use super::events::{EventSender, RunStream};
+use super::journal::Journal;
+use super::outcome::{RunError, RunOutput};
+use super::pause::{Decision, PausedRun};
+use super::store::{Conversation, Place, SessionError, SessionStore, save, session_error};
+use crate::content::Part;
+use crate::message::{Message, Usage};
+use crate::output::{OutputCheck, OutputMode, OutputType, TypedCheck, TypedOutput, Validator};
+use crate::settings::{ModelSettings, Thinking, ToolChoice};
+use crate::tool::BoxFuture;
+
+/// What a new run adds to its conversation before its first step: the user's message, or nothing
+/// (to go on with a history as it is, say after a step limit). Made from any text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Input {
+    text: Option<String>,
+}
+
+impl Input {
+    /// Nothing: the run goes on with its history as it is (given with
+    /// [`history`](RunRequest::history) or [`session`](RunRequest::session)).
+    pub fn nothing() -> Self {
+        Input { text: None }
+    }
+}
+
+impl From<String> for Input {
+    fn from(text: String) -> Self {
+        Input { text: Some(text) }
+    }
+}
+
+impl From<&str> for Input {
+    fn from(text: &str) -> Self {
+        Input::from(text.to_owned())
+    }
+}
+
+impl From<&String> for Input {
+    fn from(text: &String) -> Self {
+        Input::from(text.clone())
+    }
+}
+
+impl From<std::borrow::Cow<'_, str>> for Input {
+    fn from(text: std::borrow::Cow<'_, str>) -> Self {
+        Input::from(text.into_owned())
+    }
+}
+
+/// Which paused run [`Agent::resume`] goes on with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResumeFrom {
+    /// This one (from a [`RunOutput::paused`], or loaded with [`PausedRun::from_json`]).
+    Run(PausedRun),
+    /// The one kept in the run's [`session`](RunRequest::session): a run that resumes from it
+    /// without a session, or from a session with none waiting, is refused
+    /// ([`SessionError::NotPaused`]) and nothing runs.
+    Session,
+}
+
+impl From<PausedRun> for ResumeFrom {
+    fn from(paused: PausedRun) -> Self {
+        ResumeFrom::Run(paused)
+    }
+}
+
+/// A run not given its context yet: [`RunRequest::context`] gives it one. A run of an agent whose
+/// tools need no context (an `Agent<()>`) starts without.
+#[derive(Debug, Clone, Copy)]
+pub struct NoContext;
+
+/// A run given its context with [`RunRequest::context`].
+#[derive(Debug, Clone, Copy)]
+pub struct WithContext;
+
+/// What a run needs to start: the context its tools, hooks and approver are handed. A run of an
+/// `Agent<S>` (tools that take [`State`](crate::State) of an `S`) has one when given
+/// [`context`](RunRequest::context); an `Agent<()>` needs none.
+#[diagnostic::on_unimplemented(
+    message = "this run has no context: the agent's tools, hooks or approver need a `{S}`",
+    label = "the run starts here without one",
+    note = "give the run its context with `.context(&value)`, or bind one value for every run with `Agent::state`"
+)]
+pub trait ContextGiven<'a, S> {
+    /// The context the run is handed.
+    #[doc(hidden)]
+    fn context(given: Option<&'a S>) -> &'a S;
+}
+
+impl<'a> ContextGiven<'a, ()> for NoContext {
+    fn context(_: Option<&'a ()>) -> &'a () {
+        &()
+    }
+}
+
+impl<'a, S> ContextGiven<'a, S> for WithContext {
+    fn context(given: Option<&'a S>) -> &'a S {
+        // `RunRequest::context` is the only way to a `WithContext` request, and it sets one.
+        given.expect("a run with `WithContext` has its context")
+    }
+}
+
+/// A run whose answer is its text: a [`RunOutput`]. The default.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Text;
+
+/// A run whose answer is a value of type `T`: what [`RunRequest::output`] asks for.
+pub struct Typed<'a, S, T> {
+    mode: Option<OutputMode>,
+    retries: Option<usize>,
+    validators: Vec<Validator<'a, S, T>>,
+}
+
+impl<S, T> fmt::Debug for Typed<'_, S, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Typed")
+            .field("output", &std::any::type_name::<T>())
+            .field("mode", &self.mode)
+            .field("retries", &self.retries)
+            .field("validators", &self.validators.len())
+            .finish()
+    }
+}
+
+/// Where a run's conversation comes from (and, for a session, goes to).
+enum Source<'a> {
+    /// A new conversation: the system prompt, then the input.
+    New,
+    /// An earlier conversation the caller keeps.
+    History(Vec<Message>),
+    /// A conversation a store keeps: loaded before the run, appended to after it.
+    Session {
+        store: &'a dyn SessionStore,
+        id: String,
+    },
+}
+
+/// How the run starts: from an input, or from a paused run with decisions on its waiting calls.
+enum Start {
+    Input(Input),
+    Resume {
+        from: ResumeFrom,
+        decisions: Vec<(String, Decision)>,
+    },
+}
+
+/// One run of an agent, set up and not yet started: what [`Agent::run`] and [`Agent::resume`]
+/// return. `.await` it for its output, [`stream`](RunRequest::stream) it for its events, and
+/// before that give it what this run needs; every combination works (a streamed, cancellable
+/// session run with an image and a typed output, say).
+///
+/// - [`context`](RunRequest::context): the value tools' [`State`](crate::State) parameters,
+///   hooks and the approver are handed in this run (one agent, many users);
+/// - [`history`](RunRequest::history) or [`session`](RunRequest::session): the conversation it
+///   goes on with;
+/// - [`parts`](RunRequest::parts): images and documents after the input's text;
+/// - [`settings`](RunRequest::settings) and its shorthands: model settings over the agent's;
+/// - [`until`](RunRequest::until): a cancel signal;
+/// - [`output`](RunRequest::output): the answer as a value of your type;
+/// - [`journal`](RunRequest::journal): a durable engine's record of each call.
+///
+/// ```
+/// use agent_core::testing::ScriptedModel;
+/// use agent_core::{Agent, AssistantMessage, State, ToolCall, agent, tool};
+///
+/// #[derive(Clone)]
+/// struct UserId(u64);
+///
+/// /// Who is asking.
+/// #[tool]
+/// fn whoami(State(user): State<UserId>) -> String {
+///     format!("user {}", user.0)
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let model = ScriptedModel::new([
+///     AssistantMessage::tool_calls([ToolCall::new("1", "whoami", "{}")]),
+///     AssistantMessage::text("You are user 7."),
+/// ]);
+/// // One agent, built once; each run brings its own user.
+/// let agent: Agent<UserId> = agent!(model, whoami);
+/// let out = agent.run("Who am I?").context(&UserId(7)).temperature(0.0).await.unwrap();
+/// assert_eq!(out.messages[3].content(), "user 7");
+/// # });
+/// ```
+///
+/// A run of an agent whose tools need a context does not compile without one.
+#[must_use = "a run does nothing until it is awaited or streamed"]
+pub struct RunRequest<'a, S, C = NoContext, O = Text> {
+    agent: &'a Agent<S>,
+    context: Option<&'a S>,
+    start: Start,
+    source: Source<'a>,
+    parts: Vec<Part>,
+    settings: Option<ModelSettings>,
+    cancel: Option<BoxFuture<'a, ()>>,
+    journal: Option<&'a dyn Journal>,
+    output: O,
+    given: PhantomData<fn() -> C>,
+}
+
+impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
+    /// A run of `agent` on `input`, with nothing else set.
+    pub(super) fn new(agent: &'a Agent<S>, input: Input) -> Self {
+        Self::starting(agent, Start::Input(input))
+    }
+
+    /// A run of `agent` going on with a paused run, given a decision per waiting call.
+    pub(super) fn resuming(
+        agent: &'a Agent<S>,
+        from: ResumeFrom,
+        decisions: Vec<(String, Decision)>,
+    ) -> Self {
+        Self::starting(agent, Start::Resume { from, decisions })
+    }
+
+    fn starting(agent: &'a Agent<S>, start: Start) -> Self {
+        RunRequest {
+            agent,
+            context: None,
+            start,
+            source: Source::New,
+            parts: Vec::new(),
+            settings: None,
+            cancel: None,
+            journal: None,
+            output: Text,
+            given: PhantomData,
+        }
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, O> RunRequest<'a, S, NoContext, O> {
+    /// Gives the run its context: the value the tools' [`State`](crate::State) parameters, the
+    /// hooks and the approver are handed in this run. One agent serves many runs at once, each with
+    /// its own context (the user a web request is for, say); a tool asking for a part the context
+    /// does not have is a compile error where the agent is built.
+    pub fn context(self, context: &'a S) -> RunRequest<'a, S, WithContext, O> {
+        RunRequest {
+            agent: self.agent,
+            context: Some(context),
+            start: self.start,
+            source: self.source,
+            parts: self.parts,
+            settings: self.settings,
+            cancel: self.cancel,
+            journal: self.journal,
+            output: self.output,
+            given: PhantomData,
+        }
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
+    /// Asks for the answer as a `T`: `.await` gives a [`TypedOutput<T>`].
+    ///
+    /// The model may call tools first; its answer is then read as a `T` (see [`OutputMode`] for
+    /// how it is asked for). An answer that is not JSON, does not fit `T` (every field path is
+    /// reported) or that a [validator](RunRequest::validate) rejects goes back to the model as a
+    /// correction, up to the [retries](RunRequest::output_retries); past them the run fails with
+    /// [`RunError::Output`], which keeps every rejected answer and the transcript. A run that stops
+    /// before any answer (a limit, a hook, a cancellation) fails with [`RunError::NoOutput`]. A
+    /// typed run does not pause: a call that would wait is answered as not run.
+    ///
+    /// ```
+    /// use agent_core::testing::ScriptedModel;
+    /// use agent_core::{Agent, AssistantMessage, ToolCall};
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// /// A support ticket.
+    /// #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    /// struct Ticket {
+    ///     title: String,
+    ///     urgent: bool,
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([AssistantMessage::tool_calls([ToolCall::new(
+    ///     "1",
+    ///     "final_result",
+    ///     r#"{"title": "Printer on fire", "urgent": true}"#,
+    /// )])]);
+    /// let agent = Agent::new(model);
+    /// let ticket = agent
+    ///     .run("The printer is on fire!")
+    ///     .output::<Ticket>()
+    ///     .validate(|_, ticket: &Ticket| {
+    ///         if ticket.title.is_empty() { Err("give the ticket a title") } else { Ok(()) }
+    ///     })
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(ticket.value, Ticket { title: "Printer on fire".into(), urgent: true });
+    /// # });
+    /// ```
+    pub fn output<T: OutputType>(self) -> RunRequest<'a, S, C, Typed<'a, S, T>> {
+        RunRequest {
+            agent: self.agent,
+            context: self.context,
+            start: self.start,
+            source: self.source,
+            parts: self.parts,
+            settings: self.settings,
+            cancel: self.cancel,
+            journal: self.journal,
+            output: Typed {
+                mode: None,
+                retries: None,
+                validators: Vec::new(),
+            },
+            given: PhantomData,
+        }
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, C, T: OutputType> RunRequest<'a, S, C, Typed<'a, S, T>> {
+    /// Sets how the output is asked for (the agent's [`output_mode`](Agent::output_mode)
+    /// otherwise).
+    pub fn output_mode(mut self, mode: OutputMode) -> Self {
+        self.output.mode = Some(mode);
+        self
+    }
+
+    /// Sets how many rejected answers go back to the model before the run fails (the agent's
+    /// [`output_retries`](Agent::output_retries) otherwise).
+    pub fn output_retries(mut self, retries: usize) -> Self {
+        self.output.retries = Some(retries);
+        self
+    }
+
+    /// Adds a check of the value beyond its type, handed the run's context: `Err(message)` sends
+    /// `message` to the model, which tries again. Validators run in the order added.
+    pub fn validate<E: fmt::Display>(
+        mut self,
+        validator: impl Fn(&S, &T) -> Result<(), E> + Send + Sync + 'a,
+    ) -> Self {
+        self.output.validators.push(Box::new(move |context, value| {
+            validator(context, value).map_err(|error| error.to_string())
+        }));
+        self
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
+    /// Goes on with an earlier conversation (say, the `messages` of a previous [`RunOutput`]):
+    /// the history comes before this run's input, with the system prompt in front if it has none.
+    /// Replaces a [`session`](RunRequest::session) set before.
+    pub fn history(mut self, history: Vec<Message>) -> Self {
+        self.source = Source::History(history);
+        self
+    }
+
+    /// Runs on conversation `id` of `store`: holds it (runs on one conversation are serialized,
+    /// see [the module](crate::session)), loads it (a new one starts with the system prompt),
+    /// runs, and appends the run's new messages; a run that pauses keeps its paused run in the
+    /// store for `agent.resume(ResumeFrom::Session, ..)`. A run that fails after it began appends
+    /// its transcript as well (the question, and every call it made, answered), so its tools'
+    /// effects are on record and not repeated by the next run; the error is returned. A new run on
+    /// a conversation with a paused run waiting is refused ([`SessionError::Paused`]) and nothing
+    /// runs. Replaces a [`history`](RunRequest::history) set before.
+    pub fn session(mut self, store: &'a dyn SessionStore, id: impl Into<String>) -> Self {
+        self.source = Source::Session {
+            store,
+            id: id.into(),
+        };
+        self
+    }
+
+    /// Adds parts (images, documents) after the input's text.
+    pub fn parts(mut self, parts: impl IntoIterator<Item = Part>) -> Self {
+        self.parts.extend(parts);
+        self
+    }
+
+    /// Sets this run's model settings: each one set here is this run's, each one left `None` is
+    /// the one set before on this run, or else the agent's (a resumed run's: the paused run's).
+    /// The same merge as [`Agent::model_settings`].
+    pub fn settings(mut self, settings: ModelSettings) -> Self {
+        self.settings = Some(match self.settings.take() {
+            Some(earlier) => settings.or(&earlier),
+            None => settings,
+        });
+        self
+    }
+
+    /// Sets whether and which tool the model must call in this run.
+    pub fn tool_choice(self, choice: ToolChoice) -> Self {
+        self.settings(ModelSettings::new().tool_choice(choice))
+    }
+
+    /// Sets this run's sampling temperature.
+    pub fn temperature(self, temperature: f32) -> Self {
+        self.settings(ModelSettings::new().temperature(temperature))
+    }
+
+    /// Sets the most tokens one reply of this run may have.
+    pub fn max_tokens(self, tokens: u32) -> Self {
+        self.settings(ModelSettings::new().max_tokens(tokens))
+    }
+
+    /// Sets how much a reasoning model thinks in this run.
+    pub fn thinking(self, thinking: Thinking) -> Self {
+        self.settings(ModelSettings::new().thinking(thinking))
+    }
+
+    /// Cancels the run when `cancel` completes: the model call or tool calls in flight are
+    /// dropped (calls that finished keep their results) and the run ends with
+    /// [`StopReason::Cancelled`](crate::StopReason::Cancelled) and the transcript so far.
+    /// Dropping the run's future cancels it as well.
+    pub fn until(mut self, cancel: impl Future<Output = ()> + Send + 'a) -> Self {
+        self.cancel = Some(Box::pin(cancel));
+        self
+    }
+
+    /// Records the run's model and tool calls in `journal`, for a durable-execution engine: a run
+    /// replayed after a crash gets the recorded replies and results back instead of calling
+    /// again (see [`Journal`]).
+    pub fn journal(mut self, journal: &'a dyn Journal) -> Self {
+        self.journal = Some(journal);
+        self
+    }
+
+    /// Splits the request into what the run needs and what it is to answer with.
+    fn split(self) -> (Prepared<'a, S>, O)
+    where
+        C: ContextGiven<'a, S>,
+    {
+        let prepared = Prepared {
+            agent: self.agent,
+            context: C::context(self.context),
+            start: self.start,
+            source: self.source,
+            parts: self.parts,
+            settings: self.settings,
+            cancel: self.cancel,
+            journal: self.journal,
+        };
+        (prepared, self.output)
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, C: ContextGiven<'a, S>, O: Answer<'a, S>>
+    RunRequest<'a, S, C, O>
+{
+    /// Runs, streaming what happens: step starts, the model's text as it arrives, each tool call
+    /// and result, step ends, and last the very result the run awaited would give (a
+    /// [`RunOutput`], or a [`TypedOutput`] for a typed run). Both go through one loop, so they
+    /// cannot behave differently.
+    pub fn stream(self) -> RunStream<'a, O::Output> {
+        RunStream::new(|events| O::start(self, Some(events)))
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, C: ContextGiven<'a, S>, O: Answer<'a, S>> IntoFuture
+    for RunRequest<'a, S, C, O>
+{
+    type Output = Result<O::Output, RunError>;
+    type IntoFuture = BoxFuture<'a, Result<O::Output, RunError>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        O::start(self, None)
+    }
+}
+
+/// What a run answers with: its text ([`Text`], a [`RunOutput`]) or a value ([`Typed`], a
+/// [`TypedOutput`]). Implemented by those two only.
+pub trait Answer<'a, S>: Sized + Send + 'a {
+    /// What the run gives at its end.
+    type Output: Send + 'a;
+
+    /// Starts `request`'s run, sending its events to `events` when streamed.
+    #[doc(hidden)]
+    fn start<C: ContextGiven<'a, S>>(
+        request: RunRequest<'a, S, C, Self>,
+        events: Option<EventSender>,
+    ) -> BoxFuture<'a, Result<Self::Output, RunError>>;
+}
+
+impl<'a, S: Send + Sync + 'static> Answer<'a, S> for Text {
+    type Output = RunOutput;
+
+    fn start<C: ContextGiven<'a, S>>(
+        request: RunRequest<'a, S, C, Self>,
+        events: Option<EventSender>,
+    ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
+        let (prepared, Text) = request.split();
+        Box::pin(prepared.go(None, events))
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, T: OutputType> Answer<'a, S> for Typed<'a, S, T> {
+    type Output = TypedOutput<T>;
+
+    fn start<C: ContextGiven<'a, S>>(
+        request: RunRequest<'a, S, C, Self>,
+        events: Option<EventSender>,
+    ) -> BoxFuture<'a, Result<TypedOutput<T>, RunError>> {
+        let (prepared, typed) = request.split();
+        Box::pin(prepared.go_typed(typed, events))
+    }
+}
+
+impl<S, C, O: fmt::Debug> fmt::Debug for RunRequest<'_, S, C, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (start, decisions) = match &self.start {
+            Start::Input(input) => ("input", input.text.is_some() as usize),
+            Start::Resume { decisions, .. } => ("resume", decisions.len()),
+        };
+        let source = match &self.source {
+            Source::New => "new".to_owned(),
+            Source::History(history) => format!("history of {}", history.len()),
+            Source::Session { id, .. } => format!("session {id:?}"),
+        };
+        f.debug_struct("RunRequest")
+            .field("start", &start)
+            .field("messages_or_decisions", &decisions)
+            .field("conversation", &source)
+            .field("parts", &self.parts.len())
+            .field("settings", &self.settings)
+            .field("cancel", &self.cancel.is_some())
+            .field("journal", &self.journal.is_some())
+            .field("context", &self.context.is_some())
+            .field("output", &self.output)
+            .finish()
+    }
+}
+
+/// A request with its context known: everything the run needs but the answer's kind.
+struct Prepared<'a, S> {
+    agent: &'a Agent<S>,
+    context: &'a S,
+    start: Start,
+    source: Source<'a>,
+    parts: Vec<Part>,
+    settings: Option<ModelSettings>,
+    cancel: Option<BoxFuture<'a, ()>>,
+    journal: Option<&'a dyn Journal>,
+}
+
+impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
+    /// A typed run to its end: the run with its check, then the value the check took.
+    async fn go_typed<T: OutputType>(
+        self,
+        typed: Typed<'a, S, T>,
+        events: Option<EventSender>,
+    ) -> Result<TypedOutput<T>, RunError> {
+        let defaults = self.agent.output;
+        let check = TypedCheck::new(
+            typed.mode.unwrap_or(defaults.mode),
+            typed.retries.unwrap_or(defaults.retries),
+            typed.validators,
+        );
+        let run = self.go(Some(&check), events).await?;
+        match check.into_value() {
+            Some(value) => Ok(TypedOutput { value, run }),
+            // The loop reports a run without its output as `NoOutput`; this is only for safety.
+            None => Err(RunError::NoOutput {
+                stop_reason: run.stop_reason,
+                attempts: Vec::new(),
+                messages: run.messages,
+                usage: run.usage,
+            }),
+        }
+    }
+
+    /// The run to its end: its conversation loaded (from a session, held for the run), the
+    /// paused run's decisions checked, the loop, and what it added appended to the session.
+    async fn go(
+        self,
+        output: Option<&'a dyn OutputCheck<S>>,
+        events: Option<EventSender>,
+    ) -> Result<RunOutput, RunError> {
+        let Prepared {
+            agent,
+            context,
+            start,
+            source,
+            parts,
+            settings,
+            cancel,
+            journal,
+        } = self;
+        let mut session = None;
+        let (history, stored_pause) = match source {
+            Source::New => (None, None),
+            Source::History(history) => (Some(history), None),
+            Source::Session { store, id } => {
+                let hold = store.hold(&id).await;
+                let Conversation { messages, paused } = store
+                    .load(&id)
+                    .await
+                    .map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
+                session = Some((store, id, Place::of(&messages), hold));
+                (Some(messages), Some(paused))
+            }
+        };
+        let session_id = || {
+            session
+                .as_ref()
+                .map_or("", |(_, id, ..)| id.as_str())
+                .to_owned()
+        };
+        let (messages, resume) = match start {
+            Start::Input(input) => {
+                if let Some(Some(paused)) = &stored_pause {
+                    let source = SessionError::Paused {
+                        id: session_id(),
+                        waiting: paused
+                            .pending()
+                            .iter()
+                            .map(|pending| pending.call.id.clone())
+                            .collect(),
+                    };
+                    let messages = history.unwrap_or_default();
+                    return Err(session_error(source, messages, Usage::default()));
+                }
+                (conversation(agent, history, input, parts), None)
+            }
+            Start::Resume { from, decisions } => {
+                let paused = match (from, stored_pause) {
+                    (ResumeFrom::Run(paused), _) => paused,
+                    (ResumeFrom::Session, Some(Some(paused))) => paused,
+                    (ResumeFrom::Session, _) => {
+                        let source = SessionError::NotPaused { id: session_id() };
+                        let messages = history.unwrap_or_default();
+                        return Err(session_error(source, messages, Usage::default()));
+                    }
+                };
+                (Vec::new(), Some(resumption(agent, paused, decisions)?))
+            }
+        };
+        let plan = RunPlan {
+            context,
+            settings,
+            output,
+            resume,
+            journal,
+        };
+        let outcome = drive(agent, plan, messages, cancel, events).await;
+        match session {
+            Some((store, id, place, _hold)) => save(store, &id, place, outcome).await,
+            None => outcome,
+        }
+    }
+}
+
+/// The conversation a new run starts with: its history (the system prompt in front if it has
+/// none) or the system prompt alone, then the input with its parts.
+fn conversation<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    history: Option<Vec<Message>>,
+    input: Input,
+    parts: Vec<Part>,
+) -> Vec<Message> {
+    let mut messages = match history {
+        Some(history) if !history.is_empty() => history,
+        // Room for six: a run that calls a tool once and answers never grows it.
+        _ => Vec::with_capacity(6),
+    };
+    if !matches!(messages.first(), Some(Message::System { .. })) {
+        messages.insert(0, Message::system(agent.system_prompt()));
+    }
+    if input.text.is_some() || !parts.is_empty() {
+        messages.push(Message::User {
+            content: input.text.unwrap_or_default(),
+            parts,
+        });
+    }
+    messages
+}
+
+/// A paused run with its decisions checked against its waiting calls: nothing runs when one does
+/// not fit.
+fn resumption<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    paused: PausedRun,
+    decisions: Vec<(String, Decision)>,
+) -> Result<Box<Resumption>, RunError> {
+    let matched = paused.match_decisions(decisions, |name| agent.tools.get(name).is_some());
+    match matched {
+        Ok(matched) => {
+            let decisions = matched
+                .into_iter()
+                .map(|(pending, decision)| (pending.clone(), decision))
+                .collect();
+            Ok(Box::new(Resumption { paused, decisions }))
+        }
+        Err(source) => Err(RunError::Resume {
+            source,
+            usage: paused.0.usage,
+            messages: paused.0.messages,
+        }),
+    }
+}

@@ -1,0 +1,174 @@
+//! The session seam: where a run's conversation is kept between runs, by conversation id. A run
+//! given a [`session`](super::RunRequest::session) holds its conversation, loads it, runs on it and
+//! appends what it added; the stores themselves (memory, SQLite) are in `session/`.
+
+use std::sync::Arc;
+
+pub use super::locks::{ConversationHold, ConversationLocks};
+use super::outcome::{RunError, RunOutput, StopReason};
+use super::pause::PausedRun;
+use crate::message::{Message, Usage};
+use crate::tool::BoxFuture;
+
+/// A conversation as stored: its messages, and the paused run waiting in it, if any.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Conversation {
+    /// Every message so far. A paused run's reply is here; its results come when it resumes.
+    pub messages: Vec<Message>,
+    /// The run waiting for decisions, if one is.
+    pub paused: Option<PausedRun>,
+}
+
+/// Why a conversation could not be loaded or saved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// The conversation changed since it was loaded (another process appended to it): nothing
+    /// was written.
+    #[error("conversation `{id}` has {found} messages, not the {expected} it had when loaded")]
+    Conflict {
+        /// The conversation.
+        id: String,
+        /// How many messages it had when loaded.
+        expected: usize,
+        /// How many it has now.
+        found: usize,
+    },
+    /// A run waits in the conversation for decisions on its calls: resume it
+    /// (`agent.resume(ResumeFrom::Session, ..)` with [`session`](crate::RunRequest::session)) before starting another.
+    #[error("conversation `{id}` has a paused run waiting for {waiting:?}; resume it first")]
+    Paused {
+        /// The conversation.
+        id: String,
+        /// The ids of the waiting calls.
+        waiting: Vec<String>,
+    },
+    /// The conversation has no paused run to resume.
+    #[error("conversation `{id}` has no paused run")]
+    NotPaused {
+        /// The conversation.
+        id: String,
+    },
+    /// A stored message does not load (written by another program, or damaged).
+    #[error("conversation `{id}`, message {position}, does not load: {message}")]
+    Corrupt {
+        /// The conversation.
+        id: String,
+        /// The message's place, from 0.
+        position: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The store itself failed (the database could not be opened, read or written).
+    #[error("the session store failed: {message}")]
+    Store {
+        /// What failed.
+        message: String,
+    },
+}
+
+/// Where conversations are kept, by id. Implement it over your own database; hold each
+/// conversation with a [`ConversationLocks`] so runs on it are serialized.
+pub trait SessionStore: Send + Sync {
+    /// Waits until no other run holds conversation `id`, then holds it until the hold drops.
+    fn hold<'a>(&'a self, id: &'a str) -> BoxFuture<'a, ConversationHold>;
+
+    /// The conversation `id`; empty when there is none yet.
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Conversation, SessionError>>;
+
+    /// Appends `messages` to conversation `id`, which must still have `expected_len` messages
+    /// ([`SessionError::Conflict`] otherwise), and sets its paused run (`None` clears it), all
+    /// at once: after a crash either all of it is stored or none.
+    fn append<'a>(
+        &'a self,
+        id: &'a str,
+        expected_len: usize,
+        messages: &'a [Message],
+        paused: Option<&'a PausedRun>,
+    ) -> BoxFuture<'a, Result<(), SessionError>>;
+}
+
+impl<T: SessionStore + ?Sized> SessionStore for Arc<T> {
+    fn hold<'a>(&'a self, id: &'a str) -> BoxFuture<'a, ConversationHold> {
+        (**self).hold(id)
+    }
+
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Conversation, SessionError>> {
+        (**self).load(id)
+    }
+
+    fn append<'a>(
+        &'a self,
+        id: &'a str,
+        expected_len: usize,
+        messages: &'a [Message],
+        paused: Option<&'a PausedRun>,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        (**self).append(id, expected_len, messages, paused)
+    }
+}
+
+/// The run's error for a store's failure, with the conversation as far as it got.
+pub(super) fn session_error(
+    source: SessionError,
+    messages: Vec<Message>,
+    usage: Usage,
+) -> RunError {
+    RunError::Session {
+        source,
+        messages,
+        usage,
+    }
+}
+
+/// Where a run's new messages begin in its transcript, for a conversation as loaded.
+#[derive(Clone, Copy)]
+pub(super) struct Place {
+    /// How many messages the conversation had.
+    pub(super) loaded: usize,
+    /// Where the run's new messages begin: after the loaded ones, and after the system prompt a
+    /// run puts before a stored history that has none (which is not stored).
+    new_from: usize,
+}
+
+impl Place {
+    pub(super) fn of(messages: &[Message]) -> Self {
+        let prompt_added =
+            matches!(messages.first(), Some(first) if !matches!(first, Message::System { .. }));
+        Place {
+            loaded: messages.len(),
+            new_from: messages.len() + usize::from(prompt_added),
+        }
+    }
+}
+
+/// Appends what a run added to the conversation. A paused run's new messages end at its reply:
+/// the results come, in call order, when it resumes. A run that failed after it began appends its
+/// transcript too (every call in it is answered): what its tools did is not done again by the
+/// next run, and a paused run whose decisions were carried out is no longer paused.
+pub(super) async fn save(
+    store: &dyn SessionStore,
+    conversation: &str,
+    place: Place,
+    outcome: Result<RunOutput, RunError>,
+) -> Result<RunOutput, RunError> {
+    let (written, paused) = match &outcome {
+        Ok(output) => match &output.paused {
+            Some(paused) if output.stop_reason == StopReason::Paused => {
+                (paused.messages(), Some(paused))
+            }
+            _ => (&output.messages[..], None),
+        },
+        // Refused before anything ran: nothing to keep, and a paused run stays paused.
+        Err(RunError::Resume { .. } | RunError::Session { .. }) => return outcome,
+        Err(error) => (error.messages(), None),
+    };
+    let new = written.get(place.new_from..).unwrap_or_default();
+    let saved = store.append(conversation, place.loaded, new, paused).await;
+    match (outcome, saved) {
+        (outcome, Ok(())) => outcome,
+        (Ok(output), Err(source)) => Err(session_error(source, output.messages, output.usage)),
+        // The run's own failure says more than the store's.
+        (Err(error), Err(_)) => Err(error),
+    }
+}
