@@ -1,0 +1,165 @@
+//! One way into a run: every setting of a `RunRequest` works with every other. A streamed,
+//! cancellable session run with an image, a context and a typed output, end to end.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_core::session::{MemorySessions, SessionStore};
+use agent_core::testing::ScriptedModel;
+use agent_core::{
+    Agent, AssistantMessage, Input, Message, Part, RunError, RunEvent, State, StopReason, ToolCall,
+    agent, tool,
+};
+use futures_util::StreamExt;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(Clone)]
+struct UserId(u64);
+
+/// Who is asking.
+#[tool]
+async fn whoami(State(user): State<UserId>) -> String {
+    format!("user {}", user.0)
+}
+
+/// Takes an hour.
+#[tool]
+async fn slow() -> String {
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    "never".to_owned()
+}
+
+/// What the picture shows.
+#[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+struct Caption {
+    text: String,
+    user: u64,
+}
+
+const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 13, 10, 26, 10];
+
+fn model(second: ToolCall) -> ScriptedModel {
+    ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("c1", "whoami", "{}")]),
+        AssistantMessage::tool_calls([second]),
+    ])
+}
+
+#[tokio::test]
+async fn a_streamed_cancellable_session_run_with_an_image_context_and_typed_output() {
+    let model = model(ToolCall::new(
+        "c2",
+        "final_result",
+        r#"{"text": "a cat", "user": 7}"#,
+    ));
+    let agent: Agent<UserId> = agent!(model.clone(), whoami, slow);
+    let store = MemorySessions::new();
+    let (_keep, never) = tokio::sync::oneshot::channel::<()>();
+    let mut stream = agent
+        .run("What is in this picture?")
+        .context(&UserId(7))
+        .parts([Part::image("image/png", PNG)])
+        .session(&store, "album")
+        .until(async move {
+            let _ = never.await;
+        })
+        .temperature(0.0)
+        .output::<Caption>()
+        .stream();
+    let mut results = Vec::new();
+    let mut finished = None;
+    while let Some(event) = stream.next().await {
+        match event {
+            RunEvent::ToolResult(result) => results.push(result.content),
+            RunEvent::Finished(outcome) => finished = Some(outcome),
+            _ => {}
+        }
+    }
+    drop(stream);
+    let typed = finished
+        .expect("the stream ends with the run's end")
+        .unwrap();
+    assert_eq!(
+        typed.value,
+        Caption {
+            text: "a cat".into(),
+            user: 7
+        }
+    );
+    assert_eq!(results[0], "user 7", "the tool saw the run's context");
+    // The model was sent the image, with the temperature.
+    let first = &model.requests()[0];
+    assert_eq!(first.settings.temperature, Some(0.0));
+    let Some(Message::User { parts, .. }) = first.messages.last() else {
+        panic!("the question is last: {:?}", first.messages);
+    };
+    assert_eq!(parts, &[Part::image("image/png", PNG)]);
+    // The session holds the whole run, the image included.
+    let stored = store.load("album").await.unwrap();
+    assert_eq!(stored.messages, typed.run.messages);
+    assert!(matches!(
+        &stored.messages[1],
+        Message::User { parts, .. } if parts.len() == 1
+    ));
+}
+
+#[tokio::test]
+async fn the_same_run_cancelled_mid_tool_keeps_its_transcript_in_the_session() {
+    let model = model(ToolCall::new("c2", "slow", "{}"));
+    let agent: Agent<UserId> = agent!(model, whoami, slow);
+    let store: Arc<dyn SessionStore> = Arc::new(MemorySessions::new());
+    let mut stream = agent
+        .run("What is in this picture?")
+        .context(&UserId(7))
+        .parts([Part::image("image/png", PNG)])
+        .session(&*store, "album")
+        .until(tokio::time::sleep(Duration::from_millis(200)))
+        .output::<Caption>()
+        .stream();
+    let mut finished = None;
+    while let Some(event) = stream.next().await {
+        if let RunEvent::Finished(outcome) = event {
+            finished = Some(outcome);
+        }
+    }
+    drop(stream);
+    let error = finished.expect("the stream ends").unwrap_err();
+    let RunError::NoOutput {
+        stop_reason,
+        messages,
+        ..
+    } = &error
+    else {
+        panic!("a cancelled typed run has no output: {error:?}");
+    };
+    assert_eq!(*stop_reason, StopReason::Cancelled);
+    let stored = store.load("album").await.unwrap();
+    assert_eq!(
+        &stored.messages, messages,
+        "the session keeps what the run did"
+    );
+    let contents: Vec<&str> = stored.messages.iter().map(Message::content).collect();
+    assert!(contents.contains(&"user 7"), "{contents:?}");
+    assert_eq!(
+        contents.last(),
+        Some(&"Error: the call was not run: the run was cancelled before this call finished")
+    );
+}
+
+#[tokio::test]
+async fn a_run_goes_on_with_its_history_as_it_is() {
+    let model = ScriptedModel::new([AssistantMessage::text("Still here.")]);
+    let agent = Agent::new(model.clone());
+    let history = vec![
+        Message::system("Be brief."),
+        Message::user("Are you there?"),
+    ];
+    let out = agent
+        .run(Input::nothing())
+        .history(history.clone())
+        .await
+        .unwrap();
+    assert_eq!(out.text, "Still here.");
+    assert_eq!(model.requests()[0].messages, history, "nothing was added");
+}
