@@ -15,7 +15,7 @@ use std::thread;
 use futures_channel::oneshot;
 
 use crate::tool_error::ToolError;
-use crate::toolset::panicked;
+use crate::tool_error::panicked;
 
 /// Starts `work` on a blocking thread and resolves to its result; a panic inside it becomes
 /// [`ToolError::Panicked`] with the panic's message.

@@ -51,12 +51,11 @@ mod arguments;
 mod blocking;
 mod content;
 mod external;
-mod fit;
-mod hooks;
 mod limits;
 mod message;
 mod model;
 mod output;
+mod output_problem;
 mod reasoning;
 mod run;
 mod schema;
@@ -87,22 +86,20 @@ pub mod __private;
 
 pub use content::{Media, MediaUrl, Part, Source};
 pub use external::ExternalTool;
-pub use hooks::{Approval, Approver, Hooks, ToolDecision};
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 pub use model::{
     BoxStream, ChatRequest, ChatResponse, FinishReason, Model, ModelError, StreamEvent,
 };
-pub use output::{
-    DEFAULT_OUTPUT_RETRIES, OutputMode, OutputProblem, OutputType, RejectedOutput, TypedOutput,
-    Validator,
-};
+pub use output::{DEFAULT_OUTPUT_RETRIES, OutputMode, OutputType, Validator};
+pub use output_problem::{OutputProblem, RejectedOutput};
 pub use reasoning::Reasoning;
 pub use run::{
     Agent, Answer, ContextGiven, Decision, Input, Journal, NoContext, PAUSED_RUN_VERSION,
     PausedRun, PendingCall, ResumeError, ResumeFrom, RunError, RunEvent, RunOutput, RunRequest,
-    RunStream, StopReason, Text, TokenKind, Typed, Waiting, WithContext,
+    RunStream, StopReason, Text, TokenKind, Typed, TypedOutput, Waiting, WithContext,
 };
+pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema};
 pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};
 pub use state::{FromRef, State};

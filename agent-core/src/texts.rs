@@ -3,7 +3,7 @@
 //! English by default; [`Chinese`] reproduces the reference loop's texts exactly. Implement [`Texts`]
 //! for any other language.
 
-use crate::output::OutputProblem;
+use crate::output_problem::OutputProblem;
 use crate::tool_error::{ArgumentIssue, ToolError, describe_unknown_tool, human_duration};
 
 /// Every text the agent writes itself.

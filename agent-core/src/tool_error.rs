@@ -1,5 +1,6 @@
 //! How a tool call fails: every kind of failure, each with the words that explain it.
 
+use std::any::Any;
 use std::fmt;
 use std::time::Duration;
 
@@ -241,4 +242,16 @@ impl fmt::Display for ArgumentIssue {
             write!(f, "{}: {}", self.path, self.message)
         }
     }
+}
+
+/// The error of a call whose tool panicked, with the panic's message.
+pub(crate) fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
+    let message = if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_owned()
+    };
+    ToolError::Panicked { message }
 }

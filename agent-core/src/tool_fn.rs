@@ -8,7 +8,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::fit::{SchemaFit, Unfit};
+use crate::arguments::{SchemaFit, Unfit};
 use crate::message::ToolCall;
 use crate::schema::{output_schema, parameters_schema};
 use crate::state::{FromRef, State};

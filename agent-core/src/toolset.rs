@@ -1,7 +1,7 @@
 //! The registry of an agent's tools and the dispatcher that runs one call (the reference loop's
 //! `runTool`): look the tool up, let it parse and run, catch every failure, stringify, truncate.
 
-use std::any::{Any, TypeId};
+use std::any::TypeId;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
@@ -17,7 +17,7 @@ use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::texts::{English, NotRun, Texts, english_unknown_tool};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
-use crate::tool_error::ToolError;
+use crate::tool_error::{ToolError, panicked};
 
 /// The longest result, in characters, a tool call may hand the model unless configured otherwise.
 pub const DEFAULT_RESULT_LIMIT: usize = 8000;
@@ -530,17 +530,6 @@ impl<S: 'static> Future for Running<'_, S> {
             Poll::Ready(()) => Poll::Ready(Err(ToolError::TimedOut { after: limit })),
         }
     }
-}
-
-pub(crate) fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
-    let message = if let Some(text) = payload.downcast_ref::<&str>() {
-        (*text).to_owned()
-    } else if let Some(text) = payload.downcast_ref::<String>() {
-        text.clone()
-    } else {
-        "a panic without a message".to_owned()
-    };
-    ToolError::Panicked { message }
 }
 
 /// Cuts `text` to `limit` characters (never inside a character) and appends the texts' marker.

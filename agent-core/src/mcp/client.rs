@@ -17,8 +17,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::McpError;
 use super::content;
+use crate::arguments::drop_optional_nulls;
 use crate::content::Part;
-use crate::fit::drop_optional_nulls;
 use crate::message::ToolCall;
 use crate::schema::neutral_parameters;
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::{OutputMode, OutputProblem};
-use crate::fit::{SchemaFit, Unfit, kind_of};
+use crate::arguments::{SchemaFit, Unfit, kind_of};
 use crate::schema::root_schema;
 use crate::settings::ResponseFormat;
 use crate::tool_error::ArgumentIssue;

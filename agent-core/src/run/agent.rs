@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use super::pause::Decision;
 use super::request::{Input, ResumeFrom, RunRequest};
-use crate::hooks::{Approval, Approver, ApproverWithState, Hooks, HooksWithState};
 use crate::limits::{AtStepLimit, Limits};
 use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings};
+use crate::run::hooks::{Approval, Approver, ApproverWithState, Hooks, HooksWithState};
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::{Tool, ToolDef};

@@ -252,3 +252,23 @@ impl fmt::Debug for RunError {
         }
     }
 }
+
+/// What a typed run produced: the value, and the run that produced it (its transcript, usage and
+/// steps; its `text` is the JSON the value was read from, or in
+/// [`OutputMode::Prompted`](crate::OutputMode::Prompted) the whole answer it was found in).
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+#[non_exhaustive]
+pub struct TypedOutput<T> {
+    /// The model's answer, of the type the run asked for.
+    pub value: T,
+    /// The run: transcript, usage, steps.
+    pub run: RunOutput,
+}
+
+impl<T> TypedOutput<T> {
+    /// The value alone.
+    pub fn into_value(self) -> T {
+        self.value
+    }
+}

@@ -10,12 +10,12 @@ use super::agent::Agent;
 use super::driver::{Resumption, RunPlan, drive};
 use super::events::{EventSender, RunStream};
 use super::journal::Journal;
-use super::outcome::{RunError, RunOutput};
+use super::outcome::{RunError, RunOutput, TypedOutput};
 use super::pause::{Decision, PausedRun};
 use super::store::{Conversation, Place, SessionError, SessionStore, save, session_error};
 use crate::content::Part;
 use crate::message::{Message, Usage};
-use crate::output::{OutputCheck, OutputMode, OutputType, TypedCheck, TypedOutput, Validator};
+use crate::output::{OutputCheck, OutputMode, OutputType, TypedCheck, Validator};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::tool::BoxFuture;
 

@@ -3,20 +3,16 @@
 //! one parse; when it fails, every problem is found with its path, by walking the value along the
 //! schema, for the model to read.
 
-mod skipped;
-mod walk;
-
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::arguments::{
+use super::skipped::deserialize_noticing;
+use super::typed::{
     Strict, deserialize_strictly_saying, message_without_position, render_path,
     unknown_field_expecting,
 };
+use super::walk::{MAX_ISSUES, Walk};
 use crate::tool_error::ArgumentIssue;
-use skipped::deserialize_noticing;
-pub(crate) use walk::kind_of;
-use walk::{MAX_ISSUES, Walk};
 
 /// What the parser knows of a type from its JSON schema (draft 2020-12, as schemars makes it):
 /// made once per type, used for every value read.
@@ -153,7 +149,7 @@ pub(crate) fn drop_optional_nulls(
 }
 
 /// Whether an object schema lists its fields and takes no others: serde would drop any other.
-fn is_closed(schema: &Value) -> bool {
+pub(super) fn is_closed(schema: &Value) -> bool {
     schema.get("properties").is_some_and(Value::is_object)
         && matches!(
             schema.get("additionalProperties"),

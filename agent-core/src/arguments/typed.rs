@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::fit::drop_optional_nulls;
+use super::fit::drop_optional_nulls;
 use crate::schema::parameters_schema;
 use crate::tool_error::{ArgumentIssue, ToolError};
 

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use super::is_closed;
-use crate::arguments::unknown_field_expecting;
+use super::fit::is_closed;
+use super::typed::unknown_field_expecting;
 use crate::tool_error::ArgumentIssue;
 
 /// Finds where a value departs from its schema, by the keywords that say what a type is (`type`,

@@ -5,9 +5,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::outcome::{RunError, RunOutput};
 use crate::message::{Message, ToolCall, ToolResultMessage};
 use crate::model::ChatResponse;
-use crate::run::outcome::{RunError, RunOutput};
 use crate::tool::{BoxFuture, ToolDef};
 
 /// What to do with a tool call the model asked for.
