@@ -46,6 +46,22 @@
 //!   and Gemini adapters over HTTP (cargo features, on by default) and `providers::from_env()`;
 //!   [`testing::ScriptedModel`] replays a script for tests and offline runs.
 //! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
+//!
+//! A run is one request into one loop, and what it can have plugs in at the loop's seams:
+//! - **the model call**: streaming ([`RunRequest::stream`]), a durable engine's [`Journal`]
+//!   ([`RunRequest::journal`]), interruption ([`RunRequest::until`], the time limit);
+//! - **the call policy**: limits, [`Hooks::before_tool_call`], the [`Approver`],
+//!   [`ExternalTool`]s and pauses ([`PausedRun`]): one decision per call;
+//! - **the dispatcher**: [`ToolSet::execute`], where a call and what was decided about it become
+//!   its result;
+//! - **the transcript**: the session seam ([`session::SessionStore`], [`RunRequest::session`])
+//!   and the run's events;
+//! - **the answer check**: a typed output ([`RunRequest::output`]).
+//!
+//! Layers, from the ground up, each importing only those before it: the vocabulary (messages,
+//! content, errors, [`Texts`]), tools (the argument engine, the dispatcher), the model and its
+//! providers, typed output, the run (`run/`: the agent, the request, the loop, hooks, pauses,
+//! events and the session and journal seams), the session stores, and the integrations.
 
 mod arguments;
 mod blocking;

@@ -1,8 +1,6 @@
 //! A tool's parameter schema in each provider's dialect, computed the first time an adapter needs
-//! it and kept with the tool's definition, already serialized: a request from a long-lived tool
-//! set pays for the transforms and for writing the schema's JSON once, not on every model call
-//! (measured: serializing one small schema's `Value` was a tenth of a whole model call's cost
-//! over loopback HTTP).
+//! it and kept with the tool's definition, already serialized: a request from a long-lived tool set
+//! pays for the transforms and for writing the schema's JSON once, not on every model call.
 
 use std::borrow::Cow;
 use std::fmt;

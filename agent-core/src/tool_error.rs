@@ -122,9 +122,8 @@ impl fmt::Display for ToolError {
 }
 
 /// The English words for a call of `name`, which no tool has, naming the tools there are (the
-/// `Display` of [`ToolError::UnknownTool`]). Piece by piece: a model that misspells a tool name does
-/// it on a hot path, and `write!` with a joined list cost twice as much (measured: 2,000
-/// instructions).
+/// `Display` of [`ToolError::UnknownTool`]). Piece by piece: a model that misspells a tool name
+/// does it on a hot path, and `write!` with a joined list cost twice as much.
 pub(crate) fn describe_unknown_tool<'a>(
     name: &str,
     mut available: impl Iterator<Item = &'a str>,
@@ -147,7 +146,7 @@ pub(crate) fn describe_unknown_tool<'a>(
 impl ToolError {
     /// Writes the English words for this failure (its `Display`) to `f`. Generic, so that
     /// [`English`](crate::English) writes into its `String` directly: through a `Formatter`, each
-    /// piece was a dynamic call (measured: 500 instructions an unknown tool's error).
+    /// piece was a dynamic call.
     pub(crate) fn describe(&self, f: &mut impl fmt::Write) -> fmt::Result {
         match self {
             ToolError::UnknownTool { name, available } => {

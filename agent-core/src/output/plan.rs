@@ -50,10 +50,9 @@ pub(crate) struct OutputShape {
 
 impl OutputShape {
     /// The shape of `T`, made once per type and kept for the life of the program (as a type's
-    /// schema is): schemars is slow next to a run with an instant model. Each thread keeps its
-    /// own list of them, so a run takes no lock to find its shape; a list, since a program has a
-    /// handful of output types, and comparing a few `TypeId`s costs less than hashing one
-    /// (measured: the hash was 140 instructions of every typed run).
+    /// schema is): schemars is slow next to a run with an instant model. Each thread keeps its own
+    /// list of them, so a run takes no lock to find its shape; a list, since a program has a
+    /// handful of output types, and comparing a few `TypeId`s costs less than hashing one.
     fn of<T: JsonSchema + 'static>() -> &'static OutputShape {
         static SHAPES: LazyLock<RwLock<HashMap<TypeId, &'static OutputShape>>> =
             LazyLock::new(RwLock::default);

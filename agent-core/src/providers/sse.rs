@@ -133,8 +133,7 @@ where
 }
 
 /// The stream [`decode`] returns. Written out rather than made with `unfold`: it is polled once per
-/// piece of the body, and a network may hand the body over a few bytes at a time (measured: the
-/// `unfold` machinery was a fifth of reading a body in 1-byte pieces).
+/// piece of the body, and a network may hand the body over a few bytes at a time.
 struct Decoding<S, F> {
     bytes: S,
     on_error: F,

@@ -13,13 +13,12 @@ use tracing::{Instrument, info_span};
 
 mod typed;
 
-/// Awaits `$future` inside the span `$span` makes, or bare when the span is disabled (no
-/// subscriber wants it): tracing's `Instrumented` costs a poll, a drop and a move of the future
-/// every time, even then (measured: 4.9k instructions of a 10-step run's 58k, over the run, its
-/// steps, model calls and tool calls). A traced future is boxed, and a disabled span dropped before
-/// the await: either kept inline would make room for itself in every run's future, at each level
-/// (run, step, tool call), traced or not. `traced!(small: ..)` instruments a small future (a boxed
-/// one, say) in place, in a span the caller keeps to record in afterwards.
+/// Awaits `$future` inside the span `$span` makes, or bare when the span is disabled (no subscriber
+/// wants it): tracing's `Instrumented` costs a poll, a drop and a move of the future every time,
+/// even then. A traced future is boxed, and a disabled span dropped before the await: either kept
+/// inline would make room for itself in every run's future, at each level (run, step, tool call),
+/// traced or not. `traced!(small: ..)` instruments a small future (a boxed one, say) in place, in a
+/// span the caller keeps to record in afterwards.
 macro_rules! traced {
     (small: $future:expr, $span:expr) => {
         if $span.is_disabled() {
@@ -99,8 +98,7 @@ pub(crate) struct Resumption {
 /// Runs `agent` on `messages` until it finishes, stops, fails or `cancel` (if any) completes.
 // Not an `async fn`: the run is set up here and only the `Run` goes into the future, where an
 // `async fn` would keep each argument (and a copy of it) beside it; every executor moves a run's
-// future at least once (measured: moving its 1.9 KB was a tenth of a run that answers at once).
-// The clock starts at the first poll, as it would in an `async fn`.
+// future at least once. The clock starts at the first poll, as it would in an `async fn`.
 pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>(
     agent: &'a Agent<S>,
     plan: RunPlan<'a, S>,
@@ -225,8 +223,7 @@ enum Called {
     Waiting(PendingCall),
 }
 
-/// What became of a step's calls, in call order. Most steps make one call, which needs no `Vec`
-/// (measured: its allocation was 2% of a 10-step run).
+/// What became of a step's calls, in call order. Most steps make one call, which needs no `Vec`.
 enum CallsDone {
     One(Called),
     Many(Vec<Called>),
@@ -335,10 +332,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
                 resume.paused.0.step_usage.clone(),
                 resume.paused.0.tool_calls,
             ),
-            // Room for four steps (64 bytes), grown as a longer run needs: a request of at most
-            // 120 bytes is served from glibc's fast bins, a larger one from slower lists, and one
-            // of 1 KB or more after consolidating them (measured: 256 bytes up front cost a run
-            // that answers at once 4% of its time; 1 KB, 1,300 instructions).
+            // Room for a few steps, grown as a longer run needs.
             None => (
                 Usage::default(),
                 Vec::with_capacity(agent.limits.max_steps.min(4)),
@@ -393,7 +387,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let max_steps = self.agent.limits.max_steps;
         if let Some(resume) = self.resume.take()
             // Boxed, as are the other rare paths below: inline, each would enlarge every run's
-            // future, which is moved as a whole on its way in (measured: 2.8 KB before).
+            // future, which is moved as a whole on its way in.
             && let Some(reason) = Box::pin(self.settle(resume, &mut cancel)).await
         {
             return Ok(self.finish(reason, None));
@@ -521,8 +515,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 
         let calls = &reply.tool_calls;
         // The common step, one call and nothing that can interrupt it, awaits the call in place:
-        // boxing it cost an allocation a step (measured: 2,600 instructions of a 10-step run's
-        // 66,000). Otherwise boxed: the calls' futures are large, and every step would move them.
+        // boxing it cost an allocation a step. Otherwise boxed: the calls' futures are large, and
+        // every step would move them.
         let in_place = calls.len() == 1 && !self.can_be_interrupted;
         let Refusals {
             first: first_refusal,
@@ -592,7 +586,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     fn refusals(&self, reply: &AssistantMessage, at_token_limit: bool, in_place: bool) -> Refusals {
         let calls = &reply.tool_calls;
         // The common step (no tool-call limit, no typed output, not cut off): every call runs,
-        // decided without walking the calls (measured: 100 instructions a call).
+        // decided without walking the calls.
         if self.agent.limits.max_tool_calls.is_none() && self.output.is_none() && !at_token_limit {
             return Refusals {
                 first: None,

@@ -6,6 +6,8 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;
 
+use futures_util::future::Either;
+
 use super::agent::Agent;
 use super::driver::{Resumption, RunPlan, drive};
 use super::events::{EventSender, RunStream};
@@ -574,13 +576,14 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
         }
     }
 
-    /// The run to its end: its conversation loaded (from a session, held for the run), the
-    /// paused run's decisions checked, the loop, and what it added appended to the session.
-    async fn go(
+    /// The run to its end. Not an `async fn`: a run without a session starts the loop at once,
+    /// and its future is the loop's alone; a session run loads its conversation first, in a
+    /// future of its own.
+    fn go(
         self,
         output: Option<&'a dyn OutputCheck<S>>,
         events: Option<EventSender>,
-    ) -> Result<RunOutput, RunError> {
+    ) -> impl Future<Output = Result<RunOutput, RunError>> + Send + 'a {
         let Prepared {
             agent,
             context,
@@ -591,66 +594,92 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
             cancel,
             journal,
         } = self;
-        let mut session = None;
-        let (history, stored_pause) = match source {
-            Source::New => (None, None),
-            Source::History(history) => (Some(history), None),
+        let history = match source {
+            Source::New => None,
+            Source::History(history) => Some(history),
             Source::Session { store, id } => {
-                let hold = store.hold(&id).await;
-                let Conversation { messages, paused } = store
-                    .load(&id)
-                    .await
-                    .map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
-                session = Some((store, id, Place::of(&messages), hold));
-                (Some(messages), Some(paused))
+                let run = async move {
+                    let hold = store.hold(&id).await;
+                    let stored = store
+                        .load(&id)
+                        .await
+                        .map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
+                    let place = Place::of(&stored.messages);
+                    let Conversation { messages, paused } = stored;
+                    let (messages, resume) =
+                        begin(agent, start, Some(messages), parts, Some((&id, paused)))?;
+                    let plan = RunPlan {
+                        context,
+                        settings,
+                        output,
+                        resume,
+                        journal,
+                    };
+                    let outcome = drive(agent, plan, messages, cancel, events).await;
+                    let saved = save(store, &id, place, outcome).await;
+                    drop(hold);
+                    saved
+                };
+                return Either::Right(Box::pin(run) as BoxFuture<'a, _>);
             }
         };
-        let session_id = || {
-            session
-                .as_ref()
-                .map_or("", |(_, id, ..)| id.as_str())
-                .to_owned()
-        };
-        let (messages, resume) = match start {
-            Start::Input(input) => {
-                if let Some(Some(paused)) = &stored_pause {
-                    let source = SessionError::Paused {
-                        id: session_id(),
-                        waiting: paused
-                            .pending()
-                            .iter()
-                            .map(|pending| pending.call.id.clone())
-                            .collect(),
-                    };
+        match begin(agent, start, history, parts, None) {
+            Ok((messages, resume)) => {
+                let plan = RunPlan {
+                    context,
+                    settings,
+                    output,
+                    resume,
+                    journal,
+                };
+                Either::Left(drive(agent, plan, messages, cancel, events))
+            }
+            Err(error) => Either::Right(Box::pin(std::future::ready(Err(error)))),
+        }
+    }
+}
+
+/// A run's first messages, and for a paused run going on, what it resumes.
+type Beginning = (Vec<Message>, Option<Box<Resumption>>);
+
+/// What a run starts from: the conversation of a new run (with its input), or a paused run with
+/// its decisions checked (nothing runs when one does not fit). `session`: the id and the paused
+/// run of the session the history was loaded from, if any.
+fn begin<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    start: Start,
+    history: Option<Vec<Message>>,
+    parts: Vec<Part>,
+    session: Option<(&str, Option<PausedRun>)>,
+) -> Result<Beginning, RunError> {
+    match start {
+        Start::Input(input) => {
+            if let Some((id, Some(paused))) = &session {
+                let source = SessionError::Paused {
+                    id: (*id).to_owned(),
+                    waiting: paused
+                        .pending()
+                        .iter()
+                        .map(|pending| pending.call.id.clone())
+                        .collect(),
+                };
+                let messages = history.unwrap_or_default();
+                return Err(session_error(source, messages, Usage::default()));
+            }
+            Ok((conversation(agent, history, input, parts), None))
+        }
+        Start::Resume { from, decisions } => {
+            let paused = match (from, session) {
+                (ResumeFrom::Run(paused), _) => paused,
+                (ResumeFrom::Session, Some((_, Some(paused)))) => paused,
+                (ResumeFrom::Session, session) => {
+                    let id = session.map_or("", |(id, _)| id).to_owned();
+                    let source = SessionError::NotPaused { id };
                     let messages = history.unwrap_or_default();
                     return Err(session_error(source, messages, Usage::default()));
                 }
-                (conversation(agent, history, input, parts), None)
-            }
-            Start::Resume { from, decisions } => {
-                let paused = match (from, stored_pause) {
-                    (ResumeFrom::Run(paused), _) => paused,
-                    (ResumeFrom::Session, Some(Some(paused))) => paused,
-                    (ResumeFrom::Session, _) => {
-                        let source = SessionError::NotPaused { id: session_id() };
-                        let messages = history.unwrap_or_default();
-                        return Err(session_error(source, messages, Usage::default()));
-                    }
-                };
-                (Vec::new(), Some(resumption(agent, paused, decisions)?))
-            }
-        };
-        let plan = RunPlan {
-            context,
-            settings,
-            output,
-            resume,
-            journal,
-        };
-        let outcome = drive(agent, plan, messages, cancel, events).await;
-        match session {
-            Some((store, id, place, _hold)) => save(store, &id, place, outcome).await,
-            None => outcome,
+            };
+            Ok((Vec::new(), Some(resumption(agent, paused, decisions)?)))
         }
     }
 }
