@@ -4,9 +4,10 @@
 //! for any other language.
 
 use crate::output_problem::OutputProblem;
-use crate::tool_error::{ArgumentIssue, ToolError, describe_unknown_tool, human_duration};
+use crate::tool_error::{ArgumentIssue, ToolError, human_duration};
 
-/// Every text the agent writes itself.
+/// Every text the agent writes itself, with no defaults: a language states each one, so none of
+/// another language's words can leak into it.
 pub trait Texts: Send + Sync + 'static {
     /// The system prompt used when the agent is given none.
     fn system_prompt(&self) -> &str;
@@ -43,40 +44,21 @@ pub trait Texts: Send + Sync + 'static {
     fn run_stopped(&self) -> &str;
 
     /// The run's final text when it paused, waiting for a person or the caller.
-    fn run_paused(&self) -> &str {
-        "Waiting for a decision before going on."
-    }
+    fn run_paused(&self) -> &str;
 
     /// The description of a typed run's final-answer tool, from the output type's own
     /// description when it has one.
-    fn output_tool_description(&self, description: Option<&str>) -> String {
-        match description {
-            Some(description) => format!(
-                "Give your final answer with this tool, once you have everything it needs: {description}"
-            ),
-            None => "Give your final answer with this tool, once you have everything it needs."
-                .to_owned(),
-        }
-    }
+    fn output_tool_description(&self, description: Option<&str>) -> String;
 
     /// What the model is told when its output was not taken, so it tries again.
-    fn output_correction(&self, problem: &OutputProblem) -> String {
-        format!("{problem}. Please try again.")
-    }
+    fn output_correction(&self, problem: &OutputProblem) -> String;
 
     /// The result of the final-answer tool when the answer was taken.
-    fn output_received(&self) -> &str {
-        "Final answer received."
-    }
+    fn output_received(&self) -> &str;
 
     /// What a typed run in [`OutputMode::Prompted`](crate::OutputMode::Prompted) adds to the
     /// system prompt, with the output's JSON schema.
-    fn output_instructions(&self, schema: &str) -> String {
-        format!(
-            "Your final answer must be only a JSON value that matches this JSON schema, with no \
-             other text:\n{schema}"
-        )
-    }
+    fn output_instructions(&self, schema: &str) -> String;
 }
 
 /// Why the agent did not run a call the model asked for.
@@ -115,21 +97,6 @@ pub struct English;
 /// [`English`]'s lead-in of an error result.
 const ENGLISH_LEAD_IN: &str = "Error: ";
 
-/// [`English`]'s text for a call of `name`, which no tool has (with its lead-in, or without as
-/// `tool_error_message`): the same words, written without making the [`ToolError`] to say them.
-pub(crate) fn english_unknown_tool<'a>(
-    name: &str,
-    available: impl Iterator<Item = &'a str>,
-    with_lead_in: bool,
-) -> String {
-    let lead_in = if with_lead_in { ENGLISH_LEAD_IN } else { "" };
-    let mut text = String::with_capacity(lead_in.len() + 120);
-    text.push_str(lead_in);
-    // Writing into a `String` cannot fail.
-    let _ = describe_unknown_tool(name, available, &mut text);
-    text
-}
-
 /// `lead_in`, then `error`'s English words, in one allocation with room for a typical error up
 /// front (`format!` guesses from its literal pieces only, and grew the text twice).
 fn english_words(error: &ToolError, lead_in: &str) -> String {
@@ -152,8 +119,12 @@ impl Texts for English {
         english_words(error, "")
     }
 
-    fn tool_error_lead_in(&self, _error: &ToolError) -> &str {
-        ENGLISH_LEAD_IN
+    fn tool_error_lead_in(&self, error: &ToolError) -> &str {
+        match error {
+            // A correction is the agent's own words, not a failure to report.
+            ToolError::AnswerRejected { .. } => "",
+            _ => ENGLISH_LEAD_IN,
+        }
     }
 
     // The same words as the default, written into one allocation.
@@ -204,6 +175,35 @@ impl Texts for English {
     fn run_stopped(&self) -> &str {
         "Stopped before finishing."
     }
+
+    fn run_paused(&self) -> &str {
+        "Waiting for a decision before going on."
+    }
+
+    fn output_tool_description(&self, description: Option<&str>) -> String {
+        match description {
+            Some(description) => format!(
+                "Give your final answer with this tool, once you have everything it needs: {description}"
+            ),
+            None => "Give your final answer with this tool, once you have everything it needs."
+                .to_owned(),
+        }
+    }
+
+    fn output_correction(&self, problem: &OutputProblem) -> String {
+        format!("{problem}. Please try again.")
+    }
+
+    fn output_received(&self) -> &str {
+        "Final answer received."
+    }
+
+    fn output_instructions(&self, schema: &str) -> String {
+        format!(
+            "Your final answer must be only a JSON value that matches this JSON schema, with no \
+             other text:\n{schema}"
+        )
+    }
 }
 
 /// Chinese texts: exactly those of the reference TypeScript loop.
@@ -218,7 +218,9 @@ impl Texts for Chinese {
     fn tool_error_lead_in(&self, error: &ToolError) -> &str {
         match error {
             // The reference loop writes these two without its "出错：" lead-in.
-            ToolError::UnknownTool { .. } | ToolError::InvalidArguments { .. } => "",
+            ToolError::UnknownTool { .. }
+            | ToolError::InvalidArguments { .. }
+            | ToolError::AnswerRejected { .. } => "",
             _ => "出错：",
         }
     }
@@ -244,6 +246,10 @@ impl Texts for Chinese {
             ),
             ToolError::NotRun { reason } => format!("未执行：{reason}"),
             ToolError::Retry { message } => format!("{message}；请修正后再次调用"),
+            ToolError::AnswerRejected { correction } => correction.clone(),
+            ToolError::OutcomeUnknown { tool } => format!(
+                "此次调用 {tool} 的结果未知：它执行时服务停止了。为免其效果发生两次，没有再次执行；再次调用前请先确认它是否已生效"
+            ),
         }
     }
 

@@ -61,6 +61,20 @@ pub enum ToolError {
         /// What to change, in words the model can act on.
         message: String,
     },
+    /// A typed run's final answer was not taken: the model reads the correction (already in the
+    /// agent's words, from [`Texts::output_correction`](crate::Texts::output_correction)) and
+    /// answers again.
+    AnswerRejected {
+        /// What to change, as [`Texts::output_correction`](crate::Texts::output_correction)
+        /// words it.
+        correction: String,
+    },
+    /// A durable run's journal found the call started but never finished (the service stopped
+    /// while it ran): it is not run again, so that its effect cannot happen twice.
+    OutcomeUnknown {
+        /// The tool that was called.
+        tool: String,
+    },
 }
 
 impl ToolError {
@@ -177,6 +191,13 @@ impl ToolError {
             ToolError::Retry { message } => {
                 write!(f, "{message}; correct this and call the tool again")
             }
+            ToolError::AnswerRejected { correction } => f.write_str(correction),
+            ToolError::OutcomeUnknown { tool } => write!(
+                f,
+                "the outcome of this call of `{tool}` is unknown: the service stopped while it \
+                 ran. It was not run again, so that its effect cannot happen twice; check whether \
+                 it took effect before calling it again"
+            ),
         }
     }
 }

@@ -15,7 +15,7 @@ use futures_util::future::CatchUnwind;
 use crate::content::Part;
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
-use crate::texts::{English, NotRun, Texts, english_unknown_tool};
+use crate::texts::{English, NotRun, Texts};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 use crate::tool_error::{ToolError, panicked};
 
@@ -249,7 +249,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         call: &ToolCall,
     ) -> ToolResultMessage {
         let Some(tool) = tool else {
-            return self.unknown_tool_result(call);
+            return self.result_message(call, Err(self.unknown_tool(&call.name)));
         };
         // Started in a statement of its own: as a `match` scrutinee, the `Result` would stay in
         // the future, next to the call it holds, until the call ends.
@@ -326,24 +326,6 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         })
     }
 
-    /// The answer to a call of a tool the set lacks. With the English texts it is written from the
-    /// call and the definitions directly: making the typed error to describe (the name copied, the
-    /// list of names shared and released) was 32 of the 85 ns of such a dispatch. Other texts are
-    /// handed the error, as for any other failure.
-    fn unknown_tool_result(&self, call: &ToolCall) -> ToolResultMessage {
-        if self.texts.is_some() {
-            return self.result_message(call, Err(self.unknown_tool(&call.name)));
-        }
-        let names = self.definitions.iter().map(|def| def.name.as_str());
-        let content = english_unknown_tool(&call.name, names, self.error_lead_in);
-        ToolResultMessage {
-            tool_call_id: call.id.clone(),
-            content: self.cut_to_limit(content),
-            parts: Vec::new(),
-            is_error: true,
-        }
-    }
-
     /// The error for a name no tool has.
     fn unknown_tool(&self, name: &str) -> ToolError {
         let available = self.names.get_or_init(|| {
@@ -358,9 +340,25 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         }
     }
 
-    /// What the model sees for an outcome: the text (or the error text), truncated to the limit.
+    /// What the model reads for a call and what became of it: the one place a
+    /// [`ToolResultMessage`] is made, on every path (ran, ran with other arguments, not run for
+    /// any reason, an external call's result, a final answer taken or corrected, a durable
+    /// outcome unknown, a call served over MCP). A tool's output becomes the text and its parts;
+    /// an error is worded by the set's [`Texts`] (with their lead-in, unless the set is an MCP
+    /// server's); every text is cut to the result limit.
+    ///
+    /// ```
+    /// use agent_core::{ToolCall, ToolError, ToolOutput, ToolSet};
+    ///
+    /// let tools = ToolSet::new();
+    /// let call = ToolCall::new("c1", "lookup", "{}");
+    /// let done = tools.result_message(&call, Ok(ToolOutput::Text("found".into())));
+    /// assert_eq!((done.content.as_str(), done.is_error), ("found", false));
+    /// let failed = tools.result_message(&call, Err(ToolError::failed("the index is down")));
+    /// assert_eq!(failed.content, "Error: the index is down");
+    /// ```
     #[inline]
-    pub(crate) fn result_message(
+    pub fn result_message(
         &self,
         call: &ToolCall,
         outcome: Result<ToolOutput, ToolError>,

@@ -13,6 +13,7 @@ use crate::message::{ToolCall, ToolResultMessage};
 use crate::model::{ChatResponse, ModelError};
 use crate::run::journal::Journal;
 use crate::tool::{BoxFuture, ToolDef};
+use crate::tool_error::ToolError;
 
 /// The model and tool calls of one durable run, journaled in its Restate invocation.
 pub(super) struct RestateJournal<'a> {
@@ -56,7 +57,7 @@ impl Journal for RestateJournal<'_> {
         call: &'a ToolCall,
         definition: Option<&'a ToolDef>,
         run: BoxFuture<'a, ToolResultMessage>,
-    ) -> BoxFuture<'a, ToolResultMessage> {
+    ) -> BoxFuture<'a, Result<ToolResultMessage, ToolError>> {
         let repeatable = definition.is_some_and(|definition| {
             let annotations = &definition.annotations;
             annotations.read_only == Some(true) || annotations.idempotent == Some(true)
@@ -64,7 +65,7 @@ impl Journal for RestateJournal<'_> {
         Box::pin(async move {
             // A call that is not safe to repeat first records that it started. A replay that finds
             // that record but no result knows the call was cut off mid-way by a crash: it does not
-            // run it again, and tells the model the outcome is unknown.
+            // run it again, and the model is told the outcome is unknown (recorded as no result).
             let mut started_before = false;
             if !repeatable {
                 let starts_now = AtomicBool::new(false);
@@ -77,7 +78,7 @@ impl Journal for RestateJournal<'_> {
                     .name(format!("tool call {} started", call.id))
                     .await;
                 if let Err(terminal) = marked {
-                    return ToolResultMessage::error(&call.id, terminal.message());
+                    return Err(ToolError::failed(terminal.message()));
                 }
                 started_before = !starts_now.load(Ordering::Relaxed);
             }
@@ -85,29 +86,19 @@ impl Journal for RestateJournal<'_> {
                 .context
                 .run(move || async move {
                     if started_before {
-                        return Ok(Json(ToolResultMessage::error(
-                            &call.id,
-                            outcome_unknown(call),
-                        )));
+                        return Ok(Json(None));
                     }
-                    Ok(Json(run.await))
+                    Ok(Json(Some(run.await)))
                 })
                 .name(format!("tool call {} ({})", call.id, call.name))
                 .await;
             match recorded {
-                Ok(Json(result)) => result,
-                Err(terminal) => ToolResultMessage::error(&call.id, terminal.message()),
+                Ok(Json(Some(result))) => Ok(result),
+                Ok(Json(None)) => Err(ToolError::OutcomeUnknown {
+                    tool: call.name.clone(),
+                }),
+                Err(terminal) => Err(ToolError::failed(terminal.message())),
             }
         })
     }
-}
-
-/// What the model reads for a call a crash cut off, which is not run again.
-fn outcome_unknown(call: &ToolCall) -> String {
-    format!(
-        "The outcome of this call of `{}` is unknown: the service stopped while it ran. It was not \
-         run again, so that its effect cannot happen twice; check whether it took effect before \
-         calling it again.",
-        call.name
-    )
 }

@@ -62,6 +62,7 @@ use super::events::{EventSender, HandOver, LiveEvent};
 use super::journal::Journal;
 use super::outcome::{RunError, RunOutput, StopReason, TokenKind};
 use super::pause::{Decision, PausedRun, PendingCall, Progress, Waiting};
+use crate::content::Part;
 use crate::limits::AtStepLimit;
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
@@ -70,7 +71,8 @@ use crate::output::{OutputCheck, OutputMode};
 use crate::run::hooks::{Approval, ToolDecision};
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::NotRun;
-use crate::tool::ToolDef;
+use crate::tool::{ToolDef, ToolOutput};
+use crate::tool_error::ToolError;
 use crate::toolset::CallDecision;
 use typed::{Output, Verdict};
 
@@ -825,12 +827,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             && output.is_output_call(call)
         {
             // A rejected output: the model reads why.
-            let result = ToolResultMessage {
-                tool_call_id: call.id.clone(),
-                content: output.correction.clone().unwrap_or_default(),
-                parts: Vec::new(),
-                is_error: true,
-            };
+            let correction = output.correction.clone().unwrap_or_default();
+            let rejected = Err(ToolError::AnswerRejected { correction });
+            let result = self.agent.tools.result_message(call, rejected);
             self.observe(call, &result, None);
             return Called::Answered(result);
         }
@@ -960,7 +959,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             Some(journal) if runs => {
                 let definition = tools.get(&call.name).map(|tool| tool.definition());
                 let execute = tools.execute(self.context, call, decision);
-                journal.tool_call(call, definition, Box::pin(execute)).await
+                match journal.tool_call(call, definition, Box::pin(execute)).await {
+                    Ok(result) => result,
+                    Err(error) => tools.result_message(call, Err(error)),
+                }
             }
             _ => tools.execute(self.context, call, decision).await,
         }
@@ -1179,12 +1181,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                         content,
                         parts,
                         is_error,
-                    } => ToolResultMessage {
-                        tool_call_id: call.id.clone(),
-                        content: tools.cut_to_limit(content.clone()),
-                        parts: parts.clone(),
-                        is_error: *is_error,
-                    },
+                    } => tools.result_message(call, external_outcome(content, parts, *is_error)),
                 };
                 this.observe(call, &result, Some(started));
                 slots_ref.fill(index, result);
@@ -1300,4 +1297,25 @@ async fn streamed_reply(
     Err(ModelError::Stream {
         message: "the stream ended before the reply was finished".to_owned(),
     })
+}
+
+/// What became of an external call, as the caller answered it: its text and parts, or its
+/// error (which has no parts: [`PendingCall::check`] refuses an error with parts).
+fn external_outcome(
+    content: &str,
+    parts: &[Part],
+    is_error: bool,
+) -> Result<ToolOutput, ToolError> {
+    if is_error {
+        return Err(ToolError::failed(content));
+    }
+    if parts.is_empty() {
+        return Ok(ToolOutput::Text(content.to_owned()));
+    }
+    let text = Part::Text {
+        text: content.to_owned(),
+    };
+    Ok(ToolOutput::Parts(
+        std::iter::once(text).chain(parts.iter().cloned()).collect(),
+    ))
 }

@@ -5,6 +5,7 @@
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::model::{ChatResponse, ModelError};
 use crate::tool::{BoxFuture, ToolDef};
+use crate::tool_error::ToolError;
 
 /// Records each model call and each tool call of a run as one step, and hands recorded ones back
 /// on replay. Implemented by the durable runners (`restate`; another engine can implement it
@@ -23,11 +24,14 @@ pub trait Journal: Send + Sync {
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>>;
 
     /// Runs a tool call (or gives back its recorded result). `definition` is the tool's, when the
-    /// agent has it: its annotations say whether running it twice would be harmless.
+    /// agent has it: its annotations say whether running it twice would be harmless. When the
+    /// journal has no result to give (the call was cut off by a crash and is not safe to repeat:
+    /// [`ToolError::OutcomeUnknown`]; the journal itself failed: [`ToolError::Failed`]), it says
+    /// so, and the run words the result as it words every other.
     fn tool_call<'a>(
         &'a self,
         call: &'a ToolCall,
         definition: Option<&'a ToolDef>,
         run: BoxFuture<'a, ToolResultMessage>,
-    ) -> BoxFuture<'a, ToolResultMessage>;
+    ) -> BoxFuture<'a, Result<ToolResultMessage, ToolError>>;
 }

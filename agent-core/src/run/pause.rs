@@ -184,6 +184,16 @@ pub enum ResumeError {
         /// The decision given, in words.
         given: &'static str,
     },
+    /// An external call's result that is an error and has parts: an error result is its text
+    /// alone, as a tool's error is.
+    #[error(
+        "the result of the call `{id}` is an error with parts; an error result is its text alone: \
+         say in the text what the parts show, or send a result that is not an error"
+    )]
+    ErrorWithParts {
+        /// The call's id.
+        id: String,
+    },
 }
 
 impl PausedRun {
@@ -352,8 +362,20 @@ impl PausedRun {
 
 impl PendingCall {
     /// Whether `decision` answers what this call waits for: a result for an external call, an
-    /// approval or denial for one that waits for approval (denial answers both).
+    /// approval or denial for one that waits for approval (denial answers both); an error result
+    /// has no parts.
     pub(crate) fn check(&self, decision: &Decision) -> Result<(), ResumeError> {
+        if let Decision::Result {
+            parts,
+            is_error: true,
+            ..
+        } = decision
+            && !parts.is_empty()
+        {
+            return Err(ResumeError::ErrorWithParts {
+                id: self.call.id.clone(),
+            });
+        }
         let given = match (decision, self.waits_for) {
             (Decision::Result { .. }, Waiting::Approval) => "a result",
             (Decision::Approve | Decision::ApproveWith { .. }, Waiting::Result) => "an approval",

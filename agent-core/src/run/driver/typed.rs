@@ -9,7 +9,7 @@ use crate::output::{OutputCheck, OutputMode, OutputProblem, RejectedOutput, json
 use crate::run::agent::Agent;
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::NotRun;
-use crate::tool::ToolDef;
+use crate::tool::{ToolDef, ToolOutput};
 
 /// A typed run's output in the making.
 pub(super) struct Output<'a, S> {
@@ -189,7 +189,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
             let result = if self.is_output_call(call) && !acknowledged {
                 acknowledged = true;
-                ToolResultMessage::new(call.id.as_str(), self.agent.tools.texts().output_received())
+                let received = self.agent.tools.texts().output_received().to_owned();
+                let tools = &self.agent.tools;
+                tools.result_message(call, Ok(ToolOutput::Text(received)))
             } else {
                 self.agent.tools.not_run(call, NotRun::AnswerGiven)
             };
