@@ -14,8 +14,7 @@ use std::thread;
 
 use futures_channel::oneshot;
 
-use crate::tool_error::ToolError;
-use crate::tool_error::panicked;
+use crate::tool_error::{ThreadProblem, ToolError, panicked};
 
 /// Starts `work` on a blocking thread and resolves to its result; a panic inside it becomes
 /// [`ToolError::Panicked`] with the panic's message.
@@ -41,9 +40,11 @@ where
         });
     match spawned {
         Ok(_) => Blocking(Inner::Thread(receiver)),
-        Err(error) => Blocking(Inner::Failed(Some(ToolError::failed(format!(
-            "the tool could not be started on a thread of its own: {error}"
-        ))))),
+        Err(error) => Blocking(Inner::Failed(Some(ToolError::Thread {
+            problem: ThreadProblem::NotStarted {
+                message: error.to_string(),
+            },
+        }))),
     }
 }
 
@@ -67,9 +68,9 @@ impl<R> Future for Blocking<R> {
                 // Panics are caught inside, so the only way here is a runtime shutting down
                 // before the function started.
                 Poll::Ready(Err(_)) => {
-                    return Poll::Ready(Err(ToolError::failed(
-                        "the tool was not run: its runtime shut down first",
-                    )));
+                    return Poll::Ready(Err(ToolError::Thread {
+                        problem: ThreadProblem::RuntimeShutDown,
+                    }));
                 }
                 Poll::Pending => return Poll::Pending,
             },
@@ -77,15 +78,15 @@ impl<R> Future for Blocking<R> {
                 Poll::Ready(Ok(finished)) => finished,
                 // The thread always sends, panic or not; a dropped sender means it was killed.
                 Poll::Ready(Err(_)) => {
-                    return Poll::Ready(Err(ToolError::failed(
-                        "the tool's thread ended without a result",
-                    )));
+                    return Poll::Ready(Err(ToolError::Thread {
+                        problem: ThreadProblem::EndedWithoutResult,
+                    }));
                 }
                 Poll::Pending => return Poll::Pending,
             },
             Inner::Failed(error) => {
-                return Poll::Ready(Err(error.take().unwrap_or_else(|| {
-                    ToolError::failed("the tool's result was already taken")
+                return Poll::Ready(Err(error.take().unwrap_or(ToolError::Thread {
+                    problem: ThreadProblem::ResultTaken,
                 })));
             }
         };
@@ -138,7 +139,7 @@ mod tests {
         assert_eq!(
             outcome,
             Err(ToolError::Panicked {
-                message: "out of cheese".to_owned()
+                message: Some("out of cheese".to_owned())
             })
         );
     }
@@ -159,7 +160,7 @@ mod tests {
         assert_eq!(
             outcome,
             Err(ToolError::Panicked {
-                message: "42".to_owned()
+                message: Some("42".to_owned())
             })
         );
     }

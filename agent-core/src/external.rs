@@ -71,10 +71,9 @@ impl<S: Send + Sync + 'static> Tool<S> for ExternalTool {
         _state: &'a S,
         _call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        let message = format!(
-            "`{}` is run by the application, not by the agent",
-            self.definition.name
-        );
-        Box::pin(std::future::ready(Err(ToolError::failed(message))))
+        let error = ToolError::RunByCaller {
+            tool: self.definition.name.clone(),
+        };
+        Box::pin(std::future::ready(Err(error)))
     }
 }

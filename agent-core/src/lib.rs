@@ -63,6 +63,7 @@
 //! providers, typed output, the run (`run/`: the agent, the request, the loop, hooks, pauses,
 //! events and the session and journal seams), the session stores, and the integrations.
 
+mod argument_issue;
 mod arguments;
 mod blocking;
 mod content;
@@ -100,6 +101,9 @@ pub mod web;
 #[doc(hidden)]
 pub mod __private;
 
+pub use argument_issue::{
+    ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
+};
 pub use content::{Media, MediaUrl, Part, Source};
 pub use external::ExternalTool;
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
@@ -121,7 +125,7 @@ pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};
 pub use state::{FromRef, State};
 pub use texts::{Chinese, English, NotRun, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
-pub use tool_error::{ArgumentIssue, ToolError};
+pub use tool_error::{RemoteProblem, ThreadProblem, ToolError};
 pub use tool_fn::{ToolClosure, ToolFn, tool_fn};
 pub use tool_result::{IntoToolResult, Json};
 pub use toolbox::ToolBox;

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::tool_error::ArgumentIssue;
+use crate::argument_issue::{ArgumentIssue, SyntaxError};
 
 /// An output the model gave that was not taken, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,8 +21,8 @@ pub struct RejectedOutput {
 pub enum OutputProblem {
     /// The output is not JSON.
     InvalidJson {
-        /// The parser's message.
-        message: String,
+        /// What the parser found wrong, and where.
+        error: SyntaxError,
     },
     /// The output is JSON but does not fit the type: every problem, each with its field path.
     Invalid {
@@ -46,13 +46,13 @@ pub enum OutputProblem {
 impl fmt::Display for OutputProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OutputProblem::InvalidJson { message } => {
-                write!(f, "the answer is not valid JSON: {message}")
+            OutputProblem::InvalidJson { error } => {
+                write!(f, "the answer is not valid JSON: {error}")
             }
             OutputProblem::Invalid { issues } => write!(
                 f,
                 "the answer does not fit the schema: {}",
-                ArgumentIssue::render(issues, "answer", ": ", "; ")
+                ArgumentIssue::render(issues, "answer", ": ", "; ", ArgumentIssue::english)
             ),
             OutputProblem::Rejected { message } => {
                 write!(f, "the answer was not accepted: {message}")

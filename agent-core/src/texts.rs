@@ -3,8 +3,13 @@
 //! English by default; [`Chinese`] reproduces the reference loop's texts exactly. Implement [`Texts`]
 //! for any other language.
 
+use std::fmt::Write as _;
+
+use crate::argument_issue::{
+    ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
+};
 use crate::output_problem::OutputProblem;
-use crate::tool_error::{ArgumentIssue, ToolError, human_duration};
+use crate::tool_error::{RemoteProblem, ThreadProblem, ToolError, human_duration};
 
 /// Every text the agent writes itself, with no defaults: a language states each one, so none of
 /// another language's words can leak into it.
@@ -88,6 +93,17 @@ pub enum NotRun<'a> {
     /// The call would wait for a person's approval or the caller's result, and this run cannot
     /// pause (a typed run).
     CannotWait,
+    /// The person, asked through an MCP client, declined the call.
+    ApprovalDeclined,
+    /// The person, asked through an MCP client, cancelled the question.
+    ApprovalCancelled,
+    /// The MCP client answered the question with something other than "accept".
+    ApprovalNotAccepted,
+    /// The tool (named) needs the person's approval, and the MCP client cannot ask them (it does
+    /// not support elicitation).
+    ApprovalImpossible(&'a str),
+    /// The person's approval could not be asked, with the error's message.
+    ApprovalNotAsked(&'a str),
 }
 
 /// English texts (the default).
@@ -169,6 +185,16 @@ impl Texts for English {
             NotRun::CannotWait => "this call must wait for a person or for the caller, and this \
                                    run cannot wait"
                 .to_owned(),
+            NotRun::ApprovalDeclined => "the user declined this call".to_owned(),
+            NotRun::ApprovalCancelled => "the user cancelled this call".to_owned(),
+            NotRun::ApprovalNotAccepted => "the user did not accept this call".to_owned(),
+            NotRun::ApprovalImpossible(tool) => format!(
+                "`{tool}` needs the user's approval, and approval was not possible: this client \
+                 cannot ask the user (it does not support elicitation)"
+            ),
+            NotRun::ApprovalNotAsked(error) => {
+                format!("the user's approval could not be asked: {error}")
+            }
         }
     }
 
@@ -231,12 +257,17 @@ impl Texts for Chinese {
             ToolError::InvalidArguments { issues } => {
                 format!(
                     "参数校验失败：{}",
-                    ArgumentIssue::render(issues, "参数", "：", "；")
+                    ArgumentIssue::render(issues, "参数", "：", "；", chinese_issue)
                 )
             }
-            ToolError::InvalidJson { message }
-            | ToolError::Failed { message }
-            | ToolError::Panicked { message } => message.clone(),
+            ToolError::InvalidJson { error } => {
+                format!("参数不是合法的 JSON：{}", chinese_syntax(error))
+            }
+            ToolError::Failed { message } => message.clone(),
+            ToolError::Panicked {
+                message: Some(message),
+            } => message.clone(),
+            ToolError::Panicked { message: None } => "工具发生 panic，没有附带信息".to_owned(),
             ToolError::TimedOut { after } => {
                 format!("工具在 {} 内未完成，已取消", human_duration(*after))
             }
@@ -250,6 +281,31 @@ impl Texts for Chinese {
             ToolError::OutcomeUnknown { tool } => format!(
                 "此次调用 {tool} 的结果未知：它执行时服务停止了。为免其效果发生两次，没有再次执行；再次调用前请先确认它是否已生效"
             ),
+            ToolError::RunByCaller { tool } => {
+                format!("工具 {tool} 由应用程序执行，不由智能体执行")
+            }
+            ToolError::Thread { problem } => match problem {
+                ThreadProblem::NotStarted { message } => {
+                    format!("无法为工具启动独立的线程：{message}")
+                }
+                ThreadProblem::RuntimeShutDown => "工具未执行：它的运行时已先关闭".to_owned(),
+                ThreadProblem::EndedWithoutResult => "工具的线程结束了，但没有给出结果".to_owned(),
+                ThreadProblem::ResultTaken => "工具的结果已被取走".to_owned(),
+            },
+            ToolError::Unserializable { message } => {
+                format!("工具的结果无法序列化为 JSON：{message}")
+            }
+            ToolError::Remote { server, problem } => match problem {
+                RemoteProblem::Refused { message, code } => {
+                    format!("MCP 服务器 {server} 拒绝了此调用：{message}（错误 {code}）")
+                }
+                RemoteProblem::Unreachable => {
+                    format!("无法连接 MCP 服务器 {server}：它已停止或关闭了连接")
+                }
+                RemoteProblem::Failed { message } => {
+                    format!("调用 MCP 服务器 {server} 失败：{message}")
+                }
+            },
         }
     }
 
@@ -281,6 +337,13 @@ impl Texts for Chinese {
                     .to_owned()
             }
             NotRun::CannotWait => "此调用需要等待用户批准或调用方的结果，但本次运行不能等待".to_owned(),
+            NotRun::ApprovalDeclined => "用户拒绝了此调用".to_owned(),
+            NotRun::ApprovalCancelled => "用户取消了此调用".to_owned(),
+            NotRun::ApprovalNotAccepted => "用户没有接受此调用".to_owned(),
+            NotRun::ApprovalImpossible(tool) => format!(
+                "{tool} 需要用户批准，但无法请求批准：此客户端不能询问用户（它不支持 elicitation）"
+            ),
+            NotRun::ApprovalNotAsked(error) => format!("无法请求用户批准：{error}"),
         }
     }
 
@@ -301,10 +364,12 @@ impl Texts for Chinese {
 
     fn output_correction(&self, problem: &OutputProblem) -> String {
         let problem = match problem {
-            OutputProblem::InvalidJson { message } => format!("答案不是合法的 JSON：{message}"),
+            OutputProblem::InvalidJson { error } => {
+                format!("答案不是合法的 JSON：{}", chinese_syntax(error))
+            }
             OutputProblem::Invalid { issues } => format!(
                 "答案不符合结构：{}",
-                ArgumentIssue::render(issues, "答案", "：", "；")
+                ArgumentIssue::render(issues, "答案", "：", "；", chinese_issue)
             ),
             OutputProblem::Rejected { message } => format!("答案未被接受：{message}"),
             OutputProblem::NotGiven { tool } => {
@@ -323,5 +388,182 @@ impl Texts for Chinese {
 
     fn output_instructions(&self, schema: &str) -> String {
         format!("最终答案只能是符合以下 JSON Schema 的 JSON 值，不要有其他文字：\n{schema}")
+    }
+}
+
+/// A JSON type in Chinese.
+fn chinese_type(kind: JsonType) -> &'static str {
+    match kind {
+        JsonType::Null => "null",
+        JsonType::Boolean => "布尔值",
+        JsonType::Integer => "整数",
+        JsonType::Number => "数字",
+        JsonType::String => "字符串",
+        JsonType::Array => "数组",
+        JsonType::Object => "对象",
+    }
+}
+
+/// A value the model gave, in Chinese: itself, or its type.
+fn chinese_found(found: &Found, out: &mut String) {
+    match found {
+        Found::Value { text, .. } => out.push_str(text),
+        Found::Kind(kind) => out.push_str(chinese_type(*kind)),
+        // A type's own words: data, quoted.
+        Found::Other(text) => {
+            let _ = write!(out, "“{text}”");
+        }
+    }
+}
+
+/// What a type takes, in Chinese.
+fn chinese_expected(expected: &Expected, out: &mut String) {
+    let _ = match expected {
+        Expected::Type(kind) => write!(out, "{}", chinese_type(*kind)),
+        Expected::Integer(name) => match Expected::integer_range(name) {
+            Some((low, high)) => write!(out, "{name} 整数（{low} 到 {high}）"),
+            None => write!(out, "{name} 整数"),
+        },
+        Expected::Float(name) => write!(out, "{name} 数字"),
+        Expected::Struct(name) => write!(out, "对象 {name}"),
+        Expected::Enum(name) => write!(out, "枚举 {name}"),
+        // A type's own words: data, quoted.
+        Expected::Other(words) => write!(out, "“{words}”"),
+    };
+}
+
+/// Names in backquotes, joined by Chinese commas.
+fn chinese_names(names: &[String], out: &mut String) {
+    for (index, name) in names.iter().enumerate() {
+        if index > 0 {
+            out.push('、');
+        }
+        let _ = write!(out, "`{name}`");
+    }
+}
+
+/// One problem with the arguments (or an answer), in Chinese: [`Chinese`]'s words for
+/// [`IssueKind`].
+fn chinese_issue(kind: &IssueKind, out: &mut String) {
+    match kind {
+        IssueKind::Missing { field: None } => out.push_str("缺少必填字段"),
+        IssueKind::Missing { field: Some(field) } => {
+            let _ = write!(out, "缺少字段 `{field}`");
+        }
+        IssueKind::UnknownField { field, expected } => {
+            out.push_str("未知字段");
+            if let Some(field) = field {
+                let _ = write!(out, " `{field}`");
+            }
+            match expected.as_deref() {
+                None => out.push_str("；请去掉它，或对照 schema 检查拼写"),
+                Some([]) => out.push_str("：此处不接受任何字段"),
+                Some(names) => {
+                    out.push_str("，应为 ");
+                    chinese_names(names, out);
+                    out.push_str(" 之一");
+                }
+            }
+        }
+        IssueKind::NotAnObject { found } => {
+            let _ = write!(
+                out,
+                "应为由具名参数组成的 JSON 对象，实际为{}",
+                chinese_type(*found)
+            );
+        }
+        IssueKind::WrongType { expected, found } => {
+            out.push_str("应为");
+            for (index, kind) in expected.iter().enumerate() {
+                if index > 0 {
+                    out.push('或');
+                }
+                out.push_str(chinese_type(*kind));
+            }
+            out.push_str("，实际为 ");
+            chinese_found(found, out);
+        }
+        IssueKind::NotOneOf { allowed, found } => {
+            let _ = write!(out, "应为 {} 之一，实际为 ", allowed.join("、"));
+            chinese_found(found, out);
+        }
+        IssueKind::NotConst { expected, found } => {
+            let _ = write!(out, "应为 {expected}，实际为 {found}");
+        }
+        IssueKind::NoShapeMatches { found } => {
+            let _ = write!(out, "此{}不符合任何允许的结构", chinese_type(*found));
+        }
+        IssueKind::InvalidType { found, expected } => {
+            out.push_str("类型不对：应为");
+            chinese_expected(expected, out);
+            out.push_str("，实际为 ");
+            chinese_found(found, out);
+        }
+        IssueKind::InvalidValue { found, expected } => {
+            out.push_str("取值无效：应为");
+            chinese_expected(expected, out);
+            out.push_str("，实际为 ");
+            chinese_found(found, out);
+        }
+        IssueKind::InvalidLength { length, expected } => {
+            let _ = write!(out, "长度无效：实际长度为 {length}，应为");
+            chinese_expected(expected, out);
+        }
+        IssueKind::UnknownVariant { variant, expected } => {
+            let _ = write!(out, "未知的取值 `{variant}`");
+            if expected.is_empty() {
+                out.push_str("，此处没有可选的取值");
+            } else {
+                out.push_str("，应为 ");
+                chinese_names(expected, out);
+                out.push_str(" 之一");
+            }
+        }
+        IssueKind::DuplicateField { field } => {
+            let _ = write!(out, "字段 `{field}` 重复");
+        }
+        IssueKind::NoVariantMatches { name } => {
+            let _ = write!(out, "不符合 {name} 的任何一种形式");
+        }
+        IssueKind::MoreNotListed => out.push_str("还有更多类似的问题，未一一列出"),
+        IssueKind::DoesNotFit => out.push_str("值不符合 schema"),
+        // The deserializer's own words: data, quoted.
+        IssueKind::Other { message } => {
+            let _ = write!(out, "不符合要求：“{message}”");
+        }
+    }
+}
+
+/// Why a text is not JSON, and where, in Chinese.
+fn chinese_syntax(error: &SyntaxError) -> String {
+    let problem = match &error.problem {
+        SyntaxProblem::UnfinishedList => "数组还没结束，文本就结束了",
+        SyntaxProblem::UnfinishedObject => "对象还没结束，文本就结束了",
+        SyntaxProblem::UnfinishedString => "字符串还没结束，文本就结束了",
+        SyntaxProblem::UnfinishedValue => "值还没写完，文本就结束了",
+        SyntaxProblem::ExpectedColon => "此处应为 `:`",
+        SyntaxProblem::ExpectedCommaOrListEnd => "此处应为 `,` 或 `]`",
+        SyntaxProblem::ExpectedCommaOrObjectEnd => "此处应为 `,` 或 `}`",
+        SyntaxProblem::ExpectedIdent => "此处应为 true、false 或 null",
+        SyntaxProblem::ExpectedValue => "此处应为一个值",
+        SyntaxProblem::ExpectedDoubleQuote => "此处应为 `\"`",
+        SyntaxProblem::InvalidEscape => "无效的转义序列",
+        SyntaxProblem::InvalidNumber => "无效的数字",
+        SyntaxProblem::NumberOutOfRange => "数字超出范围",
+        SyntaxProblem::InvalidUnicodeCodePoint => "无效的 Unicode 码点",
+        SyntaxProblem::ControlCharacter => "字符串中有控制字符（\\u0000-\\u001F）",
+        SyntaxProblem::KeyMustBeAString => "对象的键必须是字符串",
+        SyntaxProblem::LoneLeadingSurrogate => "十六进制转义中有落单的前导代理项",
+        SyntaxProblem::TrailingComma => "末尾多了一个逗号",
+        SyntaxProblem::TrailingCharacters => "JSON 值之后还有多余的字符",
+        SyntaxProblem::UnexpectedEndOfHexEscape => "十六进制转义不完整",
+        SyntaxProblem::RecursionLimitExceeded => "嵌套层数超过上限",
+        // The parser's own words: data, quoted.
+        SyntaxProblem::Other(message) => return format!("“{message}”"),
+    };
+    if error.line > 0 {
+        format!("第 {} 行第 {} 列：{problem}", error.line, error.column)
+    } else {
+        problem.to_owned()
     }
 }

@@ -261,8 +261,8 @@ impl ToolOutput {
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
         serde_json::to_string(value)
             .map(ToolOutput::Json)
-            .map_err(|err| {
-                ToolError::failed(format!("the tool's result could not be serialized: {err}"))
+            .map_err(|err| ToolError::Unserializable {
+                message: err.to_string(),
             })
     }
 }

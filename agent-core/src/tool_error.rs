@@ -4,6 +4,8 @@ use std::any::Any;
 use std::fmt;
 use std::time::Duration;
 
+use crate::argument_issue::{ArgumentIssue, IssueKind, JsonType, SyntaxError};
+
 /// Why a tool call failed. Every variant reaches the model as an error result, never as a crashed run.
 ///
 /// Its `Display` is the English wording the model reads (after "Error: "): one table,
@@ -20,8 +22,8 @@ pub enum ToolError {
     },
     /// The arguments are not JSON.
     InvalidJson {
-        /// The parser's message.
-        message: String,
+        /// What the parser found wrong, and where.
+        error: SyntaxError,
     },
     /// The arguments are JSON but do not fit the tool's parameters.
     InvalidArguments {
@@ -35,8 +37,8 @@ pub enum ToolError {
     },
     /// The tool panicked; the run goes on.
     Panicked {
-        /// The panic message.
-        message: String,
+        /// The panic message, when it had one.
+        message: Option<String>,
     },
     /// The tool ran past its timeout and was cancelled.
     TimedOut {
@@ -75,6 +77,67 @@ pub enum ToolError {
         /// The tool that was called.
         tool: String,
     },
+    /// The tool is run by the application ([`ExternalTool`](crate::ExternalTool)), and was
+    /// called where no one can run it: outside a run that can pause for the caller's result.
+    RunByCaller {
+        /// The tool.
+        tool: String,
+    },
+    /// A plain function's blocking thread did not give its result.
+    Thread {
+        /// What happened to it.
+        problem: ThreadProblem,
+    },
+    /// The tool's result could not be serialized as JSON.
+    Unserializable {
+        /// The serializer's message.
+        message: String,
+    },
+    /// A remote MCP server could not serve the call. What the server itself said is data: the
+    /// words around it are the agent's.
+    Remote {
+        /// The server's name for messages (its own name in backquotes, or how it was reached).
+        server: String,
+        /// What went wrong.
+        problem: RemoteProblem,
+    },
+}
+
+/// What happened to a plain function's blocking thread that gave no result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ThreadProblem {
+    /// No thread could be started for it.
+    NotStarted {
+        /// The system's message.
+        message: String,
+    },
+    /// The runtime shut down before the function started.
+    RuntimeShutDown,
+    /// The thread ended without sending a result (it was killed).
+    EndedWithoutResult,
+    /// The result was taken already (the future was polled after it finished).
+    ResultTaken,
+}
+
+/// Why a remote MCP server could not serve a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RemoteProblem {
+    /// The server answered the request with a protocol error.
+    Refused {
+        /// The server's message.
+        message: String,
+        /// The JSON-RPC error code.
+        code: i32,
+    },
+    /// The server stopped or closed the connection.
+    Unreachable,
+    /// The request failed otherwise.
+    Failed {
+        /// The SDK's message.
+        message: String,
+    },
 }
 
 impl ToolError {
@@ -107,20 +170,20 @@ impl ToolError {
 
     /// The error for arguments that are JSON but not an object of named arguments.
     pub(crate) fn arguments_not_an_object(value: &serde_json::Value) -> Self {
-        use serde_json::Value;
-        let kind = match value {
-            Value::Null => "null",
-            Value::Bool(_) => "a boolean",
-            Value::Number(_) => "a number",
-            Value::String(_) => "a string",
-            Value::Array(_) => "an array",
-            Value::Object(_) => "an object",
-        };
         ToolError::InvalidArguments {
             issues: vec![ArgumentIssue::new(
                 "",
-                format!("expected a JSON object of named arguments, got {kind}"),
+                IssueKind::NotAnObject {
+                    found: JsonType::of(value),
+                },
             )],
+        }
+    }
+
+    /// The error for arguments that are not JSON, as the parser says why.
+    pub(crate) fn invalid_json(error: &serde_json::Error) -> Self {
+        ToolError::InvalidJson {
+            error: SyntaxError::of(error),
         }
     }
 }
@@ -166,16 +229,21 @@ impl ToolError {
             ToolError::UnknownTool { name, available } => {
                 describe_unknown_tool(name, available.iter().map(String::as_str), f)
             }
-            ToolError::InvalidJson { message } => {
-                write!(f, "the arguments are not valid JSON: {message}")
+            ToolError::InvalidJson { error } => {
+                write!(f, "the arguments are not valid JSON: {error}")
             }
             ToolError::InvalidArguments { issues } => write!(
                 f,
                 "invalid arguments: {}",
-                ArgumentIssue::render(issues, "arguments", ": ", "; ")
+                ArgumentIssue::render(issues, "arguments", ": ", "; ", ArgumentIssue::english)
             ),
             ToolError::Failed { message } => f.write_str(message),
-            ToolError::Panicked { message } => write!(f, "the tool panicked: {message}"),
+            ToolError::Panicked {
+                message: Some(message),
+            } => write!(f, "the tool panicked: {message}"),
+            ToolError::Panicked { message: None } => {
+                f.write_str("the tool panicked: a panic without a message")
+            }
             ToolError::TimedOut { after } => write!(
                 f,
                 "the tool did not finish within {} and was cancelled",
@@ -198,6 +266,38 @@ impl ToolError {
                  ran. It was not run again, so that its effect cannot happen twice; check whether \
                  it took effect before calling it again"
             ),
+            ToolError::RunByCaller { tool } => {
+                write!(f, "`{tool}` is run by the application, not by the agent")
+            }
+            ToolError::Thread { problem } => match problem {
+                ThreadProblem::NotStarted { message } => write!(
+                    f,
+                    "the tool could not be started on a thread of its own: {message}"
+                ),
+                ThreadProblem::RuntimeShutDown => {
+                    f.write_str("the tool was not run: its runtime shut down first")
+                }
+                ThreadProblem::EndedWithoutResult => {
+                    f.write_str("the tool's thread ended without a result")
+                }
+                ThreadProblem::ResultTaken => f.write_str("the tool's result was already taken"),
+            },
+            ToolError::Unserializable { message } => {
+                write!(f, "the tool's result could not be serialized: {message}")
+            }
+            ToolError::Remote { server, problem } => match problem {
+                RemoteProblem::Refused { message, code } => write!(
+                    f,
+                    "the MCP server {server} refused the call: {message} (error {code})"
+                ),
+                RemoteProblem::Unreachable => write!(
+                    f,
+                    "the MCP server {server} cannot be reached: it stopped or closed the connection"
+                ),
+                RemoteProblem::Failed { message } => {
+                    write!(f, "the call to the MCP server {server} failed: {message}")
+                }
+            },
         }
     }
 }
@@ -211,67 +311,12 @@ pub(crate) fn human_duration(duration: Duration) -> String {
     }
 }
 
-/// One problem with a tool's arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArgumentIssue {
-    /// Where the problem is, as field names and indices joined by dots (`unit`, `stops.2.city`);
-    /// empty when it concerns the arguments as a whole.
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl ArgumentIssue {
-    /// An issue at a path.
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ArgumentIssue {
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-
-    /// Renders issues as `path: message` joined by `separator`; `whole` labels an issue with no path.
-    pub(crate) fn render(
-        issues: &[ArgumentIssue],
-        whole: &str,
-        path_separator: &str,
-        separator: &str,
-    ) -> String {
-        let mut out = String::new();
-        for (index, issue) in issues.iter().enumerate() {
-            if index > 0 {
-                out.push_str(separator);
-            }
-            out.push_str(if issue.path.is_empty() {
-                whole
-            } else {
-                &issue.path
-            });
-            out.push_str(path_separator);
-            out.push_str(&issue.message);
-        }
-        out
-    }
-}
-
-impl fmt::Display for ArgumentIssue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
-    }
-}
-
 /// The error of a call whose tool panicked, with the panic's message.
 pub(crate) fn panicked(payload: Box<dyn Any + Send>) -> ToolError {
     let message = if let Some(text) = payload.downcast_ref::<&str>() {
-        (*text).to_owned()
-    } else if let Some(text) = payload.downcast_ref::<String>() {
-        text.clone()
+        Some((*text).to_owned())
     } else {
-        "a panic without a message".to_owned()
+        payload.downcast_ref::<String>().cloned()
     };
     ToolError::Panicked { message }
 }

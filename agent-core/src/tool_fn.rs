@@ -256,7 +256,7 @@ where
 fn parse<A: DeserializeOwned>(fit: &SchemaFit, raw: &str) -> Result<A, ToolError> {
     let raw = if raw.trim().is_empty() { "{}" } else { raw };
     fit.parse(raw).map_err(|unfit| match unfit {
-        Unfit::Json(message) => ToolError::InvalidJson { message },
+        Unfit::Json(error) => ToolError::InvalidJson { error },
         Unfit::NotAnObject(value) => ToolError::arguments_not_an_object(&value),
         Unfit::Issues(issues) => ToolError::InvalidArguments { issues },
     })

@@ -304,11 +304,11 @@ async fn chinese_texts_reproduce_the_reference_loop() {
     assert_eq!(results[0], "不存在工具 missing");
     assert_eq!(
         results[1],
-        "参数校验失败：city：invalid type: integer `42`, expected a string"
+        "参数校验失败：city：类型不对：应为字符串，实际为 42"
     );
     assert_eq!(
         results[2],
-        "出错：EOF while parsing an object at line 1 column 1"
+        "出错：参数不是合法的 JSON：第 1 行第 1 列：对象还没结束，文本就结束了"
     );
     assert_eq!(results[3], "出错：no weather station in Atlantis");
     assert_eq!(results[4], "执行成功");
@@ -318,6 +318,6 @@ async fn chinese_texts_reproduce_the_reference_loop() {
     );
     assert_eq!(
         results[6],
-        "参数校验失败：参数：expected a JSON object of named arguments, got an array"
+        "参数校验失败：参数：应为由具名参数组成的 JSON 对象，实际为数组"
     );
 }

@@ -7,12 +7,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::skipped::deserialize_noticing;
-use super::typed::{
-    Strict, deserialize_strictly_saying, message_without_position, render_path,
-    unknown_field_expecting,
-};
+use super::typed::{Strict, deserialize_strictly_saying, render_path};
 use super::walk::{MAX_ISSUES, Walk};
-use crate::tool_error::ArgumentIssue;
+use crate::argument_issue::{ArgumentIssue, IssueKind, SyntaxError, issue_of};
 
 /// What the parser knows of a type from its JSON schema (draft 2020-12, as schemars makes it):
 /// made once per type, used for every value read.
@@ -22,15 +19,15 @@ pub(crate) struct SchemaFit {
     /// Whether a field the root does not name is an error (rather than taken by a flattened map,
     /// or unjudgeable when the schema is not an object's).
     closed: bool,
-    /// What the model is told about such a field: which ones there are.
-    unknown: String,
+    /// The fields the root names: what the model is told about a field it does not.
+    names: Vec<String>,
 }
 
 /// Why a text could not be read as the type.
 #[derive(Debug)]
 pub(crate) enum Unfit {
-    /// It is not JSON: the parser's message.
-    Json(String),
+    /// It is not JSON: what the parser found wrong.
+    Json(SyntaxError),
     /// It is JSON but not an object.
     NotAnObject(Value),
     /// It does not fit: every problem, each with its path.
@@ -43,14 +40,12 @@ impl SchemaFit {
     pub(crate) fn of(schema: Value, an_object: bool) -> Self {
         let properties = schema.get("properties").and_then(Value::as_object);
         let closed = an_object && is_closed(&schema);
-        let unknown = unknown_field_expecting(
-            properties
-                .map(|properties| properties.keys().map(String::as_str).collect())
-                .unwrap_or_default(),
-        );
+        let names = properties
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default();
         SchemaFit {
             closed,
-            unknown,
+            names,
             schema,
         }
     }
@@ -70,7 +65,7 @@ impl SchemaFit {
     /// unknown or mistyped field is reported with its path (or, when the schema cannot say what is
     /// wrong, serde's first error with its path).
     pub(crate) fn parse<T: DeserializeOwned>(&self, raw: &str) -> Result<T, Unfit> {
-        let top_level = self.closed.then_some(self.unknown.as_str());
+        let top_level = self.closed.then_some(self.names.as_slice());
         // Only an object: serde's derive would also take an array as positional fields.
         if raw.trim_start().starts_with('{') {
             // The common case: one parse, which notices whether serde skipped a field (one the
@@ -89,18 +84,18 @@ impl SchemaFit {
                         Err(Strict::Invalid(_)) => {}
                     }
                 }
-                Err(error) if !error.is_data() => return Err(Unfit::Json(error.to_string())),
+                Err(error) if !error.is_data() => return Err(Unfit::Json(SyntaxError::of(&error))),
                 Err(_) => {}
             }
         }
         let mut value: Value =
-            serde_json::from_str(raw).map_err(|error| Unfit::Json(error.to_string()))?;
+            serde_json::from_str(raw).map_err(|error| Unfit::Json(SyntaxError::of(&error)))?;
         if !value.is_object() {
             return Err(Unfit::NotAnObject(value));
         }
         let walk = Walk {
             root: &self.schema,
-            top_level: &self.unknown,
+            top_level: &self.names,
         };
         if walk.drop_optional_nulls(&mut value, &self.schema) {
             match deserialize_strictly_saying::<T, _>(&value, top_level) {
@@ -113,10 +108,7 @@ impl SchemaFit {
         walk.check(&value, &self.schema, "", &mut issues);
         if issues.len() >= MAX_ISSUES {
             issues.truncate(MAX_ISSUES);
-            issues.push(ArgumentIssue::new(
-                "",
-                "more problems like these, not listed",
-            ));
+            issues.push(ArgumentIssue::new("", IssueKind::MoreNotListed));
         }
         if issues.is_empty()
             && let Err(error) = serde_path_to_error::deserialize::<_, T>(&value)
@@ -124,12 +116,12 @@ impl SchemaFit {
             // The schema cannot say it (a range, a custom deserializer): serde's own words.
             issues.push(ArgumentIssue::new(
                 render_path(error.path()),
-                message_without_position(error.inner()),
+                issue_of(error.inner()),
             ));
         }
         if issues.is_empty() {
             // serde takes the value after all: it failed only through the text.
-            issues.push(ArgumentIssue::new("", "the value does not fit the schema"));
+            issues.push(ArgumentIssue::new("", IssueKind::DoesNotFit));
         }
         Err(Unfit::Issues(issues))
     }
@@ -143,7 +135,7 @@ pub(crate) fn drop_optional_nulls(
 ) -> bool {
     let walk = Walk {
         root: schema,
-        top_level: "",
+        top_level: &[],
     };
     walk.drop_optional_nulls_in(fields, schema)
 }
@@ -189,7 +181,7 @@ mod tests {
         });
         let walk = Walk {
             root: fit.schema(),
-            top_level: &fit.unknown,
+            top_level: &fit.names,
         };
         let mut issues = Vec::new();
         walk.check(&value, fit.schema(), "", &mut issues);

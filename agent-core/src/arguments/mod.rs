@@ -11,4 +11,3 @@ mod walk;
 
 pub(crate) use fit::{SchemaFit, Unfit, drop_optional_nulls};
 pub use typed::{FieldSpec, check_field, parse_arguments, parse_flat_arguments};
-pub(crate) use walk::kind_of;

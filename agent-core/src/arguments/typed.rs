@@ -6,8 +6,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::fit::drop_optional_nulls;
+use crate::argument_issue::{ArgumentIssue, IssueKind, issue_of};
 use crate::schema::parameters_schema;
-use crate::tool_error::{ArgumentIssue, ToolError};
+use crate::tool_error::ToolError;
 
 /// What the argument parser needs to know about one model-facing parameter to explain a mismatch.
 pub struct FieldSpec {
@@ -29,17 +30,14 @@ pub fn check_field<T: DeserializeOwned>(value: &Value) -> Vec<ArgumentIssue> {
         Ok(_) => match deserialize_strictly::<T, _>(value) {
             Ok(_) => Vec::new(),
             Err(Strict::Unknown(issues)) => issues,
-            Err(Strict::Invalid(error)) => vec![ArgumentIssue::new("", error.to_string())],
+            Err(Strict::Invalid(error)) => vec![ArgumentIssue::new("", issue_of(&error))],
         },
         Err(error) => vec![ArgumentIssue::new(
             render_path(error.path()),
-            error.into_inner().to_string(),
+            issue_of(error.inner()),
         )],
     }
 }
-
-/// What the model is told about a field no parameter has, inside a parameter's value.
-const UNKNOWN_FIELD: &str = "unknown field; leave it out or check its spelling against the schema";
 
 /// Why a strict parse failed.
 pub(crate) enum Strict<E> {
@@ -62,11 +60,11 @@ where
     deserialize_strictly_saying(deserializer, None)
 }
 
-/// [`deserialize_strictly`], telling the model `top_level` about an unknown field of the arguments
-/// object itself (which fields there are), rather than the general word.
+/// [`deserialize_strictly`], telling the model which fields there are (`top_level`) about an
+/// unknown field of the arguments object itself, rather than the general word.
 pub(crate) fn deserialize_strictly_saying<'de, T, D>(
     deserializer: D,
-    top_level: Option<&str>,
+    top_level: Option<&[String]>,
 ) -> Result<T, Strict<D::Error>>
 where
     T: serde::Deserialize<'de>,
@@ -75,16 +73,20 @@ where
     use serde_ignored::Path;
     let mut unknown = Vec::new();
     let value = serde_ignored::deserialize(deserializer, |path| {
-        let message = match (top_level, &path) {
+        let expected = match (top_level, &path) {
             (
-                Some(message),
+                Some(names),
                 Path::Map {
                     parent: Path::Root, ..
                 },
-            ) => message,
-            _ => UNKNOWN_FIELD,
+            ) => Some(names.to_vec()),
+            _ => None,
         };
-        unknown.push(ArgumentIssue::new(ignored_path(&path), message));
+        let kind = IssueKind::UnknownField {
+            field: None,
+            expected,
+        };
+        unknown.push(ArgumentIssue::new(ignored_path(&path), kind));
     })
     .map_err(Strict::Invalid)?;
     if unknown.is_empty() {
@@ -167,9 +169,7 @@ fn parse_arguments_with<T: DeserializeOwned + JsonSchema>(
             Ok(arguments) => return Ok(arguments),
             Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),
             Err(Strict::Invalid(error)) if !error.is_data() => {
-                return Err(ToolError::InvalidJson {
-                    message: error.to_string(),
-                });
+                return Err(ToolError::invalid_json(&error));
             }
             Err(Strict::Invalid(_)) => {}
         }
@@ -184,8 +184,8 @@ fn parse_arguments_with<T: DeserializeOwned + JsonSchema>(
         (Some(arguments), _) => Ok(arguments),
         (None, Err(error)) => Err(error),
         // Never: `parse_slowly` succeeds only through `parse`, which keeps the arguments.
-        (None, Ok(())) => Err(ToolError::InvalidJson {
-            message: "the arguments could not be read".to_owned(),
+        (None, Ok(())) => Err(ToolError::InvalidArguments {
+            issues: vec![ArgumentIssue::new("", IssueKind::DoesNotFit)],
         }),
     }
 }
@@ -227,11 +227,7 @@ fn parse_slowly(
 ) -> Result<(), ToolError> {
     let mut value: Value = match serde_json::from_str(raw) {
         Ok(value) => value,
-        Err(error) => {
-            return Err(ToolError::InvalidJson {
-                message: error.to_string(),
-            });
-        }
+        Err(error) => return Err(ToolError::invalid_json(&error)),
     };
     let (dropped, nested_null) = match &mut value {
         Value::Object(map) => {
@@ -287,28 +283,31 @@ fn diagnose(
                     } else {
                         format!("{}.{}", field.name, issue.path)
                     };
-                    issues.push(ArgumentIssue::new(path, issue.message));
+                    issues.push(ArgumentIssue::new(path, issue.kind));
                 }
             }
-            None if field.required => {
-                issues.push(ArgumentIssue::new(field.name, "missing required field"))
-            }
+            None if field.required => issues.push(ArgumentIssue::new(
+                field.name,
+                IssueKind::Missing { field: None },
+            )),
             None => {}
         }
     }
     for key in map.keys() {
         if !fields.iter().any(|field| field.name == key) {
-            let message = unknown_field_expecting(fields.iter().map(|field| field.name).collect());
-            issues.push(ArgumentIssue::new(key.as_str(), message));
+            let expected = fields.iter().map(|field| field.name.to_owned()).collect();
+            let kind = IssueKind::UnknownField {
+                field: None,
+                expected: Some(expected),
+            };
+            issues.push(ArgumentIssue::new(key.as_str(), kind));
         }
     }
     if issues.is_empty() {
         // Field by field everything fits, so the problem spans fields (a duplicate key, say) and
         // lies in the arguments object itself: report what the whole parse says.
         match parse(raw) {
-            Err(Strict::Invalid(error)) => {
-                issues.push(ArgumentIssue::new("", message_without_position(&error)));
-            }
+            Err(Strict::Invalid(error)) => issues.push(ArgumentIssue::new("", issue_of(&error))),
             Err(Strict::Unknown(unknown)) => issues = unknown,
             Ok(()) => {}
         }
@@ -324,15 +323,6 @@ fn holds_null(value: &Value) -> bool {
         Value::Object(fields) => fields.values().any(holds_null),
         _ => false,
     }
-}
-
-/// What the model is told about a field that is not one of `names`: which ones there are.
-pub(crate) fn unknown_field_expecting(names: Vec<&str>) -> String {
-    if names.is_empty() {
-        return "unknown field: this tool takes no arguments".to_owned();
-    }
-    let expected: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
-    format!("unknown field, expected one of {}", expected.join(", "))
 }
 
 pub(crate) fn render_path(path: &serde_path_to_error::Path) -> String {
@@ -351,14 +341,4 @@ pub(crate) fn render_path(path: &serde_path_to_error::Path) -> String {
         out.push_str(&part);
     }
     out
-}
-
-/// serde_json appends " at line L column C", which means nothing to a model reading a field path.
-pub(crate) fn message_without_position(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    let suffix = format!(" at line {} column {}", error.line(), error.column());
-    match text.strip_suffix(&suffix) {
-        Some(message) if error.line() > 0 => message.to_owned(),
-        _ => text,
-    }
 }

@@ -3,8 +3,7 @@
 use serde_json::Value;
 
 use super::fit::is_closed;
-use super::typed::unknown_field_expecting;
-use crate::tool_error::ArgumentIssue;
+use crate::argument_issue::{ArgumentIssue, Found, IssueKind, JsonType};
 
 /// Finds where a value departs from its schema, by the keywords that say what a type is (`type`,
 /// `enum`, `const`, `required`, `properties`, closed objects, `items`, `anyOf`/`oneOf`, `$ref` into
@@ -15,8 +14,8 @@ pub(super) const MAX_ISSUES: usize = 20;
 
 pub(super) struct Walk<'a> {
     pub(super) root: &'a Value,
-    /// What the model is told about an unknown field at the root.
-    pub(super) top_level: &'a str,
+    /// The fields the root names: what the model is told about an unknown field there.
+    pub(super) top_level: &'a [String],
 }
 
 impl Walk<'_> {
@@ -42,15 +41,14 @@ impl Walk<'_> {
                     inner.is_empty()
                 });
                 if !fits {
-                    let message = match self.allowed_values(branches) {
+                    let kind = match self.allowed_values(branches) {
                         // An enum whose variants have doc comments: one `const` per variant.
                         Some(allowed) => one_of(&allowed, value),
-                        None => format!(
-                            "{} does not match any of the allowed shapes",
-                            kind_of(value)
-                        ),
+                        None => IssueKind::NoShapeMatches {
+                            found: JsonType::of(value),
+                        },
                     };
-                    issues.push(ArgumentIssue::new(path, message));
+                    issues.push(ArgumentIssue::new(path, kind));
                 }
                 return;
             }
@@ -65,19 +63,21 @@ impl Walk<'_> {
         if let Some(expected) = node.get("const")
             && expected != value
         {
-            issues.push(ArgumentIssue::new(
-                path,
-                format!("expected {expected}, got {value}"),
-            ));
+            let kind = IssueKind::NotConst {
+                expected: expected.to_string(),
+                found: value.to_string(),
+            };
+            issues.push(ArgumentIssue::new(path, kind));
             return;
         }
         if let Some(types) = node.get("type")
             && !has_type(value, types)
         {
-            issues.push(ArgumentIssue::new(
-                path,
-                format!("expected {}, got {}", type_names(types), shown(value)),
-            ));
+            let kind = IssueKind::WrongType {
+                expected: type_names(types),
+                found: Found::shown(value),
+            };
+            issues.push(ArgumentIssue::new(path, kind));
             return;
         }
         match value {
@@ -107,10 +107,8 @@ impl Walk<'_> {
         if let Some(Value::Array(required)) = schema.get("required") {
             for name in required.iter().filter_map(Value::as_str) {
                 if !fields.contains_key(name) {
-                    issues.push(ArgumentIssue::new(
-                        join(path, name),
-                        "missing required field",
-                    ));
+                    let kind = IssueKind::Missing { field: None };
+                    issues.push(ArgumentIssue::new(join(path, name), kind));
                 }
             }
         }
@@ -122,16 +120,18 @@ impl Walk<'_> {
             match properties.and_then(|properties| properties.get(name)) {
                 Some(field_schema) => self.check(field, field_schema, &join(path, name), issues),
                 None if closed => {
-                    let message = if path.is_empty() {
-                        self.top_level.to_owned()
+                    let expected = if path.is_empty() {
+                        self.top_level.to_vec()
                     } else {
-                        unknown_field_expecting(
-                            properties
-                                .map(|properties| properties.keys().map(String::as_str).collect())
-                                .unwrap_or_default(),
-                        )
+                        properties
+                            .map(|properties| properties.keys().cloned().collect())
+                            .unwrap_or_default()
                     };
-                    issues.push(ArgumentIssue::new(join(path, name), message));
+                    let kind = IssueKind::UnknownField {
+                        field: None,
+                        expected: Some(expected),
+                    };
+                    issues.push(ArgumentIssue::new(join(path, name), kind));
                 }
                 None => {}
             }
@@ -229,13 +229,12 @@ impl Walk<'_> {
     }
 }
 
-fn one_of(allowed: &[&Value], value: &Value) -> String {
-    let allowed: Vec<String> = allowed.iter().map(ToString::to_string).collect();
-    format!(
-        "expected one of {}, got {}",
-        allowed.join(", "),
-        shown(value)
-    )
+/// `value` is none of the `allowed` values.
+fn one_of(allowed: &[&Value], value: &Value) -> IssueKind {
+    IssueKind::NotOneOf {
+        allowed: allowed.iter().map(ToString::to_string).collect(),
+        found: Found::shown(value),
+    }
 }
 
 fn join(path: &str, segment: &str) -> String {
@@ -264,52 +263,15 @@ fn has_type(value: &Value, types: &Value) -> bool {
     }
 }
 
-fn type_names(types: &Value) -> String {
+/// The JSON types a schema's `type` keyword names.
+fn type_names(types: &Value) -> Vec<JsonType> {
     match types {
-        Value::String(name) => with_article(name),
+        Value::String(name) => JsonType::named(name).into_iter().collect(),
         Value::Array(names) => names
             .iter()
             .filter_map(Value::as_str)
-            .map(with_article)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        other => other.to_string(),
-    }
-}
-
-fn with_article(name: &str) -> String {
-    match name {
-        "null" => "null".to_owned(),
-        "integer" | "object" | "array" => format!("an {name}"),
-        _ => format!("a {name}"),
-    }
-}
-
-/// A value as the model is shown it in an error: itself when it is short and not a container,
-/// else its kind.
-fn shown(value: &Value) -> String {
-    match value {
-        Value::Array(_) | Value::Object(_) => kind_of(value).to_owned(),
-        scalar => {
-            let text = scalar.to_string();
-            if text.len() <= 40 {
-                text
-            } else {
-                kind_of(scalar).to_owned()
-            }
-        }
-    }
-}
-
-/// What kind of JSON value this is, in words.
-pub(crate) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(number) if number.is_f64() => "a number",
-        Value::Number(_) => "an integer",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+            .filter_map(JsonType::named)
+            .collect(),
+        _ => Vec::new(),
     }
 }

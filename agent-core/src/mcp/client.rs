@@ -22,7 +22,7 @@ use crate::content::Part;
 use crate::message::ToolCall;
 use crate::schema::neutral_parameters;
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
-use crate::tool_error::ToolError;
+use crate::tool_error::{RemoteProblem, ToolError};
 use crate::toolset::{MAX_TOOL_NAME_LENGTH, is_tool_name_character, is_tool_name_start};
 
 /// A connection to an MCP server, shared by the client and every tool it lists.
@@ -271,20 +271,21 @@ impl McpTool {
 
     /// Turns a failed request into what the model is told.
     fn request_error(&self, error: ServiceError) -> ToolError {
-        let server = &self.client.connection.name;
-        match error {
-            ServiceError::McpError(error) => ToolError::failed(format!(
-                "the MCP server {server} refused the call: {} (error {})",
-                error.message, error.code.0
-            )),
+        let problem = match error {
+            ServiceError::McpError(error) => RemoteProblem::Refused {
+                message: error.message.into_owned(),
+                code: error.code.0,
+            },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                ToolError::failed(format!(
-                    "the MCP server {server} cannot be reached: it stopped or closed the connection"
-                ))
+                RemoteProblem::Unreachable
             }
-            other => ToolError::failed(format!(
-                "the call to the MCP server {server} failed: {other}"
-            )),
+            other => RemoteProblem::Failed {
+                message: other.to_string(),
+            },
+        };
+        ToolError::Remote {
+            server: self.client.connection.name.clone(),
+            problem,
         }
     }
 }
@@ -321,9 +322,7 @@ fn arguments_object(arguments: &str) -> Result<JsonObject, ToolError> {
     match serde_json::from_str::<Value>(arguments) {
         Ok(Value::Object(object)) => Ok(object),
         Ok(other) => Err(ToolError::arguments_not_an_object(&other)),
-        Err(error) => Err(ToolError::InvalidJson {
-            message: error.to_string(),
-        }),
+        Err(error) => Err(ToolError::invalid_json(&error)),
     }
 }
 

@@ -224,7 +224,7 @@ impl McpServer {
         };
         let decision = match &approval {
             Asked::Approved => CallDecision::Run,
-            Asked::Refused(reason) => CallDecision::NotRun(NotRun::Skipped(reason)),
+            Asked::Refused(refusal) => CallDecision::NotRun(refusal.not_run(&call.name)),
         };
         // The SDK does not drop a handler whose request was cancelled; dropping it here cancels the
         // tool, as the agent loop does.
@@ -317,7 +317,34 @@ const KNOWN_METHODS: &[&str] = &[
 enum Asked {
     Approved,
     /// Not run, and why: the model reads it.
-    Refused(String),
+    Refused(Refusal),
+}
+
+/// Why a call that needs approval was not approved.
+enum Refusal {
+    /// The person declined.
+    Declined,
+    /// The person cancelled the question.
+    Cancelled,
+    /// The client answered something other than "accept".
+    NotAccepted,
+    /// The client cannot ask the person.
+    Impossible,
+    /// Asking failed, with the SDK's message.
+    NotAsked(String),
+}
+
+impl Refusal {
+    /// Why a call of `tool` is not run, for the set's texts to word.
+    fn not_run<'a>(&'a self, tool: &'a str) -> NotRun<'a> {
+        match self {
+            Refusal::Declined => NotRun::ApprovalDeclined,
+            Refusal::Cancelled => NotRun::ApprovalCancelled,
+            Refusal::NotAccepted => NotRun::ApprovalNotAccepted,
+            Refusal::Impossible => NotRun::ApprovalImpossible(tool),
+            Refusal::NotAsked(message) => NotRun::ApprovalNotAsked(message),
+        }
+    }
 }
 
 impl McpServer {
@@ -331,11 +358,7 @@ impl McpServer {
             return if self.shared.allow_without_approval {
                 Asked::Approved
             } else {
-                Asked::Refused(format!(
-                    "`{}` needs the user's approval, and approval was not possible: this client \
-                     cannot ask the user (it does not support elicitation)",
-                    call.name
-                ))
+                Asked::Refused(Refusal::Impossible)
             };
         }
         let arguments = if call.arguments.is_empty() {
@@ -351,18 +374,12 @@ impl McpServer {
         match context.peer.create_elicitation(question).await {
             Ok(answer) => match answer.action {
                 ElicitationAction::Accept => Asked::Approved,
-                ElicitationAction::Decline => {
-                    Asked::Refused("the user declined this call".to_owned())
-                }
-                ElicitationAction::Cancel => {
-                    Asked::Refused("the user cancelled this call".to_owned())
-                }
+                ElicitationAction::Decline => Asked::Refused(Refusal::Declined),
+                ElicitationAction::Cancel => Asked::Refused(Refusal::Cancelled),
                 // An answer of a later protocol version: anything but "accept" is not a yes.
-                _ => Asked::Refused("the user did not accept this call".to_owned()),
+                _ => Asked::Refused(Refusal::NotAccepted),
             },
-            Err(error) => {
-                Asked::Refused(format!("the user's approval could not be asked: {error}"))
-            }
+            Err(error) => Asked::Refused(Refusal::NotAsked(error.to_string())),
         }
     }
 }

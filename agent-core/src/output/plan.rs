@@ -11,10 +11,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::{OutputMode, OutputProblem};
-use crate::arguments::{SchemaFit, Unfit, kind_of};
+use crate::argument_issue::{ArgumentIssue, Found, IssueKind, JsonType};
+use crate::arguments::{SchemaFit, Unfit};
 use crate::schema::root_schema;
 use crate::settings::ResponseFormat;
-use crate::tool_error::ArgumentIssue;
 
 /// A type a run can give its answer as: any `DeserializeOwned + JsonSchema` value that can cross
 /// threads.
@@ -202,11 +202,14 @@ impl<S: Sync, T: OutputType> OutputCheck<S> for TypedCheck<'_, S, T> {
             fit.parse::<T>(raw)
         }
         .map_err(|unfit| match unfit {
-            Unfit::Json(message) => OutputProblem::InvalidJson { message },
+            Unfit::Json(error) => OutputProblem::InvalidJson { error },
             Unfit::NotAnObject(value) => OutputProblem::Invalid {
                 issues: vec![ArgumentIssue::new(
                     "",
-                    format!("expected an object, got {}", kind_of(&value)),
+                    IssueKind::WrongType {
+                        expected: vec![JsonType::Object],
+                        found: Found::Kind(JsonType::of(&value)),
+                    },
                 )],
             },
             Unfit::Issues(issues) => OutputProblem::Invalid { issues },
