@@ -267,8 +267,21 @@ pub enum Expected {
     Float(String),
     /// A struct, by its name.
     Struct(String),
+    /// A tuple struct, by its name.
+    TupleStruct(String),
     /// An enum, by its name.
     Enum(String),
+    /// A tuple of this many elements.
+    Tuple(usize),
+    /// An array of this length.
+    Array(usize),
+    /// A type given as a list (a struct or tuple struct), with this many elements.
+    WithElements {
+        /// The type.
+        of: Box<Expected>,
+        /// How many elements it has.
+        count: usize,
+    },
     /// What the type's deserializer says, in its own words.
     Other(String),
 }
@@ -303,7 +316,12 @@ impl fmt::Display for Expected {
                 f.write_str(name)
             }
             Expected::Struct(name) => write!(f, "struct {name}"),
+            Expected::TupleStruct(name) => write!(f, "tuple struct {name}"),
             Expected::Enum(name) => write!(f, "enum {name}"),
+            Expected::Tuple(size) => write!(f, "a tuple of size {size}"),
+            Expected::Array(length) => write!(f, "an array of length {length}"),
+            Expected::WithElements { of, count: 1 } => write!(f, "{of} with 1 element"),
+            Expected::WithElements { of, count } => write!(f, "{of} with {count} elements"),
         }
     }
 }
@@ -554,7 +572,7 @@ pub enum SyntaxProblem {
 
 impl SyntaxProblem {
     /// Every problem of a known kind, to sort the parser's messages by.
-    const KNOWN: [SyntaxProblem; 21] = [
+    pub(crate) const KNOWN: [SyntaxProblem; 21] = [
         SyntaxProblem::UnfinishedList,
         SyntaxProblem::UnfinishedObject,
         SyntaxProblem::UnfinishedString,
@@ -809,9 +827,33 @@ fn expected_of(words: &str) -> Expected {
     if Expected::integer_range(words).is_some() {
         return Expected::Integer(words.to_owned());
     }
+    let count = |text: &str| text.parse::<usize>().ok();
+    if let Some(size) = words.strip_prefix("a tuple of size ").and_then(count) {
+        return Expected::Tuple(size);
+    }
+    if let Some(length) = words.strip_prefix("an array of length ").and_then(count) {
+        return Expected::Array(length);
+    }
+    if let Some((of, elements)) = words.rsplit_once(" with ")
+        && let Some(number) = elements
+            .strip_suffix(" elements")
+            .or_else(|| elements.strip_suffix(" element"))
+        && let Some(number) = count(number)
+    {
+        return Expected::WithElements {
+            of: Box::new(expected_of(of)),
+            count: number,
+        };
+    }
     let single = |name: &str| !name.is_empty() && !name.contains(char::is_whitespace);
     if let Some(name) = words.strip_prefix("struct ").filter(|name| single(name)) {
         return Expected::Struct(name.to_owned());
+    }
+    if let Some(name) = words
+        .strip_prefix("tuple struct ")
+        .filter(|name| single(name))
+    {
+        return Expected::TupleStruct(name.to_owned());
     }
     if let Some(name) = words.strip_prefix("enum ").filter(|name| single(name)) {
         return Expected::Enum(name.to_owned());

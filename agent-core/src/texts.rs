@@ -421,12 +421,19 @@ fn chinese_expected(expected: &Expected, out: &mut String) {
     let _ = match expected {
         Expected::Type(kind) => write!(out, "{}", chinese_type(*kind)),
         Expected::Integer(name) => match Expected::integer_range(name) {
-            Some((low, high)) => write!(out, "{name} 整数（{low} 到 {high}）"),
-            None => write!(out, "{name} 整数"),
+            Some((low, high)) => write!(out, "整数 {name}（{low} 到 {high}）"),
+            None => write!(out, "整数 {name}"),
         },
-        Expected::Float(name) => write!(out, "{name} 数字"),
+        Expected::Float(name) => write!(out, "数字 {name}"),
         Expected::Struct(name) => write!(out, "对象 {name}"),
+        Expected::TupleStruct(name) => write!(out, "元组结构体 {name}"),
         Expected::Enum(name) => write!(out, "枚举 {name}"),
+        Expected::Tuple(size) => write!(out, "元组（{size} 个元素）"),
+        Expected::Array(length) => write!(out, "数组（长度 {length}）"),
+        Expected::WithElements { of, count } => {
+            chinese_expected(of, out);
+            write!(out, "（{count} 个元素）")
+        }
         // A type's own words: data, quoted.
         Expected::Other(words) => write!(out, "“{words}”"),
     };
@@ -551,7 +558,7 @@ fn chinese_syntax(error: &SyntaxError) -> String {
         SyntaxProblem::InvalidNumber => "无效的数字",
         SyntaxProblem::NumberOutOfRange => "数字超出范围",
         SyntaxProblem::InvalidUnicodeCodePoint => "无效的 Unicode 码点",
-        SyntaxProblem::ControlCharacter => "字符串中有控制字符（\\u0000-\\u001F）",
+        SyntaxProblem::ControlCharacter => "字符串中有未转义的控制字符（U+0000 到 U+001F）",
         SyntaxProblem::KeyMustBeAString => "对象的键必须是字符串",
         SyntaxProblem::LoneLeadingSurrogate => "十六进制转义中有落单的前导代理项",
         SyntaxProblem::TrailingComma => "末尾多了一个逗号",
@@ -565,5 +572,196 @@ fn chinese_syntax(error: &SyntaxError) -> String {
         format!("第 {} 行第 {} 列：{problem}", error.line, error.column)
     } else {
         problem.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::argument_issue::classify;
+
+    /// Three ASCII words in a row, separated by nothing but ASCII: an English phrase.
+    fn english_run(text: &str) -> bool {
+        let mut words = 0;
+        let mut in_word = false;
+        for character in text.chars().chain(['\u{3000}']) {
+            if character.is_ascii_alphabetic() {
+                in_word = true;
+                continue;
+            }
+            if in_word {
+                in_word = false;
+                words += 1;
+                if words >= 3 {
+                    return true;
+                }
+            }
+            if !character.is_ascii() {
+                words = 0;
+            }
+        }
+        false
+    }
+
+    /// Every kind of argument problem, as the engine finds them.
+    fn every_issue() -> Vec<IssueKind> {
+        let from_serde = [
+            "invalid type: integer `42`, expected a string",
+            "invalid type: string \"x\", expected u32",
+            "invalid type: null, expected a boolean",
+            "invalid type: sequence, expected a map",
+            "invalid type: map, expected a sequence",
+            "invalid type: floating point `1.5`, expected i64",
+            "invalid type: boolean `true`, expected f64",
+            "invalid type: string \"x\", expected struct Stop",
+            "invalid type: integer `3`, expected enum Unit",
+            "invalid value: integer `300`, expected u8",
+            "invalid value: integer `-1`, expected usize",
+            "invalid length 0, expected struct Stop with 2 elements",
+            "invalid length 0, expected tuple struct Pair with 1 element",
+            "invalid length 1, expected a tuple of size 2",
+            "invalid length 1, expected an array of length 3",
+            "missing field `city`",
+            "unknown field `cty`, expected `city` or `unit`",
+            "unknown field `cty`, expected one of `a`, `b`, `c`",
+            "unknown field `cty`, there are no fields",
+            "unknown variant `kelvin`, expected `celsius` or `fahrenheit`",
+            "unknown variant `x`, there are no variants",
+            "duplicate field `city`",
+            "data did not match any variant of untagged enum Either",
+        ];
+        let mut kinds: Vec<IssueKind> = from_serde.into_iter().map(classify).collect();
+        kinds.extend([
+            IssueKind::Missing { field: None },
+            IssueKind::UnknownField {
+                field: None,
+                expected: None,
+            },
+            IssueKind::UnknownField {
+                field: None,
+                expected: Some(Vec::new()),
+            },
+            IssueKind::NotAnObject {
+                found: JsonType::Integer,
+            },
+            IssueKind::WrongType {
+                expected: vec![JsonType::Integer, JsonType::Null],
+                found: Found::Kind(JsonType::Object),
+            },
+            IssueKind::NotOneOf {
+                allowed: vec!["\"low\"".into(), "\"high\"".into()],
+                found: Found::Value {
+                    kind: JsonType::String,
+                    text: "\"urgent\"".into(),
+                },
+            },
+            IssueKind::NotConst {
+                expected: "\"v1\"".into(),
+                found: "2".into(),
+            },
+            IssueKind::NoShapeMatches {
+                found: JsonType::Array,
+            },
+            IssueKind::MoreNotListed,
+            IssueKind::DoesNotFit,
+        ]);
+        kinds
+    }
+
+    #[test]
+    fn every_argument_problem_is_worded_in_chinese() {
+        for kind in every_issue() {
+            assert!(
+                !matches!(kind, IssueKind::Other { .. }),
+                "not sorted: {kind:?}"
+            );
+            let mut words = String::new();
+            chinese_issue(&kind, &mut words);
+            assert!(!english_run(&words), "{kind:?} in Chinese: {words}");
+        }
+        let mut words = String::new();
+        chinese_issue(
+            &classify("invalid value: integer `300`, expected u8"),
+            &mut words,
+        );
+        assert_eq!(words, "取值无效：应为整数 u8（0 到 255），实际为 300");
+        // A message of no known shape is the type's own words, quoted as data.
+        let mut words = String::new();
+        chinese_issue(&classify("not a date"), &mut words);
+        assert_eq!(words, "不符合要求：“not a date”");
+    }
+
+    #[test]
+    fn every_json_syntax_problem_is_worded_in_chinese() {
+        for problem in SyntaxProblem::KNOWN {
+            let error = SyntaxError {
+                problem,
+                line: 1,
+                column: 2,
+            };
+            let words = Chinese.tool_error_message(&ToolError::InvalidJson { error });
+            assert!(!english_run(&words), "{words}");
+        }
+    }
+
+    #[test]
+    fn every_failure_and_refusal_is_worded_in_chinese() {
+        let errors = [
+            ToolError::Panicked { message: None },
+            ToolError::RunByCaller {
+                tool: "locate".into(),
+            },
+            ToolError::Thread {
+                problem: ThreadProblem::NotStarted {
+                    message: "资源不足".into(),
+                },
+            },
+            ToolError::Thread {
+                problem: ThreadProblem::RuntimeShutDown,
+            },
+            ToolError::Thread {
+                problem: ThreadProblem::EndedWithoutResult,
+            },
+            ToolError::Thread {
+                problem: ThreadProblem::ResultTaken,
+            },
+            ToolError::Unserializable {
+                message: "键必须是字符串".into(),
+            },
+            ToolError::Remote {
+                server: "`files`".into(),
+                problem: RemoteProblem::Refused {
+                    message: "没有这个工具".into(),
+                    code: -32602,
+                },
+            },
+            ToolError::Remote {
+                server: "`files`".into(),
+                problem: RemoteProblem::Unreachable,
+            },
+            ToolError::Remote {
+                server: "`files`".into(),
+                problem: RemoteProblem::Failed {
+                    message: "超时".into(),
+                },
+            },
+        ];
+        for error in errors {
+            let words = Chinese.tool_error(&error);
+            assert!(!english_run(&words), "{error:?} in Chinese: {words}");
+            assert!(!error.to_string().is_empty());
+        }
+        for why in [
+            NotRun::ApprovalDeclined,
+            NotRun::ApprovalCancelled,
+            NotRun::ApprovalNotAccepted,
+            NotRun::ApprovalImpossible("wipe"),
+            NotRun::ApprovalNotAsked("连接断了"),
+        ] {
+            let words = Chinese.not_run(why);
+            assert!(!english_run(&words), "{why:?} in Chinese: {words}");
+            // The English words, as they were when the MCP server wrote them itself.
+            assert!(English.not_run(why).starts_with(['t', '`']), "{why:?}");
+        }
     }
 }
