@@ -36,7 +36,8 @@
 //!   values from the agent rather than the model. `#[tool]` on an `impl` block makes a [`ToolBox`]
 //!   of its methods; [`tool_fn`] makes a tool of a closure at run time. [`ToolSet::execute`] is the one place a call
 //!   becomes a result, whatever was decided about it ([`CallDecision`]); [`ToolError`] is every
-//!   way a call fails, and [`Texts`] words each one for the model, in one table per language.
+//!   way a call fails (an argument's problem an [`IssueKind`], serde's errors sorted into them),
+//!   and [`Texts`] words each one for the model, in one table per language.
 //! - [`Agent`]: the builder (limits, timeouts, texts, [`Hooks`], approval, [`ModelSettings`]) and
 //!   the two ways into a run: [`Agent::run`] and [`Agent::resume`] (a [paused](PausedRun) run going
 //!   on), each a [`RunRequest`] that takes everything a run can have (context, history or
