@@ -313,7 +313,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// ```
     /// use agent_core::{ToolCall, ToolError, ToolOutput, ToolSet};
     ///
-    /// let tools = ToolSet::new();
+    /// let tools: ToolSet = ToolSet::new();
     /// let call = ToolCall::new("c1", "lookup", "{}");
     /// let done = tools.result_message(&call, Ok(ToolOutput::Text("found".into())));
     /// assert_eq!((done.content.as_str(), done.is_error), ("found", false));

@@ -147,9 +147,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     }
 
     fn reject(&mut self, raw: String, problem: OutputProblem) -> Verdict {
-        // Cut as a tool result is: a hostile output's problems must not flood the conversation.
-        let tools = &self.agent.tools;
-        let correction = tools.cut_to_limit(tools.texts().output_correction(&problem));
+        // Cut where the model reads it, as a tool result is: a hostile output's problems must
+        // not flood the conversation.
+        let correction = self.agent.tools.texts().output_correction(&problem);
         if let Some(output) = &mut self.output {
             output.attempts.push(RejectedOutput { raw, problem });
             output.correction = Some(correction);

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
-use futures_util::future::join_all;
+use futures_util::future::{Either, join_all};
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
@@ -34,36 +34,32 @@ impl Called {
     }
 }
 
-/// One call's place while a step's calls are carried out.
-enum Slot {
-    /// Not carried out (yet): its ruling, or `None` for the policy to rule when it starts.
-    Open(Option<Ruling>),
+/// One call's place while a step's calls are carried out, made by the policy.
+pub(super) enum Slot {
+    /// Not carried out (yet): its ruling, or `None` for the policy to rule when it starts (boxed:
+    /// most calls have none yet, and a slot the size of a result is made into one in place).
+    Open(Option<Box<Ruling>>),
     Done(Called),
 }
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
-    /// Carries out `calls` as `rulings` say (one per call, in order): concurrently unless the
+    /// Carries out `calls` as ruled (one slot per call, in order): concurrently unless the
     /// agent asks for one at a time or a journal records them in order. What each came to, in
     /// call order, and the interruption that cut them short, if one did: calls it dropped are
     /// answered as not run, saying why.
     pub(super) async fn carry_out<C: Future<Output = ()> + Send>(
         &self,
         calls: &[ToolCall],
-        rulings: Vec<Option<Ruling>>,
+        mut slots: Vec<Slot>,
         cancel: &mut Pin<&mut C>,
     ) -> (Vec<Called>, Option<Interrupt>) {
-        let mut slots: Vec<Slot> = rulings.into_iter().map(Slot::Open).collect();
         let work = async {
-            let each = slots.iter_mut().zip(calls).map(|(slot, call)| async move {
-                let Slot::Open(ruling) = slot else { return };
-                let ruling = ruling.take();
-                *slot = Slot::Done(self.call(call, ruling).await);
-            });
+            let each = slots.iter_mut().zip(calls);
             if self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none() {
-                join_all(each).await;
+                join_all(each.map(|(slot, call)| self.fill(slot, call))).await;
             } else {
-                for call in each {
-                    call.await;
+                for (slot, call) in each {
+                    self.fill(slot, call).await;
                 }
             }
         };
@@ -82,11 +78,25 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         (called, interrupted)
     }
 
+    /// Carries out the call of an open slot, and puts what it came to there.
+    async fn fill(&self, slot: &mut Slot, call: &ToolCall) {
+        let Slot::Open(ruling) = slot else { return };
+        let ruling = ruling.take();
+        *slot = Slot::Done(self.call(call, ruling).await);
+    }
+
     /// One call, traced: ruled on (unless it was already), then carried out, its result shown to
-    /// the hooks.
-    async fn call(&self, call: &ToolCall, ruling: Option<Ruling>) -> Called {
-        // As `traced!`, keeping the span to record an error in.
-        if let Some(span) = enabled(tool_span(call)) {
+    /// the hooks. (Not an `async fn`: the traced call is boxed, and the untraced one should not
+    /// carry room for the span.)
+    fn call<'c>(
+        &'c self,
+        call: &'c ToolCall,
+        ruling: Option<Box<Ruling>>,
+    ) -> impl Future<Output = Called> + Send + 'c {
+        let Some(span) = enabled(tool_span(call)) else {
+            return Either::Left(self.rule_and_call(call, ruling));
+        };
+        Either::Right(async move {
             let called = Box::pin(self.rule_and_call(call, ruling))
                 .instrument(span.clone())
                 .await;
@@ -95,17 +105,16 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             {
                 span.record("error.type", "tool_error");
             }
-            return called;
-        }
-        self.rule_and_call(call, ruling).await
+            called
+        })
     }
 
-    async fn rule_and_call(&self, call: &ToolCall, ruling: Option<Ruling>) -> Called {
+    async fn rule_and_call(&self, call: &ToolCall, ruling: Option<Box<Ruling>>) -> Called {
         // Only a hook reads how long a call took (the policy's time counts: an approver may
         // take long).
         let started = (!self.agent.hooks.is_empty() && ruling.is_none()).then(Instant::now);
         let ruling = match ruling {
-            Some(ruling) => ruling,
+            Some(ruling) => *ruling,
             None => self.decide(call).await,
         };
         let tools = &self.agent.tools;

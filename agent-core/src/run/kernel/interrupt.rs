@@ -4,6 +4,7 @@ use std::future::{Future, pending};
 use std::pin::{Pin, pin};
 use std::time::{Duration, Instant};
 
+use futures_util::FutureExt;
 use futures_util::future::{Either, select};
 
 use super::Run;
@@ -37,31 +38,34 @@ pub(super) fn time_limit<S>(agent: &Agent<S>, journal: Option<&dyn Journal>) -> 
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
     /// Runs `work` unless the run is cancelled or its time runs out first; a run that can be
-    /// neither awaits `work` as it is.
-    pub(super) async fn interruptible<T, C: Future<Output = ()> + Send>(
+    /// neither awaits `work` as it is. (Not an `async fn`: that would hold `work` twice, as its
+    /// argument and pinned for the race.)
+    pub(super) fn interruptible<'f, T: 'f, C: Future<Output = ()> + Send>(
         &self,
-        work: impl Future<Output = T>,
-        cancel: &mut Pin<&mut C>,
-    ) -> Result<T, Interrupt> {
+        work: impl Future<Output = T> + Send + 'f,
+        cancel: &'f mut Pin<&mut C>,
+    ) -> impl Future<Output = Result<T, Interrupt>> + Send + 'f {
         if !self.can_be_interrupted {
-            return Ok(work.await);
+            return Either::Left(work.map(Ok));
         }
         let deadline = self.deadline;
-        let time_up = pin!(async move {
-            match deadline {
-                Some(deadline) => {
-                    futures_timer::Delay::new(deadline.saturating_duration_since(Instant::now()))
-                        .await;
+        Either::Right(async move {
+            let time_up = pin!(async move {
+                match deadline {
+                    Some(deadline) => {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        futures_timer::Delay::new(left).await;
+                    }
+                    None => pending().await,
                 }
-                None => pending().await,
+            });
+            // Boxed to be raced: only a run that can be interrupted pays for it.
+            match select(Box::pin(work), select(cancel.as_mut(), time_up)).await {
+                Either::Left((value, _)) => Ok(value),
+                Either::Right((Either::Left(_), _)) => Err(Interrupt::Cancelled),
+                Either::Right((Either::Right(_), _)) => Err(Interrupt::TimeLimit),
             }
-        });
-        let work = pin!(work);
-        match select(work, select(cancel.as_mut(), time_up)).await {
-            Either::Left((value, _)) => Ok(value),
-            Either::Right((Either::Left(_), _)) => Err(Interrupt::Cancelled),
-            Either::Right((Either::Right(_), _)) => Err(Interrupt::TimeLimit),
-        }
+        })
     }
 
     /// The stop reason of an interruption.

@@ -356,7 +356,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             && !self.output_retries_spent()
         {
             // A rejected answer in text: the correction goes back as the user's next message.
-            let correction = self.take_correction();
+            let correction = self.agent.tools.cut_to_limit(self.take_correction());
             self.messages.push(Message::Assistant(reply));
             self.messages.push(Message::user(correction));
             return Step::Continue;
@@ -367,9 +367,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         for call in &reply.tool_calls {
             self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
         }
-        let (called, interrupted) = self
-            .carry_out(&reply.tool_calls, rulings.calls, cancel)
-            .await;
+        // Boxed: the calls' futures are large, and a step that makes none (a run's last, most
+        // often) should not carry room for them.
+        let (called, interrupted) = if reply.tool_calls.is_empty() {
+            (Vec::new(), None)
+        } else {
+            Box::pin(self.carry_out(&reply.tool_calls, rulings.calls, cancel)).await
+        };
         self.tool_calls += rulings.counted;
         if let Some(output) = &mut self.output {
             output.correction = None;

@@ -4,6 +4,7 @@
 //! the hooks, external tools, the approver, whether the run can wait).
 
 use super::answer::Verdict;
+use super::calls::Slot;
 use super::{Ask, Run};
 use crate::message::{AssistantMessage, ToolCall};
 use crate::run::hooks::{Approval, ToolDecision};
@@ -27,8 +28,8 @@ pub(super) enum Ruling {
 
 /// What the reply decides of its calls before any runs.
 pub(super) struct Rulings {
-    /// Per call, in call order: its ruling, or `None` to rule on it when it starts.
-    pub(super) calls: Vec<Option<Ruling>>,
+    /// Per call, in call order: its ruling, or none to rule on it when it starts.
+    pub(super) calls: Vec<Slot>,
     /// How many count against the tool-call limit (at most what it allows).
     pub(super) counted: usize,
     /// Whether more were asked for than it allows.
@@ -66,7 +67,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             .enumerate()
             .map(|(index, call)| {
                 if self.is_output_call(call) {
-                    return Some(self.answer_ruling(verdict, &mut acknowledged));
+                    return Slot::Open(Some(Box::new(
+                        self.answer_ruling(verdict, &mut acknowledged),
+                    )));
                 }
                 let why = if let Some(why) = answer_ends {
                     why
@@ -74,12 +77,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     NotRun::CutOff
                 } else if counted < allowed {
                     counted += 1;
-                    return None;
+                    return Slot::Open(None);
                 } else {
                     over_limit = true;
                     NotRun::ToolCallLimit(limit.unwrap_or_default())
                 };
-                Some(self.refuse(why))
+                Slot::Open(Some(Box::new(self.refuse(why))))
             })
             .collect();
         Rulings {

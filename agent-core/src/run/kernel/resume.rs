@@ -7,6 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use super::Run;
+use super::calls::Slot;
 use super::policy::Ruling;
 use crate::content::Part;
 use crate::message::{Message, ToolCall, ToolResultMessage};
@@ -34,14 +35,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         cancel: &mut Pin<&mut C>,
     ) -> Option<StopReason> {
         let Resumption { paused, decisions } = *resumption;
-        let (calls, rulings): (Vec<ToolCall>, Vec<Option<Ruling>>) = decisions
+        let (calls, slots): (Vec<ToolCall>, Vec<Slot>) = decisions
             .into_iter()
             .map(|(pending, decision)| {
                 let ruling = self.ruling(decision);
-                (pending.call, Some(ruling))
+                (pending.call, Slot::Open(Some(Box::new(ruling))))
             })
             .unzip();
-        let (called, interrupted) = self.carry_out(&calls, rulings, cancel).await;
+        let (called, interrupted) = self.carry_out(&calls, slots, cancel).await;
         let mut decided: Vec<ToolResultMessage> = called
             .into_iter()
             .map(|called| self.answer(called))
