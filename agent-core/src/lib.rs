@@ -48,13 +48,14 @@
 //!   [`testing::ScriptedModel`] replays a script for tests and offline runs.
 //! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
 //!
-//! A run is one request into one loop, and what it can have plugs in at the loop's seams:
+//! A run is one request into one small loop (a step asks the model, rules on each call, carries
+//! the calls out and records what happened), and what it can have plugs in at the loop's seams:
 //! - **the model call**: streaming ([`RunRequest::stream`]), a durable engine's [`Journal`]
 //!   ([`RunRequest::journal`]), interruption ([`RunRequest::until`], the time limit);
 //! - **the call policy**: limits, [`Hooks::before_tool_call`], the [`Approver`],
-//!   [`ExternalTool`]s and pauses ([`PausedRun`]): one decision per call;
+//!   [`ExternalTool`]s and pauses ([`PausedRun`]): one ruling per call;
 //! - **the dispatcher**: [`ToolSet::execute`], where a call and what was decided about it become
-//!   its result;
+//!   its result, and [`ToolSet::result_message`], the one place any result is made;
 //! - **the transcript**: the session seam ([`session::SessionStore`], [`RunRequest::session`])
 //!   and the run's events;
 //! - **the answer check**: a typed output ([`RunRequest::output`]).

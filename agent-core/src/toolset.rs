@@ -32,8 +32,7 @@ pub struct ToolSet<S = ()> {
     names: OnceLock<Arc<[String]>>,
     /// Whether some tool's calls can wait (for an approval or for the caller).
     some_calls_wait: bool,
-    /// The texts set with [`set_texts`](ToolSet::set_texts); `None` for [`English`], whose
-    /// unknown-tool text is then written without making the typed error (see `unknown_tool_result`).
+    /// The texts set with [`set_texts`](ToolSet::set_texts); `None` for [`English`].
     texts: Option<Arc<dyn Texts>>,
     /// Whether error results start with the texts' lead-in ("Error: "): not for an MCP server's
     /// clients, whose agents add their own.
@@ -211,53 +210,21 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// runs past its timeout is cancelled (a sync tool's thread, which cannot be, is abandoned).
     /// The same as [`execute`](ToolSet::execute) with [`CallDecision::Run`].
     pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
-        self.run_call(self.get(&call.name), state, call).await
+        self.execute(state, call, CallDecision::Run).await
     }
 
     /// The one way a call becomes the result the model sees, whatever was decided about it: run it
     /// (looked up, parsed, timed, panics caught), run it with other arguments, or answer it without
-    /// running it. The result answers `call.id`, is stringified by the set's texts and cut to its
-    /// result limit. The agent loop answers every call through here, and the MCP server every call
-    /// of a tool it has.
+    /// running it. The result answers `call.id`, is worded by the set's texts and cut to its
+    /// result limit ([`result_message`](ToolSet::result_message)). The agent loop answers every
+    /// call through here, and the MCP server every call of a tool it has.
     pub async fn execute(
         &self,
         state: &S,
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
-        match decision {
-            CallDecision::Run => self.run_call(self.get(&call.name), state, call).await,
-            // A refused call (limits, approval, hooks) waits for nothing.
-            CallDecision::NotRun(why) => self.not_run(call, why),
-            // Rewritten calls come from hooks: boxed, so they do not enlarge every call's future.
-            decision => {
-                let outcome = Box::pin(self.outcome(state, call, decision)).await;
-                self.result_message(call, outcome)
-            }
-        }
-    }
-
-    /// [`execute`](ToolSet::execute) for a call run as the model asked: the common path, which
-    /// awaits the tool's own future, guarded, with no async layer between (each was a state
-    /// machine to enter and move on every call). The agent loop and `dispatch` call it directly,
-    /// with the call's `tool` as [`get`](ToolSet::get) finds it (the loop has looked it up
-    /// already, to see whether the call is steered).
-    pub(crate) async fn run_call(
-        &self,
-        tool: Option<&dyn Tool<S>>,
-        state: &S,
-        call: &ToolCall,
-    ) -> ToolResultMessage {
-        let Some(tool) = tool else {
-            return self.result_message(call, Err(self.unknown_tool(&call.name)));
-        };
-        // Started in a statement of its own: as a `match` scrutinee, the `Result` would stay in
-        // the future, next to the call it holds, until the call ends.
-        let running = match self.start(tool, state, call) {
-            Ok(running) => running,
-            Err(error) => return self.result_message(call, Err(error)),
-        };
-        let outcome = running.await;
+        let outcome = self.outcome(state, call, decision).await;
         self.result_message(call, outcome)
     }
 
@@ -268,14 +235,13 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     }
 
     /// The error of a call that is not run, saying `why` in the set's words.
-    fn refusal(&self, why: NotRun<'_>) -> ToolError {
+    pub(crate) fn refusal(&self, why: NotRun<'_>) -> ToolError {
         ToolError::NotRun {
             reason: self.texts().not_run(why),
         }
     }
 
-    /// What became of a call, before it becomes the text the model sees. With
-    /// [`result_message`](ToolSet::result_message), the two halves of
+    /// What became of a call, before it becomes the text the model sees: the first half of
     /// [`execute`](ToolSet::execute), for the MCP server, which also needs a JSON result whole.
     pub(crate) async fn outcome(
         &self,
@@ -283,21 +249,18 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> Result<ToolOutput, ToolError> {
-        match decision {
-            CallDecision::Run => self.run(state, call).await,
+        let rewritten;
+        let call = match decision {
+            CallDecision::Run => call,
             CallDecision::RunWith { arguments } => {
-                let rewritten = ToolCall {
+                rewritten = ToolCall {
                     arguments: arguments.to_owned(),
                     ..call.clone()
                 };
-                self.run(state, &rewritten).await
+                &rewritten
             }
-            CallDecision::NotRun(why) => Err(self.refusal(why)),
-        }
-    }
-
-    /// Runs one call and returns its outcome, before it becomes the text the model sees.
-    async fn run(&self, state: &S, call: &ToolCall) -> Result<ToolOutput, ToolError> {
+            CallDecision::NotRun(why) => return Err(self.refusal(why)),
+        };
         let tool = self
             .get(&call.name)
             .ok_or_else(|| self.unknown_tool(&call.name))?;
@@ -350,7 +313,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// ```
     /// use agent_core::{ToolCall, ToolError, ToolOutput, ToolSet};
     ///
-    /// let tools = ToolSet::new();
+    /// let tools: ToolSet = ToolSet::new();
     /// let call = ToolCall::new("c1", "lookup", "{}");
     /// let done = tools.result_message(&call, Ok(ToolOutput::Text("found".into())));
     /// assert_eq!((done.content.as_str(), done.is_error), ("found", false));
@@ -574,7 +537,6 @@ impl<S: Send + Sync + 'static> Tool<()> for WithState<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use futures_util::FutureExt;
 
     #[test]
     fn tool_names_follow_the_provider_rule() {
@@ -589,33 +551,6 @@ mod tests {
         assert!(is_valid_tool_name("_private"));
         assert!(!is_valid_tool_name("3d_render"));
         assert!(!is_valid_tool_name("-flag"));
-    }
-
-    /// The English texts answer an unknown tool without making the typed error; the words must be
-    /// those the error's own description gives, with the lead-in and without (an MCP server's).
-    #[test]
-    fn the_english_unknown_tool_answer_is_the_typed_errors_words() {
-        #[derive(serde::Deserialize, schemars::JsonSchema)]
-        struct Nothing {}
-
-        let mut tools = ToolSet::new();
-        for name in ["", "now", "repeat"] {
-            if !name.is_empty() {
-                tools
-                    .add(crate::tool_fn(name, "A tool.", |_: Nothing| async { "ok" }))
-                    .unwrap();
-            }
-            for lead_in in [true, false] {
-                tools.error_lead_in = lead_in;
-                let call = ToolCall::new("call_1", "nwo", "{}");
-                let mut typed = tools.clone();
-                typed.set_texts(Arc::new(English));
-                let expected = typed.result_message(&call, Err(typed.unknown_tool("nwo")));
-                let answered = tools.dispatch(&(), &call).now_or_never().expect("ready");
-                assert_eq!(answered, expected, "with {} tools", tools.len());
-                assert!(answered.is_error);
-            }
-        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::lock::{Mutex as AsyncMutex, OwnedMutexGuard};
 
-/// Which conversations are held, for a [`SessionStore`](super::SessionStore) to serialize the runs
+/// Which conversations are held, for a [`SessionStore`](super::store::SessionStore) to serialize the runs
 /// on each. Entries live while a conversation is held or waited for.
 #[derive(Debug, Default)]
 pub struct ConversationLocks {

@@ -9,9 +9,9 @@ use std::marker::PhantomData;
 use futures_util::future::Either;
 
 use super::agent::Agent;
-use super::driver::{Resumption, RunPlan, drive};
 use super::events::{EventSender, RunStream};
 use super::journal::Journal;
+use super::kernel::{Resumption, RunPlan, drive};
 use super::outcome::{RunError, RunOutput, TypedOutput};
 use super::pause::{Decision, PausedRun};
 use super::store::{Conversation, Place, SessionError, SessionStore, save, session_error};

@@ -1,15 +1,17 @@
-//! The typed-run side of the loop: what a run that wants a value of a type offers the model,
-//! how each reply is judged, and how the calls of a reply that ends such a run are answered.
+//! The answer-check seam: what a typed run (one that wants a value of a type) offers the model,
+//! how each reply is judged, and how its final-answer calls are answered.
 
 use std::sync::Arc;
 
-use super::{LiveEvent, Run};
-use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
+use super::Run;
+use super::policy::Ruling;
+use crate::message::{AssistantMessage, Message, ToolCall};
 use crate::output::{OutputCheck, OutputMode, OutputProblem, RejectedOutput, json_in_text};
 use crate::run::agent::Agent;
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::NotRun;
 use crate::tool::{ToolDef, ToolOutput};
+use crate::tool_error::ToolError;
 
 /// A typed run's output in the making.
 pub(super) struct Output<'a, S> {
@@ -94,8 +96,8 @@ impl<'a, S> Output<'a, S> {
 pub(super) enum Verdict {
     /// The reply holds no output: the loop goes on as in any run.
     NoOutput,
-    /// The output was taken; the run is over.
-    Taken,
+    /// The output was taken (its JSON text); the run is over.
+    Taken { text: String },
     /// The output was rejected, and the model was told why.
     Rejected,
 }
@@ -126,7 +128,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         match output.check.accept(self.context, raw) {
             Ok(()) => {
                 output.taken = true;
-                Verdict::Taken
+                // The run's text: the final-answer call's arguments, or the whole reply.
+                let text = match output.tool() {
+                    Some(_) => raw.to_owned(),
+                    None => reply.content.clone(),
+                };
+                Verdict::Taken { text }
             }
             Err(OutputProblem::InvalidJson { .. }) if cut_off => {
                 let raw = raw.to_owned();
@@ -140,9 +147,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     }
 
     fn reject(&mut self, raw: String, problem: OutputProblem) -> Verdict {
-        // Cut as a tool result is: a hostile output's problems must not flood the conversation.
-        let tools = &self.agent.tools;
-        let correction = tools.cut_to_limit(tools.texts().output_correction(&problem));
+        // Cut where the model reads it, as a tool result is: a hostile output's problems must
+        // not flood the conversation.
+        let correction = self.agent.tools.texts().output_correction(&problem);
         if let Some(output) = &mut self.output {
             output.attempts.push(RejectedOutput { raw, problem });
             output.correction = Some(correction);
@@ -169,62 +176,24 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             .unwrap_or_default()
     }
 
-    /// Puts a reply whose output was taken into the transcript, with an answer to each of its
-    /// calls: the final-answer call is acknowledged, any other is answered without being run, so
-    /// the transcript stays valid to go on with. Returns the output's JSON text. Nothing here
-    /// waits: the run's last step needs no future of its own for it.
-    pub(super) fn record_output(&mut self, reply: AssistantMessage) -> String {
-        let text = match self.output.as_ref().and_then(|output| output.tool()) {
-            Some(tool) => reply
-                .tool_calls
-                .iter()
-                .find(|call| call.name == tool.name)
-                .map(|call| call.arguments.clone())
-                .unwrap_or_default(),
-            None => reply.content.clone(),
-        };
-        let mut results = Vec::with_capacity(reply.tool_calls.len());
-        let mut acknowledged = false;
-        for call in &reply.tool_calls {
-            self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
-            let result = if self.is_output_call(call) && !acknowledged {
-                acknowledged = true;
+    /// The ruling on a final-answer call: the first of an answer taken is acknowledged and any
+    /// other is not run; a rejected answer's calls get the correction.
+    pub(super) fn answer_ruling(&self, verdict: &Verdict, acknowledged: &mut bool) -> Ruling {
+        match verdict {
+            Verdict::Taken { .. } if !*acknowledged => {
+                *acknowledged = true;
                 let received = self.agent.tools.texts().output_received().to_owned();
-                let tools = &self.agent.tools;
-                tools.result_message(call, Ok(ToolOutput::Text(received)))
-            } else {
-                self.agent.tools.not_run(call, NotRun::AnswerGiven)
-            };
-            self.observe(call, &result, None);
-            self.emit(|| LiveEvent::ToolResult(result.clone()));
-            results.push(result);
+                Ruling::Answer(Ok(ToolOutput::Text(received)))
+            }
+            Verdict::Taken { .. } => self.refuse(NotRun::AnswerGiven),
+            Verdict::NoOutput | Verdict::Rejected => {
+                let correction = self
+                    .output
+                    .as_ref()
+                    .and_then(|output| output.correction.clone())
+                    .unwrap_or_default();
+                Ruling::Answer(Err(ToolError::AnswerRejected { correction }))
+            }
         }
-        self.messages.reserve(1 + results.len());
-        self.messages.push(Message::Assistant(reply));
-        self.messages.extend(results.into_iter().map(Message::Tool));
-        text
-    }
-
-    /// Answers every call of a reply whose output was rejected for the last time, running none:
-    /// the final-answer calls get the correction, the others are not run.
-    pub(super) async fn answer_output_calls(
-        &self,
-        reply: &AssistantMessage,
-    ) -> Vec<ToolResultMessage> {
-        let mut results = Vec::with_capacity(reply.tool_calls.len());
-        for call in &reply.tool_calls {
-            self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
-            let result = if self.is_output_call(call) {
-                let called = self.call(call, Some(NotRun::RunEnded)).await;
-                self.answered(called, NotRun::RunEnded).await
-            } else {
-                let result = self.agent.tools.not_run(call, NotRun::RunEnded);
-                self.observe(call, &result, None);
-                result
-            };
-            self.emit(|| LiveEvent::ToolResult(result.clone()));
-            results.push(result);
-        }
-        results
     }
 }
