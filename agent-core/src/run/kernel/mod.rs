@@ -16,7 +16,8 @@
 //! - **the answer check** (`answer`): a typed run's output, taken or sent back with a correction.
 //!
 //! A paused run going on (`resume`) turns its decisions into rulings and carries them out the
-//! same way. A feature the run does not use costs nothing but the test that finds it absent.
+//! same way. A feature the run does not use is skipped where its seam finds it absent (no hooks,
+//! no journal, no typed output, nothing to interrupt).
 
 use std::future::{Future, pending};
 use std::pin::{Pin, pin};
