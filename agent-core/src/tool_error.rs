@@ -199,21 +199,16 @@ impl fmt::Display for ToolError {
 }
 
 /// The English words for a call of `name`, which no tool has, naming the tools there are (the
-/// `Display` of [`ToolError::UnknownTool`]). Piece by piece: a model that misspells a tool name
-/// does it on a hot path, and `write!` with a joined list cost twice as much.
-pub(crate) fn describe_unknown_tool<'a>(
-    name: &str,
-    mut available: impl Iterator<Item = &'a str>,
-    f: &mut impl fmt::Write,
-) -> fmt::Result {
+/// `Display` of [`ToolError::UnknownTool`]), written piece by piece.
+fn describe_unknown_tool(name: &str, available: &[String], f: &mut impl fmt::Write) -> fmt::Result {
     f.write_str("there is no tool named `")?;
     f.write_str(name)?;
-    let Some(first) = available.next() else {
+    let Some((first, others)) = available.split_first() else {
         return f.write_str("`; no tools are available");
     };
     f.write_str("`; available tools: ")?;
     f.write_str(first)?;
-    for tool in available {
+    for tool in others {
         f.write_str(", ")?;
         f.write_str(tool)?;
     }
@@ -226,9 +221,7 @@ impl ToolError {
     /// piece was a dynamic call.
     pub(crate) fn describe(&self, f: &mut impl fmt::Write) -> fmt::Result {
         match self {
-            ToolError::UnknownTool { name, available } => {
-                describe_unknown_tool(name, available.iter().map(String::as_str), f)
-            }
+            ToolError::UnknownTool { name, available } => describe_unknown_tool(name, available, f),
             ToolError::InvalidJson { error } => {
                 write!(f, "the arguments are not valid JSON: {error}")
             }

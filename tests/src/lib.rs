@@ -11,6 +11,8 @@ pub mod restate;
 pub mod schema_set;
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_core::testing::ScriptedModel;
 use agent_core::{
@@ -248,4 +250,41 @@ pub fn screenshot(
         Part::text(format!("Screenshot of {url}:")),
         Part::image("image/png", PNG),
     ]
+}
+
+/// What the tools of an interrupted run did: how many quick calls finished and how many slow
+/// ones began, for a test to cancel the run at the moment it wants (one call finished, one in
+/// flight).
+#[derive(Clone, Default)]
+pub struct Progress {
+    quick_done: Arc<AtomicUsize>,
+    slow_started: Arc<AtomicUsize>,
+    changed: Arc<tokio::sync::Notify>,
+}
+
+impl Progress {
+    /// A quick call finished.
+    pub fn quick_finished(&self) {
+        self.quick_done.fetch_add(1, Ordering::SeqCst);
+        self.changed.notify_waiters();
+    }
+
+    /// A slow call began.
+    pub fn slow_began(&self) {
+        self.slow_started.fetch_add(1, Ordering::SeqCst);
+        self.changed.notify_waiters();
+    }
+
+    /// Completes once `quick` calls finished and a slow call began.
+    pub async fn reached(self, quick: usize) {
+        loop {
+            let notified = self.changed.notified();
+            if self.quick_done.load(Ordering::SeqCst) >= quick
+                && self.slow_started.load(Ordering::SeqCst) >= 1
+            {
+                return;
+            }
+            notified.await;
+        }
+    }
 }

@@ -2,52 +2,25 @@
 //! finished keeps its real result (its effects happened, the hooks saw it), in a plain run, a
 //! resumed run and a session run, whose store then holds the real result.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::{
     Agent, Decision, Message, RunOutput, State, StopReason, ToolResultMessage, agent, tool,
 };
-use tests::{call, model_calling};
-
-/// What the tools of a test did: how many quick calls finished, and whether the slow one began.
-#[derive(Clone, Default)]
-struct Progress {
-    quick_done: Arc<AtomicUsize>,
-    slow_started: Arc<AtomicUsize>,
-    changed: Arc<tokio::sync::Notify>,
-}
-
-impl Progress {
-    /// Completes once `quick` calls finished and the slow call began.
-    async fn reached(self, quick: usize) {
-        loop {
-            let notified = self.changed.notified();
-            if self.quick_done.load(Ordering::SeqCst) >= quick
-                && self.slow_started.load(Ordering::SeqCst) >= 1
-            {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
+use tests::{Progress, call, model_calling};
 
 /// Writes a note at once (a side effect the transcript must not deny).
 #[tool(requires_approval)]
 async fn write_note(State(progress): State<Progress>, note: String) -> String {
-    progress.quick_done.fetch_add(1, Ordering::SeqCst);
-    progress.changed.notify_waiters();
+    progress.quick_finished();
     format!("wrote {note}")
 }
 
 /// Takes an hour.
 #[tool(requires_approval)]
 async fn slow_report(State(progress): State<Progress>) -> String {
-    progress.slow_started.fetch_add(1, Ordering::SeqCst);
-    progress.changed.notify_waiters();
+    progress.slow_began();
     tokio::time::sleep(Duration::from_secs(3600)).await;
     "report".to_owned()
 }

@@ -15,7 +15,6 @@
 
 use std::future::ready;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use agent_core::mcp::{McpClient, McpServer};
@@ -29,6 +28,7 @@ use agent_core::{
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tests::Progress;
 
 /// A one-pixel PNG, for results with an image.
 const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
@@ -449,42 +449,17 @@ async fn limited(setup: Setup, seen: &mut Seen) {
     seen.read_run(&model, &output);
 }
 
-/// What the tools of the interrupted runs did.
-#[derive(Clone, Default)]
-struct Progress {
-    quick_done: Arc<AtomicUsize>,
-    slow_started: Arc<AtomicUsize>,
-    changed: Arc<tokio::sync::Notify>,
-}
-
-impl Progress {
-    /// Completes once the quick call finished and the slow one began.
-    async fn reached(self) {
-        loop {
-            let notified = self.changed.notified();
-            if self.quick_done.load(Ordering::SeqCst) >= 1
-                && self.slow_started.load(Ordering::SeqCst) >= 1
-            {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
-
 /// 马上写好。
 #[tool]
 async fn quick(State(progress): State<Progress>) -> String {
-    progress.quick_done.fetch_add(1, Ordering::SeqCst);
-    progress.changed.notify_waiters();
+    progress.quick_finished();
     "马上写好了".to_owned()
 }
 
 /// 要一个小时。
 #[tool]
 async fn slow(State(progress): State<Progress>) -> String {
-    progress.slow_started.fetch_add(1, Ordering::SeqCst);
-    progress.changed.notify_waiters();
+    progress.slow_began();
     tokio::time::sleep(Duration::from_secs(3600)).await;
     "报告写好了".to_owned()
 }
@@ -504,7 +479,7 @@ async fn interrupted(setup: Setup, seen: &mut Seen) {
         };
         let agent = agent.state(progress.clone());
         let output = if cancel {
-            agent.run("去做吧").until(progress.reached()).await
+            agent.run("去做吧").until(progress.reached(1)).await
         } else {
             agent.run("去做吧").await
         }

@@ -368,8 +368,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         for call in &reply.tool_calls {
             self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
         }
-        // Boxed: the calls' futures are large, and a step that makes none (a run's last, most
-        // often) should not carry room for them.
+        // Boxed: the calls' futures are large, and every run's future would carry room for them.
+        // A reply without calls (a run's last, most often) has nothing to carry out.
         let (called, interrupted) = if reply.tool_calls.is_empty() {
             (Vec::new(), None)
         } else {
