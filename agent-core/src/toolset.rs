@@ -249,22 +249,31 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> Result<ToolOutput, ToolError> {
-        let rewritten;
-        let call = match decision {
-            CallDecision::Run => call,
+        match decision {
+            CallDecision::Run => self.run(state, call)?.await,
+            // Boxed: few calls are rewritten, and every call's future would carry room for the
+            // rewritten call, which must live as long as the tool's future.
             CallDecision::RunWith { arguments } => {
-                rewritten = ToolCall {
-                    arguments: arguments.to_owned(),
-                    ..call.clone()
-                };
-                &rewritten
+                Box::pin(async move {
+                    let call = ToolCall {
+                        arguments: arguments.to_owned(),
+                        ..call.clone()
+                    };
+                    self.run(state, &call)?.await
+                })
+                .await
             }
-            CallDecision::NotRun(why) => return Err(self.refusal(why)),
-        };
+            CallDecision::NotRun(why) => Err(self.refusal(why)),
+        }
+    }
+
+    /// Starts `call`: its tool's future, run as [`start`](Self::start) says; or why it could not
+    /// start (no tool of that name, a panic while making the future).
+    fn run<'a>(&'a self, state: &'a S, call: &'a ToolCall) -> Result<Running<'a, S>, ToolError> {
         let tool = self
             .get(&call.name)
             .ok_or_else(|| self.unknown_tool(&call.name))?;
-        self.start(tool, state, call)?.await
+        self.start(tool, state, call)
     }
 
     /// Starts one call of `tool`: its future, with panics caught and its time limited; or why it

@@ -9,5 +9,8 @@ mod skipped;
 mod typed;
 mod walk;
 
-pub(crate) use fit::{SchemaFit, Unfit, drop_optional_nulls};
+// MCP's client drops a model's nulls for optional fields before the server sees them.
+#[cfg(feature = "mcp")]
+pub(crate) use fit::drop_optional_nulls;
+pub(crate) use fit::{SchemaFit, Unfit};
 pub use typed::{FieldSpec, check_field, parse_arguments, parse_flat_arguments};

@@ -21,68 +21,87 @@ use crate::run::pause::PendingCall;
 use crate::texts::NotRun;
 use crate::toolset::CallDecision;
 
-/// What became of one call: answered, or waiting.
-pub(super) enum Called {
-    Answered(ToolResultMessage),
+/// One call's place while a step's calls are carried out: opened by the policy, then what the
+/// call came to.
+pub(super) enum Slot {
+    /// Not carried out (yet): its ruling, or `None` for the policy to rule when it starts (boxed:
+    /// most calls have none yet).
+    Open(Option<Box<Ruling>>),
+    /// It waits for a person or the caller.
     Waiting(PendingCall),
+    /// Its result.
+    Answered(ToolResultMessage),
 }
 
-impl Called {
+impl Slot {
     /// Whether the call waits for a person or the caller.
     pub(super) fn waits(&self) -> bool {
-        matches!(self, Called::Waiting(_))
+        matches!(self, Slot::Waiting(_))
     }
 }
 
-/// One call's place while a step's calls are carried out, made by the policy.
-pub(super) enum Slot {
-    /// Not carried out (yet): its ruling, or `None` for the policy to rule when it starts (boxed:
-    /// most calls have none yet, and a slot the size of a result is made into one in place).
-    Open(Option<Box<Ruling>>),
-    Done(Called),
-}
-
 impl<S: Send + Sync + 'static> Run<'_, S> {
-    /// Carries out `calls` as ruled (one slot per call, in order): concurrently unless the
-    /// agent asks for one at a time or a journal records them in order. What each came to, in
-    /// call order, and the interruption that cut them short, if one did: calls it dropped are
-    /// answered as not run, saying why.
+    /// Carries out `calls` as ruled, each into its slot (one per call, in order): concurrently
+    /// unless the agent asks for one at a time or a journal records them in order. The
+    /// interruption that cut them short, if one did: the calls it dropped are answered as not
+    /// run, saying why.
     pub(super) async fn carry_out<C: Future<Output = ()> + Send>(
         &self,
         calls: &[ToolCall],
-        mut slots: Vec<Slot>,
+        slots: &mut [Slot],
         cancel: &mut Pin<&mut C>,
-    ) -> (Vec<Called>, Option<Interrupt>) {
-        let work = async {
-            let each = slots.iter_mut().zip(calls);
-            if self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none() {
-                join_all(each.map(|(slot, call)| self.fill(slot, call))).await;
-            } else {
-                for (slot, call) in each {
-                    self.fill(slot, call).await;
-                }
+    ) -> Option<Interrupt> {
+        let concurrent = self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none();
+        // Made in the call to `interruptible`, not bound first: a binding would be held across
+        // the await beside the race that took it.
+        let interrupted = self
+            .interruptible(
+                async {
+                    let each = slots.iter_mut().zip(calls);
+                    if concurrent {
+                        join_all(each.map(|(slot, call)| self.fill(slot, call))).await;
+                    } else {
+                        for (slot, call) in each {
+                            self.fill(slot, call).await;
+                        }
+                    }
+                    Ok(())
+                },
+                cancel,
+            )
+            .await
+            .err();
+        if let Some(interrupt) = interrupted {
+            for (slot, call) in slots.iter_mut().zip(calls) {
+                self.close(slot, call, interrupt.not_run());
             }
-        };
-        let interrupted = self.interruptible(work, cancel).await.err();
-        let called = slots
-            .into_iter()
-            .zip(calls)
-            .map(|(slot, call)| match slot {
-                Slot::Done(called) => called,
-                Slot::Open(_) => {
-                    let why = interrupted.map_or(NotRun::RunEnded, Interrupt::not_run);
-                    Called::Answered(self.agent.tools.not_run(call, why))
-                }
-            })
-            .collect();
-        (called, interrupted)
+        }
+        interrupted
+    }
+
+    /// Answers the call of `slot` as not run, saying `why`, unless it has its result.
+    pub(super) fn close(&self, slot: &mut Slot, call: &ToolCall, why: NotRun<'_>) {
+        if !matches!(slot, Slot::Answered(_)) {
+            let open = std::mem::replace(slot, Slot::Open(None));
+            *slot = Slot::Answered(self.result(open, call, why));
+        }
+    }
+
+    /// The result of `call` from its slot: its own, or, when it has none, that it was not run,
+    /// saying `why`.
+    pub(super) fn result(&self, slot: Slot, call: &ToolCall, why: NotRun<'_>) -> ToolResultMessage {
+        match slot {
+            Slot::Answered(result) => result,
+            Slot::Waiting(pending) => self.agent.tools.not_run(&pending.call, why),
+            Slot::Open(_) => self.agent.tools.not_run(call, why),
+        }
     }
 
     /// Carries out the call of an open slot, and puts what it came to there.
     async fn fill(&self, slot: &mut Slot, call: &ToolCall) {
         let Slot::Open(ruling) = slot else { return };
         let ruling = ruling.take();
-        *slot = Slot::Done(self.call(call, ruling).await);
+        *slot = self.call(call, ruling).await;
     }
 
     /// One call, traced: ruled on (unless it was already), then carried out, its result shown to
@@ -92,48 +111,63 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         &'c self,
         call: &'c ToolCall,
         ruling: Option<Box<Ruling>>,
-    ) -> impl Future<Output = Called> + Send + 'c {
+    ) -> impl Future<Output = Slot> + Send + 'c {
         let Some(span) = enabled(tool_span(call)) else {
             return Either::Left(self.rule_and_call(call, ruling));
         };
-        Either::Right(async move {
-            let called = Box::pin(self.rule_and_call(call, ruling))
+        Either::Right(Box::pin(async move {
+            let slot = self
+                .rule_and_call(call, ruling)
                 .instrument(span.clone())
                 .await;
-            if let Called::Answered(result) = &called
+            if let Slot::Answered(result) = &slot
                 && result.is_error
             {
                 span.record("error.type", "tool_error");
             }
-            called
-        })
+            slot
+        }))
     }
 
-    async fn rule_and_call(&self, call: &ToolCall, ruling: Option<Box<Ruling>>) -> Called {
+    /// One call: ruled on (unless it was already), then carried out, its result shown to the
+    /// hooks.
+    async fn rule_and_call(&self, call: &ToolCall, ruling: Option<Box<Ruling>>) -> Slot {
         // Only a hook reads how long a call took (the policy's time counts: an approver may
         // take long).
         let started = (!self.agent.hooks.is_empty() && ruling.is_none()).then(Instant::now);
-        let ruling = match ruling {
-            Some(ruling) => *ruling,
-            None => self.decide(call).await,
+        // The ruling is matched as it comes, not kept: held across the call's await, it would
+        // take room in every call's future.
+        let rewritten = match self.ruling(call, ruling).await {
+            Ruling::Wait(pending) => return Slot::Waiting(pending),
+            Ruling::Answer(outcome) => {
+                let result = self.agent.tools.result_message(call, outcome);
+                return self.answered(call, result, started);
+            }
+            Ruling::Run => None,
+            Ruling::RunWith(arguments) => Some(arguments),
         };
-        let tools = &self.agent.tools;
-        let result = match ruling {
-            Ruling::Wait(pending) => return Called::Waiting(pending),
-            Ruling::Answer(outcome) => tools.result_message(call, outcome),
-            Ruling::Run => self.execute(call, CallDecision::Run).await,
-            Ruling::RunWith(arguments) => {
-                let decision = CallDecision::RunWith {
-                    arguments: &arguments,
-                };
-                self.execute(call, decision).await
+        let result = match &rewritten {
+            None => self.execute(call, CallDecision::Run).await,
+            Some(arguments) => {
+                self.execute(call, CallDecision::RunWith { arguments })
+                    .await
             }
         };
+        self.answered(call, result, started)
+    }
+
+    /// A call's slot once it has its result, which the hooks are shown.
+    fn answered(
+        &self,
+        call: &ToolCall,
+        result: ToolResultMessage,
+        started: Option<Instant>,
+    ) -> Slot {
         let elapsed = started.map_or(Duration::ZERO, |started| started.elapsed());
         for hook in &self.agent.hooks {
             hook.on_tool_result(self.context, call, &result, elapsed);
         }
-        Called::Answered(result)
+        Slot::Answered(result)
     }
 
     /// Runs a call as decided, through the journal when the run has one: a recorded result comes

@@ -4,7 +4,6 @@ use std::future::{Future, pending};
 use std::pin::{Pin, pin};
 use std::time::{Duration, Instant};
 
-use futures_util::FutureExt;
 use futures_util::future::{Either, select};
 
 use super::Run;
@@ -38,17 +37,21 @@ pub(super) fn time_limit<S>(agent: &Agent<S>, journal: Option<&dyn Journal>) -> 
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
     /// Runs `work` unless the run is cancelled or its time runs out first; a run that can be
-    /// neither awaits `work` as it is. (Not an `async fn`: that would hold `work` twice, as its
-    /// argument and pinned for the race.)
+    /// neither awaits `work` as it is. `work` says `Ok` when it is done: its own output is the
+    /// race's, so a run that cannot be interrupted awaits it with nothing around it. (Not an
+    /// `async fn`: that would hold `work` twice, as its argument and pinned for the race.)
     pub(super) fn interruptible<'f, T: 'f, C: Future<Output = ()> + Send>(
         &self,
-        work: impl Future<Output = T> + Send + 'f,
+        work: impl Future<Output = Result<T, Interrupt>> + Send + 'f,
         cancel: &'f mut Pin<&mut C>,
     ) -> impl Future<Output = Result<T, Interrupt>> + Send + 'f {
         if !self.can_be_interrupted {
-            return Either::Left(work.map(Ok));
+            return Either::Left(work);
         }
         let deadline = self.deadline;
+        // Boxed to be raced (only a run that can be interrupted pays for it), and before the
+        // race's future is made, which would otherwise hold it whole.
+        let work = Box::pin(work);
         Either::Right(async move {
             let time_up = pin!(async move {
                 match deadline {
@@ -59,9 +62,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     None => pending().await,
                 }
             });
-            // Boxed to be raced: only a run that can be interrupted pays for it.
-            match select(Box::pin(work), select(cancel.as_mut(), time_up)).await {
-                Either::Left((value, _)) => Ok(value),
+            match select(work, select(cancel.as_mut(), time_up)).await {
+                Either::Left((done, _)) => done,
                 Either::Right((Either::Left(_), _)) => Err(Interrupt::Cancelled),
                 Either::Right((Either::Right(_), _)) => Err(Interrupt::TimeLimit),
             }

@@ -68,7 +68,7 @@ use crate::output::OutputCheck;
 use crate::settings::ModelSettings;
 use crate::texts::NotRun;
 use answer::{Output, Verdict};
-use calls::Called;
+use calls::Slot;
 use interrupt::Interrupt;
 
 /// `span`, if a subscriber wants it.
@@ -190,6 +190,8 @@ struct Run<'a, S> {
     resume: Option<Box<Resumption>>,
     /// For a durable run, where its model and tool calls are recorded.
     journal: Option<&'a dyn Journal>,
+    /// The places of a step's calls, kept from step to step (see [`Slot`]).
+    slots: Vec<Slot>,
 }
 
 /// How a step ended.
@@ -268,6 +270,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
                 .map_or(Duration::ZERO, |resume| resume.paused.elapsed()),
             resume: plan.resume,
             journal: plan.journal,
+            slots: Vec::new(),
         }
     }
 
@@ -364,16 +367,17 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         let answer = reply.tool_calls.is_empty().then(|| reply.content.clone());
 
-        let rulings = self.rule(&reply, cut_off, &verdict, ask);
+        let mut slots = std::mem::take(&mut self.slots);
+        let rulings = self.rule(&reply, cut_off, &verdict, ask, &mut slots);
         for call in &reply.tool_calls {
             self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
         }
         // Boxed: the calls' futures are large, and every run's future would carry room for them.
         // A reply without calls (a run's last, most often) has nothing to carry out.
-        let (called, interrupted) = if reply.tool_calls.is_empty() {
-            (Vec::new(), None)
+        let interrupted = if reply.tool_calls.is_empty() {
+            None
         } else {
-            Box::pin(self.carry_out(&reply.tool_calls, rulings.calls, cancel)).await
+            Box::pin(self.carry_out(&reply.tool_calls, &mut slots, cancel)).await
         };
         self.tool_calls += rulings.counted;
         if let Some(output) = &mut self.output {
@@ -383,10 +387,17 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if let Some(reason) = self.stop_request.take() {
             stop = stop.or(Some(StopReason::Stopped { reason }));
         }
-        if stop.is_none() && called.iter().any(Called::waits) {
-            return self.waiting(reply, called, rulings.over_limit);
+        let paused = stop.is_none() && slots.iter().any(Slot::waits);
+        let paused = if paused {
+            Some(self.waiting(reply, &mut slots, rulings.over_limit))
+        } else {
+            self.record(reply, &mut slots);
+            None
+        };
+        self.slots = slots;
+        if let Some(paused) = paused {
+            return paused;
         }
-        self.record(reply, called);
 
         let limit = self.agent.limits.max_steps;
         let finished = match ask {
@@ -442,33 +453,37 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 
     /// The transcript: the reply first, then one result per call, in call order, each also
     /// sent to the stream. A call that still waits (the run stopped) is answered as not run.
-    fn record(&mut self, reply: AssistantMessage, called: Vec<Called>) {
-        self.messages.reserve(1 + called.len());
-        self.messages.push(Message::Assistant(reply));
-        for called in called {
-            let result = self.answer(called);
-            self.emit(|| LiveEvent::ToolResult(result.clone()));
-            self.messages.push(Message::Tool(result));
+    fn record(&mut self, reply: AssistantMessage, slots: &mut Vec<Slot>) {
+        for (slot, call) in slots.iter_mut().zip(&reply.tool_calls) {
+            self.close(slot, call, NotRun::RunEnded);
         }
-    }
-
-    /// A call's result: its own, or for one that waits, that the run ended before it could run.
-    fn answer(&self, called: Called) -> ToolResultMessage {
-        match called {
-            Called::Answered(result) => result,
-            Called::Waiting(pending) => self.agent.tools.not_run(&pending.call, NotRun::RunEnded),
+        self.messages.reserve(1 + slots.len());
+        self.messages.push(Message::Assistant(reply));
+        for slot in slots.drain(..) {
+            // Every slot was answered above.
+            if let Slot::Answered(result) = slot {
+                self.emit(|| LiveEvent::ToolResult(result.clone()));
+                self.messages.push(Message::Tool(result));
+            }
         }
     }
 
     /// The step when some of its calls wait: the reply goes into the transcript, the results of
     /// the others wait with them in the paused run.
-    fn waiting(&mut self, reply: AssistantMessage, called: Vec<Called>, over_limit: bool) -> Step {
+    fn waiting(
+        &mut self,
+        reply: AssistantMessage,
+        slots: &mut Vec<Slot>,
+        over_limit: bool,
+    ) -> Step {
         let mut pending = Vec::new();
-        let mut finished = Vec::with_capacity(called.len());
-        for called in called {
-            match called {
-                Called::Waiting(call) => pending.push(call),
-                answered => finished.push(self.answer(answered)),
+        let mut finished = Vec::with_capacity(slots.len());
+        for (slot, call) in slots.drain(..).zip(&reply.tool_calls) {
+            match slot {
+                Slot::Waiting(waiting) => pending.push(waiting),
+                Slot::Answered(result) => finished.push(result),
+                // Not reached: a step pauses only when no interruption dropped a call.
+                open => finished.push(self.result(open, call, NotRun::RunEnded)),
             }
         }
         for result in &finished {

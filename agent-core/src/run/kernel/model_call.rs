@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
@@ -22,7 +22,7 @@ use crate::settings::ToolChoice;
 macro_rules! raced {
     ($run:expr, $future:expr, $cancel:expr, $span:expr) => {
         if $run.can_be_interrupted {
-            traced!(small: Box::pin($run.interruptible($future, $cancel)), $span)?
+            traced!(small: Box::pin($run.interruptible($future.map(Ok), $cancel)), $span)?
         } else {
             traced!(small: $future, $span)
         }

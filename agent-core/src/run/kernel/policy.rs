@@ -26,10 +26,8 @@ pub(super) enum Ruling {
     Wait(PendingCall),
 }
 
-/// What the reply decides of its calls before any runs.
+/// What the reply decides of its calls before any runs (their rulings go into their slots).
 pub(super) struct Rulings {
-    /// Per call, in call order: its ruling, or none to rule on it when it starts.
-    pub(super) calls: Vec<Slot>,
     /// How many count against the tool-call limit (at most what it allows).
     pub(super) counted: usize,
     /// Whether more were asked for than it allows.
@@ -40,13 +38,15 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// Rules on what the whole reply decides: a typed run's final-answer calls (acknowledged or
     /// corrected, as `verdict` says) and the calls an answer makes moot, the call cut off at the
     /// output token limit, and the calls past the tool-call limit (which counts only calls that
-    /// could run).
+    /// could run). Each call gets a slot in `slots`, in call order: its ruling, or none to rule
+    /// on it when it starts.
     pub(super) fn rule(
         &self,
         reply: &AssistantMessage,
         cut_off: bool,
         verdict: &Verdict,
         ask: Ask,
+        slots: &mut Vec<Slot>,
     ) -> Rulings {
         let calls = &reply.tool_calls;
         let cut_off = cut_off_call(reply, cut_off);
@@ -62,58 +62,63 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let mut acknowledged = false;
         let mut counted = 0;
         let mut over_limit = false;
-        let rulings = calls
-            .iter()
-            .enumerate()
-            .map(|(index, call)| {
-                if self.is_output_call(call) {
-                    return Slot::Open(Some(Box::new(
-                        self.answer_ruling(verdict, &mut acknowledged),
-                    )));
-                }
-                let why = if let Some(why) = answer_ends {
-                    why
-                } else if cut_off == Some(index) {
-                    NotRun::CutOff
-                } else if counted < allowed {
-                    counted += 1;
-                    return Slot::Open(None);
-                } else {
-                    over_limit = true;
-                    NotRun::ToolCallLimit(limit.unwrap_or_default())
-                };
-                Slot::Open(Some(Box::new(self.refuse(why))))
-            })
-            .collect();
+        slots.clear();
+        slots.extend(calls.iter().enumerate().map(|(index, call)| {
+            if self.is_output_call(call) {
+                return Slot::Open(Some(Box::new(
+                    self.answer_ruling(verdict, &mut acknowledged),
+                )));
+            }
+            let why = if let Some(why) = answer_ends {
+                why
+            } else if cut_off == Some(index) {
+                NotRun::CutOff
+            } else if counted < allowed {
+                counted += 1;
+                return Slot::Open(None);
+            } else {
+                over_limit = true;
+                NotRun::ToolCallLimit(limit.unwrap_or_default())
+            };
+            Slot::Open(Some(Box::new(self.refuse(why))))
+        }));
         Rulings {
-            calls: rulings,
             counted,
             over_limit,
+        }
+    }
+
+    /// A call's ruling: the one the reply made, or else `decide`'s.
+    pub(super) async fn ruling(&self, call: &ToolCall, ruled: Option<Box<Ruling>>) -> Ruling {
+        match ruled {
+            Some(ruling) => *ruling,
+            None => self.decide(call).await,
         }
     }
 
     /// Rules on a call when it starts: the hooks in turn (run, run with other arguments, skip,
     /// stop the run), then an external tool's call waits for the caller, and one that needs
     /// approval goes to the approver (approved, denied, or left to a person: it waits).
-    pub(super) async fn decide(&self, call: &ToolCall) -> Ruling {
+    async fn decide(&self, call: &ToolCall) -> Ruling {
         let definition = self
             .agent
             .tools
             .get(&call.name)
             .map(|tool| tool.definition());
-        let mut rewritten: Option<ToolCall> = None;
+        // Boxed: few hooks rewrite a call, and every call's future would carry room for one.
+        let mut rewritten: Option<Box<ToolCall>> = None;
         for hook in &self.agent.hooks {
-            let current = rewritten.as_ref().unwrap_or(call);
+            let current = rewritten.as_deref().unwrap_or(call);
             let decided = hook
                 .before_tool_call(self.context, current, definition)
                 .await;
             match decided {
                 ToolDecision::Run => {}
                 ToolDecision::RunWith { arguments } => {
-                    rewritten = Some(ToolCall {
+                    rewritten = Some(Box::new(ToolCall {
                         arguments,
                         ..current.clone()
-                    });
+                    }));
                 }
                 ToolDecision::Skip { reason } => return self.refuse(NotRun::Skipped(&reason)),
                 ToolDecision::Stop { reason } => {
@@ -126,20 +131,24 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         let annotations = definition.map(|definition| &definition.annotations);
         if annotations.is_some_and(|annotations| annotations.external) {
-            return self.wait(rewritten.unwrap_or_else(|| call.clone()), Waiting::Result);
+            return self.wait(
+                rewritten.map_or_else(|| call.clone(), |call| *call),
+                Waiting::Result,
+            );
         }
         if let Some(definition) = definition.filter(|def| def.annotations.requires_approval) {
             let Some(approver) = &self.agent.approver else {
                 return self.refuse(NotRun::NoApprover);
             };
-            let current = rewritten.as_ref().unwrap_or(call);
+            let current = rewritten.as_deref().unwrap_or(call);
             match approver.approve(self.context, current, definition).await {
                 Approval::Approved => {}
                 Approval::Denied { reason } => {
                     return self.refuse(NotRun::Denied(reason.as_deref()));
                 }
                 Approval::Defer => {
-                    return self.wait(rewritten.unwrap_or_else(|| call.clone()), Waiting::Approval);
+                    let call = rewritten.map_or_else(|| call.clone(), |call| *call);
+                    return self.wait(call, Waiting::Approval);
                 }
             }
         }

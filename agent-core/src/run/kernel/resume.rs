@@ -35,17 +35,18 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         cancel: &mut Pin<&mut C>,
     ) -> Option<StopReason> {
         let Resumption { paused, decisions } = *resumption;
-        let (calls, slots): (Vec<ToolCall>, Vec<Slot>) = decisions
+        let (calls, mut slots): (Vec<ToolCall>, Vec<Slot>) = decisions
             .into_iter()
             .map(|(pending, decision)| {
-                let ruling = self.ruling(decision);
+                let ruling = self.decided(decision);
                 (pending.call, Slot::Open(Some(Box::new(ruling))))
             })
             .unzip();
-        let (called, interrupted) = self.carry_out(&calls, slots, cancel).await;
-        let mut decided: Vec<ToolResultMessage> = called
+        let interrupted = self.carry_out(&calls, &mut slots, cancel).await;
+        let mut decided: Vec<ToolResultMessage> = slots
             .into_iter()
-            .map(|called| self.answer(called))
+            .zip(&calls)
+            .map(|(slot, call)| self.result(slot, call, NotRun::RunEnded))
             .collect();
         for result in &decided {
             self.emit(|| LiveEvent::ToolResult(result.clone()));
@@ -77,7 +78,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     }
 
     /// The ruling a person's or the caller's decision makes.
-    fn ruling(&self, decision: Decision) -> Ruling {
+    fn decided(&self, decision: Decision) -> Ruling {
         match decision {
             Decision::Approve => Ruling::Run,
             Decision::ApproveWith { arguments } => Ruling::RunWith(arguments),
