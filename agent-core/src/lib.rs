@@ -117,9 +117,10 @@ pub use output::{DEFAULT_OUTPUT_RETRIES, OutputMode, OutputType, Validator};
 pub use output_problem::{OutputProblem, RejectedOutput};
 pub use reasoning::Reasoning;
 pub use run::{
-    Agent, Answer, ContextGiven, Decision, Input, Journal, NoContext, PAUSED_RUN_VERSION,
-    PausedRun, PendingCall, ResumeError, ResumeFrom, RunError, RunEvent, RunOutput, RunRequest,
-    RunStream, StopReason, Text, TokenKind, Typed, TypedOutput, Waiting, WithContext,
+    AddToolError, Agent, Answer, ContextGiven, Decision, Input, Journal, NoContext,
+    PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, ResumeFrom, RunError, RunEvent,
+    RunOutput, RunRequest, RunStream, StopReason, Text, TokenKind, Typed, TypedOutput, Waiting,
+    WithContext,
 };
 pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema};

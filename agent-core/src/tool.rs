@@ -52,6 +52,29 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     }
 }
 
+/// A shared tool is a tool: the list [`ToolBox::into_tools`](crate::ToolBox::into_tools) hands
+/// out goes to [`Agent::try_tools`](crate::Agent::try_tools) as it is. Added to a
+/// [`ToolSet`](crate::ToolSet), it is kept as the `Arc` it is, not wrapped in another.
+// Every method forwarded, or the shared tool would lose what it says about itself.
+#[deny(clippy::missing_trait_methods)]
+impl<S: Send + Sync + 'static> Tool<S> for std::sync::Arc<dyn Tool<S>> {
+    fn definition(&self) -> &ToolDef {
+        (**self).definition()
+    }
+
+    fn call<'a>(
+        &'a self,
+        state: &'a S,
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        (**self).call(state, call)
+    }
+
+    fn runs_on_a_blocking_thread(&self) -> bool {
+        (**self).runs_on_a_blocking_thread()
+    }
+}
+
 /// How a tool is described to the model.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolDef {

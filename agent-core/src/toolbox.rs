@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::tool::Tool;
-use crate::toolset::{ToolSet, ToolSetError, is_valid_tool_name};
+use crate::toolset::{ToolSet, ToolSetError};
 
 /// A value whose methods are tools: what `#[tool]` on an inherent `impl` block implements.
 ///
@@ -87,7 +87,8 @@ pub trait ToolBox<S = ()>: Send + Sync + 'static {
     /// The tools, each holding a handle of the shared value.
     fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool<S>>>;
 
-    /// The tools of this value.
+    /// The tools of this value, as a list that [`Agent::try_tools`](crate::Agent::try_tools) and
+    /// [`ToolSet::add_all`] take.
     fn into_tools(self) -> Vec<Arc<dyn Tool<S>>>
     where
         Self: Sized,
@@ -107,23 +108,6 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// Adds the tools of a value (see [`ToolBox`]). Fails, adding none of them, if a name is taken
     /// (by a tool already in the set, or by another of the value's) or invalid.
     pub fn add_toolbox(&mut self, toolbox: impl ToolBox<S>) -> Result<(), ToolSetError> {
-        let tools = toolbox.into_tools();
-        for (index, tool) in tools.iter().enumerate() {
-            let name = &tool.definition().name;
-            if !is_valid_tool_name(name) {
-                return Err(ToolSetError::InvalidName { name: name.clone() });
-            }
-            let taken = self.get(name).is_some()
-                || tools[..index]
-                    .iter()
-                    .any(|earlier| earlier.definition().name == *name);
-            if taken {
-                return Err(ToolSetError::DuplicateName { name: name.clone() });
-            }
-        }
-        for tool in tools {
-            self.add_shared(tool)?;
-        }
-        Ok(())
+        self.add_all(toolbox.into_tools())
     }
 }

@@ -102,31 +102,57 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         }
     }
 
-    /// Adds a tool; fails if its name is taken or invalid.
+    /// Adds a tool; fails if its name is taken or invalid. A shared tool (an `Arc<dyn Tool<S>>`)
+    /// is kept as it is.
     pub fn add(&mut self, tool: impl Tool<S>) -> Result<(), ToolSetError> {
-        self.add_shared(Arc::new(tool))
+        let tool = shared(tool);
+        self.check_name(&tool.definition().name, &[])?;
+        self.add_checked(tool);
+        Ok(())
     }
 
-    /// Adds a shared tool; fails if its name is taken or invalid.
-    pub fn add_shared(&mut self, tool: Arc<dyn Tool<S>>) -> Result<(), ToolSetError> {
-        let definition = tool.definition();
-        if !is_valid_tool_name(&definition.name) {
+    /// Adds tools, all or none: fails, adding none of them, if a name is taken (by a tool already
+    /// in the set, or by another of these) or invalid.
+    pub fn add_all<T: Tool<S>>(
+        &mut self,
+        tools: impl IntoIterator<Item = T>,
+    ) -> Result<(), ToolSetError> {
+        let tools: Vec<Arc<dyn Tool<S>>> = tools.into_iter().map(shared).collect();
+        for (index, tool) in tools.iter().enumerate() {
+            self.check_name(&tool.definition().name, &tools[..index])?;
+        }
+        for tool in tools {
+            self.add_checked(tool);
+        }
+        Ok(())
+    }
+
+    /// Whether `name` may be added beside the set's tools and `also`.
+    fn check_name(&self, name: &str, also: &[Arc<dyn Tool<S>>]) -> Result<(), ToolSetError> {
+        if !is_valid_tool_name(name) {
             return Err(ToolSetError::InvalidName {
-                name: definition.name.clone(),
+                name: name.to_owned(),
             });
         }
-        if self.get(&definition.name).is_some() {
+        let taken = self.get(name).is_some()
+            || also.iter().any(|earlier| earlier.definition().name == name);
+        if taken {
             return Err(ToolSetError::DuplicateName {
-                name: definition.name.clone(),
+                name: name.to_owned(),
             });
         }
+        Ok(())
+    }
+
+    /// Adds a tool whose name [`check_name`](ToolSet::check_name) allowed.
+    fn add_checked(&mut self, tool: Arc<dyn Tool<S>>) {
+        let definition = tool.definition();
         let annotations = &definition.annotations;
         self.some_calls_wait |= annotations.requires_approval || annotations.external;
         self.definitions.push(definition.clone());
         self.names = OnceLock::new();
         self.tools.push(tool);
         self.forget_output_definitions();
-        Ok(())
     }
 
     /// Sets the texts used for error results and markers.
@@ -506,6 +532,17 @@ fn truncate(mut text: String, limit: usize, texts: &dyn Texts) -> String {
     text.truncate(cut);
     text.push_str(&texts.truncated(limit, total));
     text
+}
+
+/// `tool` as a shared tool: an `Arc<dyn Tool<S>>` as it is (a tool too, but wrapping it again
+/// would cost every call a second pointer to follow), anything else in a new `Arc`.
+fn shared<S: Send + Sync + 'static, T: Tool<S>>(tool: T) -> Arc<dyn Tool<S>> {
+    let mut tool = Some(tool);
+    let as_any: &mut dyn std::any::Any = &mut tool;
+    match as_any.downcast_mut::<Option<Arc<dyn Tool<S>>>>() {
+        Some(already) => already.take().expect("taken once"),
+        None => Arc::new(tool.expect("taken once")),
+    }
 }
 
 /// A tool with its state bound, so it needs none from the caller.

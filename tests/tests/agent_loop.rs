@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, BoxFuture, ChatResponse, FinishReason, FromRef, Message, Model,
-    ModelError, RunError, State, StopReason, Tool, ToolCall, ToolDef, ToolError, ToolOutput,
+    AddToolError, Agent, AssistantMessage, BoxFuture, ChatResponse, FinishReason, FromRef, Message,
+    Model, ModelError, RunError, State, StopReason, Tool, ToolCall, ToolDef, ToolError, ToolOutput,
     ToolResultMessage, ToolSetError, Usage, agent, tool,
 };
 use tests::{call, get_weather, model_calling, now, tool_results};
@@ -295,14 +295,14 @@ impl Echo {
     }
 }
 
-impl Tool for Echo {
+impl<S: Send + Sync + 'static> Tool<S> for Echo {
     fn definition(&self) -> &ToolDef {
         &self.definition
     }
 
     fn call<'a>(
         &'a self,
-        _state: &'a (),
+        _state: &'a S,
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move { Ok(ToolOutput::Text(format!("echo {}", call.arguments))) })
@@ -324,24 +324,121 @@ async fn tools_built_at_run_time_join_the_macro_ones() {
 #[test]
 fn a_run_time_tool_with_a_taken_or_invalid_name_is_a_clear_error() {
     let model = ScriptedModel::new([AssistantMessage::text("")]);
-    let error = agent!(model.clone(), now)
+    let rejected: AddToolError = agent!(model.clone(), now)
         .try_tool(Echo::named("now"))
         .unwrap_err();
-    assert_eq!(error, ToolSetError::DuplicateName { name: "now".into() });
     assert_eq!(
-        error.to_string(),
+        *rejected.error(),
+        ToolSetError::DuplicateName { name: "now".into() }
+    );
+    assert_eq!(
+        rejected.error().to_string(),
         "a tool named `now` is already registered; tool names must be unique"
     );
+    // The reason is the error's source, said once by a report that walks the chain.
+    assert_eq!(rejected.to_string(), "the agent did not take a tool");
+    let source = std::error::Error::source(&rejected).unwrap();
+    assert_eq!(
+        source.downcast_ref::<ToolSetError>(),
+        Some(rejected.error())
+    );
+    assert_eq!(
+        format!("{rejected:?}"),
+        r#"AddToolError { error: DuplicateName { name: "now" }, .. }"#
+    );
 
-    let error = Agent::new(model)
+    let error: ToolSetError = Agent::<()>::new(model)
         .try_tool(Echo::named("echo all"))
-        .unwrap_err();
+        .unwrap_err()
+        .into();
     assert_eq!(
         error,
         ToolSetError::InvalidName {
             name: "echo all".into()
         }
     );
+}
+
+/// A context that is not `Debug`: a rejected tool's error is still `Debug` (for `unwrap`), and
+/// an error whose source is the reason (for `?` into a boxed error).
+struct NotDebug;
+
+fn adding_to(
+    agent: Agent<NotDebug>,
+) -> Result<Agent<NotDebug>, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(agent.try_tool(Echo::named("now"))?)
+}
+
+#[tokio::test]
+async fn a_rejected_tool_hands_the_agent_back_with_its_tools() {
+    let model = model_calling([call(0, "echo", r#"{"x":1}"#), call(1, "now", "")], "ok");
+    let mut agent = agent!(model, now).system("Be brief.").max_steps(3);
+    // Names from a configuration, two of them bad: each failure hands the agent back.
+    for name in ["now", "echo", "not a name", "echo"] {
+        agent = match agent.try_tool(Echo::named(name)) {
+            Ok(agent) => agent,
+            Err(rejected) => {
+                let (error, agent) = rejected.into_parts();
+                assert!(matches!(
+                    error,
+                    ToolSetError::DuplicateName { .. } | ToolSetError::InvalidName { .. }
+                ));
+                agent
+            }
+        };
+    }
+    let names: Vec<&str> = agent
+        .tools()
+        .definitions()
+        .iter()
+        .map(|definition| definition.name.as_str())
+        .collect();
+    assert_eq!(names, ["now", "echo"]);
+    assert_eq!(agent.system_prompt(), "Be brief.");
+
+    // A list is all or none: one taken name and none of it is added.
+    let agent = agent
+        .try_tools([Echo::named("fresh"), Echo::named("now")])
+        .unwrap_err()
+        .into_agent();
+    assert_eq!(agent.tools().len(), 2);
+    let rejected = agent
+        .try_tools([Echo::named("twin"), Echo::named("twin")])
+        .unwrap_err();
+    assert_eq!(
+        *rejected.error(),
+        ToolSetError::DuplicateName {
+            name: "twin".into()
+        }
+    );
+    let agent = rejected.into_agent();
+
+    // And the agent runs with the tools it had.
+    let output = agent.run("echo").await.unwrap();
+    let results: Vec<&str> = tool_results(&output)
+        .iter()
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(results, [r#"echo {"x":1}"#, "12:00"]);
+
+    let agent: Agent<NotDebug> = Agent::new(ScriptedModel::new([AssistantMessage::text("")]))
+        .try_tool(Echo::named("now"))
+        .unwrap();
+    let error = adding_to(agent).unwrap_err();
+    assert_eq!(error.to_string(), "the agent did not take a tool");
+    assert!(error.source().unwrap().is::<ToolSetError>());
+}
+
+#[tokio::test]
+async fn a_shared_tool_is_added_as_it_is() {
+    let shared: Arc<dyn Tool> = Arc::new(Echo::named("echo"));
+    let model = model_calling([call(0, "echo", "{}")], "ok");
+    let agent = Agent::new(model).try_tools([Arc::clone(&shared)]).unwrap();
+    // Not wrapped in a second `Arc`: the set holds this one.
+    assert_eq!(Arc::strong_count(&shared), 2);
+    assert_eq!(agent.tools().definitions(), [shared.definition().clone()]);
+    let output = agent.run("echo").await.unwrap();
+    assert_eq!(tool_results(&output)[0].content, "echo {}");
 }
 
 /// A model chosen at run time, behind a `Box<dyn Model>`, counting tokens.

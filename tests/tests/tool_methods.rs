@@ -287,10 +287,42 @@ fn a_name_taken_already_fails_and_adds_none_of_the_tools() {
     let agent: Agent<Viewer> = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
     let agent = agent.try_toolbox(Tracker::new()).unwrap();
     assert_eq!(agent.tools().len(), 5);
+    let rejected = agent.try_toolbox(Tracker::new()).unwrap_err();
     assert!(matches!(
-        agent.try_toolbox(Tracker::new()),
-        Err(ToolSetError::DuplicateName { name }) if name == "search"
+        rejected.error(),
+        ToolSetError::DuplicateName { name } if name == "search"
     ));
+    // The agent comes back with the tools it had.
+    let agent = rejected.into_agent();
+    assert_eq!(agent.tools().len(), 5);
+    assert!(agent.tools().get("search").is_some());
+}
+
+#[tokio::test]
+async fn a_toolbox_taken_as_a_list_goes_to_an_agent() {
+    let model = model_calling([call(0, "get_issue", r#"{"id":1}"#)], "done");
+    let tools = ToolBox::<Viewer>::into_tools(Tracker::new());
+    let agent = Agent::new(model)
+        .try_tools(
+            tools
+                .iter()
+                .filter(|tool| tool.definition().name != "today")
+                .cloned(),
+        )
+        .unwrap();
+    assert_eq!(agent.tools().len(), 4);
+    // Taken as the shared tools they are: the list and the agent hold the same ones.
+    assert_eq!(Arc::strong_count(&tools[0]), 2);
+    let agent = agent
+        .try_tools(tools)
+        .unwrap_err()
+        .into_agent()
+        .state(Viewer("ann".to_owned()));
+    let output = agent.run("issue one").await.unwrap();
+    assert_eq!(
+        contents(&output),
+        [(false, r#"{"id":1,"title":"Crash on start"}"#)]
+    );
 }
 
 /// A value whose tools need no state: it is a `ToolBox<S>` for every `S`.

@@ -184,28 +184,27 @@ impl<S: Send + Sync + 'static> Agent<S> {
         self
     }
 
-    /// Adds a tool built at run time; fails if its name is taken or invalid.
-    pub fn try_tool(mut self, tool: impl Tool<S>) -> Result<Self, ToolSetError> {
-        self.tools.add(tool)?;
-        Ok(self)
+    /// Adds a tool built at run time (or a shared one, an `Arc<dyn Tool<S>>`). Fails if its name
+    /// is taken or invalid, handing the agent back unchanged in the [`AddToolError`].
+    pub fn try_tool(mut self, tool: impl Tool<S>) -> Result<Self, AddToolError<S>> {
+        match self.tools.add(tool) {
+            Ok(()) => Ok(self),
+            Err(error) => Err(AddToolError { error, agent: self }),
+        }
     }
 
-    /// Adds tools built at run time (say, an MCP server's); fails at the first name that is taken
-    /// or invalid.
+    /// Adds tools built at run time (say, an MCP server's, or a [`ToolBox`]'s
+    /// [`into_tools`](ToolBox::into_tools)), all or none. Fails, adding none of them, if a name
+    /// is taken (by a tool the agent has, or by another of these) or invalid, handing the agent
+    /// back unchanged in the [`AddToolError`].
     pub fn try_tools<T: Tool<S>>(
         mut self,
         tools: impl IntoIterator<Item = T>,
-    ) -> Result<Self, ToolSetError> {
-        for tool in tools {
-            self.tools.add(tool)?;
+    ) -> Result<Self, AddToolError<S>> {
+        match self.tools.add_all(tools) {
+            Ok(()) => Ok(self),
+            Err(error) => Err(AddToolError { error, agent: self }),
         }
-        Ok(self)
-    }
-
-    /// Adds a shared tool built at run time; fails if its name is taken or invalid.
-    pub fn try_shared_tool(mut self, tool: Arc<dyn Tool<S>>) -> Result<Self, ToolSetError> {
-        self.tools.add_shared(tool)?;
-        Ok(self)
     }
 
     /// Gives the tools (and hooks and approver) their state once for all runs. The agent's runs
@@ -242,12 +241,15 @@ impl<S: Send + Sync + 'static> Agent<S> {
         }
     }
 
-    /// Adds the tools of a value whose methods are tools (see [`ToolBox`]); fails, adding none of
-    /// them, if a name is taken or invalid. Pass an `Arc` of the value to share it with other
-    /// agents or with code of your own.
-    pub fn try_toolbox(mut self, toolbox: impl ToolBox<S>) -> Result<Self, ToolSetError> {
-        self.tools.add_toolbox(toolbox)?;
-        Ok(self)
+    /// Adds the tools of a value whose methods are tools (see [`ToolBox`]), all or none. Fails,
+    /// adding none of them, if a name is taken or invalid, handing the agent back unchanged in the
+    /// [`AddToolError`]. Pass an `Arc` of the value to share it with other agents or with code of
+    /// your own.
+    pub fn try_toolbox(mut self, toolbox: impl ToolBox<S>) -> Result<Self, AddToolError<S>> {
+        match self.tools.add_toolbox(toolbox) {
+            Ok(()) => Ok(self),
+            Err(error) => Err(AddToolError { error, agent: self }),
+        }
     }
 
     /// A run on `input`: a new conversation (the system prompt, then `input`) unless the request
@@ -334,5 +336,88 @@ impl<S> fmt::Debug for Agent<S> {
             .field("settings", &self.settings)
             .field("output", &self.output)
             .finish_non_exhaustive()
+    }
+}
+
+/// A tool the agent did not take ([`Agent::try_tool`], [`Agent::try_tools`],
+/// [`Agent::try_toolbox`]): why, and the agent, unchanged, to go on with. As
+/// [`std::io::IntoInnerError`] hands back its writer, this hands back the agent, so one bad name
+/// in a loop over a configuration does not lose the tools added before it.
+///
+/// ```
+/// use agent_core::testing::ScriptedModel;
+/// use agent_core::{Agent, ToolSetError, tool_fn};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Query {
+///     /// What to look for
+///     text: String,
+/// }
+///
+/// let mut agent = Agent::new(ScriptedModel::new([]));
+/// // Names from a configuration file, one of them mistyped.
+/// for name in ["search", "not a name", "fetch"] {
+///     let tool = tool_fn(name, "Look something up.", |query: Query| async move { query.text });
+///     agent = match agent.try_tool(tool) {
+///         Ok(agent) => agent,
+///         Err(rejected) => {
+///             assert!(matches!(rejected.error(), ToolSetError::InvalidName { .. }));
+///             rejected.into_agent()
+///         }
+///     };
+/// }
+/// assert_eq!(agent.tools().len(), 2);
+/// ```
+///
+/// `?` turns it into the [`ToolSetError`] alone, dropping the agent.
+pub struct AddToolError<S = ()> {
+    error: ToolSetError,
+    agent: Agent<S>,
+}
+
+impl<S> AddToolError<S> {
+    /// Why the tool was not taken.
+    pub fn error(&self) -> &ToolSetError {
+        &self.error
+    }
+
+    /// The agent, as it was before the failed call.
+    pub fn into_agent(self) -> Agent<S> {
+        self.agent
+    }
+
+    /// Why the tool was not taken, and the agent as it was before the failed call.
+    pub fn into_parts(self) -> (ToolSetError, Agent<S>) {
+        (self.error, self.agent)
+    }
+}
+
+/// Shows the error; the agent, which may be large, only as its presence.
+impl<S> fmt::Debug for AddToolError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AddToolError")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> fmt::Display for AddToolError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The reason is the source, so a report that walks the chain says it once.
+        f.write_str("the agent did not take a tool")
+    }
+}
+
+impl<S> std::error::Error for AddToolError<S> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl<S> From<AddToolError<S>> for ToolSetError {
+    fn from(rejected: AddToolError<S>) -> Self {
+        rejected.error
     }
 }
