@@ -70,9 +70,7 @@ impl Terminal {
     /// Shows the call and reads `y` or `n`; anything else, or the end of input, is a no.
     fn ask(&self, call: &ToolCall, tool: &ToolDef) -> Approval {
         let (Ok(mut input), Ok(mut output)) = (self.input.lock(), self.output.lock()) else {
-            return Approval::Denied {
-                reason: Some("the terminal is unavailable".into()),
-            };
+            return Approval::deny("the terminal is unavailable");
         };
         let _ = write!(output, "  allow {} {}? [y/N] ", tool.name, call.arguments);
         let _ = output.flush();
@@ -80,11 +78,9 @@ impl Terminal {
         let _ = input.read_line(&mut answer);
         let _ = writeln!(output, "{}", answer.trim());
         if answer.trim().eq_ignore_ascii_case("y") {
-            Approval::Approved
+            Approval::Approve
         } else {
-            Approval::Denied {
-                reason: Some("the user said no".into()),
-            }
+            Approval::deny("the user said no")
         }
     }
 }

@@ -417,9 +417,9 @@ async fn the_approver_decides_and_a_denial_reaches_the_model() {
                 .push(format!("{} {}", tool.name, call.arguments));
             async move {
                 if call.arguments.contains("junk") {
-                    Approval::Approved
+                    Approval::Approve
                 } else {
-                    Approval::Denied {
+                    Approval::Deny {
                         reason: Some("that file is important".into()),
                     }
                 }

@@ -320,7 +320,7 @@ async fn denied(setup: Setup, seen: &mut Seen) {
     let agent: Agent = setup
         .apply(agent!(model.clone(), wipe))
         .approve_with(|_, _| {
-            ready(Approval::Denied {
+            ready(Approval::Deny {
                 reason: Some("不行，留着".to_owned()),
             })
         });

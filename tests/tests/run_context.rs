@@ -119,9 +119,9 @@ impl Approver<UserId> for OnlyUserOne {
         _tool: &'a ToolDef,
     ) -> BoxFuture<'a, Approval> {
         let approval = if user.0 == 1 {
-            Approval::Approved
+            Approval::Approve
         } else {
-            Approval::Denied {
+            Approval::Deny {
                 reason: Some(format!("user {} may not", user.0)),
             }
         };

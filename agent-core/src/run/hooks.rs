@@ -98,14 +98,15 @@ pub trait Hooks<S = ()>: Send + Sync + 'static {
     }
 }
 
-/// The answer to "may this call run?".
+/// An [`Approver`]'s answer to "may this call run?": approve it, deny it, or defer it to a
+/// person, who answers later with a [`Decision`](crate::Decision) of the same words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Approval {
-    /// It may.
-    Approved,
-    /// It may not; the model is told, with the reason when there is one.
-    Denied {
+    /// Run it as the model asked.
+    Approve,
+    /// Do not run it; the model is told, with the reason when there is one.
+    Deny {
         /// Why, if the person said.
         reason: Option<String>,
     },
@@ -115,6 +116,15 @@ pub enum Approval {
     /// decision, in this process or another. A typed run cannot wait: there the call is answered
     /// as not run.
     Defer,
+}
+
+impl Approval {
+    /// Deny, telling the model why.
+    pub fn deny(reason: impl Into<String>) -> Self {
+        Approval::Deny {
+            reason: Some(reason.into()),
+        }
+    }
 }
 
 /// Decides whether a call to a tool marked `requires_approval` may run. Any
