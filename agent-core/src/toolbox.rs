@@ -74,14 +74,14 @@ use crate::toolset::{ToolSet, ToolSetError};
 /// async, all behave as for a `#[tool] fn`. The block's own `#[tool]` takes only
 /// `crate = "path::to::agent_core"`.
 ///
-/// `S` is the agent's state: the value is a `ToolBox<S>` for every `S` that all its tools' `State`
-/// parameters can be taken from. The block cannot be generic or a trait impl, and the value must be
+/// `S` is the type of the run's context: the value is a `ToolBox<S>` for every `S` that all its
+/// tools' `State` parameters can be taken from. The block cannot be generic or a trait impl, and the value must be
 /// `Send + Sync + 'static`, as its tools share it across calls.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a toolbox",
     label = "expected a value whose methods are tools",
     note = "put `#[tool]` on an inherent `impl {Self} {{ .. }}` block, and on each of its methods that is a tool",
-    note = "if it is one, a `State` parameter of its tools may need a part of the agent's state that `{S}` lacks"
+    note = "if it is one, a `State` parameter of its tools may need a part of the context that `{S}` lacks"
 )]
 pub trait ToolBox<S = ()>: Send + Sync + 'static {
     /// The tools, each holding a handle of the shared value.

@@ -235,8 +235,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// Runs one call. Never fails: every failure becomes a result with `is_error` set. A call that
     /// runs past its timeout is cancelled (a sync tool's thread, which cannot be, is abandoned).
     /// The same as [`execute`](ToolSet::execute) with [`CallDecision::Run`].
-    pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
-        self.execute(state, call, CallDecision::Run).await
+    pub async fn dispatch(&self, context: &S, call: &ToolCall) -> ToolResultMessage {
+        self.execute(context, call, CallDecision::Run).await
     }
 
     /// The one way a call becomes the result the model sees, whatever was decided about it: run it
@@ -246,11 +246,11 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// call through here, and the MCP server every call of a tool it has.
     pub async fn execute(
         &self,
-        state: &S,
+        context: &S,
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
-        let outcome = self.outcome(state, call, decision).await;
+        let outcome = self.outcome(context, call, decision).await;
         self.result_message(call, outcome)
     }
 
@@ -271,7 +271,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// [`execute`](ToolSet::execute), for the MCP server, which also needs a JSON result whole.
     pub(crate) async fn outcome(
         &self,
-        state: &S,
+        context: &S,
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> Result<ToolOutput, ToolError> {
@@ -290,7 +290,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         let tool = self
             .get(&call.name)
             .ok_or_else(|| self.unknown_tool(&call.name))?;
-        self.start(tool, state, call)?.await
+        self.start(tool, context, call)?.await
     }
 
     /// Starts one call of `tool`: its future, with panics caught and its time limited; or why it
@@ -298,7 +298,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     fn start<'a>(
         &'a self,
         tool: &'a dyn Tool<S>,
-        state: &'a S,
+        context: &'a S,
         call: &'a ToolCall,
     ) -> Result<Running<'a, S>, ToolError> {
         let limit = tool
@@ -306,7 +306,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             .annotations
             .timeout
             .unwrap_or(self.tool_timeout);
-        let future = catch_unwind(AssertUnwindSafe(|| tool.call(state, call))).map_err(panicked)?;
+        let future =
+            catch_unwind(AssertUnwindSafe(|| tool.call(context, call))).map_err(panicked)?;
         Ok(Running {
             work: AssertUnwindSafe(future).catch_unwind(),
             tool,
@@ -396,20 +397,22 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         truncate(text, self.result_limit, self.texts())
     }
 
-    /// Binds the state: every tool gets `state` from now on, and the set no longer needs one.
-    pub fn with_state(self, state: S) -> ToolSet<()> {
-        self.with_shared_state(Arc::new(state))
+    /// Binds one context for all calls: every tool is handed `context` from now on, and the set
+    /// needs none from the caller.
+    pub fn bind_context(self, context: S) -> ToolSet<()> {
+        self.bind_shared_context(Arc::new(context))
     }
 
-    /// [`with_state`](ToolSet::with_state) with a state shared with others (the agent's hooks).
-    pub(crate) fn with_shared_state(self, state: Arc<S>) -> ToolSet<()> {
+    /// [`bind_context`](ToolSet::bind_context) with a context shared with others (the agent's
+    /// hooks).
+    pub(crate) fn bind_shared_context(self, context: Arc<S>) -> ToolSet<()> {
         let tools = self
             .tools
             .into_iter()
             .map(|tool| {
-                Arc::new(WithState {
+                Arc::new(BoundTool {
                     tool,
-                    state: Arc::clone(&state),
+                    context: Arc::clone(&context),
                 }) as Arc<dyn Tool<()>>
             })
             .collect();
@@ -545,25 +548,25 @@ fn shared<S: Send + Sync + 'static, T: Tool<S>>(tool: T) -> Arc<dyn Tool<S>> {
     }
 }
 
-/// A tool with its state bound, so it needs none from the caller.
-struct WithState<S> {
+/// A tool with its context bound, so it needs none from the caller.
+struct BoundTool<S> {
     tool: Arc<dyn Tool<S>>,
-    state: Arc<S>,
+    context: Arc<S>,
 }
 
 // Every method forwarded, or the bound tool would lose what it says about itself.
 #[deny(clippy::missing_trait_methods)]
-impl<S: Send + Sync + 'static> Tool<()> for WithState<S> {
+impl<S: Send + Sync + 'static> Tool<()> for BoundTool<S> {
     fn definition(&self) -> &ToolDef {
         self.tool.definition()
     }
 
     fn call<'a>(
         &'a self,
-        _state: &'a (),
+        _context: &'a (),
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        self.tool.call(&self.state, call)
+        self.tool.call(&self.context, call)
     }
 
     fn runs_on_a_blocking_thread(&self) -> bool {

@@ -107,7 +107,7 @@ async fn run(model: impl Model + 'static, terminal: Terminal) -> Result<String, 
             // The terminal blocks; a real application would use spawn_blocking or an async reader.
             async move { terminal.ask(&call, &tool) }
         })
-        .state(files.clone());
+        .bind_context(files.clone());
     let output = agent.run("Clean up my working folder.").await?;
     let mut text = String::new();
     for message in &output.messages {

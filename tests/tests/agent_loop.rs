@@ -149,7 +149,7 @@ async fn calls_of_one_reply_run_concurrently() {
         ],
         "met",
     );
-    let agent = agent!(model, rendezvous).state(Arc::new(Barrier::new(3)));
+    let agent = agent!(model, rendezvous).bind_context(Arc::new(Barrier::new(3)));
     let output = tokio::time::timeout(Duration::from_secs(5), agent.run("meet"))
         .await
         .expect("three calls waiting for each other finish only if they run at once")
@@ -194,7 +194,8 @@ fn sleepy_calls() -> [ToolCall; 3] {
 #[tokio::test(start_paused = true)]
 async fn results_keep_call_order_when_calls_finish_out_of_order() {
     let timeline = Timeline::default();
-    let agent = agent!(model_calling(sleepy_calls(), "done"), sleepy).state(timeline.clone());
+    let agent =
+        agent!(model_calling(sleepy_calls(), "done"), sleepy).bind_context(timeline.clone());
     let output = agent.run("go").await.unwrap();
     assert_eq!(
         *timeline.finished.lock().unwrap(),
@@ -213,7 +214,7 @@ async fn sequential_tools_run_one_at_a_time() {
     let timeline = Timeline::default();
     let agent = agent!(model_calling(sleepy_calls(), "done"), sleepy)
         .sequential_tools()
-        .state(timeline.clone());
+        .bind_context(timeline.clone());
     let output = agent.run("go").await.unwrap();
     assert_eq!(
         *timeline.finished.lock().unwrap(),
@@ -227,7 +228,7 @@ async fn sequential_tools_run_one_at_a_time() {
     assert_eq!(results, ["slow", "medium", "fast"]);
 }
 
-/// The state of a whole application.
+/// The context of a whole application.
 #[derive(Clone)]
 struct AppState {
     greeting: Greeting,
@@ -269,7 +270,7 @@ async fn tools_take_parts_of_the_agent_state() {
         greeting: Greeting("Hello".into()),
         user_id: UserId(7),
     };
-    let agent = agent!(model.clone(), greet, now).state(state);
+    let agent = agent!(model.clone(), greet, now).bind_context(state);
     let output = agent.run("greet me").await.unwrap();
     assert_eq!(tool_results(&output)[0].content, "Hello, user 7!");
     // State parameters are not in the schema.

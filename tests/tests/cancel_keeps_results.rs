@@ -62,7 +62,7 @@ fn agent(progress: &Progress, defer: bool) -> Agent {
     } else {
         agent.approve_with(|_, _| std::future::ready(agent_core::Approval::Approve))
     };
-    agent.state(progress.clone())
+    agent.bind_context(progress.clone())
 }
 
 #[tokio::test]

@@ -477,7 +477,7 @@ async fn interrupted(setup: Setup, seen: &mut Seen) {
             let agent = agent.time_limit(Duration::from_millis(300));
             (agent, NotRun::TimeLimit, "time limit")
         };
-        let agent = agent.state(progress.clone());
+        let agent = agent.bind_context(progress.clone());
         let output = if cancel {
             agent.run("去做吧").until(progress.reached(1)).await
         } else {

@@ -30,7 +30,7 @@ impl fmt::Display for SearchError {
     }
 }
 
-/// Who the agent works for: a part of its state.
+/// Who the agent works for: a part of its context.
 #[derive(Clone)]
 struct Viewer(String);
 
@@ -169,7 +169,7 @@ async fn an_agent_calls_the_methods_of_a_shared_value() {
         .sequential_tools()
         .try_toolbox(Arc::clone(&tracker))
         .unwrap()
-        .state(Viewer("ann".to_owned()));
+        .bind_context(Viewer("ann".to_owned()));
     let output = agent.run("triage").await.unwrap();
     assert_eq!(
         contents(&output),
@@ -209,7 +209,7 @@ async fn the_model_sees_each_method_as_a_tool_with_its_schema() {
     let agent = Agent::new(model.clone())
         .try_toolbox(Tracker::new())
         .unwrap()
-        .state(Viewer("ann".to_owned()));
+        .bind_context(Viewer("ann".to_owned()));
     let _ = agent.run("hi").await.unwrap();
     let offered = &model.requests()[0].tools;
     insta::assert_json_snapshot!("tracker_tools", offered);
@@ -250,7 +250,7 @@ async fn arguments_that_do_not_fit_reach_the_model_with_their_path() {
         "done",
     );
     let agent = Agent::new(model).try_toolbox(Tracker::new()).unwrap();
-    let agent = agent.state(Viewer("ann".to_owned()));
+    let agent = agent.bind_context(Viewer("ann".to_owned()));
     let output = agent.run("go").await.unwrap();
     assert_eq!(
         contents(&output),
@@ -317,7 +317,7 @@ async fn a_toolbox_taken_as_a_list_goes_to_an_agent() {
         .try_tools(tools)
         .unwrap_err()
         .into_agent()
-        .state(Viewer("ann".to_owned()));
+        .bind_context(Viewer("ann".to_owned()));
     let output = agent.run("issue one").await.unwrap();
     assert_eq!(
         contents(&output),

@@ -11,7 +11,7 @@ use crate::limits::{AtStepLimit, Limits};
 use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings};
-use crate::run::hooks::{Approval, Approver, ApproverWithState, Hooks, HooksWithState};
+use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::{Tool, ToolDef};
@@ -23,11 +23,11 @@ use crate::toolset::{ToolSet, ToolSetError};
 /// Build one with [`agent!`](crate::agent) (tools checked at compile time) or [`Agent::new`], adjust it
 /// with the builder methods, then [`run`](Agent::run) it as often as you like, concurrently too.
 ///
-/// `S` is the context its tools, hooks and approver take: an agent whose tools take
+/// `S` is the type of the context its tools, hooks and approver take: an agent whose tools take
 /// [`State<Db>`](crate::State) is an `Agent<Db>`. Either each run hands it its own `Db`
 /// ([`RunRequest::context`]: one agent serves many users, each run with its own), or
-/// [`state`](Agent::state) binds one `Db` for all runs and makes a plain [`Agent`] (`Agent<()>`)
-/// whose runs need no context.
+/// [`bind_context`](Agent::bind_context) binds one `Db` for all runs and makes a plain [`Agent`]
+/// (`Agent<()>`) whose runs need no context.
 pub struct Agent<S = ()> {
     pub(crate) model: Arc<dyn Model>,
     pub(crate) tools: ToolSet<S>,
@@ -207,30 +207,31 @@ impl<S: Send + Sync + 'static> Agent<S> {
         }
     }
 
-    /// Gives the tools (and hooks and approver) their state once for all runs. The agent's runs
-    /// then need no context. To give each run its own value instead, keep the agent as it is and
-    /// give each run its [`context`](RunRequest::context).
-    pub fn state(self, state: S) -> Agent<()> {
-        let state = Arc::new(state);
+    /// Binds one context for all runs: the tools, hooks and approver are handed `context` in
+    /// every run, and the agent becomes a plain [`Agent`] (`Agent<()>`) whose runs need none. To
+    /// give each run its own context instead, keep the agent as it is and give each run its
+    /// [`context`](RunRequest::context).
+    pub fn bind_context(self, context: S) -> Agent<()> {
+        let context = Arc::new(context);
         let hooks = self
             .hooks
             .into_iter()
             .map(|hooks| {
-                Arc::new(HooksWithState {
+                Arc::new(BoundHooks {
                     hooks,
-                    state: Arc::clone(&state),
+                    context: Arc::clone(&context),
                 }) as Arc<dyn Hooks>
             })
             .collect();
         let approver = self.approver.map(|approver| {
-            Arc::new(ApproverWithState {
+            Arc::new(BoundApprover {
                 approver,
-                state: Arc::clone(&state),
+                context: Arc::clone(&context),
             }) as Arc<dyn Approver>
         });
         Agent {
             model: self.model,
-            tools: self.tools.with_shared_state(state),
+            tools: self.tools.bind_shared_context(context),
             system_prompt: self.system_prompt,
             limits: self.limits,
             concurrent_tools: self.concurrent_tools,

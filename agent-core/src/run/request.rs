@@ -92,7 +92,7 @@ pub struct WithContext;
 #[diagnostic::on_unimplemented(
     message = "this run has no context: the agent's tools, hooks or approver need a `{S}`",
     label = "the run starts here without one",
-    note = "give the run its context with `.context(&value)`, or bind one value for every run with `Agent::state`"
+    note = "give the run its context with `.context(&value)`, or bind one for every run with `Agent::bind_context`"
 )]
 pub trait ContextGiven<'a, S> {
     /// The context the run is handed.
