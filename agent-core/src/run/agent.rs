@@ -12,7 +12,7 @@ use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings};
 use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
-use crate::settings::{ModelSettings, ToolChoice};
+use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::{Tool, ToolDef};
 use crate::toolbox::ToolBox;
@@ -150,25 +150,35 @@ impl<S: Send + Sync + 'static> Agent<S> {
         self.approve_with(|_: ToolCall, _: ToolDef| std::future::ready(Approval::Defer))
     }
 
-    /// Sets the model settings of every run: tool choice, temperature, the longest reply. Each
-    /// one set here replaces the agent's; each one left `None` keeps what was set before (by an
-    /// earlier call or a shorthand such as [`temperature`](Agent::temperature)). A run can
-    /// override each one the same way ([`RunRequest::settings`]).
+    /// Sets the model settings of every run: tool choice, temperature, the longest reply,
+    /// thinking. Each one set here replaces the agent's; each one left `None` keeps what was set
+    /// before (by an earlier call or a shorthand such as [`temperature`](Agent::temperature)). A
+    /// run sets its own over these the same way, with the same names
+    /// ([`RunRequest::model_settings`], [`RunRequest::temperature`], ...).
     pub fn model_settings(mut self, settings: ModelSettings) -> Self {
         self.settings = settings.or(&self.settings);
         self
     }
 
     /// Sets whether and which tool the model must call (default: the model decides).
-    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
-        self.settings.tool_choice = Some(choice);
-        self
+    pub fn tool_choice(self, choice: ToolChoice) -> Self {
+        self.model_settings(ModelSettings::new().tool_choice(choice))
     }
 
     /// Sets the sampling temperature of every model call.
-    pub fn temperature(mut self, temperature: f32) -> Self {
-        self.settings.temperature = Some(temperature);
-        self
+    pub fn temperature(self, temperature: f32) -> Self {
+        self.model_settings(ModelSettings::new().temperature(temperature))
+    }
+
+    /// Sets the most tokens one reply may have (the run's total is
+    /// [`max_output_tokens`](Agent::max_output_tokens)).
+    pub fn max_tokens(self, tokens: u32) -> Self {
+        self.model_settings(ModelSettings::new().max_tokens(tokens))
+    }
+
+    /// Sets how much a reasoning model thinks.
+    pub fn thinking(self, thinking: Thinking) -> Self {
+        self.model_settings(ModelSettings::new().thinking(thinking))
     }
 
     /// Sets how typed runs ask for their output (default [`OutputMode::Tool`]).
