@@ -199,7 +199,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
     pub fn try_tool(mut self, tool: impl Tool<S>) -> Result<Self, AddToolError<S>> {
         match self.tools.add(tool) {
             Ok(()) => Ok(self),
-            Err(error) => Err(AddToolError { error, agent: self }),
+            Err(error) => Err(AddToolError::new(error, self)),
         }
     }
 
@@ -213,7 +213,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
     ) -> Result<Self, AddToolError<S>> {
         match self.tools.add_all(tools) {
             Ok(()) => Ok(self),
-            Err(error) => Err(AddToolError { error, agent: self }),
+            Err(error) => Err(AddToolError::new(error, self)),
         }
     }
 
@@ -259,7 +259,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
     pub fn try_toolbox(mut self, toolbox: impl ToolBox<S>) -> Result<Self, AddToolError<S>> {
         match self.tools.add_toolbox(toolbox) {
             Ok(()) => Ok(self),
-            Err(error) => Err(AddToolError { error, agent: self }),
+            Err(error) => Err(AddToolError::new(error, self)),
         }
     }
 
@@ -357,7 +357,7 @@ impl<S> fmt::Debug for Agent<S> {
 ///
 /// ```
 /// use agent_core::testing::ScriptedModel;
-/// use agent_core::{Agent, ToolSetError, tool_fn};
+/// use agent_core::{Agent, AssistantMessage, ToolSetError, tool_fn};
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///
@@ -367,7 +367,7 @@ impl<S> fmt::Debug for Agent<S> {
 ///     text: String,
 /// }
 ///
-/// let mut agent = Agent::new(ScriptedModel::new([]));
+/// let mut agent: Agent = Agent::new(ScriptedModel::new([AssistantMessage::text("Hello.")]));
 /// // Names from a configuration file, one of them mistyped.
 /// for name in ["search", "not a name", "fetch"] {
 ///     let tool = tool_fn(name, "Look something up.", |query: Query| async move { query.text });
@@ -385,10 +385,19 @@ impl<S> fmt::Debug for Agent<S> {
 /// `?` turns it into the [`ToolSetError`] alone, dropping the agent.
 pub struct AddToolError<S = ()> {
     error: ToolSetError,
-    agent: Agent<S>,
+    /// Boxed, so the error stays small to hand up through `?` (an agent is over 400 bytes): only
+    /// a failure, which is rare, pays for the box.
+    agent: Box<Agent<S>>,
 }
 
 impl<S> AddToolError<S> {
+    fn new(error: ToolSetError, agent: Agent<S>) -> Self {
+        AddToolError {
+            error,
+            agent: Box::new(agent),
+        }
+    }
+
     /// Why the tool was not taken.
     pub fn error(&self) -> &ToolSetError {
         &self.error
@@ -396,12 +405,12 @@ impl<S> AddToolError<S> {
 
     /// The agent, as it was before the failed call.
     pub fn into_agent(self) -> Agent<S> {
-        self.agent
+        *self.agent
     }
 
     /// Why the tool was not taken, and the agent as it was before the failed call.
     pub fn into_parts(self) -> (ToolSetError, Agent<S>) {
-        (self.error, self.agent)
+        (self.error, *self.agent)
     }
 }
 
