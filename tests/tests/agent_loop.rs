@@ -434,9 +434,11 @@ async fn a_rejected_tool_hands_the_agent_back_with_its_tools() {
 async fn a_shared_tool_is_added_as_it_is() {
     let shared: Arc<dyn Tool> = Arc::new(Echo::named("echo"));
     let model = model_calling([call(0, "echo", "{}")], "ok");
-    let agent = Agent::new(model).try_tools([Arc::clone(&shared)]).unwrap();
-    // Not wrapped in a second `Arc`: the set holds this one.
+    let agent = Agent::new(model).try_tool(Arc::clone(&shared)).unwrap();
+    // Not wrapped in a second `Arc`: the set holds this one, and calls reach the tool itself.
     assert_eq!(Arc::strong_count(&shared), 2);
+    let held: &dyn Tool = agent.tools().get("echo").unwrap();
+    assert!(std::ptr::addr_eq(held, &*shared));
     assert_eq!(agent.tools().definitions(), [shared.definition().clone()]);
     let output = agent.run("echo").await.unwrap();
     assert_eq!(tool_results(&output)[0].content, "echo {}");

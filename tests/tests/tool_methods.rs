@@ -313,6 +313,8 @@ async fn a_toolbox_taken_as_a_list_goes_to_an_agent() {
     assert_eq!(agent.tools().len(), 4);
     // Taken as the shared tools they are: the list and the agent hold the same ones.
     assert_eq!(Arc::strong_count(&tools[0]), 2);
+    let held = agent.tools().get("search").unwrap();
+    assert!(std::ptr::addr_eq(held, &*tools[0]));
     let agent = agent
         .try_tools(tools)
         .unwrap_err()
