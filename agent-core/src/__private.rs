@@ -310,12 +310,12 @@ impl<T> Same<T> for T {
 /// named `State` (axum's, one's own) is an error at it rather than being quietly taken from the agent.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not `agent_core::State`",
-    label = "#[tool] takes a parameter whose type is named `State` from the agent's state",
+    label = "#[tool] takes a parameter whose type is named `State` from the run's context",
     note = "for a value from the agent, import `agent_core::State`",
     note = "for a value from the model, give the type another name: `use path::to::State as MyState;`"
 )]
 pub trait AgentState<T> {
-    /// Wraps the part of the agent's state the tool takes.
+    /// Wraps the part of the run's context the tool takes.
     fn from_inner(inner: T) -> Self;
 }
 impl<T> AgentState<T> for State<T> {
@@ -324,12 +324,12 @@ impl<T> AgentState<T> for State<T> {
     }
 }
 
-/// The agent's state `S` holds a part of type `T`: `T: FromRef<S>` with `S` first, which is how a
-/// tool's impl states it. With the state as the self type, the compiler waits until it knows the
-/// agent's state before judging the bound, so a state that is not `Clone` is reported as such, not
-/// as "the agent's state is `_`".
+/// The context `S` holds a part of type `T`: `T: FromRef<S>` with `S` first, which is how a
+/// tool's impl states it. With the context as the self type, the compiler waits until it knows the
+/// agent's context before judging the bound, so a context that is not `Clone` is reported as such,
+/// not as "the agent's context is `_`".
 pub trait ProvidesState<T> {
-    /// Takes the part out of the state.
+    /// Takes the part out of the context.
     fn provide(&self) -> T;
 }
 impl<S, T: FromRef<S>> ProvidesState<T> for S {

@@ -68,7 +68,7 @@ impl<S: Send + Sync + 'static> Tool<S> for ExternalTool {
     /// MCP server), it says who runs it.
     fn call<'a>(
         &'a self,
-        _state: &'a S,
+        _context: &'a S,
         _call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         let error = ToolError::RunByCaller {

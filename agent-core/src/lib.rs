@@ -117,9 +117,10 @@ pub use output::{DEFAULT_OUTPUT_RETRIES, OutputMode, OutputType, Validator};
 pub use output_problem::{OutputProblem, RejectedOutput};
 pub use reasoning::Reasoning;
 pub use run::{
-    Agent, Answer, ContextGiven, Decision, Input, Journal, NoContext, PAUSED_RUN_VERSION,
-    PausedRun, PendingCall, ResumeError, ResumeFrom, RunError, RunEvent, RunOutput, RunRequest,
-    RunStream, StopReason, Text, TokenKind, Typed, TypedOutput, Waiting, WithContext,
+    AddToolError, Agent, Answer, ContextGiven, Decision, Input, Journal, NoContext,
+    PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, ResumeFrom, RunError, RunEvent,
+    RunOutput, RunRequest, RunStream, StopReason, Text, TokenKind, Typed, TypedOutput, Waiting,
+    WithContext,
 };
 pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema};
@@ -151,11 +152,11 @@ pub use toolset::{CallDecision, DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_
 /// let agent: Agent = agent!(model, now, maps::find_place).system("Be brief.").max_steps(5);
 /// ```
 ///
-/// The agent's state type is inferred from a later `.state(...)` or `.run(...)`; where neither is in
-/// sight (as here), name the type: a plain [`Agent`] needs no state.
+/// The agent's context type is inferred from a later `.bind_context(...)` or `.run(...)`; where
+/// neither is in sight (as here), name the type: a plain [`Agent`] needs no context.
 ///
-/// Further settings are builder methods on [`Agent`]; tools that take [`State`] need
-/// [`Agent::state`] before the agent can run. Listing a tool twice, or two tools that share a name,
+/// Further settings are builder methods on [`Agent`]; tools that take [`State`] need a context:
+/// each run's ([`RunRequest::context`]), or one bound for all runs ([`Agent::bind_context`]). Listing a tool twice, or two tools that share a name,
 /// does not compile. A function listed without `#[tool]` on it reads "expected struct, variant or
 /// union type, found function": the tool is the struct `#[tool]` makes, so put `#[tool]` on it.
 ///
@@ -179,8 +180,9 @@ pub use agent_macros::agent;
 /// # });
 /// ```
 ///
-/// As with `agent!`, the state type comes from the context: a `ToolSet<Db>` for tools that take
-/// `State<Db>`, to be bound with [`ToolSet::with_state`].
+/// As with `agent!`, the context type is inferred from the code around it: a `ToolSet<Db>` for
+/// tools that take `State<Db>`, handed a `Db` with each call or bound once with
+/// [`ToolSet::bind_context`].
 pub use agent_macros::tools;
 
 /// Turns a function into a tool the model can call.
@@ -237,8 +239,9 @@ pub use agent_macros::tools;
 ///   (serde reads some shapes through a buffer no one can watch: inside internally tagged,
 ///   adjacently tagged and untagged enums and flattened structs, unknown fields are dropped as
 ///   serde drops them; `#[serde(deny_unknown_fields)]` on such a type rejects them.)
-/// - **State**: a parameter of type [`State<T>`](State) comes from the agent ([`Agent::state`]), not the
-///   model, and is not in the schema; `T` must be the agent's state or a part of it ([`FromRef`]).
+/// - **State**: a parameter of type [`State<T>`](State) comes from the run's context
+///   ([`RunRequest::context`], or [`Agent::bind_context`] for all runs), not the model, and is not
+///   in the schema; `T` must be the context or a part of it ([`FromRef`]).
 /// - **Returns**: `String` and `&'static str` go verbatim, `()` as a short success text, a
 ///   [`ToolOutput`] as it is, a [`Part`] or `Vec<Part>` (an image, a document) as parts, anything
 ///   else `Serialize` as JSON; `Result<T, E>` with `E` a

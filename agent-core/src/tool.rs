@@ -20,8 +20,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// `#[tool]` implements this for you. Implement it by hand for tools built at run time (from a config
 /// file, a plugin, a remote server) and hand them to [`Agent::try_tool`](crate::Agent::try_tool).
 ///
-/// `S` is the agent's state (see [`State`](crate::State)); a tool that needs none implements `Tool<S>`
-/// for every `S`.
+/// `S` is the type of the run's context, which the tool is handed (see [`State`](crate::State)); a
+/// tool that needs none implements `Tool<S>` for every `S`.
 ///
 /// For `#[tool] fn add(..)`, the tool is `add {}`: the unit struct `#[tool]` puts beside the function
 /// (`add` alone, in an expression, is the function).
@@ -40,7 +40,7 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     /// model. Panics are caught by the dispatcher.
     fn call<'a>(
         &'a self,
-        state: &'a S,
+        context: &'a S,
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
@@ -49,6 +49,29 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     /// and the model is told that it may still finish its work.
     fn runs_on_a_blocking_thread(&self) -> bool {
         false
+    }
+}
+
+/// A shared tool is a tool: the list [`ToolBox::into_tools`](crate::ToolBox::into_tools) hands
+/// out goes to [`Agent::try_tools`](crate::Agent::try_tools) as it is. Added to a
+/// [`ToolSet`](crate::ToolSet), it is kept as the `Arc` it is, not wrapped in another.
+// Every method forwarded, or the shared tool would lose what it says about itself.
+#[deny(clippy::missing_trait_methods)]
+impl<S: Send + Sync + 'static> Tool<S> for std::sync::Arc<dyn Tool<S>> {
+    fn definition(&self) -> &ToolDef {
+        (**self).definition()
+    }
+
+    fn call<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        (**self).call(context, call)
+    }
+
+    fn runs_on_a_blocking_thread(&self) -> bool {
+        (**self).runs_on_a_blocking_thread()
     }
 }
 

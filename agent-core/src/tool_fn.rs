@@ -21,14 +21,14 @@ use crate::tool_result::IntoToolResult;
 ///
 /// The closure is `|args: Args| async move { .. }`, where `Args: Deserialize + JsonSchema` (a
 /// struct, as the arguments are a JSON object), or `|State(x): State<X>, args: Args| async move
-/// { .. }` to be handed a part of the agent's state as `#[tool]` functions are (see [`State`]).
+/// { .. }` to be handed a part of the run's context as `#[tool]` functions are (see [`State`]).
 /// Its future resolves to any [`IntoToolResult`]: text, `()`, JSON, or a `Result` of those.
 ///
 /// The schema comes from `Args` as a `#[tool]`'s does from its parameters, doc comments and all;
 /// the model's arguments are parsed as strictly (unknown fields are errors at any depth), and
 /// arguments that do not fit reach the model with their field paths (every missing, unknown or
 /// mistyped field the schema can tell, else serde's first error). The tool is a [`Tool<S>`](Tool) for every
-/// state `S` (with a `State<X>`, every `S` that `X` can be taken from), so it goes to
+/// context `S` (with a `State<X>`, every `S` that `X` can be taken from), so it goes to
 /// [`Agent::try_tool`](crate::Agent::try_tool) or [`ToolSet::add`](crate::ToolSet::add), which
 /// reject a name that is invalid or taken.
 ///
@@ -64,7 +64,7 @@ use crate::tool_result::IntoToolResult;
 ///     AssistantMessage::text("That is Bo."),
 /// ]);
 /// let db = Db { names: vec!["Ann".into(), "Bo".into()] };
-/// let agent = Agent::new(model).try_tool(lookup)?.state(db);
+/// let agent = Agent::new(model).try_tool(lookup)?.bind_context(db);
 /// let out = agent.run("Who is customer 1?").await.unwrap();
 /// assert_eq!(out.text, "That is Bo.");
 /// # Ok::<(), agent_core::ToolSetError>(())
@@ -73,7 +73,7 @@ use crate::tool_result::IntoToolResult;
 ///
 /// The closure must be `Send + Sync + 'static`: move what it uses into it, and clone it into each
 /// future (`move |args: Args| { let client = client.clone(); async move { .. } }`), or take it from
-/// the agent's state. A closure's argument type must be written out: `|args: Lookup|`.
+/// the run's context. A closure's argument type must be written out: `|args: Lookup|`.
 pub fn tool_fn<F, M>(
     name: impl Into<String>,
     description: impl Into<String>,
@@ -187,7 +187,7 @@ mod sealed {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be made a tool",
     label = "expected an async closure taking the tool's arguments",
-    note = "write `|args: Args| async move {{ .. }}`, with `Args: Deserialize + JsonSchema`, or `|State(x): State<X>, args: Args| async move {{ .. }}` to take a part of the agent's state"
+    note = "write `|args: Args| async move {{ .. }}`, with `Args: Deserialize + JsonSchema`, or `|State(x): State<X>, args: Args| async move {{ .. }}` to take a part of the run's context"
 )]
 pub trait ToolClosure<M>: sealed::Sealed<M> {
     /// The type the model's arguments parse into.
@@ -223,7 +223,7 @@ where
 
     fn call<'a>(
         &'a self,
-        _state: &'a S,
+        _context: &'a S,
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         run(parse(&self.fit, &call.arguments).map(&self.function))
@@ -244,11 +244,11 @@ where
 
     fn call<'a>(
         &'a self,
-        state: &'a S,
+        context: &'a S,
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         run(parse(&self.fit, &call.arguments)
-            .map(|arguments| (self.function)(State(X::from_ref(state)), arguments)))
+            .map(|arguments| (self.function)(State(X::from_ref(context)), arguments)))
     }
 }
 

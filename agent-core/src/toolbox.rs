@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::tool::Tool;
-use crate::toolset::{ToolSet, ToolSetError, is_valid_tool_name};
+use crate::toolset::{ToolSet, ToolSetError};
 
 /// A value whose methods are tools: what `#[tool]` on an inherent `impl` block implements.
 ///
@@ -74,20 +74,21 @@ use crate::toolset::{ToolSet, ToolSetError, is_valid_tool_name};
 /// async, all behave as for a `#[tool] fn`. The block's own `#[tool]` takes only
 /// `crate = "path::to::agent_core"`.
 ///
-/// `S` is the agent's state: the value is a `ToolBox<S>` for every `S` that all its tools' `State`
-/// parameters can be taken from. The block cannot be generic or a trait impl, and the value must be
+/// `S` is the type of the run's context: the value is a `ToolBox<S>` for every `S` that all its
+/// tools' `State` parameters can be taken from. The block cannot be generic or a trait impl, and the value must be
 /// `Send + Sync + 'static`, as its tools share it across calls.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a toolbox",
     label = "expected a value whose methods are tools",
     note = "put `#[tool]` on an inherent `impl {Self} {{ .. }}` block, and on each of its methods that is a tool",
-    note = "if it is one, a `State` parameter of its tools may need a part of the agent's state that `{S}` lacks"
+    note = "if it is one, a `State` parameter of its tools may need a part of the context that `{S}` lacks"
 )]
 pub trait ToolBox<S = ()>: Send + Sync + 'static {
     /// The tools, each holding a handle of the shared value.
     fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool<S>>>;
 
-    /// The tools of this value.
+    /// The tools of this value, as a list that [`Agent::try_tools`](crate::Agent::try_tools) and
+    /// [`ToolSet::add_all`] take.
     fn into_tools(self) -> Vec<Arc<dyn Tool<S>>>
     where
         Self: Sized,
@@ -107,23 +108,6 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// Adds the tools of a value (see [`ToolBox`]). Fails, adding none of them, if a name is taken
     /// (by a tool already in the set, or by another of the value's) or invalid.
     pub fn add_toolbox(&mut self, toolbox: impl ToolBox<S>) -> Result<(), ToolSetError> {
-        let tools = toolbox.into_tools();
-        for (index, tool) in tools.iter().enumerate() {
-            let name = &tool.definition().name;
-            if !is_valid_tool_name(name) {
-                return Err(ToolSetError::InvalidName { name: name.clone() });
-            }
-            let taken = self.get(name).is_some()
-                || tools[..index]
-                    .iter()
-                    .any(|earlier| earlier.definition().name == *name);
-            if taken {
-                return Err(ToolSetError::DuplicateName { name: name.clone() });
-            }
-        }
-        for tool in tools {
-            self.add_shared(tool)?;
-        }
-        Ok(())
+        self.add_all(toolbox.into_tools())
     }
 }

@@ -102,31 +102,57 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         }
     }
 
-    /// Adds a tool; fails if its name is taken or invalid.
+    /// Adds a tool; fails if its name is taken or invalid. A shared tool (an `Arc<dyn Tool<S>>`)
+    /// is kept as it is.
     pub fn add(&mut self, tool: impl Tool<S>) -> Result<(), ToolSetError> {
-        self.add_shared(Arc::new(tool))
+        let tool = shared(tool);
+        self.check_name(&tool.definition().name, &[])?;
+        self.add_checked(tool);
+        Ok(())
     }
 
-    /// Adds a shared tool; fails if its name is taken or invalid.
-    pub fn add_shared(&mut self, tool: Arc<dyn Tool<S>>) -> Result<(), ToolSetError> {
-        let definition = tool.definition();
-        if !is_valid_tool_name(&definition.name) {
+    /// Adds tools, all or none: fails, adding none of them, if a name is taken (by a tool already
+    /// in the set, or by another of these) or invalid.
+    pub fn add_all<T: Tool<S>>(
+        &mut self,
+        tools: impl IntoIterator<Item = T>,
+    ) -> Result<(), ToolSetError> {
+        let tools: Vec<Arc<dyn Tool<S>>> = tools.into_iter().map(shared).collect();
+        for (index, tool) in tools.iter().enumerate() {
+            self.check_name(&tool.definition().name, &tools[..index])?;
+        }
+        for tool in tools {
+            self.add_checked(tool);
+        }
+        Ok(())
+    }
+
+    /// Whether `name` may be added beside the set's tools and `also`.
+    fn check_name(&self, name: &str, also: &[Arc<dyn Tool<S>>]) -> Result<(), ToolSetError> {
+        if !is_valid_tool_name(name) {
             return Err(ToolSetError::InvalidName {
-                name: definition.name.clone(),
+                name: name.to_owned(),
             });
         }
-        if self.get(&definition.name).is_some() {
+        let taken = self.get(name).is_some()
+            || also.iter().any(|earlier| earlier.definition().name == name);
+        if taken {
             return Err(ToolSetError::DuplicateName {
-                name: definition.name.clone(),
+                name: name.to_owned(),
             });
         }
+        Ok(())
+    }
+
+    /// Adds a tool whose name [`check_name`](ToolSet::check_name) allowed.
+    fn add_checked(&mut self, tool: Arc<dyn Tool<S>>) {
+        let definition = tool.definition();
         let annotations = &definition.annotations;
         self.some_calls_wait |= annotations.requires_approval || annotations.external;
         self.definitions.push(definition.clone());
         self.names = OnceLock::new();
         self.tools.push(tool);
         self.forget_output_definitions();
-        Ok(())
     }
 
     /// Sets the texts used for error results and markers.
@@ -209,8 +235,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// Runs one call. Never fails: every failure becomes a result with `is_error` set. A call that
     /// runs past its timeout is cancelled (a sync tool's thread, which cannot be, is abandoned).
     /// The same as [`execute`](ToolSet::execute) with [`CallDecision::Run`].
-    pub async fn dispatch(&self, state: &S, call: &ToolCall) -> ToolResultMessage {
-        self.execute(state, call, CallDecision::Run).await
+    pub async fn dispatch(&self, context: &S, call: &ToolCall) -> ToolResultMessage {
+        self.execute(context, call, CallDecision::Run).await
     }
 
     /// The one way a call becomes the result the model sees, whatever was decided about it: run it
@@ -220,11 +246,11 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// call through here, and the MCP server every call of a tool it has.
     pub async fn execute(
         &self,
-        state: &S,
+        context: &S,
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
-        let outcome = self.outcome(state, call, decision).await;
+        let outcome = self.outcome(context, call, decision).await;
         self.result_message(call, outcome)
     }
 
@@ -245,12 +271,12 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// [`execute`](ToolSet::execute), for the MCP server, which also needs a JSON result whole.
     pub(crate) async fn outcome(
         &self,
-        state: &S,
+        context: &S,
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> Result<ToolOutput, ToolError> {
         match decision {
-            CallDecision::Run => self.run(state, call)?.await,
+            CallDecision::Run => self.run(context, call)?.await,
             // Boxed: few calls are rewritten, and every call's future would carry room for the
             // rewritten call, which must live as long as the tool's future.
             CallDecision::RunWith { arguments } => {
@@ -259,7 +285,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                         arguments: arguments.to_owned(),
                         ..call.clone()
                     };
-                    self.run(state, &call)?.await
+                    self.run(context, &call)?.await
                 })
                 .await
             }
@@ -269,11 +295,11 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// Starts `call`: its tool's future, run as [`start`](Self::start) says; or why it could not
     /// start (no tool of that name, a panic while making the future).
-    fn run<'a>(&'a self, state: &'a S, call: &'a ToolCall) -> Result<Running<'a, S>, ToolError> {
+    fn run<'a>(&'a self, context: &'a S, call: &'a ToolCall) -> Result<Running<'a, S>, ToolError> {
         let tool = self
             .get(&call.name)
             .ok_or_else(|| self.unknown_tool(&call.name))?;
-        self.start(tool, state, call)
+        self.start(tool, context, call)
     }
 
     /// Starts one call of `tool`: its future, with panics caught and its time limited; or why it
@@ -281,7 +307,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     fn start<'a>(
         &'a self,
         tool: &'a dyn Tool<S>,
-        state: &'a S,
+        context: &'a S,
         call: &'a ToolCall,
     ) -> Result<Running<'a, S>, ToolError> {
         let limit = tool
@@ -289,7 +315,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             .annotations
             .timeout
             .unwrap_or(self.tool_timeout);
-        let future = catch_unwind(AssertUnwindSafe(|| tool.call(state, call))).map_err(panicked)?;
+        let future =
+            catch_unwind(AssertUnwindSafe(|| tool.call(context, call))).map_err(panicked)?;
         Ok(Running {
             work: AssertUnwindSafe(future).catch_unwind(),
             tool,
@@ -379,20 +406,22 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         truncate(text, self.result_limit, self.texts())
     }
 
-    /// Binds the state: every tool gets `state` from now on, and the set no longer needs one.
-    pub fn with_state(self, state: S) -> ToolSet<()> {
-        self.with_shared_state(Arc::new(state))
+    /// Binds one context for all calls: every tool is handed `context` from now on, and the set
+    /// needs none from the caller.
+    pub fn bind_context(self, context: S) -> ToolSet<()> {
+        self.bind_shared_context(Arc::new(context))
     }
 
-    /// [`with_state`](ToolSet::with_state) with a state shared with others (the agent's hooks).
-    pub(crate) fn with_shared_state(self, state: Arc<S>) -> ToolSet<()> {
+    /// [`bind_context`](ToolSet::bind_context) with a context shared with others (the agent's
+    /// hooks).
+    pub(crate) fn bind_shared_context(self, context: Arc<S>) -> ToolSet<()> {
         let tools = self
             .tools
             .into_iter()
             .map(|tool| {
-                Arc::new(WithState {
+                Arc::new(BoundTool {
                     tool,
-                    state: Arc::clone(&state),
+                    context: Arc::clone(&context),
                 }) as Arc<dyn Tool<()>>
             })
             .collect();
@@ -517,25 +546,36 @@ fn truncate(mut text: String, limit: usize, texts: &dyn Texts) -> String {
     text
 }
 
-/// A tool with its state bound, so it needs none from the caller.
-struct WithState<S> {
+/// `tool` as a shared tool: an `Arc<dyn Tool<S>>` as it is (a tool too, but wrapping it again
+/// would cost every call a second pointer to follow), anything else in a new `Arc`.
+fn shared<S: Send + Sync + 'static, T: Tool<S>>(tool: T) -> Arc<dyn Tool<S>> {
+    let mut tool = Some(tool);
+    let as_any: &mut dyn std::any::Any = &mut tool;
+    match as_any.downcast_mut::<Option<Arc<dyn Tool<S>>>>() {
+        Some(already) => already.take().expect("taken once"),
+        None => Arc::new(tool.expect("taken once")),
+    }
+}
+
+/// A tool with its context bound, so it needs none from the caller.
+struct BoundTool<S> {
     tool: Arc<dyn Tool<S>>,
-    state: Arc<S>,
+    context: Arc<S>,
 }
 
 // Every method forwarded, or the bound tool would lose what it says about itself.
 #[deny(clippy::missing_trait_methods)]
-impl<S: Send + Sync + 'static> Tool<()> for WithState<S> {
+impl<S: Send + Sync + 'static> Tool<()> for BoundTool<S> {
     fn definition(&self) -> &ToolDef {
         self.tool.definition()
     }
 
     fn call<'a>(
         &'a self,
-        _state: &'a (),
+        _context: &'a (),
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        self.tool.call(&self.state, call)
+        self.tool.call(&self.context, call)
     }
 
     fn runs_on_a_blocking_thread(&self) -> bool {

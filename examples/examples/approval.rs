@@ -70,9 +70,7 @@ impl Terminal {
     /// Shows the call and reads `y` or `n`; anything else, or the end of input, is a no.
     fn ask(&self, call: &ToolCall, tool: &ToolDef) -> Approval {
         let (Ok(mut input), Ok(mut output)) = (self.input.lock(), self.output.lock()) else {
-            return Approval::Denied {
-                reason: Some("the terminal is unavailable".into()),
-            };
+            return Approval::deny("the terminal is unavailable");
         };
         let _ = write!(output, "  allow {} {}? [y/N] ", tool.name, call.arguments);
         let _ = output.flush();
@@ -80,11 +78,9 @@ impl Terminal {
         let _ = input.read_line(&mut answer);
         let _ = writeln!(output, "{}", answer.trim());
         if answer.trim().eq_ignore_ascii_case("y") {
-            Approval::Approved
+            Approval::Approve
         } else {
-            Approval::Denied {
-                reason: Some("the user said no".into()),
-            }
+            Approval::deny("the user said no")
         }
     }
 }
@@ -111,7 +107,7 @@ async fn run(model: impl Model + 'static, terminal: Terminal) -> Result<String, 
             // The terminal blocks; a real application would use spawn_blocking or an async reader.
             async move { terminal.ask(&call, &tool) }
         })
-        .state(files.clone());
+        .bind_context(files.clone());
     let output = agent.run("Clean up my working folder.").await?;
     let mut text = String::new();
     for message in &output.messages {

@@ -11,8 +11,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use agent_core::providers::from_env;
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, Effort, Message, Model, ModelSettings, Reasoning, RunEvent, Thinking,
-    ToolCall, agent, tool,
+    Agent, AssistantMessage, Effort, Message, Model, Reasoning, RunEvent, Thinking, ToolCall,
+    agent, tool,
 };
 use futures_util::StreamExt;
 
@@ -179,7 +179,7 @@ async fn main() -> std::process::ExitCode {
         }
     };
     let agent = match thinking {
-        Some(thinking) => agent.model_settings(ModelSettings::new().thinking(thinking)),
+        Some(thinking) => agent.thinking(thinking),
         None => agent,
     };
     let stdin = std::io::stdin();

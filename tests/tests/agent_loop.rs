@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, BoxFuture, ChatResponse, FinishReason, FromRef, Message, Model,
-    ModelError, RunError, State, StopReason, Tool, ToolCall, ToolDef, ToolError, ToolOutput,
+    AddToolError, Agent, AssistantMessage, BoxFuture, ChatResponse, FinishReason, FromRef, Message,
+    Model, ModelError, RunError, State, StopReason, Tool, ToolCall, ToolDef, ToolError, ToolOutput,
     ToolResultMessage, ToolSetError, Usage, agent, tool,
 };
 use tests::{call, get_weather, model_calling, now, tool_results};
@@ -149,7 +149,7 @@ async fn calls_of_one_reply_run_concurrently() {
         ],
         "met",
     );
-    let agent = agent!(model, rendezvous).state(Arc::new(Barrier::new(3)));
+    let agent = agent!(model, rendezvous).bind_context(Arc::new(Barrier::new(3)));
     let output = tokio::time::timeout(Duration::from_secs(5), agent.run("meet"))
         .await
         .expect("three calls waiting for each other finish only if they run at once")
@@ -194,7 +194,8 @@ fn sleepy_calls() -> [ToolCall; 3] {
 #[tokio::test(start_paused = true)]
 async fn results_keep_call_order_when_calls_finish_out_of_order() {
     let timeline = Timeline::default();
-    let agent = agent!(model_calling(sleepy_calls(), "done"), sleepy).state(timeline.clone());
+    let agent =
+        agent!(model_calling(sleepy_calls(), "done"), sleepy).bind_context(timeline.clone());
     let output = agent.run("go").await.unwrap();
     assert_eq!(
         *timeline.finished.lock().unwrap(),
@@ -213,7 +214,7 @@ async fn sequential_tools_run_one_at_a_time() {
     let timeline = Timeline::default();
     let agent = agent!(model_calling(sleepy_calls(), "done"), sleepy)
         .sequential_tools()
-        .state(timeline.clone());
+        .bind_context(timeline.clone());
     let output = agent.run("go").await.unwrap();
     assert_eq!(
         *timeline.finished.lock().unwrap(),
@@ -227,7 +228,7 @@ async fn sequential_tools_run_one_at_a_time() {
     assert_eq!(results, ["slow", "medium", "fast"]);
 }
 
-/// The state of a whole application.
+/// The context of a whole application.
 #[derive(Clone)]
 struct AppState {
     greeting: Greeting,
@@ -269,7 +270,7 @@ async fn tools_take_parts_of_the_agent_state() {
         greeting: Greeting("Hello".into()),
         user_id: UserId(7),
     };
-    let agent = agent!(model.clone(), greet, now).state(state);
+    let agent = agent!(model.clone(), greet, now).bind_context(state);
     let output = agent.run("greet me").await.unwrap();
     assert_eq!(tool_results(&output)[0].content, "Hello, user 7!");
     // State parameters are not in the schema.
@@ -295,14 +296,14 @@ impl Echo {
     }
 }
 
-impl Tool for Echo {
+impl<S: Send + Sync + 'static> Tool<S> for Echo {
     fn definition(&self) -> &ToolDef {
         &self.definition
     }
 
     fn call<'a>(
         &'a self,
-        _state: &'a (),
+        _state: &'a S,
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move { Ok(ToolOutput::Text(format!("echo {}", call.arguments))) })
@@ -324,24 +325,123 @@ async fn tools_built_at_run_time_join_the_macro_ones() {
 #[test]
 fn a_run_time_tool_with_a_taken_or_invalid_name_is_a_clear_error() {
     let model = ScriptedModel::new([AssistantMessage::text("")]);
-    let error = agent!(model.clone(), now)
+    let rejected: AddToolError = agent!(model.clone(), now)
         .try_tool(Echo::named("now"))
         .unwrap_err();
-    assert_eq!(error, ToolSetError::DuplicateName { name: "now".into() });
     assert_eq!(
-        error.to_string(),
+        *rejected.error(),
+        ToolSetError::DuplicateName { name: "now".into() }
+    );
+    assert_eq!(
+        rejected.error().to_string(),
         "a tool named `now` is already registered; tool names must be unique"
     );
+    // The reason is the error's source, said once by a report that walks the chain.
+    assert_eq!(rejected.to_string(), "the agent did not take a tool");
+    let source = std::error::Error::source(&rejected).unwrap();
+    assert_eq!(
+        source.downcast_ref::<ToolSetError>(),
+        Some(rejected.error())
+    );
+    assert_eq!(
+        format!("{rejected:?}"),
+        r#"AddToolError { error: DuplicateName { name: "now" }, .. }"#
+    );
 
-    let error = Agent::new(model)
+    let error: ToolSetError = Agent::<()>::new(model)
         .try_tool(Echo::named("echo all"))
-        .unwrap_err();
+        .unwrap_err()
+        .into();
     assert_eq!(
         error,
         ToolSetError::InvalidName {
             name: "echo all".into()
         }
     );
+}
+
+/// A context that is not `Debug`: a rejected tool's error is still `Debug` (for `unwrap`), and
+/// an error whose source is the reason (for `?` into a boxed error).
+struct NotDebug;
+
+fn adding_to(
+    agent: Agent<NotDebug>,
+) -> Result<Agent<NotDebug>, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(agent.try_tool(Echo::named("now"))?)
+}
+
+#[tokio::test]
+async fn a_rejected_tool_hands_the_agent_back_with_its_tools() {
+    let model = model_calling([call(0, "echo", r#"{"x":1}"#), call(1, "now", "")], "ok");
+    let mut agent = agent!(model, now).system("Be brief.").max_steps(3);
+    // Names from a configuration, two of them bad: each failure hands the agent back.
+    for name in ["now", "echo", "not a name", "echo"] {
+        agent = match agent.try_tool(Echo::named(name)) {
+            Ok(agent) => agent,
+            Err(rejected) => {
+                let (error, agent) = rejected.into_parts();
+                assert!(matches!(
+                    error,
+                    ToolSetError::DuplicateName { .. } | ToolSetError::InvalidName { .. }
+                ));
+                agent
+            }
+        };
+    }
+    let names: Vec<&str> = agent
+        .tools()
+        .definitions()
+        .iter()
+        .map(|definition| definition.name.as_str())
+        .collect();
+    assert_eq!(names, ["now", "echo"]);
+    assert_eq!(agent.system_prompt(), "Be brief.");
+
+    // A list is all or none: one taken name and none of it is added.
+    let agent = agent
+        .try_tools([Echo::named("fresh"), Echo::named("now")])
+        .unwrap_err()
+        .into_agent();
+    assert_eq!(agent.tools().len(), 2);
+    let rejected = agent
+        .try_tools([Echo::named("twin"), Echo::named("twin")])
+        .unwrap_err();
+    assert_eq!(
+        *rejected.error(),
+        ToolSetError::DuplicateName {
+            name: "twin".into()
+        }
+    );
+    let agent = rejected.into_agent();
+
+    // And the agent runs with the tools it had.
+    let output = agent.run("echo").await.unwrap();
+    let results: Vec<&str> = tool_results(&output)
+        .iter()
+        .map(|result| result.content.as_str())
+        .collect();
+    assert_eq!(results, [r#"echo {"x":1}"#, "12:00"]);
+
+    let agent: Agent<NotDebug> = Agent::new(ScriptedModel::new([AssistantMessage::text("")]))
+        .try_tool(Echo::named("now"))
+        .unwrap();
+    let error = adding_to(agent).unwrap_err();
+    assert_eq!(error.to_string(), "the agent did not take a tool");
+    assert!(error.source().unwrap().is::<ToolSetError>());
+}
+
+#[tokio::test]
+async fn a_shared_tool_is_added_as_it_is() {
+    let shared: Arc<dyn Tool> = Arc::new(Echo::named("echo"));
+    let model = model_calling([call(0, "echo", "{}")], "ok");
+    let agent = Agent::new(model).try_tool(Arc::clone(&shared)).unwrap();
+    // Not wrapped in a second `Arc`: the set holds this one, and calls reach the tool itself.
+    assert_eq!(Arc::strong_count(&shared), 2);
+    let held: &dyn Tool = agent.tools().get("echo").unwrap();
+    assert!(std::ptr::addr_eq(held, &*shared));
+    assert_eq!(agent.tools().definitions(), [shared.definition().clone()]);
+    let output = agent.run("echo").await.unwrap();
+    assert_eq!(tool_results(&output)[0].content, "echo {}");
 }
 
 /// A model chosen at run time, behind a `Box<dyn Model>`, counting tokens.

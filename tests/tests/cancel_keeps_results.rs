@@ -60,9 +60,9 @@ fn agent(progress: &Progress, defer: bool) -> Agent {
     let agent = if defer {
         agent.defer_approvals()
     } else {
-        agent.approve_with(|_, _| std::future::ready(agent_core::Approval::Approved))
+        agent.approve_with(|_, _| std::future::ready(agent_core::Approval::Approve))
     };
-    agent.state(progress.clone())
+    agent.bind_context(progress.clone())
 }
 
 #[tokio::test]

@@ -59,7 +59,7 @@ async fn a_tool_past_the_agents_timeout_is_cancelled_and_the_run_goes_on() {
     let model = model_calling([call(0, "wait_forever", "{}"), call(1, "now", "")], "done");
     let agent = agent!(model, wait_forever, now)
         .tool_timeout(Duration::from_millis(100))
-        .state(liveness.clone());
+        .bind_context(liveness.clone());
     let started = Instant::now();
     let output = agent.run("go").await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -194,7 +194,7 @@ async fn the_time_limit_cancels_what_is_in_flight() {
     let model = model_calling([call(0, "wait_forever", "{}")], "unreachable");
     let agent = agent!(model, wait_forever)
         .time_limit(Duration::from_millis(200))
-        .state(liveness.clone());
+        .bind_context(liveness.clone());
     let started = Instant::now();
     let output = agent.run("go").await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -417,9 +417,9 @@ async fn the_approver_decides_and_a_denial_reaches_the_model() {
                 .push(format!("{} {}", tool.name, call.arguments));
             async move {
                 if call.arguments.contains("junk") {
-                    Approval::Approved
+                    Approval::Approve
                 } else {
-                    Approval::Denied {
+                    Approval::Deny {
                         reason: Some("that file is important".into()),
                     }
                 }
@@ -458,7 +458,7 @@ async fn cancelling_a_run_drops_its_tool_calls_and_keeps_the_transcript() {
         [call(0, "wait_forever", "{}"), call(1, "wait_forever", "{}")],
         "unreachable",
     );
-    let agent = agent!(model, wait_forever).state(liveness.clone());
+    let agent = agent!(model, wait_forever).bind_context(liveness.clone());
     let signal = Arc::clone(&liveness.started_signal);
     let counter = Arc::clone(&liveness.started);
     let cancel = async move {
@@ -486,7 +486,7 @@ async fn cancelling_a_run_drops_its_tool_calls_and_keeps_the_transcript() {
     assert_eq!(
         Arc::strong_count(&liveness.alive),
         1,
-        "no task kept the state alive"
+        "no task kept the context alive"
     );
 }
 
@@ -494,7 +494,7 @@ async fn cancelling_a_run_drops_its_tool_calls_and_keeps_the_transcript() {
 async fn dropping_a_run_future_cancels_it_and_leaks_nothing() {
     let liveness = Liveness::default();
     let model = model_calling([call(0, "wait_forever", "{}")], "unreachable");
-    let agent = agent!(model, wait_forever).state(liveness.clone());
+    let agent = agent!(model, wait_forever).bind_context(liveness.clone());
     // Poll the run until its tool has started, then drop it.
     tokio::select! {
         biased;

@@ -320,7 +320,7 @@ async fn denied(setup: Setup, seen: &mut Seen) {
     let agent: Agent = setup
         .apply(agent!(model.clone(), wipe))
         .approve_with(|_, _| {
-            ready(Approval::Denied {
+            ready(Approval::Deny {
                 reason: Some("不行，留着".to_owned()),
             })
         });
@@ -477,7 +477,7 @@ async fn interrupted(setup: Setup, seen: &mut Seen) {
             let agent = agent.time_limit(Duration::from_millis(300));
             (agent, NotRun::TimeLimit, "time limit")
         };
-        let agent = agent.state(progress.clone());
+        let agent = agent.bind_context(progress.clone());
         let output = if cancel {
             agent.run("去做吧").until(progress.reached(1)).await
         } else {

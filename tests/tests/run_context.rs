@@ -1,5 +1,5 @@
 //! Per-run context: one agent, built once, runs for many users at once, and every tool call, hook
-//! and approval of a run sees that run's own context; build-time state keeps working.
+//! and approval of a run sees that run's own context; a context bound at build time keeps working.
 
 use std::sync::{Arc, Mutex};
 
@@ -119,9 +119,9 @@ impl Approver<UserId> for OnlyUserOne {
         _tool: &'a ToolDef,
     ) -> BoxFuture<'a, Approval> {
         let approval = if user.0 == 1 {
-            Approval::Approved
+            Approval::Approve
         } else {
-            Approval::Denied {
+            Approval::Deny {
                 reason: Some(format!("user {} may not", user.0)),
             }
         };
@@ -166,12 +166,12 @@ async fn the_approver_decides_by_the_runs_context() {
 }
 
 #[tokio::test]
-async fn state_bound_at_build_time_reaches_tools_and_hooks_as_before() {
+async fn a_context_bound_at_build_time_reaches_tools_and_hooks_as_before() {
     let seen = SeenBy::default();
     let model = tests::model_calling([ToolCall::new("g", "greet", "{}")], "done");
     let agent = agent!(model, greet)
         .hook(seen.clone())
-        .state(RequestContext {
+        .bind_context(RequestContext {
             user: UserId(5),
             greeting: Arc::from("welcome"),
         });
@@ -180,7 +180,7 @@ async fn state_bound_at_build_time_reaches_tools_and_hooks_as_before() {
     assert_eq!(
         *seen.0.lock().unwrap(),
         [(5, "welcome 5".to_owned())],
-        "the hook was handed the bound state"
+        "the hook was handed the bound context"
     );
 }
 

@@ -7,8 +7,8 @@ use std::time::Duration;
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, Input, Message, Part, RunError, RunEvent, State, StopReason, ToolCall,
-    agent, tool,
+    Agent, AssistantMessage, Effort, Input, Message, ModelSettings, Part, RunError, RunEvent,
+    State, StopReason, Thinking, ToolCall, ToolChoice, agent, tool,
 };
 use futures_util::StreamExt;
 use schemars::JsonSchema;
@@ -162,4 +162,60 @@ async fn a_run_goes_on_with_its_history_as_it_is() {
         .unwrap();
     assert_eq!(out.text, "Still here.");
     assert_eq!(model.requests()[0].messages, history, "nothing was added");
+}
+
+/// The same model settings, in the same order, on an agent or on a run.
+macro_rules! set_up {
+    ($target:expr) => {
+        $target
+            .temperature(0.9)
+            .model_settings(ModelSettings::new().temperature(0.2).max_tokens(100))
+            .model_settings(ModelSettings::new().tool_choice(ToolChoice::None))
+            .max_tokens(50)
+            .thinking(Thinking::Budget(1024))
+            .model_settings(ModelSettings::new())
+    };
+}
+
+#[tokio::test]
+async fn model_settings_merge_the_same_way_on_the_agent_and_the_run() {
+    let model = ScriptedModel::new(["one", "two", "three", "four"].map(AssistantMessage::text));
+    // Each setting made replaces the one before; each left out keeps it.
+    let expected = ModelSettings::new()
+        .temperature(0.2)
+        .max_tokens(50)
+        .tool_choice(ToolChoice::None)
+        .thinking(Thinking::Budget(1024));
+
+    let on_the_agent: Agent = set_up!(Agent::new(model.clone()));
+    let _ = on_the_agent.run("hi").await.unwrap();
+    let plain: Agent = Agent::new(model.clone());
+    let _ = set_up!(plain.run("hi")).await.unwrap();
+    // A run's settings over its agent's: each one the run makes is the run's, the others the
+    // agent's.
+    let _ = on_the_agent
+        .run("hi")
+        .temperature(0.7)
+        .model_settings(ModelSettings::new().max_tokens(10))
+        .await
+        .unwrap();
+    // And an agent's shorthand is its `model_settings` of one setting.
+    let shorthand: Agent = Agent::new(model.clone())
+        .model_settings(expected.clone())
+        .thinking(Thinking::Effort(Effort::Low));
+    let _ = shorthand.run("hi").await.unwrap();
+
+    let sent: Vec<ModelSettings> = model
+        .requests()
+        .into_iter()
+        .map(|request| request.settings)
+        .collect();
+    assert_eq!(sent[0], expected);
+    assert_eq!(sent[1], expected);
+    assert_eq!(
+        sent[2],
+        expected.clone().temperature(0.7).max_tokens(10),
+        "the run's over the agent's"
+    );
+    assert_eq!(sent[3], expected.thinking(Thinking::Effort(Effort::Low)));
 }

@@ -54,7 +54,7 @@ async fn smoke() {
         ]),
         AssistantMessage::text("done"),
     ]);
-    let agent = agent!(model.clone(), get_weather, find_user).state(Db("u".into()));
+    let agent = agent!(model.clone(), get_weather, find_user).bind_context(Db("u".into()));
     let out = agent.run("hi").await.unwrap();
     for m in &out.messages {
         println!("{m:?}");

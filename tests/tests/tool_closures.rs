@@ -231,7 +231,7 @@ fn the_schema_is_the_one_a_tool_fn_with_those_parameters_has() {
 #[derive(Clone)]
 struct Prices(HashMap<&'static str, u32>);
 
-/// The agent's state: prices and more.
+/// The agent's context: prices and more.
 #[derive(Clone)]
 struct Shop {
     prices: Prices,
@@ -295,7 +295,7 @@ async fn a_closure_takes_a_part_of_the_agents_state() {
         .unwrap()
         .try_tool(currency)
         .unwrap()
-        .state(shop);
+        .bind_context(shop);
     let output = agent.run("How much is tea?").await.unwrap();
     assert_eq!(
         contents(&output),

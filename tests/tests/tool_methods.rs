@@ -30,7 +30,7 @@ impl fmt::Display for SearchError {
     }
 }
 
-/// Who the agent works for: a part of its state.
+/// Who the agent works for: a part of its context.
 #[derive(Clone)]
 struct Viewer(String);
 
@@ -169,7 +169,7 @@ async fn an_agent_calls_the_methods_of_a_shared_value() {
         .sequential_tools()
         .try_toolbox(Arc::clone(&tracker))
         .unwrap()
-        .state(Viewer("ann".to_owned()));
+        .bind_context(Viewer("ann".to_owned()));
     let output = agent.run("triage").await.unwrap();
     assert_eq!(
         contents(&output),
@@ -209,7 +209,7 @@ async fn the_model_sees_each_method_as_a_tool_with_its_schema() {
     let agent = Agent::new(model.clone())
         .try_toolbox(Tracker::new())
         .unwrap()
-        .state(Viewer("ann".to_owned()));
+        .bind_context(Viewer("ann".to_owned()));
     let _ = agent.run("hi").await.unwrap();
     let offered = &model.requests()[0].tools;
     insta::assert_json_snapshot!("tracker_tools", offered);
@@ -250,7 +250,7 @@ async fn arguments_that_do_not_fit_reach_the_model_with_their_path() {
         "done",
     );
     let agent = Agent::new(model).try_toolbox(Tracker::new()).unwrap();
-    let agent = agent.state(Viewer("ann".to_owned()));
+    let agent = agent.bind_context(Viewer("ann".to_owned()));
     let output = agent.run("go").await.unwrap();
     assert_eq!(
         contents(&output),
@@ -287,10 +287,44 @@ fn a_name_taken_already_fails_and_adds_none_of_the_tools() {
     let agent: Agent<Viewer> = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
     let agent = agent.try_toolbox(Tracker::new()).unwrap();
     assert_eq!(agent.tools().len(), 5);
+    let rejected = agent.try_toolbox(Tracker::new()).unwrap_err();
     assert!(matches!(
-        agent.try_toolbox(Tracker::new()),
-        Err(ToolSetError::DuplicateName { name }) if name == "search"
+        rejected.error(),
+        ToolSetError::DuplicateName { name } if name == "search"
     ));
+    // The agent comes back with the tools it had.
+    let agent = rejected.into_agent();
+    assert_eq!(agent.tools().len(), 5);
+    assert!(agent.tools().get("search").is_some());
+}
+
+#[tokio::test]
+async fn a_toolbox_taken_as_a_list_goes_to_an_agent() {
+    let model = model_calling([call(0, "get_issue", r#"{"id":1}"#)], "done");
+    let tools = ToolBox::<Viewer>::into_tools(Tracker::new());
+    let agent = Agent::new(model)
+        .try_tools(
+            tools
+                .iter()
+                .filter(|tool| tool.definition().name != "today")
+                .cloned(),
+        )
+        .unwrap();
+    assert_eq!(agent.tools().len(), 4);
+    // Taken as the shared tools they are: the list and the agent hold the same ones.
+    assert_eq!(Arc::strong_count(&tools[0]), 2);
+    let held = agent.tools().get("search").unwrap();
+    assert!(std::ptr::addr_eq(held, &*tools[0]));
+    let agent = agent
+        .try_tools(tools)
+        .unwrap_err()
+        .into_agent()
+        .bind_context(Viewer("ann".to_owned()));
+    let output = agent.run("issue one").await.unwrap();
+    assert_eq!(
+        contents(&output),
+        [(false, r#"{"id":1,"title":"Crash on start"}"#)]
+    );
 }
 
 /// A value whose tools need no state: it is a `ToolBox<S>` for every `S`.

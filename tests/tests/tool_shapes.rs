@@ -1,5 +1,5 @@
 //! Tools of every shape: sync functions (on a blocking thread, or inline), many parameters, a crate
-//! that re-exports agent-core, and definitions read without naming a state type.
+//! that re-exports agent-core, and definitions read without naming a context type.
 
 use std::future::Future;
 use std::pin::pin;
@@ -78,7 +78,7 @@ fn contents(output: &agent_core::RunOutput) -> Vec<&str> {
 async fn two_calls_of_a_sync_tool_run_at_once() {
     let meeting = Meeting::default();
     let model = model_calling([call(0, "meet", "{}"), call(1, "meet", "{}")], "done");
-    let agent = agent!(model, meet).state(meeting);
+    let agent = agent!(model, meet).bind_context(meeting);
     let output = agent.run("go").await.unwrap();
     // Each call returns "met" only if the other was inside the function at the same time.
     assert_eq!(contents(&output), ["met", "met"]);

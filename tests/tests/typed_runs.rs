@@ -512,7 +512,7 @@ async fn run_settings_given_one_by_one_and_together_add_up() {
     let _answer = agent
         .run("Hello")
         .temperature(0.2)
-        .settings(ModelSettings::new().max_tokens(50))
+        .model_settings(ModelSettings::new().max_tokens(50))
         .await
         .unwrap();
     assert_eq!(

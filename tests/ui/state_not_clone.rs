@@ -11,6 +11,6 @@ fn find_customer(State(_db): State<Db>, id: u32) -> String {
 
 fn main() {
     let model = ScriptedModel::new([AssistantMessage::text("hi")]);
-    let agent = agent!(model, find_customer).state(Db);
+    let agent = agent!(model, find_customer).bind_context(Db);
     let _run = agent.run("Who is customer 7?");
 }

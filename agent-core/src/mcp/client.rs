@@ -234,7 +234,7 @@ impl McpTool {
     }
 
     /// What the model sees of this tool: its name, description and parameter schema. (The same as
-    /// [`Tool::definition`], without naming the agent's state type.)
+    /// [`Tool::definition`], without naming the agent's context type.)
     pub fn definition(&self) -> &ToolDef {
         &self.definition
     }
@@ -297,7 +297,7 @@ impl<S: Send + Sync + 'static> Tool<S> for McpTool {
 
     fn call<'a>(
         &'a self,
-        _state: &'a S,
+        _context: &'a S,
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {

@@ -11,8 +11,8 @@ use crate::limits::{AtStepLimit, Limits};
 use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings};
-use crate::run::hooks::{Approval, Approver, ApproverWithState, Hooks, HooksWithState};
-use crate::settings::{ModelSettings, ToolChoice};
+use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
+use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::{Tool, ToolDef};
 use crate::toolbox::ToolBox;
@@ -23,11 +23,11 @@ use crate::toolset::{ToolSet, ToolSetError};
 /// Build one with [`agent!`](crate::agent) (tools checked at compile time) or [`Agent::new`], adjust it
 /// with the builder methods, then [`run`](Agent::run) it as often as you like, concurrently too.
 ///
-/// `S` is the context its tools, hooks and approver take: an agent whose tools take
+/// `S` is the type of the context its tools, hooks and approver take: an agent whose tools take
 /// [`State<Db>`](crate::State) is an `Agent<Db>`. Either each run hands it its own `Db`
 /// ([`RunRequest::context`]: one agent serves many users, each run with its own), or
-/// [`state`](Agent::state) binds one `Db` for all runs and makes a plain [`Agent`] (`Agent<()>`)
-/// whose runs need no context.
+/// [`bind_context`](Agent::bind_context) binds one `Db` for all runs and makes a plain [`Agent`]
+/// (`Agent<()>`) whose runs need no context.
 pub struct Agent<S = ()> {
     pub(crate) model: Arc<dyn Model>,
     pub(crate) tools: ToolSet<S>,
@@ -150,25 +150,35 @@ impl<S: Send + Sync + 'static> Agent<S> {
         self.approve_with(|_: ToolCall, _: ToolDef| std::future::ready(Approval::Defer))
     }
 
-    /// Sets the model settings of every run: tool choice, temperature, the longest reply. Each
-    /// one set here replaces the agent's; each one left `None` keeps what was set before (by an
-    /// earlier call or a shorthand such as [`temperature`](Agent::temperature)). A run can
-    /// override each one the same way ([`RunRequest::settings`]).
+    /// Sets the model settings of every run: tool choice, temperature, the longest reply,
+    /// thinking. Each one set here replaces the agent's; each one left `None` keeps what was set
+    /// before (by an earlier call or a shorthand such as [`temperature`](Agent::temperature)). A
+    /// run sets its own over these the same way, with the same names
+    /// ([`RunRequest::model_settings`], [`RunRequest::temperature`], ...).
     pub fn model_settings(mut self, settings: ModelSettings) -> Self {
         self.settings = settings.or(&self.settings);
         self
     }
 
     /// Sets whether and which tool the model must call (default: the model decides).
-    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
-        self.settings.tool_choice = Some(choice);
-        self
+    pub fn tool_choice(self, choice: ToolChoice) -> Self {
+        self.model_settings(ModelSettings::new().tool_choice(choice))
     }
 
     /// Sets the sampling temperature of every model call.
-    pub fn temperature(mut self, temperature: f32) -> Self {
-        self.settings.temperature = Some(temperature);
-        self
+    pub fn temperature(self, temperature: f32) -> Self {
+        self.model_settings(ModelSettings::new().temperature(temperature))
+    }
+
+    /// Sets the most tokens one reply may have (the run's total is
+    /// [`max_output_tokens`](Agent::max_output_tokens)).
+    pub fn max_tokens(self, tokens: u32) -> Self {
+        self.model_settings(ModelSettings::new().max_tokens(tokens))
+    }
+
+    /// Sets how much a reasoning model thinks.
+    pub fn thinking(self, thinking: Thinking) -> Self {
+        self.model_settings(ModelSettings::new().thinking(thinking))
     }
 
     /// Sets how typed runs ask for their output (default [`OutputMode::Tool`]).
@@ -184,54 +194,54 @@ impl<S: Send + Sync + 'static> Agent<S> {
         self
     }
 
-    /// Adds a tool built at run time; fails if its name is taken or invalid.
-    pub fn try_tool(mut self, tool: impl Tool<S>) -> Result<Self, ToolSetError> {
-        self.tools.add(tool)?;
-        Ok(self)
+    /// Adds a tool built at run time (or a shared one, an `Arc<dyn Tool<S>>`). Fails if its name
+    /// is taken or invalid, handing the agent back unchanged in the [`AddToolError`].
+    pub fn try_tool(mut self, tool: impl Tool<S>) -> Result<Self, AddToolError<S>> {
+        match self.tools.add(tool) {
+            Ok(()) => Ok(self),
+            Err(error) => Err(AddToolError::new(error, self)),
+        }
     }
 
-    /// Adds tools built at run time (say, an MCP server's); fails at the first name that is taken
-    /// or invalid.
+    /// Adds tools built at run time (say, an MCP server's, or a [`ToolBox`]'s
+    /// [`into_tools`](ToolBox::into_tools)), all or none. Fails, adding none of them, if a name
+    /// is taken (by a tool the agent has, or by another of these) or invalid, handing the agent
+    /// back unchanged in the [`AddToolError`].
     pub fn try_tools<T: Tool<S>>(
         mut self,
         tools: impl IntoIterator<Item = T>,
-    ) -> Result<Self, ToolSetError> {
-        for tool in tools {
-            self.tools.add(tool)?;
+    ) -> Result<Self, AddToolError<S>> {
+        match self.tools.add_all(tools) {
+            Ok(()) => Ok(self),
+            Err(error) => Err(AddToolError::new(error, self)),
         }
-        Ok(self)
     }
 
-    /// Adds a shared tool built at run time; fails if its name is taken or invalid.
-    pub fn try_shared_tool(mut self, tool: Arc<dyn Tool<S>>) -> Result<Self, ToolSetError> {
-        self.tools.add_shared(tool)?;
-        Ok(self)
-    }
-
-    /// Gives the tools (and hooks and approver) their state once for all runs. The agent's runs
-    /// then need no context. To give each run its own value instead, keep the agent as it is and
-    /// give each run its [`context`](RunRequest::context).
-    pub fn state(self, state: S) -> Agent<()> {
-        let state = Arc::new(state);
+    /// Binds one context for all runs: the tools, hooks and approver are handed `context` in
+    /// every run, and the agent becomes a plain [`Agent`] (`Agent<()>`) whose runs need none. To
+    /// give each run its own context instead, keep the agent as it is and give each run its
+    /// [`context`](RunRequest::context).
+    pub fn bind_context(self, context: S) -> Agent<()> {
+        let context = Arc::new(context);
         let hooks = self
             .hooks
             .into_iter()
             .map(|hooks| {
-                Arc::new(HooksWithState {
+                Arc::new(BoundHooks {
                     hooks,
-                    state: Arc::clone(&state),
+                    context: Arc::clone(&context),
                 }) as Arc<dyn Hooks>
             })
             .collect();
         let approver = self.approver.map(|approver| {
-            Arc::new(ApproverWithState {
+            Arc::new(BoundApprover {
                 approver,
-                state: Arc::clone(&state),
+                context: Arc::clone(&context),
             }) as Arc<dyn Approver>
         });
         Agent {
             model: self.model,
-            tools: self.tools.with_shared_state(state),
+            tools: self.tools.bind_shared_context(context),
             system_prompt: self.system_prompt,
             limits: self.limits,
             concurrent_tools: self.concurrent_tools,
@@ -242,12 +252,15 @@ impl<S: Send + Sync + 'static> Agent<S> {
         }
     }
 
-    /// Adds the tools of a value whose methods are tools (see [`ToolBox`]); fails, adding none of
-    /// them, if a name is taken or invalid. Pass an `Arc` of the value to share it with other
-    /// agents or with code of your own.
-    pub fn try_toolbox(mut self, toolbox: impl ToolBox<S>) -> Result<Self, ToolSetError> {
-        self.tools.add_toolbox(toolbox)?;
-        Ok(self)
+    /// Adds the tools of a value whose methods are tools (see [`ToolBox`]), all or none. Fails,
+    /// adding none of them, if a name is taken or invalid, handing the agent back unchanged in the
+    /// [`AddToolError`]. Pass an `Arc` of the value to share it with other agents or with code of
+    /// your own.
+    pub fn try_toolbox(mut self, toolbox: impl ToolBox<S>) -> Result<Self, AddToolError<S>> {
+        match self.tools.add_toolbox(toolbox) {
+            Ok(()) => Ok(self),
+            Err(error) => Err(AddToolError::new(error, self)),
+        }
     }
 
     /// A run on `input`: a new conversation (the system prompt, then `input`) unless the request
@@ -334,5 +347,97 @@ impl<S> fmt::Debug for Agent<S> {
             .field("settings", &self.settings)
             .field("output", &self.output)
             .finish_non_exhaustive()
+    }
+}
+
+/// A tool the agent did not take ([`Agent::try_tool`], [`Agent::try_tools`],
+/// [`Agent::try_toolbox`]): why, and the agent, unchanged, to go on with. As
+/// [`std::io::IntoInnerError`] hands back its writer, this hands back the agent, so one bad name
+/// in a loop over a configuration does not lose the tools added before it.
+///
+/// ```
+/// use agent_core::testing::ScriptedModel;
+/// use agent_core::{Agent, AssistantMessage, ToolSetError, tool_fn};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Query {
+///     /// What to look for
+///     text: String,
+/// }
+///
+/// let mut agent: Agent = Agent::new(ScriptedModel::new([AssistantMessage::text("Hello.")]));
+/// // Names from a configuration file, one of them mistyped.
+/// for name in ["search", "not a name", "fetch"] {
+///     let tool = tool_fn(name, "Look something up.", |query: Query| async move { query.text });
+///     agent = match agent.try_tool(tool) {
+///         Ok(agent) => agent,
+///         Err(rejected) => {
+///             assert!(matches!(rejected.error(), ToolSetError::InvalidName { .. }));
+///             rejected.into_agent()
+///         }
+///     };
+/// }
+/// assert_eq!(agent.tools().len(), 2);
+/// ```
+///
+/// `?` turns it into the [`ToolSetError`] alone, dropping the agent.
+pub struct AddToolError<S = ()> {
+    error: ToolSetError,
+    /// Boxed, so the error stays small to hand up through `?` (an agent is over 400 bytes): only
+    /// a failure, which is rare, pays for the box.
+    agent: Box<Agent<S>>,
+}
+
+impl<S> AddToolError<S> {
+    fn new(error: ToolSetError, agent: Agent<S>) -> Self {
+        AddToolError {
+            error,
+            agent: Box::new(agent),
+        }
+    }
+
+    /// Why the tool was not taken.
+    pub fn error(&self) -> &ToolSetError {
+        &self.error
+    }
+
+    /// The agent, as it was before the failed call.
+    pub fn into_agent(self) -> Agent<S> {
+        *self.agent
+    }
+
+    /// Why the tool was not taken, and the agent as it was before the failed call.
+    pub fn into_parts(self) -> (ToolSetError, Agent<S>) {
+        (self.error, *self.agent)
+    }
+}
+
+/// Shows the error; the agent, which may be large, only as its presence.
+impl<S> fmt::Debug for AddToolError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AddToolError")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> fmt::Display for AddToolError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The reason is the source, so a report that walks the chain says it once.
+        f.write_str("the agent did not take a tool")
+    }
+}
+
+impl<S> std::error::Error for AddToolError<S> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl<S> From<AddToolError<S>> for ToolSetError {
+    fn from(rejected: AddToolError<S>) -> Self {
+        rejected.error
     }
 }

@@ -98,14 +98,15 @@ pub trait Hooks<S = ()>: Send + Sync + 'static {
     }
 }
 
-/// The answer to "may this call run?".
+/// An [`Approver`]'s answer to "may this call run?": approve it, deny it, or defer it to a
+/// person, who answers later with a [`Decision`](crate::Decision) of the same words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Approval {
-    /// It may.
-    Approved,
-    /// It may not; the model is told, with the reason when there is one.
-    Denied {
+    /// Run it as the model asked.
+    Approve,
+    /// Do not run it; the model is told, with the reason when there is one.
+    Deny {
         /// Why, if the person said.
         reason: Option<String>,
     },
@@ -115,6 +116,15 @@ pub enum Approval {
     /// decision, in this process or another. A typed run cannot wait: there the call is answered
     /// as not run.
     Defer,
+}
+
+impl Approval {
+    /// Deny, telling the model why.
+    pub fn deny(reason: impl Into<String>) -> Self {
+        Approval::Deny {
+            reason: Some(reason.into()),
+        }
+    }
 }
 
 /// Decides whether a call to a tool marked `requires_approval` may run. Any
@@ -145,22 +155,22 @@ where
     }
 }
 
-/// Hooks whose context is bound: what [`Agent::state`](crate::Agent::state) makes of the hooks
+/// Hooks whose context is bound: what [`Agent::bind_context`](crate::Agent::bind_context) makes of the hooks
 /// it was given, so they need no context from the run.
-pub(crate) struct HooksWithState<S> {
+pub(crate) struct BoundHooks<S> {
     pub(crate) hooks: Arc<dyn Hooks<S>>,
-    pub(crate) state: Arc<S>,
+    pub(crate) context: Arc<S>,
 }
 
 // Every method forwarded, or the bound hooks would lose one.
 #[deny(clippy::missing_trait_methods)]
-impl<S: Send + Sync + 'static> Hooks<()> for HooksWithState<S> {
+impl<S: Send + Sync + 'static> Hooks<()> for BoundHooks<S> {
     fn on_model_request(&self, _context: &(), step: usize, messages: &[Message]) {
-        self.hooks.on_model_request(&self.state, step, messages);
+        self.hooks.on_model_request(&self.context, step, messages);
     }
 
     fn on_model_response(&self, _context: &(), step: usize, response: &ChatResponse) {
-        self.hooks.on_model_response(&self.state, step, response);
+        self.hooks.on_model_response(&self.context, step, response);
     }
 
     fn before_tool_call<'a>(
@@ -169,7 +179,7 @@ impl<S: Send + Sync + 'static> Hooks<()> for HooksWithState<S> {
         call: &'a ToolCall,
         tool: Option<&'a ToolDef>,
     ) -> BoxFuture<'a, ToolDecision> {
-        self.hooks.before_tool_call(&self.state, call, tool)
+        self.hooks.before_tool_call(&self.context, call, tool)
     }
 
     fn on_tool_result(
@@ -180,27 +190,27 @@ impl<S: Send + Sync + 'static> Hooks<()> for HooksWithState<S> {
         elapsed: Duration,
     ) {
         self.hooks
-            .on_tool_result(&self.state, call, result, elapsed);
+            .on_tool_result(&self.context, call, result, elapsed);
     }
 
     fn on_run_end(&self, _context: &(), outcome: Result<&RunOutput, &RunError>) {
-        self.hooks.on_run_end(&self.state, outcome);
+        self.hooks.on_run_end(&self.context, outcome);
     }
 }
 
-/// An approver whose context is bound, as [`HooksWithState`].
-pub(crate) struct ApproverWithState<S> {
+/// An approver whose context is bound, as [`BoundHooks`].
+pub(crate) struct BoundApprover<S> {
     pub(crate) approver: Arc<dyn Approver<S>>,
-    pub(crate) state: Arc<S>,
+    pub(crate) context: Arc<S>,
 }
 
-impl<S: Send + Sync + 'static> Approver<()> for ApproverWithState<S> {
+impl<S: Send + Sync + 'static> Approver<()> for BoundApprover<S> {
     fn approve<'a>(
         &'a self,
         _context: &'a (),
         call: &'a ToolCall,
         tool: &'a ToolDef,
     ) -> BoxFuture<'a, Approval> {
-        self.approver.approve(&self.state, call, tool)
+        self.approver.approve(&self.context, call, tool)
     }
 }

@@ -15,7 +15,7 @@ pub(crate) mod pause;
 mod request;
 pub(crate) mod store;
 
-pub use agent::Agent;
+pub use agent::{AddToolError, Agent};
 pub use events::{EventSender, RunEvent, RunStream};
 pub use hooks::{Approval, Approver, Hooks, ToolDecision};
 pub use journal::Journal;

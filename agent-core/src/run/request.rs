@@ -92,7 +92,7 @@ pub struct WithContext;
 #[diagnostic::on_unimplemented(
     message = "this run has no context: the agent's tools, hooks or approver need a `{S}`",
     label = "the run starts here without one",
-    note = "give the run its context with `.context(&value)`, or bind one value for every run with `Agent::state`"
+    note = "give the run its context with `.context(&value)`, or bind one for every run with `Agent::bind_context`"
 )]
 pub trait ContextGiven<'a, S> {
     /// The context the run is handed.
@@ -167,7 +167,8 @@ enum Start {
 /// - [`history`](RunRequest::history) or [`session`](RunRequest::session): the conversation it
 ///   goes on with;
 /// - [`parts`](RunRequest::parts): images and documents after the input's text;
-/// - [`settings`](RunRequest::settings) and its shorthands: model settings over the agent's;
+/// - [`model_settings`](RunRequest::model_settings) and its shorthands: model settings over the
+///   agent's;
 /// - [`until`](RunRequest::until): a cancel signal;
 /// - [`output`](RunRequest::output): the answer as a value of your type;
 /// - [`journal`](RunRequest::journal): a durable engine's record of each call.
@@ -387,8 +388,8 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
 
     /// Sets this run's model settings: each one set here is this run's, each one left `None` is
     /// the one set before on this run, or else the agent's (a resumed run's: the paused run's).
-    /// The same merge as [`Agent::model_settings`].
-    pub fn settings(mut self, settings: ModelSettings) -> Self {
+    /// The same merge, and the same shorthands, as [`Agent::model_settings`].
+    pub fn model_settings(mut self, settings: ModelSettings) -> Self {
         self.settings = Some(match self.settings.take() {
             Some(earlier) => settings.or(&earlier),
             None => settings,
@@ -398,22 +399,22 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
 
     /// Sets whether and which tool the model must call in this run.
     pub fn tool_choice(self, choice: ToolChoice) -> Self {
-        self.settings(ModelSettings::new().tool_choice(choice))
+        self.model_settings(ModelSettings::new().tool_choice(choice))
     }
 
     /// Sets this run's sampling temperature.
     pub fn temperature(self, temperature: f32) -> Self {
-        self.settings(ModelSettings::new().temperature(temperature))
+        self.model_settings(ModelSettings::new().temperature(temperature))
     }
 
     /// Sets the most tokens one reply of this run may have.
     pub fn max_tokens(self, tokens: u32) -> Self {
-        self.settings(ModelSettings::new().max_tokens(tokens))
+        self.model_settings(ModelSettings::new().max_tokens(tokens))
     }
 
     /// Sets how much a reasoning model thinks in this run.
     pub fn thinking(self, thinking: Thinking) -> Self {
-        self.settings(ModelSettings::new().thinking(thinking))
+        self.model_settings(ModelSettings::new().thinking(thinking))
     }
 
     /// Cancels the run when `cancel` completes: the model call or tool calls in flight are

@@ -178,7 +178,7 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
         .map(|index| format_ident!("__argument_{}", index))
         .collect();
 
-    // A `State` parameter is built from the agent's state through `FromRef`, and wrapped through
+    // A `State` parameter is built from the run's context through `FromRef`, and wrapped through
     // `AgentState`, which only agent-core's `State` implements: another type named `State` is one
     // error, at it.
     let state_params: Vec<(&Type, &Type)> = tool
@@ -462,7 +462,7 @@ pub fn fallback_impl(valid: &ValidImpl) -> TokenStream {
     }
 }
 
-/// What a tool asks of the agent's state `__S`: a part of each type its `State` parameters take.
+/// What a tool asks of the context `__S`: a part of each type its `State` parameters take.
 fn state_bounds(tool: &ValidTool) -> Vec<TokenStream> {
     tool.params
         .iter()

@@ -60,7 +60,7 @@ pub enum Receiving {
 pub enum ValidParam {
     /// Filled from the model's arguments.
     Model(ModelParam),
-    /// Filled from the agent's state: `ty` is written `State<inner>`.
+    /// Filled from the run's context: `ty` is written `State<inner>`.
     State { ty: Type, inner: Type },
 }
 

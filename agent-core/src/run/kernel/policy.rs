@@ -142,8 +142,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             };
             let current = rewritten.as_deref().unwrap_or(call);
             match approver.approve(self.context, current, definition).await {
-                Approval::Approved => {}
-                Approval::Denied { reason } => {
+                Approval::Approve => {}
+                Approval::Deny { reason } => {
                     return self.refuse(NotRun::Denied(reason.as_deref()));
                 }
                 Approval::Defer => {
