@@ -62,7 +62,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                         join_all(each.map(|(slot, call)| self.fill(slot, call))).await;
                     } else {
                         for (slot, call) in each {
-                            self.fill(slot, call).await;
+                            if let Slot::Open(ruling) = slot {
+                                let ruling = ruling.take();
+                                *slot = self.call(call, ruling).await;
+                            }
                         }
                     }
                     Ok(())
@@ -99,9 +102,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 
     /// Carries out the call of an open slot, and puts what it came to there.
     async fn fill(&self, slot: &mut Slot, call: &ToolCall) {
-        let Slot::Open(ruling) = slot else { return };
-        let ruling = ruling.take();
-        *slot = self.call(call, ruling).await;
+        if let Slot::Open(ruling) = slot {
+            let ruling = ruling.take();
+            *slot = self.call(call, ruling).await;
+        }
     }
 
     /// One call, traced: ruled on (unless it was already), then carried out, its result shown to
@@ -137,7 +141,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let started = (!self.agent.hooks.is_empty() && ruling.is_none()).then(Instant::now);
         // The ruling is matched as it comes, not kept: held across the call's await, it would
         // take room in every call's future.
-        let rewritten = match self.ruling(call, ruling).await {
+        let rewritten = match self.decide(call, ruling).await {
             Ruling::Wait(pending) => return Slot::Waiting(pending),
             Ruling::Answer(outcome) => {
                 let result = self.agent.tools.result_message(call, outcome);
@@ -176,7 +180,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let tools = &self.agent.tools;
         tracing::debug!(arguments = %call.arguments, "tool call");
         let result = match self.journal {
-            None => tools.execute(self.context, call, decision).await,
+            // What `ToolSet::execute` is, without a layer around it.
+            None => tools.result_message(call, tools.outcome(self.context, call, decision).await),
             Some(journal) => {
                 let definition = tools.get(&call.name).map(|tool| tool.definition());
                 let run = Box::pin(tools.execute(self.context, call, decision));

@@ -88,18 +88,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
     }
 
-    /// A call's ruling: the one the reply made, or else `decide`'s.
-    pub(super) async fn ruling(&self, call: &ToolCall, ruled: Option<Box<Ruling>>) -> Ruling {
-        match ruled {
-            Some(ruling) => *ruling,
-            None => self.decide(call).await,
+    /// Rules on a call when it starts, unless the reply already did (`ruled`): the hooks in turn
+    /// (run, run with other arguments, skip, stop the run), then an external tool's call waits
+    /// for the caller, and one that needs approval goes to the approver (approved, denied, or
+    /// left to a person: it waits).
+    pub(super) async fn decide(&self, call: &ToolCall, ruled: Option<Box<Ruling>>) -> Ruling {
+        if let Some(ruling) = ruled {
+            return *ruling;
         }
-    }
-
-    /// Rules on a call when it starts: the hooks in turn (run, run with other arguments, skip,
-    /// stop the run), then an external tool's call waits for the caller, and one that needs
-    /// approval goes to the approver (approved, denied, or left to a person: it waits).
-    async fn decide(&self, call: &ToolCall) -> Ruling {
         let definition = self
             .agent
             .tools
