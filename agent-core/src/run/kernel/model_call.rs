@@ -75,7 +75,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 raced!(self, reply, cancel, span)
             }
             (Some(events), None) => {
-                let stream = self.agent.model.chat_stream(request.with_deltas_only());
+                let stream = self.agent.model.chat_stream(request);
                 raced!(self, streamed_reply(stream, events), cancel, span)
             }
             (None, None) => raced!(self, self.agent.model.chat(request), cancel, span),
