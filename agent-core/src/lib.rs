@@ -78,7 +78,6 @@ mod output_problem;
 mod reasoning;
 mod run;
 mod schema;
-mod schema_forms;
 mod settings;
 mod state;
 mod texts;
