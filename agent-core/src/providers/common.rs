@@ -26,8 +26,7 @@ pub(crate) struct Common {
     api_key: Option<ApiKey>,
     headers: HeaderMap,
     /// Every request's headers (`headers`, the key's, the content type), made on the first
-    /// request: `None` when the key cannot be a header. Made per request, they were four
-    /// allocations and a copy of the key each time.
+    /// request rather than on each: `None` when the key cannot be a header.
     sent_headers: OnceLock<Option<HeaderMap>>,
     pub(crate) max_tokens: Option<u32>,
     pub(crate) temperature: Option<f32>,

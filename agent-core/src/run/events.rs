@@ -42,9 +42,8 @@ pub enum RunEvent<O = RunOutput> {
 }
 
 /// What a run sends its stream while it runs: each event but the end, which the stream makes from
-/// the run's outcome. Kept apart from [`RunEvent`] so the queue cannot hold an end, and so each
-/// item is 96 bytes rather than 136 (`Finished`'s), moved inline rather than by a `memcpy` call on
-/// its way from the loop to the stream.
+/// the run's outcome. Kept apart from [`RunEvent`] so the queue cannot hold an end, and so its
+/// items are not the size of `Finished`'s outcome.
 pub(crate) enum LiveEvent {
     StepStarted { step: usize },
     TextDelta(String),
