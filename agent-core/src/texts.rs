@@ -281,6 +281,9 @@ impl Texts for Chinese {
             ToolError::OutcomeUnknown { tool } => format!(
                 "此次调用 {tool} 的结果未知：它执行时服务停止了。为免其效果发生两次，没有再次执行；再次调用前请先确认它是否已生效"
             ),
+            ToolError::Journal { message } => {
+                format!("持久运行的日志未能记录此次调用：{message}")
+            }
             ToolError::RunByCaller { tool } => {
                 format!("工具 {tool} 由应用程序执行，不由智能体执行")
             }
@@ -727,6 +730,9 @@ mod tests {
             },
             ToolError::Unserializable {
                 message: "键必须是字符串".into(),
+            },
+            ToolError::Journal {
+                message: "调用已被终止".into(),
             },
             ToolError::Remote {
                 server: "`files`".into(),
