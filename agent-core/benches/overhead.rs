@@ -656,7 +656,7 @@ impl<'a> FloorStream<'a> {
         self.step += 1;
         let step = self.step;
         self.ready.push_back(RunEvent::StepStarted { step });
-        let request = ChatRequest::new(&self.messages, self.definitions).with_deltas_only();
+        let request = ChatRequest::new(&self.messages, self.definitions);
         let mut replies = self.model.chat_stream(request);
         let response = loop {
             match replies.as_mut().poll_next(context) {

@@ -23,14 +23,14 @@ pub trait Model: Send + Sync {
 
     /// Like [`chat`](Model::chat), but yields the reply as it arrives, ending with
     /// [`StreamEvent::Finished`] carrying the same reply `chat` would give. The default makes the
-    /// plain call and streams its result, so every model can be streamed; asked for
-    /// [`deltas_only`](ChatRequest::deltas_only), it tells only the reasoning and the text before
-    /// the reply.
+    /// plain call and streams its result, so every model can be streamed: its reasoning and its
+    /// text, one delta each, then the reply, which holds the calls and the usage (a model that
+    /// does not stream has no pieces of them to tell before it).
     fn chat_stream<'a>(
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        Box::pin(ReplyAsEvents::new(self.chat(request), request.deltas_only))
+        Box::pin(ReplyAsEvents::new(self.chat(request)))
     }
 }
 
@@ -47,12 +47,6 @@ pub struct ChatRequest<'a> {
     /// The schema the answer must follow, when the run asks for a typed answer the provider's
     /// native way.
     pub response_format: Option<&'a ResponseFormat>,
-    /// Whether the caller of [`Model::chat_stream`] reads only the text and reasoning deltas and
-    /// the finished reply, as the agent loop does: a model may then leave out the other events
-    /// (each call's start and argument pieces, the usage), which would be copies of what the
-    /// finished reply holds anyway. The default stream does; a native stream may. Nothing else
-    /// changes: the deltas, the finished reply and [`Model::chat`] are the same either way.
-    pub deltas_only: bool,
 }
 
 impl<'a> ChatRequest<'a> {
@@ -63,7 +57,6 @@ impl<'a> ChatRequest<'a> {
             tools,
             settings: &NO_SETTINGS,
             response_format: None,
-            deltas_only: false,
         }
     }
 
@@ -76,13 +69,6 @@ impl<'a> ChatRequest<'a> {
     /// Asks for an answer that follows this schema.
     pub fn with_response_format(mut self, format: &'a ResponseFormat) -> Self {
         self.response_format = Some(format);
-        self
-    }
-
-    /// Says that the caller of [`Model::chat_stream`] reads only the deltas and the finished reply:
-    /// see [`deltas_only`](ChatRequest::deltas_only).
-    pub fn with_deltas_only(mut self) -> Self {
-        self.deltas_only = true;
         self
     }
 
@@ -378,7 +364,9 @@ pub enum StreamEvent {
     /// text and the calls; the whole of it is in the finished reply's
     /// [`reasoning`](crate::AssistantMessage::reasoning).
     ReasoningDelta(String),
-    /// The model began a tool call; `index` is its place in the reply.
+    /// The model began a tool call; `index` is its place in the reply. A stream may leave the
+    /// call events and [`Usage`](Self::Usage) out, as the default
+    /// [`chat_stream`](Model::chat_stream) does: the finished reply holds them all.
     ToolCallStart {
         /// The call's place in the reply, from 0.
         index: usize,
@@ -400,15 +388,13 @@ pub enum StreamEvent {
     Finished(ChatResponse),
 }
 
-/// How a model without native streaming streams: its reply, once it is whole, told as the events
-/// a streamed reply would have sent (reasoning, text, each call's start and arguments, usage), then
-/// the reply itself. Each event is made when it is asked for, from the reply kept until the end.
+/// How a model without native streaming streams: its reply, once it is whole, told as its
+/// reasoning and text deltas, then the reply itself. Each delta is made when it is asked for, from
+/// the reply kept until the end; the calls and the usage travel only in the reply.
 struct ReplyAsEvents<'a> {
     reply: Option<BoxFuture<'a, Result<ChatResponse, ModelError>>>,
     response: Option<ChatResponse>,
     next: NextEvent,
-    /// The request's [`deltas_only`](ChatRequest::deltas_only): the text is followed by the reply.
-    deltas_only: bool,
 }
 
 /// The next event [`ReplyAsEvents`] tells from its reply.
@@ -416,29 +402,21 @@ struct ReplyAsEvents<'a> {
 enum NextEvent {
     Reasoning(usize),
     Text,
-    CallStart(usize),
-    CallArguments(usize),
-    Usage,
     Finished,
 }
 
 impl<'a> ReplyAsEvents<'a> {
-    fn new(reply: BoxFuture<'a, Result<ChatResponse, ModelError>>, deltas_only: bool) -> Self {
+    fn new(reply: BoxFuture<'a, Result<ChatResponse, ModelError>>) -> Self {
         ReplyAsEvents {
             reply: Some(reply),
             response: None,
             next: NextEvent::Reasoning(0),
-            deltas_only,
         }
     }
 
-    /// The next event of the whole reply `response`, advancing `next` past it; `None` for a step
+    /// The next delta of the whole reply `response`, advancing `next` past it; `None` for a step
     /// with nothing to tell (an empty text, say).
-    fn tell(
-        response: &ChatResponse,
-        next: &mut NextEvent,
-        deltas_only: bool,
-    ) -> Option<StreamEvent> {
+    fn tell(response: &ChatResponse, next: &mut NextEvent) -> Option<StreamEvent> {
         let message = &response.message;
         match *next {
             NextEvent::Reasoning(index) => match message.reasoning.get(index) {
@@ -453,39 +431,9 @@ impl<'a> ReplyAsEvents<'a> {
                 }
             },
             NextEvent::Text => {
-                *next = if deltas_only {
-                    NextEvent::Finished
-                } else {
-                    NextEvent::CallStart(0)
-                };
+                *next = NextEvent::Finished;
                 (!message.content.is_empty())
                     .then(|| StreamEvent::TextDelta(message.content.clone()))
-            }
-            NextEvent::CallStart(index) => match message.tool_calls.get(index) {
-                Some(call) => {
-                    *next = NextEvent::CallArguments(index);
-                    Some(StreamEvent::ToolCallStart {
-                        index,
-                        id: call.id.clone(),
-                        name: call.name.clone(),
-                    })
-                }
-                None => {
-                    *next = NextEvent::Usage;
-                    None
-                }
-            },
-            NextEvent::CallArguments(index) => {
-                *next = NextEvent::CallStart(index + 1);
-                let arguments = &message.tool_calls[index].arguments;
-                (!arguments.is_empty()).then(|| StreamEvent::ToolCallArguments {
-                    index,
-                    fragment: arguments.clone(),
-                })
-            }
-            NextEvent::Usage => {
-                *next = NextEvent::Finished;
-                Some(StreamEvent::Usage(response.usage))
             }
             // Taken whole by `poll_next`.
             NextEvent::Finished => None,
@@ -519,10 +467,10 @@ impl Stream for ReplyAsEvents<'_> {
             (None, Some(response)) => response,
             (None, None) => return Poll::Ready(None),
         };
-        // Kept only while something comes before the reply: a step that only calls tools, asked
-        // for deltas only, hands its reply on as soon as it has it (each move of it is a copy).
+        // Kept only while a delta comes before the reply: a reply that only calls tools is handed
+        // on as soon as it is there (each move of it is a copy).
         while !matches!(this.next, NextEvent::Finished) {
-            if let Some(event) = Self::tell(&response, &mut this.next, this.deltas_only) {
+            if let Some(event) = Self::tell(&response, &mut this.next) {
                 this.response = Some(response);
                 return Poll::Ready(Some(Ok(event)));
             }

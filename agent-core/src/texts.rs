@@ -64,6 +64,58 @@ pub trait Texts: Send + Sync + 'static {
     /// What a typed run in [`OutputMode::Prompted`](crate::OutputMode::Prompted) adds to the
     /// system prompt, with the output's JSON schema.
     fn output_instructions(&self, schema: &str) -> String;
+
+    /// The words that name, in a tool result's text, content the model is not shown as itself
+    /// (what an MCP server sent: a resource, a link, content of an unknown kind, or an image in
+    /// an error's text), so the model knows it is there.
+    fn content_note(&self, note: ContentNote<'_>) -> String;
+}
+
+/// Content a tool result names rather than shows: what an [MCP client](crate::mcp::McpClient)
+/// makes of a server's content that the model cannot read as it is. The URIs, names and media
+/// types are the server's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ContentNote<'a> {
+    /// An image, in a result that can only be text (an error's).
+    Image {
+        /// Its media type, e.g. `image/png`.
+        media_type: &'a str,
+    },
+    /// A document, in a result that can only be text.
+    Document {
+        /// Its media type, e.g. `application/pdf`.
+        media_type: &'a str,
+    },
+    /// Audio, in a result that can only be text.
+    Audio {
+        /// Its media type, e.g. `audio/wav`.
+        media_type: &'a str,
+    },
+    /// An embedded text resource: the line before its text.
+    TextResource {
+        /// The resource's URI.
+        uri: &'a str,
+    },
+    /// An embedded binary resource the model cannot read: of no stated type, or of a type that is
+    /// not an image, audio or a document.
+    BinaryResource {
+        /// The resource's URI.
+        uri: &'a str,
+        /// Its media type, when the server gave one.
+        media_type: Option<&'a str>,
+    },
+    /// An embedded resource of a kind the client does not know.
+    UnknownResource,
+    /// A link to a resource the server did not send.
+    ResourceLink {
+        /// The resource's name.
+        name: &'a str,
+        /// Its URI.
+        uri: &'a str,
+    },
+    /// Content of a kind the client does not know.
+    UnknownContent,
 }
 
 /// Why the agent did not run a call the model asked for.
@@ -230,6 +282,28 @@ impl Texts for English {
              other text:\n{schema}"
         )
     }
+
+    fn content_note(&self, note: ContentNote<'_>) -> String {
+        match note {
+            ContentNote::Image { media_type } => format!("[image: {media_type}]"),
+            ContentNote::Document { media_type } => format!("[document: {media_type}]"),
+            ContentNote::Audio { media_type } => format!("[audio: {media_type}]"),
+            ContentNote::TextResource { uri } => format!("[resource {uri}]"),
+            ContentNote::BinaryResource {
+                uri,
+                media_type: Some(media_type),
+            } => format!("[resource {uri}: {media_type}]"),
+            ContentNote::BinaryResource {
+                uri,
+                media_type: None,
+            } => format!("[resource {uri}: binary data]"),
+            ContentNote::UnknownResource => "[resource]".to_owned(),
+            ContentNote::ResourceLink { name, uri } => format!("[resource link {name}: {uri}]"),
+            ContentNote::UnknownContent => {
+                "[content of a kind this client does not know]".to_owned()
+            }
+        }
+    }
 }
 
 /// Chinese texts: exactly those of the reference TypeScript loop.
@@ -281,6 +355,9 @@ impl Texts for Chinese {
             ToolError::OutcomeUnknown { tool } => format!(
                 "此次调用 {tool} 的结果未知：它执行时服务停止了。为免其效果发生两次，没有再次执行；再次调用前请先确认它是否已生效"
             ),
+            ToolError::Journal { message } => {
+                format!("持久运行的日志未能记录此次调用：{message}")
+            }
             ToolError::RunByCaller { tool } => {
                 format!("工具 {tool} 由应用程序执行，不由智能体执行")
             }
@@ -388,6 +465,26 @@ impl Texts for Chinese {
 
     fn output_instructions(&self, schema: &str) -> String {
         format!("最终答案只能是符合以下 JSON Schema 的 JSON 值，不要有其他文字：\n{schema}")
+    }
+
+    fn content_note(&self, note: ContentNote<'_>) -> String {
+        match note {
+            ContentNote::Image { media_type } => format!("[图片：{media_type}]"),
+            ContentNote::Document { media_type } => format!("[文档：{media_type}]"),
+            ContentNote::Audio { media_type } => format!("[音频：{media_type}]"),
+            ContentNote::TextResource { uri } => format!("[资源 {uri}]"),
+            ContentNote::BinaryResource {
+                uri,
+                media_type: Some(media_type),
+            } => format!("[资源 {uri}：{media_type}]"),
+            ContentNote::BinaryResource {
+                uri,
+                media_type: None,
+            } => format!("[资源 {uri}：二进制数据]"),
+            ContentNote::UnknownResource => "[资源]".to_owned(),
+            ContentNote::ResourceLink { name, uri } => format!("[资源链接 {name}：{uri}]"),
+            ContentNote::UnknownContent => "[本客户端不认识的内容]".to_owned(),
+        }
     }
 }
 
@@ -728,6 +825,9 @@ mod tests {
             ToolError::Unserializable {
                 message: "键必须是字符串".into(),
             },
+            ToolError::Journal {
+                message: "调用已被终止".into(),
+            },
             ToolError::Remote {
                 server: "`files`".into(),
                 problem: RemoteProblem::Refused {
@@ -750,6 +850,36 @@ mod tests {
             let words = Chinese.tool_error(&error);
             assert!(!english_run(&words), "{error:?} in Chinese: {words}");
             assert!(!error.to_string().is_empty());
+        }
+        for note in [
+            ContentNote::Image {
+                media_type: "image/png",
+            },
+            ContentNote::Document {
+                media_type: "application/pdf",
+            },
+            ContentNote::Audio {
+                media_type: "audio/wav",
+            },
+            ContentNote::TextResource { uri: "备忘://1" },
+            ContentNote::BinaryResource {
+                uri: "备忘://2",
+                media_type: None,
+            },
+            ContentNote::BinaryResource {
+                uri: "备忘://3",
+                media_type: Some("application/zip"),
+            },
+            ContentNote::UnknownResource,
+            ContentNote::ResourceLink {
+                name: "报告",
+                uri: "备忘://4",
+            },
+            ContentNote::UnknownContent,
+        ] {
+            let words = Chinese.content_note(note);
+            assert!(!english_run(&words), "{note:?} in Chinese: {words}");
+            assert!(!English.content_note(note).is_empty());
         }
         for why in [
             NotRun::ApprovalDeclined,

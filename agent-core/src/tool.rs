@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::content::Part;
 use crate::message::ToolCall;
-use crate::schema_forms::{Dialect, DialectForms};
 use crate::tool_error::ToolError;
 
 /// A boxed, `Send` future: what [`Tool::call`] and [`Model::chat`](crate::Model::chat) return, so both
@@ -76,7 +75,8 @@ impl<S: Send + Sync + 'static> Tool<S> for std::sync::Arc<dyn Tool<S>> {
 }
 
 /// How a tool is described to the model.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolDef {
     /// The name the model calls it by: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
     pub name: String,
@@ -92,20 +92,6 @@ pub struct ToolDef {
     /// when the success type implements `JsonSchema`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<serde_json::Value>,
-    /// `parameters` in each provider's dialect, made once.
-    #[serde(skip)]
-    forms: DialectForms,
-}
-
-impl PartialEq for ToolDef {
-    fn eq(&self, other: &Self) -> bool {
-        // The kept forms follow from `parameters`.
-        self.name == other.name
-            && self.description == other.description
-            && self.parameters == other.parameters
-            && self.annotations == other.annotations
-            && self.output_schema == other.output_schema
-    }
 }
 
 /// What a tool says about itself beyond its schema. Set them with `#[tool(read_only, destructive,
@@ -231,19 +217,7 @@ impl ToolDef {
             parameters,
             annotations: ToolAnnotations::default(),
             output_schema: None,
-            forms: DialectForms::default(),
         }
-    }
-
-    /// `parameters` in a provider's dialect, as JSON text, made by `transform` the first time it
-    /// is asked for and kept (remade whenever `parameters` has changed since).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn parameters_in(
-        &self,
-        dialect: Dialect,
-        transform: fn(&serde_json::Value) -> Option<serde_json::Value>,
-    ) -> Option<std::borrow::Cow<'_, serde_json::value::RawValue>> {
-        self.forms.get(&self.parameters, dialect, transform)
     }
 
     /// Sets the schema of the tool's JSON results.

@@ -77,6 +77,12 @@ pub enum ToolError {
         /// The tool that was called.
         tool: String,
     },
+    /// A durable run's journal could not record the call: its engine gave up on the step. What
+    /// the engine said is data: the words around it are the agent's.
+    Journal {
+        /// The engine's message.
+        message: String,
+    },
     /// The tool is run by the application ([`ExternalTool`](crate::ExternalTool)), and was
     /// called where no one can run it: outside a run that can pause for the caller's result.
     RunByCaller {
@@ -259,6 +265,12 @@ impl ToolError {
                  ran. It was not run again, so that its effect cannot happen twice; check whether \
                  it took effect before calling it again"
             ),
+            ToolError::Journal { message } => {
+                write!(
+                    f,
+                    "the durable run's journal could not record this call: {message}"
+                )
+            }
             ToolError::RunByCaller { tool } => {
                 write!(f, "`{tool}` is run by the application, not by the agent")
             }

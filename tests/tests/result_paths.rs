@@ -5,7 +5,8 @@
 //! cancelled and past the time limit with a call finished and one in flight, timed out (async)
 //! and abandoned (sync), an unknown tool, bad arguments and bad JSON, a typed run's corrections,
 //! acknowledgement and the calls it cannot run, a durable outcome unknown, and calls served over
-//! MCP (ran, bad arguments, an approval the client cannot ask for, a server gone).
+//! MCP (ran, content the client names rather than shows, bad arguments, an approval the client
+//! cannot ask for, a server gone).
 //!
 //! Each result must be exactly what [`ToolSet::result_message`] makes of the call and what became
 //! of it, so the result limit, the parts rules and the texts apply the same on every path: a
@@ -20,10 +21,10 @@ use std::time::Duration;
 use agent_core::mcp::{McpClient, McpServer};
 use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{
-    Agent, Approval, ArgumentIssue, AssistantMessage, BoxFuture, ChatResponse, Chinese, Decision,
-    Expected, ExternalTool, FinishReason, Found, Hooks, IssueKind, Journal, JsonType, Message,
-    ModelError, NotRun, OutputProblem, Part, RemoteProblem, RunOutput, State, StopReason,
-    SyntaxError, SyntaxProblem, ToolCall, ToolDecision, ToolDef, ToolError, ToolOutput,
+    Agent, Approval, ArgumentIssue, AssistantMessage, BoxFuture, ChatResponse, Chinese,
+    ContentNote, Decision, Expected, ExternalTool, FinishReason, Found, Hooks, IssueKind, Journal,
+    JsonType, Message, ModelError, NotRun, OutputProblem, Part, RemoteProblem, RunOutput, State,
+    StopReason, SyntaxError, SyntaxProblem, ToolCall, ToolDecision, ToolDef, ToolError, ToolOutput,
     ToolResultMessage, ToolSet, agent, tool, tools,
 };
 use schemars::JsonSchema;
@@ -52,6 +53,22 @@ fn snap(
         Part::text(format!("{what}的照片，请看")),
         Part::image("image/png", PNG),
         Part::text(format!("{what}，拍于今天早上")),
+    ]
+}
+
+/// 报告的链接。
+const REPORT: &str = "https://例子.中国/报告.pdf";
+
+/// 取回一份报告：一段说明、报告的链接、一个压缩包。
+#[tool]
+fn fetch(
+    /// 报告名
+    name: String,
+) -> Vec<Part> {
+    vec![
+        Part::text(format!("{name}如下")),
+        Part::document_url(REPORT),
+        Part::document("application/zip", PNG),
     ]
 }
 
@@ -693,10 +710,11 @@ async fn journaled(setup: Setup, seen: &mut Seen) {
     seen.read_run(&model, &output);
 }
 
-/// Calls served over MCP, in process: one that runs, one with bad arguments, one needing an
-/// approval the client cannot ask for, and one after the server is gone.
+/// Calls served over MCP, in process: one that runs, one whose result holds content the client
+/// can only name (a link, an archive), one with bad arguments, one needing an approval the client
+/// cannot ask for, and one after the server is gone.
 async fn over_mcp(setup: Setup, seen: &mut Seen) {
-    let mut served: ToolSet = tools!(shout, wipe);
+    let mut served: ToolSet = tools!(shout, wipe, fetch);
     if setup.chinese {
         served.set_texts(Arc::new(Chinese));
     }
@@ -710,10 +728,17 @@ async fn over_mcp(setup: Setup, seen: &mut Seen) {
     });
     let (read, write) = tokio::io::split(client_end);
     let client = McpClient::connect_io(read, write).await.unwrap();
+    // The client names what it cannot show in the agent's words.
+    let client = if setup.chinese {
+        client.texts(Chinese)
+    } else {
+        client
+    };
     let calls = calls(&[
         ("c_remote", "shout", r#"{"words":"下雪"}"#),
         ("c_remote_bad", "shout", r#"{"words":5}"#),
         ("c_remote_ask", "wipe", r#"{"path":"甲"}"#),
+        ("c_remote_named", "fetch", r#"{"name":"周报"}"#),
     ]);
     let model = model_calling(&calls);
     let remote_tools = client.tools().await.unwrap();
@@ -726,6 +751,19 @@ async fn over_mcp(setup: Setup, seen: &mut Seen) {
     let tools = agent.tools();
     let m = &output.messages;
     seen.expect("over MCP", tools, m, &calls[0], text("下雪下雪下雪"));
+    // The link and the archive reach the client as a resource link and an embedded blob of a
+    // type no model reads: it names them, in its texts, after the result's text.
+    let texts = tools.texts();
+    let link = texts.content_note(ContentNote::ResourceLink {
+        name: "document",
+        uri: REPORT,
+    });
+    let archive = texts.content_note(ContentNote::BinaryResource {
+        uri: "attachment:///document",
+        media_type: Some("application/zip"),
+    });
+    let named = text(&format!("周报如下\n{link}\n{archive}"));
+    seen.expect("over MCP, content named", tools, m, &calls[3], named);
     // The server's words are the remote tool's error: the agent puts its lead-in before them.
     let wrong_type = IssueKind::InvalidType {
         found: Found::Value {
@@ -791,7 +829,7 @@ async fn walk(setup: Setup) -> Seen {
 
 /// Every result is the one `result_message` makes of its call and outcome.
 fn assert_made_by_result_message(seen: &Seen) {
-    assert_eq!(seen.checked.len(), 39, "every path is walked");
+    assert_eq!(seen.checked.len(), 40, "every path is walked");
     for Checked {
         path,
         got,
@@ -873,6 +911,11 @@ async fn every_path_is_made_by_result_message() {
         content("over MCP, server gone"),
         "Error: the MCP server `远端` cannot be reached: it stopped or closed the connection"
     );
+    assert_eq!(
+        content("over MCP, content named"),
+        "周报如下\n[resource link document: https://例子.中国/报告.pdf]\n\
+         [resource attachment:///document: application/zip]"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -925,4 +968,9 @@ async fn no_english_sentence_reaches_a_chinese_model() {
         "参数校验失败：words：类型不对：应为字符串，实际为 5"
     );
     assert_eq!(content("ran and failed"), "出错：今天不想干活");
+    assert_eq!(
+        content("over MCP, content named"),
+        "周报如下\n[资源链接 document：https://例子.中国/报告.pdf]\n\
+         [资源 attachment:///document：application/zip]"
+    );
 }

@@ -21,6 +21,7 @@ use crate::arguments::drop_optional_nulls;
 use crate::content::Part;
 use crate::message::ToolCall;
 use crate::schema::neutral_parameters;
+use crate::texts::{English, Texts};
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 use crate::tool_error::{RemoteProblem, ToolError};
 use crate::toolset::{MAX_TOOL_NAME_LENGTH, is_tool_name_character, is_tool_name_start};
@@ -32,6 +33,8 @@ use crate::toolset::{MAX_TOOL_NAME_LENGTH, is_tool_name_character, is_tool_name_
 #[derive(Clone)]
 pub struct McpClient {
     connection: Arc<Connection>,
+    /// The words its tools name what the model cannot be shown with.
+    texts: Arc<dyn Texts>,
 }
 
 struct Connection {
@@ -130,7 +133,16 @@ impl McpClient {
                 name,
                 process_id,
             }),
+            texts: Arc::new(English),
         })
+    }
+
+    /// Sets the texts in which the tools it lists from now on name the content of a result the
+    /// model cannot be shown as it is (a resource, a link, content of an unknown kind; see
+    /// [`ContentNote`](crate::ContentNote)): give it the agent's. [`English`] by default.
+    pub fn texts(mut self, texts: impl Texts) -> Self {
+        self.texts = Arc::new(texts);
+        self
     }
 
     /// The server's name as it gave it (in backquotes), or how it was reached.
@@ -309,7 +321,7 @@ impl<S: Send + Sync + 'static> Tool<S> for McpTool {
                 .call(&self.remote_name, arguments)
                 .await
                 .map_err(|error| self.request_error(error))?;
-            output(result)
+            output(result, &*self.client.texts)
         })
     }
 }
@@ -329,16 +341,16 @@ fn arguments_object(arguments: &str) -> Result<JsonObject, ToolError> {
 /// A `tools/call` result as the tool's outcome: its content as text, or as parts when it holds
 /// images, audio or documents (the model sees them where its provider can), or the structured
 /// result when there is no content.
-fn output(result: CallToolResult) -> Result<ToolOutput, ToolError> {
+fn output(result: CallToolResult, texts: &dyn Texts) -> Result<ToolOutput, ToolError> {
     if result.is_error == Some(true) {
-        return Err(ToolError::failed(content::as_text(&result.content)));
+        return Err(ToolError::failed(content::as_text(&result.content, texts)));
     }
     if let Some(structured) = result.structured_content
         && result.content.is_empty()
     {
         return Ok(ToolOutput::Json(structured.to_string()));
     }
-    let mut parts = content::as_parts(&result.content);
+    let mut parts = content::as_parts(&result.content, texts);
     Ok(match parts.as_mut_slice() {
         [] => ToolOutput::Text(String::new()),
         [Part::Text { text }] => ToolOutput::Text(std::mem::take(text)),

@@ -5,30 +5,40 @@ use rmcp::model::{ContentBlock, Resource, ResourceContents};
 
 use crate::content::{Media, Part, Source};
 use crate::message::ToolResultMessage;
+use crate::texts::{ContentNote, Texts};
 
 /// The blocks as one text, one block per line: for an error result, whose text is what the model
-/// reads. What is not text is named, so the model knows it is there.
-pub(super) fn as_text(blocks: &[ContentBlock]) -> String {
+/// reads. What is not text is named in `texts`, so the model knows it is there.
+pub(super) fn as_text(blocks: &[ContentBlock], texts: &dyn Texts) -> String {
     let mut text = String::new();
-    for part in as_parts(blocks) {
+    for part in as_parts(blocks, texts) {
         if !text.is_empty() {
             text.push('\n');
         }
-        match part {
-            Part::Text { text: piece } => text.push_str(&piece),
-            other => {
-                let media = other.media().map_or("", |media| media.media_type.as_str());
-                text.push_str(&format!("[{}: {media}]", other.kind()));
+        let note = match &part {
+            Part::Text { text: piece } => {
+                text.push_str(piece);
+                continue;
             }
-        }
+            Part::Image(media) => ContentNote::Image {
+                media_type: &media.media_type,
+            },
+            Part::Document(media) => ContentNote::Document {
+                media_type: &media.media_type,
+            },
+            Part::Audio(media) => ContentNote::Audio {
+                media_type: &media.media_type,
+            },
+        };
+        text.push_str(&texts.content_note(note));
     }
     text
 }
 
 /// The blocks as parts, in order: text as text (consecutive texts joined by a line break), images
 /// and audio as themselves, an embedded resource's blob as the part its MIME type says (a PDF as
-/// a document) and its text as text, a resource link as a line that names it.
-pub(super) fn as_parts(blocks: &[ContentBlock]) -> Vec<Part> {
+/// a document) and its text as text, a resource link as a line that names it in `texts`.
+pub(super) fn as_parts(blocks: &[ContentBlock], texts: &dyn Texts) -> Vec<Part> {
     let mut parts: Vec<Part> = Vec::with_capacity(blocks.len());
     for block in blocks {
         let part = match block {
@@ -41,20 +51,26 @@ pub(super) fn as_parts(blocks: &[ContentBlock]) -> Vec<Part> {
             }
             ContentBlock::Resource(embedded) => match &embedded.resource {
                 ResourceContents::TextResourceContents { uri, text, .. } => {
-                    Part::text(format!("[resource {uri}]\n{text}"))
+                    let mut named = texts.content_note(ContentNote::TextResource { uri });
+                    named.push('\n');
+                    named.push_str(text);
+                    Part::text(named)
                 }
                 ResourceContents::BlobResourceContents {
                     uri,
                     mime_type,
                     blob,
                     ..
-                } => blob_part(uri, mime_type.as_deref(), blob),
-                _ => Part::text("[resource]"),
+                } => blob_part(uri, mime_type.as_deref(), blob, texts),
+                _ => Part::text(texts.content_note(ContentNote::UnknownResource)),
             },
             ContentBlock::ResourceLink(link) => {
-                Part::text(format!("[resource link {}: {}]", link.name, link.uri))
+                Part::text(texts.content_note(ContentNote::ResourceLink {
+                    name: &link.name,
+                    uri: &link.uri,
+                }))
             }
-            _ => Part::text("[content of a kind this client does not know]"),
+            _ => Part::text(texts.content_note(ContentNote::UnknownContent)),
         };
         match (parts.last_mut(), part) {
             (Some(Part::Text { text }), Part::Text { text: more }) => {
@@ -69,9 +85,12 @@ pub(super) fn as_parts(blocks: &[ContentBlock]) -> Vec<Part> {
 
 /// An embedded binary resource: an image, audio or document when its type says so, else a line
 /// that names it (a model cannot read arbitrary bytes).
-fn blob_part(uri: &str, mime_type: Option<&str>, blob: &str) -> Part {
+fn blob_part(uri: &str, mime_type: Option<&str>, blob: &str, texts: &dyn Texts) -> Part {
+    let unreadable = |media_type| {
+        Part::text(texts.content_note(ContentNote::BinaryResource { uri, media_type }))
+    };
     let Some(media_type) = mime_type else {
-        return Part::text(format!("[resource {uri}: binary data]"));
+        return unreadable(None);
     };
     let media = Media::base64(media_type, blob).with_name(uri);
     if media_type.starts_with("image/") {
@@ -81,7 +100,7 @@ fn blob_part(uri: &str, mime_type: Option<&str>, blob: &str) -> Part {
     } else if media_type == "application/pdf" || media_type.starts_with("text/") {
         Part::Document(media)
     } else {
-        Part::text(format!("[resource {uri}: {media_type}]"))
+        unreadable(Some(media_type))
     }
 }
 
@@ -123,6 +142,7 @@ fn block_of(part: Part) -> ContentBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::texts::{Chinese, English};
 
     #[test]
     fn blocks_become_parts_and_parts_blocks() {
@@ -136,7 +156,7 @@ mod tests {
             ),
             ContentBlock::resource(ResourceContents::blob("AAAA", "file:///x.bin")),
         ];
-        let parts = as_parts(&blocks);
+        let parts = as_parts(&blocks, &English);
         assert_eq!(
             parts,
             vec![
@@ -149,9 +169,14 @@ mod tests {
             ]
         );
         assert_eq!(
-            as_text(&blocks),
+            as_text(&blocks, &English),
             "Here it is:\na chart\n[image: image/png]\n[document: application/pdf]\n\
              [resource file:///x.bin: binary data]"
+        );
+        assert_eq!(
+            as_text(&blocks, &Chinese),
+            "Here it is:\na chart\n[图片：image/png]\n[文档：application/pdf]\n\
+             [资源 file:///x.bin：二进制数据]"
         );
 
         let result = ToolResultMessage::new("c1", "Rendered:")
@@ -165,5 +190,33 @@ mod tests {
         };
         assert_eq!(link.uri, "https://example.com/r.pdf");
         assert_eq!(link.mime_type.as_deref(), Some("application/pdf"));
+    }
+
+    #[test]
+    fn what_the_model_cannot_read_is_named_in_the_texts_given() {
+        let blocks = vec![
+            ContentBlock::resource(ResourceContents::text("第一行", "memo://1")),
+            ContentBlock::resource(
+                ResourceContents::blob("AAAA", "file:///x.bin")
+                    .with_mime_type("application/octet-stream"),
+            ),
+            ContentBlock::resource_link(Resource::new("file:///报告.pdf", "报告")),
+        ];
+        assert_eq!(
+            as_parts(&blocks, &English),
+            [Part::text(
+                "[resource memo://1]\n第一行\n\
+                 [resource file:///x.bin: application/octet-stream]\n\
+                 [resource link 报告: file:///报告.pdf]"
+            )]
+        );
+        assert_eq!(
+            as_parts(&blocks, &Chinese),
+            [Part::text(
+                "[资源 memo://1]\n第一行\n\
+                 [资源 file:///x.bin：application/octet-stream]\n\
+                 [资源链接 报告：file:///报告.pdf]"
+            )]
+        );
     }
 }

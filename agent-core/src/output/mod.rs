@@ -6,7 +6,7 @@ mod parse;
 mod plan;
 
 pub(crate) use parse::json_in_text;
-pub(crate) use plan::{OUTPUT_NAME, OutputCheck, TypedCheck};
+pub(crate) use plan::{OUTPUT_NAME, OutputCheck, OutputShapes, TypedCheck};
 pub use plan::{OutputType, Validator};
 
 pub(crate) use crate::output_problem::{OutputProblem, RejectedOutput};

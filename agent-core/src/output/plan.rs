@@ -2,9 +2,7 @@
 //! final-answer tool or the native format it travels as, and the check each answer goes through.
 
 use std::any::TypeId;
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex, PoisonError, RwLock};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -35,7 +33,8 @@ pub type Validator<'a, S, T> = Box<dyn Fn(&S, &T) -> Result<(), String> + Send +
 /// The name of the final-answer tool and of the native format.
 pub(crate) const OUTPUT_NAME: &str = "final_result";
 
-/// An output type's schema and the two forms it is sent in, made once per type.
+/// An output type's schema and the two forms it is sent in, made once per type and agent (see
+/// [`OutputShapes`]).
 pub(crate) struct OutputShape {
     /// The schema the model sees (the type's own when it is an object, else `{"response": ...}`),
     /// and how outputs are read by it.
@@ -48,46 +47,49 @@ pub(crate) struct OutputShape {
     pub(crate) format: ResponseFormat,
 }
 
-impl OutputShape {
-    /// The shape of `T`, made once per type and kept for the life of the program (as a type's
-    /// schema is): schemars is slow next to a run with an instant model. Each thread keeps its own
-    /// list of them, so a run takes no lock to find its shape; a list, since a program has a
-    /// handful of output types, and comparing a few `TypeId`s costs less than hashing one.
-    fn of<T: JsonSchema + 'static>() -> &'static OutputShape {
-        static SHAPES: LazyLock<RwLock<HashMap<TypeId, &'static OutputShape>>> =
-            LazyLock::new(RwLock::default);
-        thread_local! {
-            static KNOWN: RefCell<Vec<(TypeId, &'static OutputShape)>> = RefCell::default();
-        }
-        let key = TypeId::of::<T>();
-        let known = KNOWN.with_borrow(|known| {
-            known
-                .iter()
-                .find_map(|(type_id, shape)| (*type_id == key).then_some(*shape))
-        });
-        if let Some(shape) = known {
-            return shape;
-        }
-        let shared = SHAPES
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .copied();
-        let shape = shared.unwrap_or_else(|| {
-            *SHAPES
-                .write()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(key)
-                .or_insert_with(|| {
-                    Box::leak(Box::new(OutputShape::new(
-                        root_schema::<T>().unwrap_or_default(),
-                    )))
-                })
-        });
-        KNOWN.with_borrow_mut(|known| known.push((key, shape)));
-        shape
-    }
+/// How many output types' shapes a block of [`OutputShapes`] holds.
+const SHAPES_A_BLOCK: usize = 4;
 
+/// The shapes of the output types an agent's typed runs ask for, made on the first run of each
+/// type and kept by the agent: schemars is slow next to a run with an instant model. Slots set
+/// once, in blocks added as more types come, so a run finds its shape without a lock and borrows
+/// it for as long as it borrows the agent (a program has a few output types, and comparing a few
+/// `TypeId`s costs less than hashing one).
+#[derive(Default)]
+pub(crate) struct OutputShapes {
+    slots: [OnceLock<(TypeId, Box<OutputShape>)>; SHAPES_A_BLOCK],
+    more: OnceLock<Box<OutputShapes>>,
+}
+
+impl OutputShapes {
+    /// The shape of `T`, made the first time.
+    pub(crate) fn of<T: JsonSchema + 'static>(&self) -> &OutputShape {
+        let key = TypeId::of::<T>();
+        let mut made = None;
+        let mut block = self;
+        loop {
+            for slot in &block.slots {
+                if slot.get().is_none() {
+                    // Another run may fill the slot first, with this type or another.
+                    let shape = made.take().unwrap_or_else(|| {
+                        Box::new(OutputShape::new(root_schema::<T>().unwrap_or_default()))
+                    });
+                    if let Err((_, shape)) = slot.set((key, shape)) {
+                        made = Some(shape);
+                    }
+                }
+                if let Some((kept, shape)) = slot.get()
+                    && *kept == key
+                {
+                    return shape;
+                }
+            }
+            block = block.more.get_or_init(Box::default);
+        }
+    }
+}
+
+impl OutputShape {
     fn new(mut schema: Map<String, Value>) -> OutputShape {
         let description = match schema.remove("description") {
             Some(Value::String(description)) => Some(description),
@@ -143,7 +145,7 @@ pub(crate) trait OutputCheck<S>: Send + Sync {
 pub(crate) struct TypedCheck<'a, S, T> {
     mode: OutputMode,
     retries: usize,
-    shape: &'static OutputShape,
+    shape: &'a OutputShape,
     validators: Vec<Validator<'a, S, T>>,
     value: Mutex<Option<T>>,
 }
@@ -152,12 +154,13 @@ impl<'a, S, T: OutputType> TypedCheck<'a, S, T> {
     pub(crate) fn new(
         mode: OutputMode,
         retries: usize,
+        shape: &'a OutputShape,
         validators: Vec<Validator<'a, S, T>>,
     ) -> Self {
         TypedCheck {
             mode,
             retries,
-            shape: OutputShape::of::<T>(),
+            shape,
             validators,
             value: Mutex::new(None),
         }
@@ -219,5 +222,37 @@ impl<S: Sync, T: OutputType> OutputCheck<S> for TypedCheck<'_, S, T> {
         }
         *self.value.lock().unwrap_or_else(PoisonError::into_inner) = Some(value);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Kind<const N: usize> {
+        field: u8,
+    }
+
+    #[test]
+    fn an_agent_keeps_each_types_shape_once_however_many_types() {
+        let shapes = OutputShapes::default();
+        let first: *const OutputShape = shapes.of::<Kind<0>>();
+        let others: [*const OutputShape; 9] = [
+            shapes.of::<Kind<1>>(),
+            shapes.of::<Kind<2>>(),
+            shapes.of::<Kind<3>>(),
+            shapes.of::<Kind<4>>(),
+            shapes.of::<Kind<5>>(),
+            shapes.of::<Kind<6>>(),
+            shapes.of::<Kind<7>>(),
+            shapes.of::<Kind<8>>(),
+            shapes.of::<Kind<9>>(),
+        ];
+        assert!(std::ptr::eq(first, shapes.of::<Kind<0>>()));
+        assert!(std::ptr::eq(others[8], shapes.of::<Kind<9>>()));
+        assert!(!others.contains(&first));
+        assert!(shapes.of::<Kind<9>>().fit.schema()["properties"]["field"].is_object());
     }
 }

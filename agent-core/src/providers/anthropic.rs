@@ -37,12 +37,12 @@ use super::common::{
 };
 use super::dialect;
 use super::http::{Endpoint, parse_reply};
+use super::schemas::{Dialect, SchemaJson};
 use crate::content::{Media, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
-use crate::schema_forms::Dialect;
 use crate::settings::{Thinking, ToolChoice};
 use crate::tool::BoxFuture;
 
@@ -176,11 +176,13 @@ impl Anthropic {
                 .map(|tool| WireTool {
                     name: &tool.name,
                     description: &tool.description,
-                    input_schema: tool
-                        .parameters_in(Dialect::Anthropic, |schema| {
+                    input_schema: self
+                        .common
+                        .schemas
+                        .get(tool, Dialect::Anthropic, |schema| {
                             Some(dialect::anthropic(schema))
                         })
-                        .unwrap_or(Cow::Borrowed(RawValue::NULL)),
+                        .unwrap_or_else(SchemaJson::null),
                 })
                 .collect(),
             tool_choice: tool_choice.map(wire_tool_choice),
@@ -645,7 +647,7 @@ enum WireToolContent<'a> {
 struct WireTool<'a> {
     name: &'a str,
     description: &'a str,
-    input_schema: Cow<'a, RawValue>,
+    input_schema: SchemaJson,
 }
 
 #[derive(Deserialize)]

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::http::{ApiKey, Endpoint, HttpClient, HttpConfig, unusable_key};
+use super::schemas::KeptSchemas;
 use super::sse::StreamRequest;
 use crate::content::Part;
 use crate::message::Message;
@@ -25,11 +26,12 @@ pub(crate) struct Common {
     api_key: Option<ApiKey>,
     headers: HeaderMap,
     /// Every request's headers (`headers`, the key's, the content type), made on the first
-    /// request: `None` when the key cannot be a header. Made per request, they were four
-    /// allocations and a copy of the key each time.
+    /// request rather than on each: `None` when the key cannot be a header.
     sent_headers: OnceLock<Option<HeaderMap>>,
     pub(crate) max_tokens: Option<u32>,
     pub(crate) temperature: Option<f32>,
+    /// The tools' parameter schemas in this adapter's dialects, as the requests so far offered them.
+    pub(crate) schemas: KeptSchemas,
 }
 
 /// Where an adapter puts the API key: the header, and what comes before the key in it.
@@ -48,6 +50,7 @@ impl Common {
             sent_headers: OnceLock::new(),
             max_tokens: None,
             temperature: None,
+            schemas: KeptSchemas::default(),
         }
     }
 
@@ -204,28 +207,27 @@ pub(crate) fn made_up_call_id() -> String {
     format!("call_agent_{number}")
 }
 
-/// A tool's parameters as both OpenAI APIs take them, kept with its definition: the strict form
-/// when `strict` tools are asked for and strict mode can say the schema (the `bool` says it is),
-/// else the plain form.
+/// A tool's parameters as both OpenAI APIs take them, kept by the adapter: the strict form when
+/// `strict` tools are asked for and strict mode can say the schema (the `bool` says it is), else
+/// the plain form.
 #[cfg(feature = "openai")]
 pub(crate) fn openai_parameters(
+    schemas: &KeptSchemas,
     tool: &crate::tool::ToolDef,
     strict: bool,
-) -> (std::borrow::Cow<'_, serde_json::value::RawValue>, bool) {
-    use crate::schema_forms::Dialect;
+) -> (super::schemas::SchemaJson, bool) {
+    use super::schemas::{Dialect, SchemaJson};
     let strict_form = strict
-        .then(|| tool.parameters_in(Dialect::OpenAiStrict, super::dialect::openai_strict))
+        .then(|| schemas.get(tool, Dialect::OpenAiStrict, super::dialect::openai_strict))
         .flatten();
     match strict_form {
         Some(parameters) => (parameters, true),
         None => {
-            let plain = tool
-                .parameters_in(Dialect::OpenAi, |schema| {
+            let plain = schemas
+                .get(tool, Dialect::OpenAi, |schema| {
                     Some(super::dialect::openai(schema))
                 })
-                .unwrap_or(std::borrow::Cow::Borrowed(
-                    serde_json::value::RawValue::NULL,
-                ));
+                .unwrap_or_else(SchemaJson::null);
             (plain, false)
         }
     }

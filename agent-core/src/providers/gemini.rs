@@ -27,7 +27,6 @@
 //!   `thinkingBudget`: the budget of [`Thinking::budget_tokens`], 0 for off. Thought summaries are
 //!   asked for (`includeThoughts`) whenever thinking is on.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -42,12 +41,12 @@ use super::common::{
 };
 use super::dialect;
 use super::http::{Endpoint, join_url, parse_reply, stream_error, unexpected_reply};
+use super::schemas::{Dialect, SchemaJson};
 use crate::content::{Media, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
-use crate::schema_forms::Dialect;
 use crate::settings::{Effort, Thinking, ToolChoice};
 use crate::tool::{BoxFuture, ToolDef};
 
@@ -124,7 +123,7 @@ impl Gemini {
     }
 
     /// A tool's parameters in the form this model takes, made once per tool.
-    fn parameters<'a>(&self, tool: &'a ToolDef) -> WireSchema<'a> {
+    fn parameters(&self, tool: &ToolDef) -> WireSchema {
         let (dialect, transform): (Dialect, fn(&Value) -> Option<Value>) = if self.json_schema {
             (Dialect::GeminiJson, |schema| {
                 Some(dialect::gemini_json(schema))
@@ -134,14 +133,16 @@ impl Gemini {
                 Some(dialect::gemini(schema))
             })
         };
-        let schema = tool
-            .parameters_in(dialect, transform)
-            .unwrap_or(Cow::Borrowed(RawValue::NULL));
+        let schema = self
+            .common
+            .schemas
+            .get(tool, dialect, transform)
+            .unwrap_or_else(SchemaJson::null);
         self.schema_as(schema)
     }
 
     /// A schema under the field name of the form this model takes.
-    fn schema_as<'a>(&self, schema: Cow<'a, RawValue>) -> WireSchema<'a> {
+    fn schema_as(&self, schema: SchemaJson) -> WireSchema {
         if self.json_schema {
             WireSchema::Json(schema)
         } else {
@@ -150,13 +151,13 @@ impl Gemini {
     }
 
     /// A response format's schema in the form this model takes.
-    fn response_schema(&self, schema: &Value) -> WireSchema<'static> {
+    fn response_schema(&self, schema: &Value) -> WireSchema {
         let schema = if self.json_schema {
             dialect::gemini_json(schema)
         } else {
             dialect::gemini(schema)
         };
-        self.schema_as(Cow::Owned(crate::schema_forms::to_json(&schema)))
+        self.schema_as(SchemaJson::of(&schema))
     }
 
     common_builder_methods!();
@@ -719,30 +720,30 @@ struct WireDeclaration<'a> {
     name: &'a str,
     description: &'a str,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    parameters: Option<WireSchema<'a>>,
+    parameters: Option<WireSchema>,
 }
 
 /// A schema under the field name its form goes by: `parametersJsonSchema` / `parameters` for a
 /// function, which the generation config's response schema renames.
 #[derive(Serialize)]
-enum WireSchema<'a> {
+enum WireSchema {
     #[serde(rename = "parametersJsonSchema")]
-    Json(Cow<'a, RawValue>),
+    Json(SchemaJson),
     #[serde(rename = "parameters")]
-    OpenApi(Cow<'a, RawValue>),
+    OpenApi(SchemaJson),
 }
 
 /// The response schema, under its form's field name.
 #[derive(Serialize)]
 enum WireResponseSchema {
     #[serde(rename = "responseJsonSchema")]
-    Json(Cow<'static, RawValue>),
+    Json(SchemaJson),
     #[serde(rename = "responseSchema")]
-    OpenApi(Cow<'static, RawValue>),
+    OpenApi(SchemaJson),
 }
 
-impl From<WireSchema<'static>> for WireResponseSchema {
-    fn from(schema: WireSchema<'static>) -> Self {
+impl From<WireSchema> for WireResponseSchema {
+    fn from(schema: WireSchema) -> Self {
         match schema {
             WireSchema::Json(schema) => WireResponseSchema::Json(schema),
             WireSchema::OpenApi(schema) => WireResponseSchema::OpenApi(schema),

@@ -9,6 +9,7 @@ mod common;
 pub mod dialect;
 mod env;
 mod http;
+mod schemas;
 
 #[cfg(feature = "anthropic")]
 mod anthropic;

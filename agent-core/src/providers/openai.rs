@@ -10,7 +10,6 @@ use std::fmt;
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::common::{
     Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id,
@@ -18,6 +17,7 @@ use super::common::{
 };
 use super::dialect;
 use super::http::{Endpoint, join_url, parse_reply, unexpected_reply};
+use super::schemas::SchemaJson;
 use base64::Engine as _;
 
 use crate::content::{MediaUrl, Part, Source};
@@ -121,7 +121,7 @@ impl OpenAi {
     }
 
     fn wire_tool<'a>(&self, tool: &'a ToolDef) -> WireTool<'a> {
-        let (parameters, strict) = openai_parameters(tool, self.strict_tools);
+        let (parameters, strict) = openai_parameters(&self.common.schemas, tool, self.strict_tools);
         WireTool {
             kind: "function",
             function: WireFunction {
@@ -635,7 +635,7 @@ struct WireTool<'a> {
 struct WireFunction<'a> {
     name: &'a str,
     description: &'a str,
-    parameters: Cow<'a, RawValue>,
+    parameters: SchemaJson,
     #[serde(skip_serializing_if = "Option::is_none")]
     strict: Option<bool>,
 }

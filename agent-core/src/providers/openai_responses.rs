@@ -13,7 +13,6 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::common::{
     Common, KeyHeader, arguments_text, common_builder_methods, encode, made_up_call_id,
@@ -22,6 +21,7 @@ use super::common::{
 use super::dialect;
 use super::http::{Endpoint, parse_reply, unexpected_reply};
 use super::openai::{OPENAI_BASE_URL, is_reasoning_model, least_effort};
+use super::schemas::SchemaJson;
 use crate::content::{Media, MediaUrl, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 use crate::model::{BoxStream, StreamEvent};
@@ -157,7 +157,7 @@ impl OpenAiResponses {
 
     fn wire_tool<'a>(&self, tool: &'a ToolDef) -> WireTool<'a> {
         // The same forms as Chat Completions'.
-        let (parameters, strict) = openai_parameters(tool, self.strict_tools);
+        let (parameters, strict) = openai_parameters(&self.common.schemas, tool, self.strict_tools);
         WireTool {
             kind: "function",
             name: &tool.name,
@@ -695,7 +695,7 @@ struct WireTool<'a> {
     kind: &'static str,
     name: &'a str,
     description: &'a str,
-    parameters: Cow<'a, RawValue>,
+    parameters: SchemaJson,
     strict: bool,
 }
 

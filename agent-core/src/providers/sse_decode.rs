@@ -2,9 +2,9 @@
 //! ending in CRLF, LF or CR, `field: value` lines, comments, events ending at a blank line.
 //!
 //! Written here rather than taken from `eventsource-stream`, which copies its whole remaining
-//! buffer after every event: a reply read as one chunk cost time quadratic in its size (71% of the
-//! time of a 30 KB stream was `memcpy`), and tiny chunks paid for a parser restart each. This one
-//! looks at each byte once and keeps only the unfinished line between chunks.
+//! buffer after every event: a reply read as one chunk cost time quadratic in its size, and tiny
+//! chunks paid for a parser restart each (BENCHMARKS.md has the figures). This one looks at each
+//! byte once and keeps only the unfinished line between chunks.
 
 use std::collections::VecDeque;
 
@@ -46,7 +46,7 @@ impl EventDecoder {
         out: &mut VecDeque<Event>,
     ) -> Result<(), ModelError> {
         // A piece of one byte inside a line (a network that hands over bytes one by one) only grows
-        // the line: inlined into the stream's poll, spared the search and a `memcpy` call.
+        // the line, with no search.
         if let [byte] = bytes
             && self.started
             && !self.after_cr

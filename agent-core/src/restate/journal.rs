@@ -78,7 +78,9 @@ impl Journal for RestateJournal<'_> {
                     .name(format!("tool call {} started", call.id))
                     .await;
                 if let Err(terminal) = marked {
-                    return Err(ToolError::failed(terminal.message()));
+                    return Err(ToolError::Journal {
+                        message: terminal.message().to_owned(),
+                    });
                 }
                 started_before = !starts_now.load(Ordering::Relaxed);
             }
@@ -97,7 +99,9 @@ impl Journal for RestateJournal<'_> {
                 Ok(Json(None)) => Err(ToolError::OutcomeUnknown {
                     tool: call.name.clone(),
                 }),
-                Err(terminal) => Err(ToolError::failed(terminal.message())),
+                Err(terminal) => Err(ToolError::Journal {
+                    message: terminal.message().to_owned(),
+                }),
             }
         })
     }

@@ -10,7 +10,7 @@ use super::request::{Input, ResumeFrom, RunRequest};
 use crate::limits::{AtStepLimit, Limits};
 use crate::message::ToolCall;
 use crate::model::Model;
-use crate::output::{OutputMode, OutputSettings};
+use crate::output::{OutputMode, OutputSettings, OutputShapes};
 use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::texts::Texts;
@@ -38,6 +38,8 @@ pub struct Agent<S = ()> {
     pub(crate) approver: Option<Arc<dyn Approver<S>>>,
     pub(crate) settings: ModelSettings,
     pub(crate) output: OutputSettings,
+    /// The shapes of the output types its typed runs asked for.
+    pub(crate) output_shapes: OutputShapes,
 }
 
 impl<S: Send + Sync + 'static> Agent<S> {
@@ -53,6 +55,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             approver: None,
             settings: ModelSettings::new(),
             output: OutputSettings::default(),
+            output_shapes: OutputShapes::default(),
         }
     }
 
@@ -249,6 +252,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             approver,
             settings: self.settings,
             output: self.output,
+            output_shapes: self.output_shapes,
         }
     }
 

@@ -1,8 +1,8 @@
 //! A live view of a run: its events as they happen, then its end.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use futures_util::Stream;
@@ -42,9 +42,8 @@ pub enum RunEvent<O = RunOutput> {
 }
 
 /// What a run sends its stream while it runs: each event but the end, which the stream makes from
-/// the run's outcome. Kept apart from [`RunEvent`] so the queue cannot hold an end, and so each
-/// item is 96 bytes rather than 136 (`Finished`'s), moved inline rather than by a `memcpy` call on
-/// its way from the loop to the stream.
+/// the run's outcome. Kept apart from [`RunEvent`] so the queue cannot hold an end, and so its
+/// items are not the size of `Finished`'s outcome.
 pub(crate) enum LiveEvent {
     StepStarted { step: usize },
     TextDelta(String),
@@ -67,53 +66,29 @@ impl<O> From<LiveEvent> for RunEvent<O> {
     }
 }
 
-thread_local! {
-    /// The events sent by the streamed runs being polled on this thread, one buffer per run,
-    /// innermost last (a tool may stream a run of its own inside its caller's poll).
-    static POLLING: RefCell<Vec<VecDeque<LiveEvent>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A streamed run's way to its stream. Events are only made while the stream polls the run, on the
-/// thread polling it, so the stream lends the run its buffer for the poll (on this thread's stack
-/// of them) and finds the events there right after: no lock, no channel, no waker, and no
-/// allocation per event.
-#[derive(Clone, Copy, Debug)]
+/// A streamed run's way to its stream: a queue the two share. The run pushes each event as it
+/// happens; the stream takes everything queued at once after each poll of the run, so a step's
+/// events cost one lock each on the run's side and one a poll on the stream's.
+#[derive(Clone)]
 #[doc(hidden)]
 pub struct EventSender {
     /// Made only by [`RunStream::new`], for the run it polls.
-    _private: (),
+    queue: Arc<Mutex<VecDeque<LiveEvent>>>,
 }
 
 impl EventSender {
-    /// Sends `event` to the stream polling this run.
-    pub(crate) fn send(self, event: LiveEvent) {
-        // Fails only while the thread ends, when no stream is polling anything.
-        let _ = POLLING.try_with(|polling| match polling.borrow_mut().last_mut() {
-            Some(events) => events.push_back(event),
-            None => debug_assert!(false, "a streamed run is polled only by its stream"),
-        });
+    /// Sends `event` to the stream of this run.
+    pub(crate) fn send(&self, event: LiveEvent) {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(event);
     }
 }
 
-/// A stream's buffer lent to the run it polls, for one poll: given back when dropped, even if the
-/// poll panics (so the stack of buffers stays in step with the polls in progress).
-struct Lent<'a> {
-    ready: &'a mut VecDeque<LiveEvent>,
-}
-
-impl<'a> Lent<'a> {
-    fn new(ready: &'a mut VecDeque<LiveEvent>) -> Self {
-        let buffer = std::mem::take(ready);
-        let _ = POLLING.try_with(|polling| polling.borrow_mut().push(buffer));
-        Lent { ready }
-    }
-}
-
-impl Drop for Lent<'_> {
-    fn drop(&mut self) {
-        if let Ok(Some(buffer)) = POLLING.try_with(|polling| polling.borrow_mut().pop()) {
-            *self.ready = buffer;
-        }
+impl std::fmt::Debug for EventSender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventSender")
     }
 }
 
@@ -143,7 +118,9 @@ impl std::future::Future for HandOver {
 /// [`RunRequest::stream`](crate::RunRequest::stream) returns.
 pub struct RunStream<'a, O = RunOutput> {
     run: Option<BoxFuture<'a, Result<O, RunError>>>,
-    /// Events the run sent, not yet handed out (lent to the run while it is polled).
+    /// Where the run sends its events.
+    sent: Arc<Mutex<VecDeque<LiveEvent>>>,
+    /// Events taken from `sent`, not yet handed out.
     ready: VecDeque<LiveEvent>,
     outcome: Option<Result<O, RunError>>,
 }
@@ -151,10 +128,16 @@ pub struct RunStream<'a, O = RunOutput> {
 impl<'a, O> RunStream<'a, O> {
     /// The stream of the run `run` makes, given the sender of its events.
     pub(crate) fn new(run: impl FnOnce(EventSender) -> BoxFuture<'a, Result<O, RunError>>) -> Self {
+        // Room for a step's events (its start, text, a call and its result, its end) from the
+        // first, on both sides of the queue: the run hands them over step by step, so this is
+        // what a stream needs.
+        let sent = Arc::new(Mutex::new(VecDeque::with_capacity(8)));
+        let events = EventSender {
+            queue: Arc::clone(&sent),
+        };
         RunStream {
-            run: Some(run(EventSender { _private: () })),
-            // Room for a step's events (its start, text, a call and its result, its end) from the
-            // first: the run hands them over step by step, so this is what a stream needs.
+            run: Some(run(events)),
+            sent,
             ready: VecDeque::with_capacity(8),
             outcome: None,
         }
@@ -178,10 +161,13 @@ impl<O> Stream for RunStream<'_, O> {
                 // The run is over and every event is out: its end, once.
                 return Poll::Ready(this.outcome.take().map(RunEvent::Finished));
             };
-            let polled = {
-                let _lent = Lent::new(&mut this.ready);
-                run.as_mut().poll(context)
-            };
+            let polled = run.as_mut().poll(context);
+            // What it sent during the poll, all at once: `ready` is empty here, so the two
+            // swap places.
+            std::mem::swap(
+                &mut this.ready,
+                &mut this.sent.lock().unwrap_or_else(PoisonError::into_inner),
+            );
             match polled {
                 // Drain what it sent last, then finish.
                 Poll::Ready(outcome) => {

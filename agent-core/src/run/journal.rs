@@ -26,7 +26,7 @@ pub trait Journal: Send + Sync {
     /// Runs a tool call (or gives back its recorded result). `definition` is the tool's, when the
     /// agent has it: its annotations say whether running it twice would be harmless. When the
     /// journal has no result to give (the call was cut off by a crash and is not safe to repeat:
-    /// [`ToolError::OutcomeUnknown`]; the journal itself failed: [`ToolError::Failed`]), it says
+    /// [`ToolError::OutcomeUnknown`]; the journal itself failed: [`ToolError::Journal`]), it says
     /// so, and the run words the result as it words every other.
     fn tool_call<'a>(
         &'a self,

@@ -20,7 +20,7 @@ pub const PAUSED_RUN_VERSION: u32 = 1;
 /// ([`to_json`](Self::to_json), [`from_json`](Self::from_json)) to be stored and resumed later.
 ///
 /// Boxed inside, so that a [`RunOutput`](crate::RunOutput), which every run returns and most
-/// without a pause, stays small to move (136 bytes instead of 312).
+/// without a pause, stays small to move.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PausedRun(pub(crate) Box<PausedState>);

@@ -552,28 +552,33 @@ struct Prepared<'a, S> {
 }
 
 impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
-    /// A typed run to its end: the run with its check, then the value the check took.
-    async fn go_typed<T: OutputType>(
+    /// A typed run to its end: the run with its check, then the value the check took. Not an
+    /// `async fn`: the check is made here, and its future keeps it rather than `typed` too.
+    fn go_typed<T: OutputType>(
         self,
         typed: Typed<'a, S, T>,
         events: Option<EventSender>,
-    ) -> Result<TypedOutput<T>, RunError> {
+    ) -> impl Future<Output = Result<TypedOutput<T>, RunError>> + Send + 'a {
         let defaults = self.agent.output;
         let check = TypedCheck::new(
             typed.mode.unwrap_or(defaults.mode),
             typed.retries.unwrap_or(defaults.retries),
+            self.agent.output_shapes.of::<T>(),
             typed.validators,
         );
-        let run = self.go(Some(&check), events).await?;
-        match check.into_value() {
-            Some(value) => Ok(TypedOutput { value, run }),
-            // The loop reports a run without its output as `NoOutput`; this is only for safety.
-            None => Err(RunError::NoOutput {
-                stop_reason: run.stop_reason,
-                attempts: Vec::new(),
-                messages: run.messages,
-                usage: run.usage,
-            }),
+        async move {
+            let run = self.go(Some(&check), events).await?;
+            match check.into_value() {
+                Some(value) => Ok(TypedOutput { value, run }),
+                // The loop reports a run without its output as `NoOutput`; this is only for
+                // safety.
+                None => Err(RunError::NoOutput {
+                    stop_reason: run.stop_reason,
+                    attempts: Vec::new(),
+                    messages: run.messages,
+                    usage: run.usage,
+                }),
+            }
         }
     }
 

@@ -17,8 +17,7 @@
 //! | `error_authentication`, `error_rate_limited`, `error_quota_exhausted`, `error_invalid_request`, `error_overloaded`, `error_server`, `error_undecodable` | `chat` and `chat_stream` fail with the matching [`ModelError`] variant, carrying the provider's message (and, for a rate limit, its retry-after); a stream ends with the error and never with `Finished` |
 //! | `error_stream_cut_off` | a stream that stops early ends with [`ModelError::Stream`] |
 //! | `error_stream_event`, `error_stream_overloaded` | a stream that carries an error event ends with the variant the same error as an HTTP status gives ([`ModelError::Server`], [`ModelError::Overloaded`]), with its message, so [`ModelError::is_retryable`] agrees |
-//! | `stream_text`, `stream_tool_calls` | `chat_stream` ends with exactly one [`StreamEvent::Finished`], equal to the canonical reply and to the plain `chat` reply; the text deltas add up to its text; each call starts once (`ToolCallStart`, with its id and name) before its argument fragments, which reassemble into its arguments; a `Usage` event equals the reply's usage. A model that [streams natively](Capabilities::streaming) must send the text in at least two `TextDelta`s |
-//! | `stream_text_deltas_only`, `stream_tool_calls_deltas_only` | the same, asked for [`deltas_only`](crate::ChatRequest::deltas_only) as the agent loop asks: the same deltas and the same reply; the call and usage events may be left out |
+//! | `stream_text`, `stream_tool_calls` | `chat_stream` ends with exactly one [`StreamEvent::Finished`], equal to the canonical reply and to the plain `chat` reply; the text deltas add up to its text; each call starts once (`ToolCallStart`, with its id and name) before its argument fragments, which reassemble into its arguments; a `Usage` event equals the reply's usage. A model that [streams natively](Capabilities::streaming) must send the text in at least two `TextDelta`s and tell each call; one that does not may leave the call and usage events out, as the default `chat_stream` does |
 //!
 //! Error cases the harness does not list in [`Capabilities::failing_with`] are skipped.
 //!
@@ -88,7 +87,7 @@ impl Capabilities {
         Capabilities::default()
     }
 
-    /// The model streams natively: the suite then wants text in pieces.
+    /// The model streams natively: the suite then wants text in pieces and each call told.
     pub fn streaming(mut self) -> Self {
         self.streams_natively = true;
         self
@@ -446,21 +445,11 @@ pub async fn run<M: Model + ?Sized, H: Harness>(model: &M, harness: &H) -> Repor
         }
     }
     let native = capabilities.streams_natively;
-    for (case, reply, deltas_only) in [
-        ("stream_text", text_reply(), false),
-        ("stream_tool_calls", parallel_calls_reply(), false),
-        ("stream_text_deltas_only", text_reply(), true),
-        (
-            "stream_tool_calls_deltas_only",
-            parallel_calls_reply(),
-            true,
-        ),
+    for (case, reply) in [
+        ("stream_text", text_reply()),
+        ("stream_tool_calls", parallel_calls_reply()),
     ] {
-        let asked = Streamed {
-            native,
-            deltas_only,
-        };
-        let outcome = check_stream(model, harness, &conversation, &reply, asked).await;
+        let outcome = check_stream(model, harness, &conversation, &reply, native).await;
         report.record(case, outcome);
     }
     report
@@ -620,13 +609,13 @@ async fn chat<M: Model + ?Sized>(
 async fn stream<M: Model + ?Sized>(
     model: &M,
     conversation: &Conversation,
-    deltas_only: bool,
 ) -> Result<Vec<Result<StreamEvent, ModelError>>, String> {
-    let mut request = conversation.request();
-    if deltas_only {
-        request = request.with_deltas_only();
-    }
-    within(model.chat_stream(request).collect::<Vec<_>>()).await
+    within(
+        model
+            .chat_stream(conversation.request())
+            .collect::<Vec<_>>(),
+    )
+    .await
 }
 
 fn same_reply(got: &ChatResponse, expected: &ChatResponse, what: &str) -> Result<(), String> {
@@ -730,7 +719,7 @@ async fn check_failure<M: Model + ?Sized, H: Harness>(
         }
     }
     harness.prime(&exchange, Call::Stream).await;
-    let events = stream(model, conversation, false).await?;
+    let events = stream(model, conversation).await?;
     let Some((last, before)) = events.split_last() else {
         return Err("chat_stream ended without an event".to_owned());
     };
@@ -762,13 +751,13 @@ async fn check_stream<M: Model + ?Sized, H: Harness>(
     harness: &H,
     conversation: &Conversation,
     reply: &ChatResponse,
-    asked: Streamed,
+    native: bool,
 ) -> Result<(), String> {
     harness
         .prime(&Exchange::Reply(reply.clone()), Call::Stream)
         .await;
-    let events = stream(model, conversation, asked.deltas_only).await?;
-    let finished = check_events(&events, asked)?;
+    let events = stream(model, conversation).await?;
+    let finished = check_events(&events, native)?;
     same_reply(finished, reply, "the streamed reply")?;
 
     harness
@@ -792,18 +781,11 @@ struct StreamedCall<'e> {
     arguments: String,
 }
 
-/// How a stream is checked: whether the model claims native streaming, and whether the stream
-/// was asked for deltas only (its call events may then be missing).
-#[derive(Clone, Copy)]
-struct Streamed {
-    native: bool,
-    deltas_only: bool,
-}
-
-/// Checks a stream's events against each other and returns the reply it finished with.
+/// Checks a stream's events against each other and returns the reply it finished with; `native`
+/// is whether the model claims native streaming (else its call events may be missing).
 fn check_events(
     events: &[Result<StreamEvent, ModelError>],
-    asked: Streamed,
+    native: bool,
 ) -> Result<&ChatResponse, String> {
     let Some((last, before)) = events.split_last() else {
         return Err("chat_stream ended without an event".to_owned());
@@ -860,12 +842,12 @@ fn check_events(
             reply.message.content
         ));
     }
-    if asked.native && !reply.message.content.is_empty() && text_deltas < 2 {
+    if native && !reply.message.content.is_empty() && text_deltas < 2 {
         return Err(format!(
             "the model claims native streaming, but its text came in {text_deltas} delta(s): {events:?}"
         ));
     }
-    let calls_left_out = asked.deltas_only && calls.is_empty();
+    let calls_left_out = !native && calls.is_empty();
     if !calls_left_out && calls.len() != reply.message.tool_calls.len() {
         return Err(format!(
             "{} calls started in the stream, the reply has {}: {events:?}",

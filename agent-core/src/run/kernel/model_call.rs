@@ -69,13 +69,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         {
             request = request.with_response_format(&output.check.shape().format);
         }
-        let response = match (self.events, self.journal) {
+        let response = match (&self.events, self.journal) {
             (_, Some(journal)) => {
                 let reply = journal.model_call(step, Box::pin(self.agent.model.chat(request)));
                 raced!(self, reply, cancel, span)
             }
             (Some(events), None) => {
-                let stream = self.agent.model.chat_stream(request.with_deltas_only());
+                let stream = self.agent.model.chat_stream(request);
                 raced!(self, streamed_reply(stream, events), cancel, span)
             }
             (None, None) => raced!(self, self.agent.model.chat(request), cancel, span),
@@ -124,7 +124,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 /// [`StreamEvent::Finished`]. A stream that ends without it is an error, never a half-built reply.
 async fn streamed_reply(
     mut stream: BoxStream<'_, Result<StreamEvent, ModelError>>,
-    events: EventSender,
+    events: &EventSender,
 ) -> Result<ChatResponse, ModelError> {
     while let Some(event) = stream.next().await {
         match event? {
