@@ -125,7 +125,7 @@ pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema};
 pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};
 pub use state::{FromRef, State};
-pub use texts::{Chinese, ContentNote, English, NotRun, Texts};
+pub use texts::{Chinese, ContentNote, English, NotRun, ReturnedBy, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 pub use tool_error::{RemoteProblem, ThreadProblem, ToolError};
 pub use tool_fn::{ToolClosure, ToolFn, tool_fn};

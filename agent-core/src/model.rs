@@ -1,11 +1,13 @@
 //! The model abstraction: one trait every provider adapter and test double implements.
 
+use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::message::{AssistantMessage, Message, Usage};
 use crate::settings::{ModelSettings, NO_SETTINGS, ResponseFormat, ToolChoice};
+use crate::texts::{English, Texts};
 use futures_util::Stream;
 
 use crate::tool::{BoxFuture, ToolDef};
@@ -35,7 +37,7 @@ pub trait Model: Send + Sync {
 }
 
 /// What the agent sends the model on each step.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 #[non_exhaustive]
 pub struct ChatRequest<'a> {
     /// The whole conversation so far, system prompt first.
@@ -47,17 +49,42 @@ pub struct ChatRequest<'a> {
     /// The schema the answer must follow, when the run asks for a typed answer the provider's
     /// native way.
     pub response_format: Option<&'a ResponseFormat>,
+    /// The language of the words an adapter writes into the request itself, around what the
+    /// history holds (the line before a tool result's images where the wire format takes them
+    /// only in a user message, a part the provider cannot take): the run's, so that none of them
+    /// is English in a run in another language.
+    pub texts: &'a dyn Texts,
+}
+
+/// Every field but the texts, which are a trait object with no `Debug` of their own.
+impl fmt::Debug for ChatRequest<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChatRequest")
+            .field("messages", &self.messages)
+            .field("tools", &self.tools)
+            .field("settings", &self.settings)
+            .field("response_format", &self.response_format)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> ChatRequest<'a> {
-    /// A request for this history and these tools, with no settings of its own.
+    /// A request for this history and these tools, with no settings of its own, in
+    /// [`English`].
     pub fn new(messages: &'a [Message], tools: &'a [ToolDef]) -> Self {
         ChatRequest {
             messages,
             tools,
             settings: &NO_SETTINGS,
             response_format: None,
+            texts: &English,
         }
+    }
+
+    /// Sets the texts the adapter's own words come from (a run sets its agent's).
+    pub fn with_texts(mut self, texts: &'a dyn Texts) -> Self {
+        self.texts = texts;
+        self
     }
 
     /// Sets the settings of this request.

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use crate::argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
+use crate::content::Part;
 use crate::output_problem::OutputProblem;
 use crate::tool_error::{RemoteProblem, ThreadProblem, ToolError, human_duration};
 
@@ -69,6 +70,29 @@ pub trait Texts: Send + Sync + 'static {
     /// (what an MCP server sent: a resource, a link, content of an unknown kind, or an image in
     /// an error's text), so the model knows it is there.
     fn content_note(&self, note: ContentNote<'_>) -> String;
+
+    /// The text before a tool result's images, documents and audio where the provider's wire
+    /// format cannot carry them in the result itself, so an adapter sends them in a user message
+    /// after it (OpenAI Chat Completions, Gemini): it tells the model which call they came from.
+    fn returned_parts(&self, call: ReturnedBy<'_>) -> String;
+
+    /// What a tool result's text says in place of a part its provider cannot take (audio for
+    /// Anthropic Messages, say), so the model knows what it was not shown. `reason` is the
+    /// adapter's own account of why, in English for the developer: the message it would refuse
+    /// such a part of a user message with ([`ModelError::Unsupported`](crate::ModelError)). A
+    /// language other than English may leave it out.
+    fn part_not_shown(&self, part: &Part, reason: &str) -> String;
+}
+
+/// The call a tool result's parts came from, as [`Texts::returned_parts`] names it: by what the
+/// provider's wire format pairs a result with its call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReturnedBy<'a> {
+    /// The call with this id (OpenAI Chat Completions).
+    CallId(&'a str),
+    /// The call of the tool with this name (Gemini, which pairs results with calls by name).
+    Tool(&'a str),
 }
 
 /// Content a tool result names rather than shows: what an [MCP client](crate::mcp::McpClient)
@@ -304,6 +328,18 @@ impl Texts for English {
             }
         }
     }
+
+    fn returned_parts(&self, call: ReturnedBy<'_>) -> String {
+        match call {
+            ReturnedBy::CallId(id) => format!("The tool call {id} returned these:"),
+            ReturnedBy::Tool(name) => format!("The {name} call returned these:"),
+        }
+    }
+
+    fn part_not_shown(&self, part: &Part, reason: &str) -> String {
+        let media_type = part.media().map_or("", |media| media.media_type.as_str());
+        format!("[{} ({media_type}) not shown: {reason}]", part.kind())
+    }
 }
 
 /// Chinese texts: exactly those of the reference TypeScript loop.
@@ -485,6 +521,26 @@ impl Texts for Chinese {
             ContentNote::ResourceLink { name, uri } => format!("[资源链接 {name}：{uri}]"),
             ContentNote::UnknownContent => "[本客户端不认识的内容]".to_owned(),
         }
+    }
+
+    fn returned_parts(&self, call: ReturnedBy<'_>) -> String {
+        match call {
+            ReturnedBy::CallId(id) => format!("工具调用 {id} 返回了以下内容："),
+            ReturnedBy::Tool(name) => format!("对 {name} 的调用返回了以下内容："),
+        }
+    }
+
+    /// The English reason is left out: the words say only that the model service does not take
+    /// such content.
+    fn part_not_shown(&self, part: &Part, _reason: &str) -> String {
+        let kind = match part {
+            Part::Image(_) => "图片",
+            Part::Document(_) => "文档",
+            Part::Audio(_) => "音频",
+            Part::Text { .. } => "文本",
+        };
+        let media_type = part.media().map_or("", |media| media.media_type.as_str());
+        format!("[{kind}（{media_type}）未显示：当前模型服务不接受这类内容]")
     }
 }
 
@@ -802,6 +858,25 @@ mod tests {
     }
 
     #[test]
+    fn the_adapters_english_words_are_as_they_were() {
+        assert_eq!(
+            English.returned_parts(ReturnedBy::CallId("call_1")),
+            "The tool call call_1 returned these:"
+        );
+        assert_eq!(
+            English.returned_parts(ReturnedBy::Tool("take_photo")),
+            "The take_photo call returned these:"
+        );
+        assert_eq!(
+            English.part_not_shown(
+                &Part::audio("audio/wav", b"RIFF"),
+                "Anthropic Messages cannot take audio"
+            ),
+            "[audio (audio/wav) not shown: Anthropic Messages cannot take audio]"
+        );
+    }
+
+    #[test]
     fn every_failure_and_refusal_is_worded_in_chinese() {
         let errors = [
             ToolError::Panicked { message: None },
@@ -881,6 +956,18 @@ mod tests {
             assert!(!english_run(&words), "{note:?} in Chinese: {words}");
             assert!(!English.content_note(note).is_empty());
         }
+        for call in [ReturnedBy::CallId("call_1"), ReturnedBy::Tool("take_photo")] {
+            let words = Chinese.returned_parts(call);
+            assert!(!english_run(&words), "{call:?} in Chinese: {words}");
+        }
+        let audio = Part::audio("audio/wav", b"RIFF");
+        let reason = "Anthropic Messages cannot take audio";
+        let words = Chinese.part_not_shown(&audio, reason);
+        assert!(!english_run(&words), "{words}");
+        assert_eq!(
+            words,
+            "[音频（audio/wav）未显示：当前模型服务不接受这类内容]"
+        );
         for why in [
             NotRun::ApprovalDeclined,
             NotRun::ApprovalCancelled,

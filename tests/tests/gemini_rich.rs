@@ -6,9 +6,9 @@
 
 use agent_core::providers::Gemini;
 use agent_core::{
-    AssistantMessage, ChatRequest, ChatResponse, Effort, FinishReason, Media, Message, Model,
-    ModelSettings, Part, Reasoning, RunEvent, StreamEvent, Thinking, ToolCall, ToolResultMessage,
-    agent,
+    AssistantMessage, ChatRequest, ChatResponse, Chinese, Effort, FinishReason, Media, Message,
+    Model, ModelSettings, Part, Reasoning, RunEvent, StreamEvent, Thinking, ToolCall,
+    ToolResultMessage, agent,
 };
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -156,6 +156,38 @@ async fn a_tool_that_returns_an_image_is_answered_with_its_response_and_the_imag
             ]
         })
     );
+}
+
+#[tokio::test]
+async fn a_chinese_agent_s_tool_images_are_introduced_in_chinese() {
+    let server = serve_in_order(vec![
+        json_reply(
+            200,
+            &json!({
+                "candidates": [{
+                    "content": {"parts": [{"functionCall": {"name": "screenshot", "args": {"url": "https://example.com"}}}], "role": "model"},
+                    "finishReason": "STOP", "index": 0
+                }]
+            })
+            .to_string(),
+        ),
+        json_reply(200, &fixture("gemini", "answer.json")),
+    ])
+    .await;
+    let output = agent!(gemini_at(&server.uri()), screenshot)
+        .texts(Chinese)
+        .run("看看 example.com")
+        .await
+        .unwrap();
+    assert!(output.is_finished());
+    let bodies = request_bodies(&server).await;
+    let parts = &bodies[1]["contents"][2]["parts"];
+    assert_eq!(
+        parts[1],
+        json!({"text": "对 screenshot 的调用返回了以下内容："})
+    );
+    assert_eq!(parts[2]["inlineData"]["mimeType"], "image/png");
+    assert!(!bodies[1].to_string().contains("returned these"));
 }
 
 /// The parts of a fixture reply's model turn, as Gemini gave them.

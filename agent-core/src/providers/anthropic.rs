@@ -44,6 +44,7 @@ use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
 use crate::settings::{Thinking, ToolChoice};
+use crate::texts::Texts;
 use crate::tool::BoxFuture;
 
 /// What this adapter's [`Reasoning`] says wrote it.
@@ -169,7 +170,7 @@ impl Anthropic {
             model: &self.common.model,
             max_tokens,
             system: system_text(request.messages),
-            messages: wire_messages(request.messages)?,
+            messages: wire_messages(request.messages, request.texts)?,
             tools: request
                 .tools
                 .iter()
@@ -334,7 +335,10 @@ pub(super) fn redacted_of(data: String) -> Reasoning {
 /// The history as Anthropic wants it: system messages go to their own field, and consecutive
 /// messages of one role are merged, so every tool result of a turn lands in one user message (tool
 /// results first, as the API requires). Fails on a part Anthropic cannot take.
-fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelError> {
+fn wire_messages<'a>(
+    messages: &'a [Message],
+    texts: &dyn Texts,
+) -> Result<Vec<WireMessage<'a>>, ModelError> {
     let mut wire: Vec<WireMessage<'_>> = Vec::new();
     for message in messages {
         let (role, blocks): (&str, Vec<WireBlock<'_>>) = match message {
@@ -345,7 +349,7 @@ fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelErro
                     text: content.into(),
                 }],
             ),
-            Message::User { content, parts } => ("user", blocks_of(content, parts, false)?),
+            Message::User { content, parts } => ("user", blocks_of(content, parts, None)?),
             Message::Assistant(reply) => {
                 let mut blocks =
                     Vec::with_capacity(1 + reply.tool_calls.len() + reply.reasoning.len());
@@ -380,7 +384,7 @@ fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelErro
                 }
                 ("assistant", blocks)
             }
-            Message::Tool(result) => ("user", vec![tool_result(result)?]),
+            Message::Tool(result) => ("user", vec![tool_result(result, texts)?]),
         };
         if blocks.is_empty() {
             continue;
@@ -397,11 +401,14 @@ fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelErro
 }
 
 /// A tool result: its text alone, or its text and parts as content blocks.
-fn tool_result(result: &ToolResultMessage) -> Result<WireBlock<'_>, ModelError> {
+fn tool_result<'a>(
+    result: &'a ToolResultMessage,
+    texts: &dyn Texts,
+) -> Result<WireBlock<'a>, ModelError> {
     let content = if result.parts.is_empty() {
         WireToolContent::Text(&result.content)
     } else {
-        WireToolContent::Blocks(blocks_of(&result.content, &result.parts, true)?)
+        WireToolContent::Blocks(blocks_of(&result.content, &result.parts, Some(texts))?)
     };
     Ok(WireBlock::ToolResult {
         tool_use_id: &result.tool_call_id,
@@ -411,11 +418,12 @@ fn tool_result(result: &ToolResultMessage) -> Result<WireBlock<'_>, ModelError> 
 }
 
 /// A text and the parts after it, as content blocks (the API refuses empty text blocks). In a
-/// tool result, a part the API cannot take is named in a text block instead of refused.
+/// tool result (`in_tool_result`, with the request's texts), a part the API cannot take is named
+/// in a text block instead of refused.
 fn blocks_of<'a>(
     text: &'a str,
     parts: &'a [Part],
-    in_tool_result: bool,
+    in_tool_result: Option<&dyn Texts>,
 ) -> Result<Vec<WireBlock<'a>>, ModelError> {
     let mut blocks = Vec::with_capacity(parts.len() + 1);
     if !text.is_empty() {
@@ -425,12 +433,11 @@ fn blocks_of<'a>(
         if matches!(part, Part::Text { text } if text.is_empty()) {
             continue;
         }
-        blocks.push(if in_tool_result {
-            tool_result_part(part, part_block, |text| WireBlock::Text {
+        blocks.push(match in_tool_result {
+            Some(texts) => tool_result_part(part, texts, part_block, |text| WireBlock::Text {
                 text: text.into(),
-            })?
-        } else {
-            part_block(part)?
+            })?,
+            None => part_block(part)?,
         });
     }
     Ok(blocks)

@@ -12,6 +12,7 @@ use super::sse::StreamRequest;
 use crate::content::Part;
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
+use crate::texts::Texts;
 
 /// A request body as the bytes sent.
 pub(crate) fn encode(body: &impl serde::Serialize) -> Result<Vec<u8>, ModelError> {
@@ -138,23 +139,18 @@ impl fmt::Debug for Common {
 }
 
 /// A tool result's part as its provider takes it, or, where it cannot (`convert` says
-/// [`ModelError::Unsupported`]), a text naming it. The tool's output is not the user's to fix, so
-/// the run goes on and the model knows what it was not shown; a user message's part is refused
-/// instead.
+/// [`ModelError::Unsupported`]), a text naming it in the request's language
+/// ([`Texts::part_not_shown`]). The tool's output is not the user's to fix, so the run goes on and
+/// the model knows what it was not shown; a user message's part is refused instead.
 #[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
 pub(crate) fn tool_result_part<'a, W>(
     part: &'a Part,
+    texts: &dyn Texts,
     convert: impl FnOnce(&'a Part) -> Result<W, ModelError>,
     text: impl FnOnce(String) -> W,
 ) -> Result<W, ModelError> {
     match convert(part) {
-        Err(ModelError::Unsupported { message }) => {
-            let media_type = part.media().map_or("", |media| media.media_type.as_str());
-            Ok(text(format!(
-                "[{} ({media_type}) not shown: {message}]",
-                part.kind()
-            )))
-        }
+        Err(ModelError::Unsupported { message }) => Ok(text(texts.part_not_shown(part, &message))),
         converted => converted,
     }
 }

@@ -48,6 +48,7 @@ use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
 use crate::settings::{Effort, Thinking, ToolChoice};
+use crate::texts::{ReturnedBy, Texts};
 use crate::tool::{BoxFuture, ToolDef};
 
 /// What this adapter's [`Reasoning`] says wrote it.
@@ -213,7 +214,7 @@ impl Gemini {
             system_instruction: system_text(request.messages).map(|text| WireSystem {
                 parts: [WireSystemPart { text }],
             }),
-            contents: wire_contents(request.messages)?,
+            contents: wire_contents(request.messages, request.texts)?,
             tool_config: request.tool_choice().map(wire_tool_config),
             tools: (!declarations.is_empty()).then_some([WireTools {
                 function_declarations: declarations,
@@ -435,7 +436,10 @@ pub(super) fn push_reasoning(pieces: &mut Vec<Reasoning>, piece: Reasoning) {
 /// The history as Gemini wants it: `user` and `model` turns of parts; tool results become
 /// `functionResponse` parts named after the call they answer, grouped into one `user` turn, the
 /// parts of the results after them. Fails on a part Gemini cannot take.
-fn wire_contents(messages: &[Message]) -> Result<Vec<WireContentOut<'_>>, ModelError> {
+fn wire_contents<'a>(
+    messages: &'a [Message],
+    texts: &dyn Texts,
+) -> Result<Vec<WireContentOut<'a>>, ModelError> {
     let mut names: HashMap<&str, &str> = HashMap::new();
     let mut contents: Vec<WireContentOut<'_>> = Vec::new();
     // The parts of the tool results since the last other message, which follow their responses.
@@ -477,7 +481,7 @@ fn wire_contents(messages: &[Message]) -> Result<Vec<WireContentOut<'_>>, ModelE
                 };
                 if !result.parts.is_empty() {
                     attachments.push(WirePartOut::Introduction {
-                        text: format!("The {name} call returned these:"),
+                        text: texts.returned_parts(ReturnedBy::Tool(name)),
                     });
                     attachments.extend(result.parts.iter().filter_map(wire_part));
                 }

@@ -26,6 +26,7 @@ use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
 use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
+use crate::texts::{ReturnedBy, Texts};
 use crate::tool::{BoxFuture, ToolDef};
 
 /// What this adapter's [`Reasoning`] says wrote it.
@@ -99,7 +100,7 @@ impl OpenAi {
     ) -> Result<WireRequest<'a>, ModelError> {
         Ok(WireRequest {
             model: &self.common.model,
-            messages: wire_messages(request.messages)?,
+            messages: wire_messages(request.messages, request.texts)?,
             tools: request
                 .tools
                 .iter()
@@ -258,7 +259,10 @@ pub(super) fn finish_reason(reason: &str) -> FinishReason {
 /// workaround OpenAI documents), each introduced by the id of the call that produced it. The
 /// reasoning of assistant turns since the last user message goes back as `reasoning_content`, as
 /// DeepSeek requires within a tool loop; older turns' reasoning does not, as it asks.
-fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelError> {
+fn wire_messages<'a>(
+    messages: &'a [Message],
+    texts: &dyn Texts,
+) -> Result<Vec<WireMessage<'a>>, ModelError> {
     let last_user = messages
         .iter()
         .rposition(|message| matches!(message, Message::User { .. }));
@@ -302,13 +306,12 @@ fn wire_messages(messages: &[Message]) -> Result<Vec<WireMessage<'_>>, ModelErro
                 let mut media = result.parts.iter().filter(|part| part.media().is_some());
                 if let Some(first) = media.next() {
                     attachments.push(WirePart::Text {
-                        text: Cow::Owned(format!(
-                            "The tool call {} returned these:",
-                            result.tool_call_id
-                        )),
+                        text: Cow::Owned(
+                            texts.returned_parts(ReturnedBy::CallId(&result.tool_call_id)),
+                        ),
                     });
                     for part in std::iter::once(first).chain(media) {
-                        attachments.push(tool_result_part(part, wire_part, |text| {
+                        attachments.push(tool_result_part(part, texts, wire_part, |text| {
                             WirePart::Text {
                                 text: Cow::Owned(text),
                             }

@@ -28,6 +28,7 @@ use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
 use crate::reasoning::Reasoning;
 use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
+use crate::texts::Texts;
 use crate::tool::{BoxFuture, ToolDef};
 
 /// What this adapter's [`Reasoning`] says wrote it.
@@ -131,7 +132,7 @@ impl OpenAiResponses {
             model: &self.common.model,
             // An agent without a system prompt still has an (empty) system message.
             instructions: system_text(request.messages).filter(|text| !text.trim().is_empty()),
-            input: wire_input(request.messages, !self.store)?,
+            input: wire_input(request.messages, request.texts, !self.store)?,
             tools: request
                 .tools
                 .iter()
@@ -218,10 +219,11 @@ impl fmt::Debug for OpenAiResponses {
 /// The history as Responses input items. System messages are not among them: they go in
 /// `instructions`. With `send_reasoning`, each assistant turn's reasoning from this API goes
 /// before it.
-fn wire_input(
-    messages: &[Message],
+fn wire_input<'a>(
+    messages: &'a [Message],
+    texts: &dyn Texts,
     send_reasoning: bool,
-) -> Result<Vec<WireInput<'_>>, ModelError> {
+) -> Result<Vec<WireInput<'a>>, ModelError> {
     let mut input = Vec::with_capacity(messages.len());
     for message in messages {
         match message {
@@ -234,7 +236,7 @@ fn wire_input(
             // The wire format has no error flag: the text says it (the dispatcher's error texts do).
             Message::Tool(result) => input.push(WireInput::Item(WireItem::FunctionCallOutput {
                 call_id: &result.tool_call_id,
-                output: result_output(result)?,
+                output: result_output(result, texts)?,
             })),
         }
     }
@@ -312,7 +314,7 @@ fn user_content<'a>(text: &'a str, parts: &'a [Part]) -> Result<WireContent<'a>,
     if parts.is_empty() {
         return Ok(WireContent::Text(text));
     }
-    with_parts(text, parts, false).map(WireContent::Parts)
+    with_parts(text, parts, None).map(WireContent::Parts)
 }
 
 /// A tool result's `output`: its text, or, when it has parts, its text and parts as input
@@ -320,29 +322,33 @@ fn user_content<'a>(text: &'a str, parts: &'a [Part]) -> Result<WireContent<'a>,
 /// `input_text`, `input_image` and `input_file`" (the `input` item "Function tool call output",
 /// <https://platform.openai.com/docs/api-reference/responses/create>), so a tool's images reach
 /// the model with its result rather than in a message after it.
-fn result_output(result: &ToolResultMessage) -> Result<WireContent<'_>, ModelError> {
+fn result_output<'a>(
+    result: &'a ToolResultMessage,
+    texts: &dyn Texts,
+) -> Result<WireContent<'a>, ModelError> {
     if result.parts.is_empty() {
         return Ok(WireContent::Text(&result.content));
     }
-    with_parts(&result.content, &result.parts, true).map(WireContent::Parts)
+    with_parts(&result.content, &result.parts, Some(texts)).map(WireContent::Parts)
 }
 
-/// A text and the parts after it. In a tool result, a part the API cannot take is named in a text
-/// instead of refused.
+/// A text and the parts after it. In a tool result (`in_tool_result`, with the request's texts),
+/// a part the API cannot take is named in a text instead of refused.
 fn with_parts<'a>(
     text: &'a str,
     parts: &'a [Part],
-    in_tool_result: bool,
+    in_tool_result: Option<&dyn Texts>,
 ) -> Result<Vec<WirePart<'a>>, ModelError> {
     let mut wire = Vec::with_capacity(parts.len() + 1);
     if !text.is_empty() {
         wire.push(WirePart::Text { text: text.into() });
     }
     for part in parts {
-        wire.push(if in_tool_result {
-            tool_result_part(part, wire_part, |text| WirePart::Text { text: text.into() })?
-        } else {
-            wire_part(part)?
+        wire.push(match in_tool_result {
+            Some(texts) => tool_result_part(part, texts, wire_part, |text| WirePart::Text {
+                text: text.into(),
+            })?,
+            None => wire_part(part)?,
         });
     }
     Ok(wire)

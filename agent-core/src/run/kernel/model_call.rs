@@ -63,7 +63,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 std::slice::from_ref(tool)
             }
         };
-        let mut request = ChatRequest::new(&self.messages, tools).with_settings(&self.settings);
+        let mut request = ChatRequest::new(&self.messages, tools)
+            .with_settings(&self.settings)
+            .with_texts(self.agent.tools.texts());
         if let Some(output) = output
             && output.check.mode() == OutputMode::Native
         {
