@@ -95,6 +95,7 @@ impl<P: DeserializeOwned, Rest: Slots> Slots for (Slot<P>, Rest) {
     type Values = (P, Rest::Values);
     type Found = (Option<P>, Rest::Found);
 
+    #[inline]
     fn fill<'de, A: MapAccess<'de>>(
         found: &mut Self::Found,
         index: usize,
@@ -112,6 +113,7 @@ impl<P: DeserializeOwned, Rest: Slots> Slots for (Slot<P>, Rest) {
         }
     }
 
+    #[inline]
     fn finish<E: de::Error>(
         self,
         found: Self::Found,
@@ -128,6 +130,7 @@ impl<P: DeserializeOwned, Rest: Slots> Slots for (Slot<P>, Rest) {
 }
 
 /// The first row's name, and the rows after it.
+#[inline]
 fn split(fields: &[FieldSpec]) -> (&'static str, &[FieldSpec]) {
     match fields.split_first() {
         Some((first, rest)) => (first.name, rest),
@@ -144,6 +147,7 @@ pub(crate) struct ArgumentsSeed<'f, S> {
 impl<'de, S: Slots> DeserializeSeed<'de> for ArgumentsSeed<'_, S> {
     type Value = S::Values;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Values, D::Error> {
         // The name is the one serde's derive gave the argument struct; JSON does not use the list
         // of fields.
@@ -158,6 +162,7 @@ impl<'de, S: Slots> Visitor<'de> for ArgumentsSeed<'_, S> {
         formatter.write_str("struct __Arguments")
     }
 
+    #[inline]
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<S::Values, A::Error> {
         let mut found = S::Found::default();
         while let Some(index) = map.next_key_seed(FieldName(self.fields))? {
@@ -173,6 +178,7 @@ struct FieldName<'f>(&'f [FieldSpec]);
 impl<'de> DeserializeSeed<'de> for FieldName<'_> {
     type Value = usize;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
         deserializer.deserialize_identifier(self)
     }
@@ -185,15 +191,20 @@ impl<'de> Visitor<'de> for FieldName<'_> {
         formatter.write_str("field identifier")
     }
 
+    #[inline]
     fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
-        self.0
-            .iter()
-            .position(|field| field.name == key)
-            .ok_or_else(|| unknown_field(key, self.0))
+        for (index, field) in self.0.iter().enumerate() {
+            // Byte by byte: names are short, and a call of `memcmp` each costs more.
+            if field.name.len() == key.len() && field.name.bytes().eq(key.bytes()) {
+                return Ok(index);
+            }
+        }
+        Err(unknown_field(key, self.0))
     }
 }
 
 /// serde's `Error::unknown_field`, in its words, for a list of names that is not `'static`.
+#[cold]
 pub(crate) fn unknown_field<E: de::Error>(key: &str, fields: &[FieldSpec]) -> E {
     struct OneOf<'f>(&'f [FieldSpec]);
     impl fmt::Display for OneOf<'_> {

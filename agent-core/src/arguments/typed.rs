@@ -302,6 +302,7 @@ fn fast_path(raw: &str, fields: &[FieldSpec]) -> Option<bool> {
 }
 
 /// Reads the arguments from JSON text, to its end: what `serde_json::from_str` does.
+#[inline]
 fn parse_plainly<S: Slots>(
     raw: &str,
     fields: &[FieldSpec],
