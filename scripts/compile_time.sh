@@ -82,13 +82,20 @@ EOF
     cat <<'EOF'
 use std::sync::OnceLock;
 
-use agent_core::{BoxFuture, Tool, ToolCall, ToolDef, ToolError, ToolOutput, parameters_schema};
+use agent_core::{
+    BoxFuture, SyntaxError, SyntaxProblem, Tool, ToolCall, ToolDef, ToolError, ToolOutput,
+    parameters_schema,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 fn parse<'a, T: Deserialize<'a>>(call: &'a ToolCall) -> Result<T, ToolError> {
     serde_json::from_str(&call.arguments).map_err(|error| ToolError::InvalidJson {
-        message: error.to_string(),
+        error: SyntaxError {
+            problem: SyntaxProblem::Other(error.to_string()),
+            line: error.line(),
+            column: error.column(),
+        },
     })
 }
 EOF

@@ -4,7 +4,9 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::arguments::{FieldSpec, check_field, parse_arguments, parse_flat_arguments};
+pub use crate::arguments::{
+    FieldSpec, Slot, Slots, arguments_schema, check_field, parse_arguments, parse_flat_arguments,
+};
 pub use crate::blocking::{Blocking, run_blocking};
 pub use crate::run::EventSender;
 pub use crate::schema::{output_schema, parameters_schema};
@@ -23,6 +25,13 @@ use crate::state::{FromRef, State};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 use crate::tool_error::ToolError;
 use crate::toolset::ToolSet;
+
+/// What a `#[tool]`'s glue holds: how its arguments are read into its parameters (nested,
+/// `(P0, (P1, ()))`), along its table of them.
+pub type Glue<T, const N: usize> = (
+    fn(&str, &[FieldSpec]) -> Result<T, ToolError>,
+    [FieldSpec; N],
+);
 
 /// A lazily built tool definition, one per `#[tool]`.
 pub type DefinitionCell = OnceLock<ToolDef>;
@@ -294,8 +303,33 @@ pub trait ToolParameter: DeserializeOwned + schemars::JsonSchema {}
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + schemars::JsonSchema> ToolParameter for T {}
 
+// A parameter's default shows in the schema when its type serializes, as schemars' derive shows
+// it; chosen by type with the same autoref trick: `(&&DefaultJson(value)).__default_json()`.
+
+/// Holds a parameter's default value so its type can pick an impl.
+pub struct DefaultJson<T>(pub T);
+
+/// The default serializes: the schema shows it.
+pub trait SerializableDefault {
+    /// The default as JSON.
+    fn __default_json(&self) -> Option<Value>;
+}
+impl<T: Serialize> SerializableDefault for &DefaultJson<T> {
+    fn __default_json(&self) -> Option<Value> {
+        serde_json::to_value(&self.0).ok()
+    }
+}
+/// The default does not serialize: the schema shows none.
+pub trait NoDefaultJson {
+    /// No default in the schema.
+    fn __default_json(&self) -> Option<Value> {
+        None
+    }
+}
+impl<T> NoDefaultJson for DefaultJson<T> {}
+
 /// Every type is the same as itself: how a parameter's default, an expression of the user's type,
-/// fills the generic field of the argument struct without naming the type in any other bound.
+/// fills the generic parameter of the parsing glue without naming the type in any other bound.
 pub trait Same<T> {
     /// The value, as the type it already is.
     fn same(value: T) -> Self;

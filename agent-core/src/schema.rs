@@ -3,8 +3,8 @@
 //! Provider adapters transform it into their dialect; this module makes the neutral one, and the
 //! schema of a tool's result.
 
-use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
 /// The JSON schema of a tool's arguments object, generated from the type the arguments parse into.
@@ -15,6 +15,26 @@ use serde_json::{Map, Value};
 pub fn parameters_schema<T: JsonSchema>() -> Value {
     let mut root = root_schema::<T>().unwrap_or_default();
     root.remove("title");
+    arguments_object(root)
+}
+
+/// The JSON schema of a tool's arguments, as [`parameters_schema`] delivers it, from an object
+/// schema that `build` makes with the generator (draft 2020-12) rather than from a type: the types
+/// `build` asks the generator for sit in `$defs`.
+pub(crate) fn arguments_schema_with(
+    build: impl FnOnce(&mut SchemaGenerator) -> Map<String, Value>,
+) -> Value {
+    let mut generator = SchemaSettings::draft2020_12().into_generator();
+    let mut root = build(&mut generator);
+    let mut definitions = generator.take_definitions(false);
+    if !definitions.is_empty()
+        && let Some(target) = root
+            .entry("$defs")
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()
+    {
+        target.append(&mut definitions);
+    }
     arguments_object(root)
 }
 

@@ -1,16 +1,21 @@
 //! Parsing a tool's raw JSON arguments into its typed parameters, and explaining every way they do
 //! not fit: the field paths and messages the model reads.
 
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{DeserializeOwned, DeserializeSeed};
+use serde_json::{Map, Value};
 
-use super::fit::drop_optional_nulls;
+use super::drop_optional_nulls;
+use super::slots::{ArgumentsSeed, Slots};
 use crate::argument_issue::{ArgumentIssue, IssueKind, issue_of};
-use crate::schema::parameters_schema;
+use crate::schema::arguments_schema_with;
 use crate::tool_error::ToolError;
 
-/// What the argument parser needs to know about one model-facing parameter to explain a mismatch.
+/// One model-facing parameter of a `#[tool]`: a row of the table the macro generates, from which
+/// the arguments are parsed, explained when they do not fit, and described in the schema. What
+/// depends on the parameter's type is a function of that type alone, shared by every tool with a
+/// parameter of the type; the rest is plain data.
+#[derive(Clone, Copy)]
 pub struct FieldSpec {
     /// The JSON field name.
     pub name: &'static str,
@@ -21,6 +26,80 @@ pub struct FieldSpec {
     pub flat: bool,
     /// Parses the field's value alone: the problems inside it, each with its path inside it.
     pub check: fn(&Value) -> Vec<ArgumentIssue>,
+    /// The type's schema, as a property (a reference into `$defs` for a type with a name).
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// Whether schemars counts the type as optional (an `Option`): then it is not required.
+    pub optional: fn() -> bool,
+    /// The parameter's description; empty for none.
+    pub description: &'static str,
+    /// For a parameter with a default: the default as JSON, when it serializes.
+    pub default: Option<fn() -> Option<Value>>,
+}
+
+impl FieldSpec {
+    /// The row of a parameter of type `P` named `name`.
+    pub const fn of<P: DeserializeOwned + JsonSchema>(
+        name: &'static str,
+        required: bool,
+        flat: bool,
+        description: &'static str,
+    ) -> Self {
+        FieldSpec {
+            name,
+            required,
+            flat,
+            check: check_field::<P>,
+            schema: SchemaGenerator::subschema_for::<P>,
+            // What schemars' derive asks to decide whether a field is required: the one hidden
+            // item of schemars this crate uses, as the derived code did.
+            optional: P::_schemars_private_is_option,
+            description,
+            default: None,
+        }
+    }
+
+    /// The row of a parameter with a default; `value` is the default as JSON, when it serializes.
+    pub const fn with_default(mut self, value: fn() -> Option<Value>) -> Self {
+        self.default = Some(value);
+        self
+    }
+}
+
+/// The JSON schema of a tool's arguments, from its table: the schema schemars' derive makes for a
+/// struct of the parameters (`deny_unknown_fields`, each field's description and default), as
+/// [`parameters_schema`](crate::parameters_schema) delivers it.
+pub fn arguments_schema(fields: &[FieldSpec]) -> Value {
+    arguments_schema_with(|generator| {
+        let mut object = Map::new();
+        object.insert("type".into(), "object".into());
+        object.insert("additionalProperties".into(), false.into());
+        for field in fields {
+            let mut property = (field.schema)(generator);
+            if !field.description.is_empty() {
+                property.insert("description".into(), field.description.into());
+            }
+            if let Some(default) = field.default.and_then(|default| default()) {
+                property.insert("default".into(), default);
+            }
+            if let Some(properties) = object
+                .entry("properties")
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+            {
+                properties.insert(field.name.to_owned(), property.into());
+            }
+            let optional = field.default.is_some() || (field.optional)();
+            if !optional
+                && let Some(required) = object
+                    .entry("required")
+                    .or_insert_with(|| Value::Array(Vec::new()))
+                    .as_array_mut()
+            {
+                required.push(field.name.into());
+            }
+        }
+        object
+    })
 }
 
 /// Checks one field's value against its type: the first error with its path, or else every
@@ -70,9 +149,22 @@ where
     T: serde::Deserialize<'de>,
     D: serde::Deserializer<'de>,
 {
+    deserialize_seed_strictly(std::marker::PhantomData::<T>, deserializer, top_level)
+}
+
+/// [`deserialize_strictly_saying`] of what `seed` reads.
+fn deserialize_seed_strictly<'de, T, D>(
+    seed: T,
+    deserializer: D,
+    top_level: Option<&[String]>,
+) -> Result<T::Value, Strict<D::Error>>
+where
+    T: DeserializeSeed<'de>,
+    D: serde::Deserializer<'de>,
+{
     use serde_ignored::Path;
     let mut unknown = Vec::new();
-    let value = serde_ignored::deserialize(deserializer, |path| {
+    let mut notice = |path: Path<'_>| {
         let expected = match (top_level, &path) {
             (
                 Some(names),
@@ -87,8 +179,10 @@ where
             expected,
         };
         unknown.push(ArgumentIssue::new(ignored_path(&path), kind));
-    })
-    .map_err(Strict::Invalid)?;
+    };
+    let value = seed
+        .deserialize(serde_ignored::Deserializer::new(deserializer, &mut notice))
+        .map_err(Strict::Invalid)?;
     if unknown.is_empty() {
         Ok(value)
     } else {
@@ -118,41 +212,46 @@ fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
     out
 }
 
-/// Parses a tool's raw arguments. The fast path is one `serde_json::from_str`; only when it fails does
-/// the slower path run: it reads `null` for an optional parameter, or an optional field at any
-/// depth, as "left out" (what OpenAI's strict mode sends), and otherwise finds every field that is
-/// wrong, missing or unknown.
+/// Parses a tool's raw arguments into its parameters (`slots`, described row by row by `fields`).
+/// The fast path is one pass of serde_json over the text; only when it fails does the slower path
+/// run: it reads `null` for an optional parameter, or an optional field at any depth, as "left
+/// out" (what OpenAI's strict mode sends), and otherwise finds every field that is wrong, missing
+/// or unknown.
 ///
-/// Generic only where it must be: this is compiled again for every `#[tool]` in a user's crate,
-/// so everything that does not name `T` (the slow path, the diagnosis) is in plain functions,
-/// compiled once in agent-core.
-pub fn parse_arguments<T: DeserializeOwned + JsonSchema>(
+/// Generic only in the parameters' types: tools whose parameters have the same types share one
+/// instance, and everything that does not name them (the slow path, the diagnosis, the schema) is
+/// in plain functions, compiled once in agent-core.
+pub fn parse_arguments<S: Slots>(
     raw: &str,
     fields: &[FieldSpec],
-) -> Result<T, ToolError> {
-    parse_arguments_with(raw, fields, parse_strictly::<T>)
+    slots: S,
+) -> Result<S::Values, ToolError> {
+    parse_arguments_with(raw, fields, slots, parse_strictly::<S>)
 }
 
 /// [`parse_arguments`] for parameters that are all [`flat`](FieldSpec::flat): they hold no
 /// struct, so no field can be dropped inside them and the strict parser is never needed (unknown
-/// fields of the arguments object itself are refused by the argument struct). `#[tool]` calls this
-/// when it can tell from the types as written; a user's build then compiles the argument struct's
-/// `Deserialize` for one deserializer, as for a hand-written tool.
-pub fn parse_flat_arguments<T: DeserializeOwned + JsonSchema>(
+/// fields of the arguments object itself are refused all the same). `#[tool]` calls this when it
+/// can tell from the types as written; the parameters are then read by one deserializer only.
+pub fn parse_flat_arguments<S: Slots>(
     raw: &str,
     fields: &[FieldSpec],
-) -> Result<T, ToolError> {
-    parse_arguments_with(raw, fields, |raw| {
-        serde_json::from_str::<T>(raw).map_err(Strict::Invalid)
-    })
+    slots: S,
+) -> Result<S::Values, ToolError> {
+    parse_arguments_with(raw, fields, slots, parse_plainly::<S>)
 }
 
+/// How one parse of the arguments' text is made: plainly or strictly.
+type Parse<S> =
+    fn(&str, &[FieldSpec], S) -> Result<<S as Slots>::Values, Strict<serde_json::Error>>;
+
 /// [`parse_arguments`], strict parses made by `parse_strictly`.
-fn parse_arguments_with<T: DeserializeOwned + JsonSchema>(
+fn parse_arguments_with<S: Slots>(
     raw: &str,
     fields: &[FieldSpec],
-    parse_strictly: fn(&str) -> Result<T, Strict<serde_json::Error>>,
-) -> Result<T, ToolError> {
+    slots: S,
+    parse_strictly: Parse<S>,
+) -> Result<S::Values, ToolError> {
     // Models send "" for "no arguments". (Most arguments start with their brace: no trimming.)
     let raw = if !raw.starts_with('{') && raw.trim().is_empty() {
         "{}"
@@ -161,9 +260,9 @@ fn parse_arguments_with<T: DeserializeOwned + JsonSchema>(
     };
     if let Some(strict) = fast_path(raw, fields) {
         let parsed = if strict {
-            parse_strictly(raw)
+            parse_strictly(raw, fields, slots)
         } else {
-            serde_json::from_str::<T>(raw).map_err(Strict::Invalid)
+            parse_plainly(raw, fields, slots)
         };
         match parsed {
             Ok(arguments) => return Ok(arguments),
@@ -175,8 +274,8 @@ fn parse_arguments_with<T: DeserializeOwned + JsonSchema>(
         }
     }
     let mut arguments = None;
-    let outcome = parse_slowly(raw, fields, parameters_schema::<T>, &mut |text| {
-        arguments = Some(parse_strictly(text)?);
+    let outcome = parse_slowly(raw, fields, &mut |text| {
+        arguments = Some(parse_strictly(text, fields, slots)?);
         Ok(())
     });
     match (arguments, outcome) {
@@ -202,27 +301,45 @@ fn fast_path(raw: &str, fields: &[FieldSpec]) -> Option<bool> {
     Some(!fields.iter().all(|field| field.flat) && inside.bytes().any(|byte| byte == b'{'))
 }
 
-/// Deserializes `T` from JSON text strictly (see [`deserialize_strictly`]), to its end.
+/// Reads the arguments from JSON text, to its end: what `serde_json::from_str` does.
+#[inline]
+fn parse_plainly<S: Slots>(
+    raw: &str,
+    fields: &[FieldSpec],
+    slots: S,
+) -> Result<S::Values, Strict<serde_json::Error>> {
+    let mut deserializer = serde_json::Deserializer::from_str(raw);
+    let arguments = ArgumentsSeed { fields, slots }
+        .deserialize(&mut deserializer)
+        .map_err(Strict::Invalid)?;
+    deserializer.end().map_err(Strict::Invalid)?;
+    Ok(arguments)
+}
+
+/// Reads the arguments from JSON text strictly (see [`deserialize_strictly`]), to its end.
 ///
 /// Every strict parse of a tool's arguments comes through here, even those that start from a
-/// `Value` (written back to text first, on paths that are rare): the generated argument struct's
-/// `Deserialize` is then compiled for two deserializers (this and the plain fast parse) rather
-/// than one per path, which was most of what `#[tool]` cost a user's build. Flat parameters need
-/// no strict parse at all ([`parse_flat_arguments`]).
-fn parse_strictly<T: DeserializeOwned>(raw: &str) -> Result<T, Strict<serde_json::Error>> {
+/// `Value` (written back to text first, on paths that are rare): the parameters are then read by
+/// two deserializers (this and the plain fast parse) rather than one per path. Flat parameters
+/// need no strict parse at all ([`parse_flat_arguments`]).
+fn parse_strictly<S: Slots>(
+    raw: &str,
+    fields: &[FieldSpec],
+    slots: S,
+) -> Result<S::Values, Strict<serde_json::Error>> {
     let mut deserializer = serde_json::Deserializer::from_str(raw);
-    let arguments = deserialize_strictly::<T, _>(&mut deserializer)?;
+    let arguments =
+        deserialize_seed_strictly(ArgumentsSeed { fields, slots }, &mut deserializer, None)?;
     deserializer.end().map_err(Strict::Invalid)?;
     Ok(arguments)
 }
 
 /// The arguments' parser when the fast path did not take them: `parse` parses a JSON text
-/// strictly into the arguments (keeping them), `schema` makes their schema. Tries again without
-/// the `null`s of optional fields, then explains what does not fit.
+/// strictly into the arguments (keeping them). Tries again without the `null`s of optional
+/// fields, then explains what does not fit.
 fn parse_slowly(
     raw: &str,
     fields: &[FieldSpec],
-    schema: fn() -> Value,
     parse: &mut dyn FnMut(&str) -> Result<(), Strict<serde_json::Error>>,
 ) -> Result<(), ToolError> {
     let mut value: Value = match serde_json::from_str(raw) {
@@ -253,7 +370,7 @@ fn parse_slowly(
     // out" too, where the parameters' schema (made only now, on this rare path) says it may be.
     if nested_null && let Value::Object(map) = &value {
         let mut cleaned = map.clone();
-        if drop_optional_nulls(&mut cleaned, &schema()) {
+        if drop_optional_nulls(&mut cleaned, &arguments_schema(fields)) {
             match parse(&Value::Object(cleaned).to_string()) {
                 Ok(()) => return Ok(()),
                 Err(Strict::Unknown(issues)) => return Err(ToolError::InvalidArguments { issues }),

@@ -1,5 +1,5 @@
 //! Expand: the function as written, a unit struct of the same name, and its `Tool` impl with the
-//! argument struct, the schema and the parsing glue; for an impl block, the block as written, a
+//! table of its parameters and the parsing glue; for an impl block, the block as written, a
 //! tool for each `#[tool]` method (the same glue, calling the method on the value) and the
 //! `ToolBox` impl that hands them out.
 
@@ -100,9 +100,10 @@ enum Callee<'a> {
     Method { self_ty: &'a Type },
 }
 
-/// What makes `tool_ty` a tool, for a `#[tool] fn` and a `#[tool]` method alike: the argument
-/// struct, the glue that parses into it and makes the schema, `NAME` and `definition()`, and the
-/// `Tool` impl. They go inside a `const _: () = { .. };`.
+/// What makes `tool_ty` a tool, for a `#[tool] fn` and a `#[tool]` method alike: the table of its
+/// parameters (from which agent-core parses the arguments and makes the schema), the glue that
+/// parses along it, `NAME` and `definition()`, and the `Tool` impl. They go inside a
+/// `const _: () = { .. };`.
 fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> TokenStream {
     let krate = &tool.krate;
     let function = &tool.function;
@@ -118,11 +119,14 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
         })
         .collect();
 
-    // Every parameter type is a generic parameter of the argument struct and of the glue that
-    // parses into it; the user's types are named only as the arguments of `__glue`, bounded by
-    // `ToolParameter`: a type that does not fit is one error, at the parameter, instead of one per
-    // use inside the derived code. A default is an expression of the user's type, handed to the
-    // generic field through `Same` (which every type is to itself), so it adds no bound of its own.
+    // Every parameter type is a generic parameter of the glue that parses the arguments and makes
+    // the table of parameters; the user's types are named only as the arguments of `__glue`,
+    // bounded by `ToolParameter`: a type that does not fit is one error, at the parameter, instead
+    // of one per use inside the glue. A default is an expression of the user's type, handed to the
+    // generic parameter through `Same` (which every type is to itself), so it adds no bound of its
+    // own. There is no argument struct: agent-core reads the arguments into the parameters along
+    // the table (`__p::Slot`s) and makes the schema from it, so no `Deserialize` or `JsonSchema`
+    // impl is generated per tool.
     let generics: Vec<Ident> = (0..model_params.len())
         .map(|index| format_ident!("__P{}", index))
         .collect();
@@ -137,46 +141,51 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
             }
         })
         .collect();
-    let struct_generics = model_params.iter().zip(&generics).map(|(param, generic)| {
-        let ty = &param.ty;
-        match param.default {
-            Some(_) => quote!(#generic: __p::Same<#ty>),
-            None => quote!(#generic),
-        }
-    });
     let type_arguments: Vec<&Type> = model_params.iter().map(|param| &param.ty).collect();
-    let fields = model_params
-        .iter()
-        .zip(&generics)
-        .enumerate()
-        .map(|(index, (param, generic))| argument_field(param, generic, index));
+    // The parameters as the parser gives them, nested: `(P0, (P1, ()))`.
+    let nested = |types: Vec<TokenStream>| {
+        types
+            .into_iter()
+            .rev()
+            .fold(quote!(()), |rest, ty| quote!((#ty, #rest)))
+    };
+    let nested_types = nested(type_arguments.iter().map(|ty| quote!(#ty)).collect());
+    let nested_generics = nested(generics.iter().map(|generic| quote!(#generic)).collect());
     let default_fns = model_params
         .iter()
         .enumerate()
         .filter_map(|(index, param)| default_fns(param, index));
-    let field_specs = model_params.iter().zip(&generics).map(|(param, generic)| {
-        let field = &param.field;
-        let (required, flat) = (param.required, param.flat);
-        quote! {
-            __p::FieldSpec {
-                name: #field,
-                required: #required,
-                flat: #flat,
-                check: __p::check_field::<#generic>,
+    let field_specs = model_params
+        .iter()
+        .zip(&generics)
+        .enumerate()
+        .map(|(index, (param, generic))| field_spec(param, generic, index));
+    // The slots, nested as agent-core reads them: `(Slot<P0>, (Slot<P1>, ()))`.
+    let slots = model_params.iter().zip(&generics).enumerate().rev().fold(
+        quote!(()),
+        |rest, (index, (param, generic))| match param.default {
+            Some(_) => {
+                let (generic_fn, _) = default_fn_names(index);
+                quote!((__p::Slot::<#generic>::or(#generic_fn::<#generic>), #rest))
             }
-        }
-    });
+            None => quote!((__p::Slot::<#generic>::new(), #rest)),
+        },
+    );
+    let field_count = model_params.len();
     // Parameters that hold no struct never need the strict parser: leaving it out of the glue
-    // halves what the argument struct's `Deserialize` costs the user's build.
+    // halves what reading the parameters costs the user's build.
     let parse = if model_params.iter().all(|param| param.flat) {
         quote!(parse_flat_arguments)
     } else {
         quote!(parse_arguments)
     };
-    let argument_idents: Vec<&Ident> = model_params.iter().map(|param| &param.ident).collect();
     let argument_locals: Vec<_> = (0..model_params.len())
         .map(|index| format_ident!("__argument_{}", index))
         .collect();
+    let nested_locals = argument_locals
+        .iter()
+        .rev()
+        .fold(quote!(()), |rest, local| quote!((#local, #rest)));
 
     // A `State` parameter is built from the run's context through `FromRef`, and wrapped through
     // `AgentState`, which only agent-core's `State` implements: another type named `State` is one
@@ -297,55 +306,29 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
     };
     let boxed = quote_spanned! {call_span=>
         ::std::boxed::Box::pin(async move {
-            let (#(#argument_locals,)*) = (__GLUE.0)(&__call.arguments)?;
+            let #nested_locals = (__GLUE.0)(&__call.arguments, &__GLUE.1)?;
             #(#state_values)*
             #run
         })
     };
-    let serde_crate = format!("{}::__private::serde", krate.to_token_stream());
-    let schemars_crate = format!("{}::__private::schemars", krate.to_token_stream());
 
+    // `__GLUE` is the one place the parameter types meet their bound: how the model's arguments
+    // are read into the parameters, and the table of them.
     quote! {
         use #krate::__private as __p;
         #[allow(unused_imports)]
         use __p::{DisplayKind as _, ExactKind as _, JsonKind as _, PlainKind as _, ResultKind as _, ToolErrorKind as _};
 
-        #[derive(__p::serde::Deserialize, __p::schemars::JsonSchema)]
-        #[serde(crate = #serde_crate, deny_unknown_fields)]
-        #[schemars(crate = #schemars_crate)]
-        struct __Arguments<#(#struct_generics),*> {
-            #(#fields,)*
-        }
-
         #(#default_fns)*
 
-        /// Parses the model's arguments into the parameters, in order.
-        fn __parse<#(#bounds),*>(
-            __raw: &str,
-        ) -> ::core::result::Result<(#(#generics,)*), #krate::ToolError> {
-            let __Arguments { #(#argument_idents),* } = __p::#parse::<__Arguments<#(#generics),*>>(
-                __raw,
-                &[#(#field_specs),*],
-            )?;
-            ::core::result::Result::Ok((#(#argument_idents,)*))
-        }
+        const __GLUE: __p::Glue<#nested_types, #field_count> = __glue::<#(#type_arguments),*>();
 
-        fn __schema<#(#bounds),*>() -> __p::serde_json::Value {
-            __p::parameters_schema::<__Arguments<#(#generics),*>>()
+        const fn __glue<#(#bounds),*>() -> __p::Glue<#nested_generics, #field_count> {
+            (
+                |__raw, __fields| __p::#parse(__raw, __fields, #slots),
+                [#(#field_specs),*],
+            )
         }
-
-        const fn __glue<#(#bounds),*>() -> (
-            fn(&str) -> ::core::result::Result<(#(#generics,)*), #krate::ToolError>,
-            fn() -> __p::serde_json::Value,
-        ) {
-            (__parse::<#(#generics),*>, __schema::<#(#generics),*>)
-        }
-
-        /// The one place the parameter types meet their bound.
-        const __GLUE: (
-            fn(&str) -> ::core::result::Result<(#(#type_arguments,)*), #krate::ToolError>,
-            fn() -> __p::serde_json::Value,
-        ) = __glue::<#(#type_arguments),*>();
 
         #[automatically_derived]
         impl #tool_ty {
@@ -356,7 +339,7 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
             pub fn definition(&self) -> &'static #krate::ToolDef {
                 static DEFINITION: __p::DefinitionCell = __p::DefinitionCell::new();
                 DEFINITION.get_or_init(|| {
-                    #krate::ToolDef::new(#name, #description, (__GLUE.1)())
+                    #krate::ToolDef::new(#name, #description, __p::arguments_schema(&__GLUE.1))
                         .with_annotations(#krate::ToolAnnotations::default() #(#annotation_calls)* #timeout_call)
                         .with_output_schema(#output_schema)
                 })
@@ -544,34 +527,28 @@ fn names_impl_trait(tokens: TokenStream) -> bool {
     })
 }
 
-/// One field of the argument struct: its generic type, the parameter's description and default.
-fn argument_field(param: &ModelParam, generic: &Ident, index: usize) -> TokenStream {
-    let ident = &param.ident;
-    let description = param.description.as_ref().map(|text| {
-        quote! { #[schemars(description = #text)] }
-    });
-    // serde fills the generic field through `Same`; schemars shows the user's value.
-    let default = param.default.as_ref().map(|_| {
-        let (generic_fn, value_fn) = default_fn_names(index);
-        let (generic_fn, value_fn) = (generic_fn.to_string(), value_fn.to_string());
-        quote! {
-            #[serde(default = #generic_fn)]
-            #[schemars(default = #value_fn)]
+/// The parameter's row of the table: its name, whether it is required and flat, its description,
+/// and for a parameter with a default, the default as JSON for the schema.
+fn field_spec(param: &ModelParam, generic: &Ident, index: usize) -> TokenStream {
+    let (field, required, flat) = (&param.field, param.required, param.flat);
+    let description = param.description.as_deref().unwrap_or_default();
+    let spec = quote!(__p::FieldSpec::of::<#generic>(#field, #required, #flat, #description));
+    match param.default {
+        Some(_) => {
+            let json_fn = default_json_fn_name(index);
+            quote!(#spec.with_default(#json_fn))
         }
-    });
-    quote! {
-        #description
-        #default
-        #ident: #generic
+        None => spec,
     }
 }
 
 /// `#[arg(default = expr)]` (or `#[arg(default)]`, `Default::default()`) becomes a function of the
-/// parameter's own type, which the schema shows, and a generic one serde calls when the field is
-/// missing.
+/// parameter's own type, a generic one the parser calls when the field is missing, and one that
+/// gives the schema the value as JSON (when the type serializes; else the schema shows none).
 fn default_fns(param: &ModelParam, index: usize) -> Option<TokenStream> {
     let default = param.default.as_ref()?;
     let (generic_fn, value_fn) = default_fn_names(index);
+    let json_fn = default_json_fn_name(index);
     let ty = &param.ty;
     let value = match default {
         DefaultValue::Expr(expr) => quote_spanned! {expr.span()=> #expr },
@@ -585,7 +562,18 @@ fn default_fns(param: &ModelParam, index: usize) -> Option<TokenStream> {
         fn #generic_fn<__T: __p::Same<#ty>>() -> __T {
             __p::Same::same(#value_fn())
         }
+
+        fn #json_fn() -> ::core::option::Option<__p::serde_json::Value> {
+            #[allow(unused_imports)]
+            use __p::{NoDefaultJson as _, SerializableDefault as _};
+            (&&__p::DefaultJson(#value_fn())).__default_json()
+        }
     })
+}
+
+/// The function that gives the schema a parameter's default, as JSON when it serializes.
+fn default_json_fn_name(index: usize) -> Ident {
+    format_ident!("__default_json_{}", index)
 }
 
 /// By the parameter's place, so no two parameters' names can meet.

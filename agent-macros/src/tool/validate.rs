@@ -65,7 +65,6 @@ pub enum ValidParam {
 }
 
 pub struct ModelParam {
-    pub ident: Ident,
     /// The JSON field name: the identifier without `r#`.
     pub field: String,
     pub ty: Type,
@@ -407,7 +406,6 @@ fn validate_param(
     };
     let required = param.arg.default.is_none() && !is_option(&param.ty);
     valid.then_some(ValidParam::Model(ModelParam {
-        ident,
         field,
         flat: holds_no_struct(&param.ty),
         ty: param.ty,
