@@ -67,6 +67,7 @@ use crate::model::{FinishReason, ModelError};
 use crate::texts::NotRun;
 use answer::Verdict;
 use calls::Slot;
+use policy::Rulings;
 
 /// `span`, if a subscriber wants it.
 #[inline]
@@ -183,16 +184,18 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let answer = reply.tool_calls.is_empty().then(|| reply.content.clone());
 
         let mut slots = std::mem::take(&mut self.slots);
-        let rulings = self.rule(&reply, cut_off, &verdict, ask, &mut slots);
-        for call in &reply.tool_calls {
-            self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
-        }
-        // Boxed: the calls' futures are large, and every run's future would carry room for them.
-        // A reply without calls (a run's last, most often) has nothing to carry out.
-        let interrupted = if reply.tool_calls.is_empty() {
-            None
+        // A reply without calls (a run's last, most often) has nothing to rule on or carry out.
+        let (rulings, interrupted) = if reply.tool_calls.is_empty() {
+            (Rulings::default(), None)
         } else {
-            Box::pin(self.carry_out(&reply.tool_calls, &mut slots, cancel)).await
+            let rulings = self.rule(&reply, cut_off, &verdict, ask, &mut slots);
+            for call in &reply.tool_calls {
+                self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
+            }
+            // Boxed: the calls' futures are large, and every run's future would carry room for
+            // them.
+            let calls = Box::pin(self.carry_out(&reply.tool_calls, &mut slots, cancel));
+            (rulings, calls.await)
         };
         self.tool_calls += rulings.counted;
         if let Some(output) = &mut self.output {
