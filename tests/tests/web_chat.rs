@@ -132,6 +132,11 @@ async fn bad_requests_get_a_400_and_never_reach_the_model() {
             400,
             "the request has no messages",
         ),
+        (
+            r#"{"id":"c","messages":[{"role":"user","parts":[{"type":"file","mediaType":"image/png","url":"data:image/png;base64,%%not-base64%%"}]}]}"#,
+            400,
+            "a file's data URL does not hold valid base64",
+        ),
     ];
     for (body, status, says) in cases {
         let reply = http

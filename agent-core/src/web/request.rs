@@ -2,6 +2,7 @@
 //! the conversation, so only the last message, the user's new one, is taken; the others are checked
 //! for shape and otherwise left alone.
 
+use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -42,6 +43,9 @@ pub(crate) enum Turn {
 /// Why a request is refused (a `400` with this text).
 pub(crate) type BadRequest = String;
 
+/// The longest chat id, in bytes: it keys the session store.
+const MAX_CHAT_ID: usize = 200;
+
 /// The chat id and what to do, or why the body will not do.
 pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
     let deserializer = &mut serde_json::Deserializer::from_slice(body);
@@ -52,8 +56,11 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
             error.inner()
         )
     })?;
-    if chat.id.trim().is_empty() || chat.id.len() > 200 {
-        return Err("the chat id must be 1 to 200 characters".to_owned());
+    if chat.id.trim().is_empty() || chat.id.len() > MAX_CHAT_ID {
+        return Err(format!(
+            "the chat id must be 1 to {MAX_CHAT_ID} bytes (UTF-8), not {}",
+            chat.id.len()
+        ));
     }
     for (at, message) in chat.messages.iter().enumerate() {
         for part in &message.parts {
@@ -178,6 +185,14 @@ fn file_part(part: &Value) -> Result<Part, BadRequest> {
             if !header.ends_with(";base64") {
                 return Err("a file's data URL must be base64".to_owned());
             }
+            // Checked here, or the model would be the first to find out (and the chat would keep
+            // the bad part).
+            if base64::engine::general_purpose::STANDARD
+                .decode(data)
+                .is_err()
+            {
+                return Err("a file's data URL does not hold valid base64".to_owned());
+            }
             Media::base64(media_type, data)
         }
         None if url.starts_with("https://") || url.starts_with("http://") => {
@@ -265,10 +280,26 @@ mod tests {
                 r#"{"id":"","messages":[{"role":"user","parts":[{"type":"text","text":"x"}]}]}"#,
                 "the chat id must be",
             ),
+            (
+                r#"{"id":"c","messages":[{"role":"user","parts":[{"type":"file","mediaType":"image/png","url":"data:image/png;base64,not base64!"}]}]}"#,
+                "a file's data URL does not hold valid base64",
+            ),
         ];
         for (body, says) in cases {
             let error = parse(body.as_bytes()).unwrap_err();
             assert!(error.starts_with(says), "{body}: {error}");
         }
+    }
+
+    #[test]
+    fn the_chat_id_limit_is_in_bytes_and_says_so() {
+        let body = |id: &str| {
+            serde_json::json!({"id": id, "messages": [{"role": "user", "parts": [{"type": "text", "text": "x"}]}]})
+                .to_string()
+        };
+        // 66 CJK characters are 198 bytes; 67 are 201, though far fewer than 200 characters.
+        assert!(parse(body(&"聊".repeat(66)).as_bytes()).is_ok());
+        let error = parse(body(&"聊".repeat(67)).as_bytes()).unwrap_err();
+        assert_eq!(error, "the chat id must be 1 to 200 bytes (UTF-8), not 201");
     }
 }
