@@ -194,11 +194,14 @@ async fn a_paused_run_is_kept_and_resumed_after_a_restart() {
     ));
 }
 
-async fn fifty_runs_over_five_conversations(store: Arc<dyn SessionStore>) {
+/// Fifty runs at once over five conversations, each run on one of `stores` in turn (stores of one
+/// database): none lost, none refused.
+async fn fifty_runs_over_five_conversations(stores: &[Arc<dyn SessionStore>]) {
     let agent = Arc::new(agent());
     let mut runs = Vec::new();
     for run in 0..50 {
-        let (agent, store) = (Arc::clone(&agent), Arc::clone(&store));
+        let store = Arc::clone(&stores[run % stores.len()]);
+        let agent = Arc::clone(&agent);
         runs.push(tokio::spawn(async move {
             let conversation = format!("c{}", run % 5);
             agent
@@ -212,7 +215,7 @@ async fn fifty_runs_over_five_conversations(store: Arc<dyn SessionStore>) {
         run.await.unwrap().unwrap();
     }
     for conversation in 0..5 {
-        let messages = store
+        let messages = stores[0]
             .load(&format!("c{conversation}"))
             .await
             .unwrap()
@@ -235,9 +238,25 @@ async fn fifty_runs_over_five_conversations(store: Arc<dyn SessionStore>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_runs_on_a_conversation_are_serialized() {
-    fifty_runs_over_five_conversations(Arc::new(MemorySessions::new())).await;
+    fifty_runs_over_five_conversations(&[Arc::new(MemorySessions::new())]).await;
     let path = database("concurrent");
-    fifty_runs_over_five_conversations(Arc::new(SqliteSessions::open(&path).unwrap())).await;
+    fifty_runs_over_five_conversations(&[Arc::new(SqliteSessions::open(&path).unwrap())]).await;
+}
+
+/// Two stores opened on one file in one process serialize their runs as one store does (each
+/// store once had its own locks: the second run on a conversation was refused as a conflict).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_stores_on_one_file_serialize_runs_together() {
+    let path = database("two-stores");
+    let first = SqliteSessions::open(&path).unwrap();
+    // The same file by another spelling of its path.
+    let again = path
+        .parent()
+        .unwrap()
+        .join(".")
+        .join(path.file_name().unwrap());
+    let second = SqliteSessions::open(&again).unwrap();
+    fifty_runs_over_five_conversations(&[Arc::new(first), Arc::new(second)]).await;
 }
 
 #[tokio::test]

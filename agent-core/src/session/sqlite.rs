@@ -1,8 +1,8 @@
 //! Conversations in an SQLite file (bundled SQLite, in WAL mode): they outlive the process, and
 //! an append is one transaction, so a writer killed mid-append leaves the file whole.
 
-use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -12,6 +12,24 @@ use crate::blocking::run_blocking;
 use crate::message::Message;
 use crate::run::PausedRun;
 use crate::tool::BoxFuture;
+
+/// The conversation locks of the database file `file` in this process, shared by every store
+/// open on it (held weakly: they go when the last store on the file does).
+fn locks_of(file: PathBuf) -> Arc<ConversationLocks> {
+    static FILES: Mutex<Vec<(PathBuf, Weak<ConversationLocks>)>> = Mutex::new(Vec::new());
+    let mut files = FILES.lock().unwrap_or_else(|poison| poison.into_inner());
+    files.retain(|(_, locks)| locks.strong_count() > 0);
+    if let Some(locks) = files
+        .iter()
+        .find(|(open, _)| *open == file)
+        .and_then(|(_, locks)| locks.upgrade())
+    {
+        return locks;
+    }
+    let locks = ConversationLocks::new();
+    files.push((file, Arc::downgrade(&locks)));
+    locks
+}
 
 /// The schema, one migration per version; a database at version `n` runs the migrations after
 /// the `n`th (`PRAGMA user_version` keeps `n`). Never edit one that shipped: add the next.
@@ -40,17 +58,26 @@ pub struct SqliteSessions {
 
 impl SqliteSessions {
     /// Opens (or creates) the database at `path` and brings its schema up to date.
+    /// Stores opened on one file in one process serialize their runs on a conversation together,
+    /// as one store does.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, SessionError> {
-        let connection = Connection::open(path).map_err(store_error)?;
-        SqliteSessions::with_connection(connection)
+        let connection = Connection::open(path.as_ref()).map_err(store_error)?;
+        // The file exists now, so its canonical path names it however it was reached.
+        let file =
+            std::fs::canonicalize(path.as_ref()).unwrap_or_else(|_| path.as_ref().to_path_buf());
+        SqliteSessions::with_connection(connection, locks_of(file))
     }
 
     /// A database in memory, gone when the store is: for tests.
     pub fn in_memory() -> Result<Self, SessionError> {
-        SqliteSessions::with_connection(Connection::open_in_memory().map_err(store_error)?)
+        let connection = Connection::open_in_memory().map_err(store_error)?;
+        SqliteSessions::with_connection(connection, ConversationLocks::new())
     }
 
-    fn with_connection(mut connection: Connection) -> Result<Self, SessionError> {
+    fn with_connection(
+        mut connection: Connection,
+        locks: Arc<ConversationLocks>,
+    ) -> Result<Self, SessionError> {
         // First, so that opening beside another process waits for it rather than failing.
         connection
             .busy_timeout(Duration::from_secs(10))
@@ -66,7 +93,7 @@ impl SqliteSessions {
         migrate(&mut connection)?;
         Ok(SqliteSessions {
             connection: Arc::new(Mutex::new(connection)),
-            locks: ConversationLocks::new(),
+            locks,
         })
     }
 
