@@ -791,6 +791,15 @@ async fn over_mcp(setup: Setup, seen: &mut Seen) {
 
     serving.abort();
     let _ = serving.await;
+    // The server's loop winds down after its task is gone (a call in that moment is answered
+    // "cancelled"): the server is gone once the client sees its side closed.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while client.is_connected() {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    })
+    .await
+    .expect("the client sees the server gone");
     let gone = ToolCall::new("c_remote_gone", "shout", r#"{"words":"还在吗"}"#);
     let model = model_calling(std::slice::from_ref(&gone));
     let agent: Agent = setup.apply(Agent::new(model.clone()).try_tools(remote_tools).unwrap());

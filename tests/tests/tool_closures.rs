@@ -136,6 +136,53 @@ fn create_customer() -> impl Tool {
     )
 }
 
+/// A search, maybe only near an address.
+#[derive(Deserialize, JsonSchema)]
+struct NearbySearch {
+    /// What to look for
+    words: String,
+    /// Only near here, if given
+    near: Option<Address>,
+}
+
+/// Inside an `Option` of a struct (a choice of the struct or `null` in the schema), a problem has
+/// its path as it has without the `Option`, rather than "no shape matches".
+#[tokio::test]
+async fn a_problem_inside_an_optional_struct_has_its_path() {
+    let mut tools = ToolSet::new();
+    let search = tool_fn("search", "Search.", |search: NearbySearch| async move {
+        format!(
+            "{} near {:?}",
+            search.words,
+            search.near.map(|near| near.city)
+        )
+    });
+    tools.add(search).unwrap();
+    let run = |arguments: &'static str| {
+        let tools = tools.clone();
+        async move {
+            tools
+                .dispatch(&(), &call(0, "search", arguments))
+                .await
+                .content
+        }
+    };
+    assert_eq!(
+        run(r#"{"words":"tea","near":{"city":"Oslo","zip":150,"contry":"NO"}}"#).await,
+        "Error: invalid arguments: near.contry: unknown field; leave it out or check its spelling against the schema"
+    );
+    assert_eq!(
+        run(r#"{"words":"tea","near":{"city":"Oslo","zip":"0150"}}"#).await,
+        r#"Error: invalid arguments: near.zip: expected an integer, got "0150""#
+    );
+    // What fits still runs, with the struct or without it.
+    assert_eq!(run(r#"{"words":"tea","near":null}"#).await, "tea near None");
+    assert_eq!(
+        run(r#"{"words":"tea","near":{"city":"Oslo","zip":150}}"#).await,
+        r#"tea near Some("Oslo")"#
+    );
+}
+
 #[tokio::test]
 async fn arguments_that_do_not_fit_reach_the_model_with_their_field_paths() {
     let tools = {

@@ -40,13 +40,22 @@ impl Walk<'_> {
                     self.check(value, branch, path, &mut inner);
                     inner.is_empty()
                 });
-                if !fits {
-                    let kind = match self.allowed_values(branches) {
-                        // An enum whose variants have doc comments: one `const` per variant.
-                        Some(allowed) => one_of(&allowed, value),
-                        None => IssueKind::NoShapeMatches {
-                            found: JsonType::of(value),
-                        },
+                if fits {
+                    return;
+                }
+                // An enum whose variants have doc comments: one `const` per variant.
+                if let Some(allowed) = self.allowed_values(branches) {
+                    issues.push(ArgumentIssue::new(path, one_of(&allowed, value)));
+                    return;
+                }
+                // One branch takes a value of this JSON type (an `Option<T>`'s `T`, most
+                // often): its own problems, at their paths, say more than "no shape matches".
+                let mut takers = branches.iter().filter(|branch| self.takes(branch, value));
+                if let (Some(only), None) = (takers.next(), takers.next()) {
+                    self.check(value, only, path, issues);
+                } else {
+                    let kind = IssueKind::NoShapeMatches {
+                        found: JsonType::of(value),
                     };
                     issues.push(ArgumentIssue::new(path, kind));
                 }
@@ -188,6 +197,30 @@ impl Walk<'_> {
             }
         }
         dropped
+    }
+
+    /// Whether `schema` takes a value of `value`'s JSON type at all (its `type`, `const`, `enum`,
+    /// or a branch of its own choice does); a schema that says nothing of types takes any.
+    fn takes(&self, schema: &Value, value: &Value) -> bool {
+        let schema = self.resolve(schema);
+        if let Some(types) = schema.get("type") {
+            return has_type(value, types);
+        }
+        if let Some(expected) = schema.get("const") {
+            return JsonType::of(expected) == JsonType::of(value);
+        }
+        if let Some(Value::Array(allowed)) = schema.get("enum") {
+            return allowed
+                .iter()
+                .any(|allowed| JsonType::of(allowed) == JsonType::of(value));
+        }
+        match ["anyOf", "oneOf"]
+            .iter()
+            .find_map(|keyword| schema.get(keyword).and_then(Value::as_array))
+        {
+            Some(branches) => branches.iter().any(|branch| self.takes(branch, value)),
+            None => true,
+        }
     }
 
     /// The schema a value here follows: references followed, and of a choice the one branch that

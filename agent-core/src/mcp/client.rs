@@ -155,6 +155,13 @@ impl McpClient {
         self.connection.process_id
     }
 
+    /// Whether the server can still be reached: `false` once its side of the connection has
+    /// closed (its process ended, its stream or session went away). A call then fails as
+    /// [`RemoteProblem::Unreachable`].
+    pub fn is_connected(&self) -> bool {
+        !self.connection.service.is_transport_closed()
+    }
+
     /// The server's tools, ready for [`Agent::try_tools`](crate::Agent::try_tools).
     ///
     /// Names are made valid for every provider (`^[A-Za-z0-9_-]{1,64}$`: other characters become
