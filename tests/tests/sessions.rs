@@ -466,3 +466,36 @@ async fn an_approved_call_is_not_run_twice_when_the_model_fails_after_it() {
         }
     ));
 }
+
+/// A run refused before the model answered (here a part the provider cannot take) leaves the
+/// conversation as it was: the next message is not refused again for the one before it.
+#[tokio::test]
+async fn a_run_refused_before_the_model_leaves_the_conversation_as_it_was() {
+    for store in [
+        Arc::new(MemorySessions::new()) as Arc<dyn SessionStore>,
+        Arc::new(SqliteSessions::open(database("refused")).unwrap()),
+    ] {
+        let model = agent_core::testing::ScriptedModel::from_steps([
+            agent_core::testing::ScriptStep::error(|| ModelError::Unsupported {
+                message: "this service cannot take a PDF by URL".to_owned(),
+            }),
+            AssistantMessage::text("Hello again.").into(),
+        ]);
+        let agent = Agent::new(model.clone());
+        let refused = agent.run("read this PDF").session(&*store, "chat").await;
+        assert!(
+            matches!(refused, Err(RunError::Model { .. })),
+            "{refused:?}"
+        );
+        assert!(store.load("chat").await.unwrap().messages.is_empty());
+        let output = agent.run("hello").session(&*store, "chat").await.unwrap();
+        assert_eq!(output.text, "Hello again.");
+        // The model saw the new message alone, and the conversation holds only it and its answer.
+        let seen = &model.requests()[1].messages;
+        assert!(!seen.iter().any(
+            |message| matches!(message, Message::User { content, .. } if content == "read this PDF")
+        ));
+        let kept = store.load("chat").await.unwrap().messages;
+        assert_eq!(kept.len(), 3, "{kept:?}");
+    }
+}

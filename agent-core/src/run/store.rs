@@ -8,6 +8,7 @@ pub use super::locks::{ConversationHold, ConversationLocks};
 use super::outcome::{RunError, RunOutput, StopReason};
 use super::pause::PausedRun;
 use crate::message::{Message, Usage};
+use crate::model::ModelError;
 use crate::tool::BoxFuture;
 
 /// A conversation as stored: its messages, and the paused run waiting in it, if any.
@@ -143,9 +144,10 @@ impl Place {
 }
 
 /// Appends what a run added to the conversation. A paused run's new messages end at its reply:
-/// the results come, in call order, when it resumes. A run that failed after it began appends its
-/// transcript too (every call in it is answered): what its tools did is not done again by the
-/// next run, and a paused run whose decisions were carried out is no longer paused.
+/// the results come, in call order, when it resumes. A run that failed after the model answered
+/// or a call ran appends its transcript too (every call in it is answered): what its tools did is
+/// not done again by the next run, and a paused run whose decisions were carried out is no longer
+/// paused. A request refused as it is, before either, appends nothing.
 pub(super) async fn save(
     store: &dyn SessionStore,
     conversation: &str,
@@ -161,6 +163,15 @@ pub(super) async fn save(
         },
         // Refused before anything ran: nothing to keep, and a paused run stays paused.
         Err(RunError::Resume { .. } | RunError::Session { .. }) => return outcome,
+        // The request refused as it is (a part the provider cannot take, a body it finds
+        // invalid) before the model answered anything or a call ran: the conversation stays as
+        // it was, or every later run would send the same input and be refused again. (A provider
+        // that is down keeps the question: the next run goes on from it.)
+        Err(RunError::Model {
+            source: ModelError::Unsupported { .. } | ModelError::InvalidRequest { .. },
+            messages,
+            ..
+        }) if !messages.get(place.new_from..).is_some_and(anything_done) => return outcome,
         Err(error) => (error.messages(), None),
     };
     let new = written.get(place.new_from..).unwrap_or_default();
@@ -171,4 +182,11 @@ pub(super) async fn save(
         // The run's own failure says more than the store's.
         (Err(error), Err(_)) => Err(error),
     }
+}
+
+/// Whether a run's new messages hold anything that happened: a reply of the model or a call's
+/// result (its input alone is not).
+fn anything_done(new: &[Message]) -> bool {
+    new.iter()
+        .any(|message| matches!(message, Message::Assistant(_) | Message::Tool(_)))
 }
