@@ -61,6 +61,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     if concurrent {
                         join_all(each.map(|(slot, call)| self.fill(slot, call))).await;
                     } else {
+                        // `fill`, in the loop itself: one future less around each call.
                         for (slot, call) in each {
                             if let Slot::Open(ruling) = slot {
                                 let ruling = ruling.take();
