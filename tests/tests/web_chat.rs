@@ -211,6 +211,12 @@ async fn an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run() {
         &json!([user("m1", "Clean /tmp/old"), message]),
     )
     .await;
+    // The answer goes on in the message that asked: the same id, so the client shows the call
+    // once.
+    let start = &resumed["chunks"][0];
+    assert_eq!(start["type"], "start", "{start}");
+    assert_eq!(start["messageId"], message["id"], "{start}");
+    assert_eq!(resumed["message"]["id"], message["id"]);
     let outputs: Vec<&Value> = resumed["chunks"]
         .as_array()
         .unwrap()

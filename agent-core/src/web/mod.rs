@@ -228,20 +228,29 @@ async fn answer(
     // The client going away (the response dropped) cancels the run, even while a tool works.
     let watch = sender.clone();
     let cancelled = async move { watch.closed().await };
-    let run = match turn {
-        Turn::Message(input) => shared.agent.run(input.text).parts(input.parts),
-        Turn::Approvals(decisions) => shared.agent.resume(ResumeFrom::Session, decisions),
+    // An answer has a message of its own, unique in the chat; a run resumed by an approval goes
+    // on in the message that asked for it (a new id would make the client show the call twice).
+    let (run, continued) = match turn {
+        Turn::Message(input) => (shared.agent.run(input.text).parts(input.parts), None),
+        Turn::Approvals {
+            message_id,
+            decisions,
+        } => (
+            shared.agent.resume(ResumeFrom::Session, decisions),
+            message_id,
+        ),
     };
     let mut events = run
         .session(store, chat_id.as_str())
         .until(cancelled)
         .stream();
     let mut encoder = Encoder::default();
-    // Unique in the chat: a message of its own for each answer.
-    let message_id = format!(
-        "msg-{chat_id}-{}",
-        shared.answers.fetch_add(1, Ordering::Relaxed)
-    );
+    let message_id = continued.unwrap_or_else(|| {
+        format!(
+            "msg-{chat_id}-{}",
+            shared.answers.fetch_add(1, Ordering::Relaxed)
+        )
+    });
     let mut listening = send(vec![Encoder::start(&message_id)]).await;
     while let Some(event) = events.next().await {
         let chunks = match event {

@@ -20,6 +20,9 @@ pub(crate) struct ChatBody {
 /// One message as the client has it.
 #[derive(Debug, Deserialize)]
 pub(crate) struct UiMessage {
+    /// The client's id for it: an answered approval's message goes on under the same id.
+    #[serde(default)]
+    pub(crate) id: Option<String>,
     pub(crate) role: String,
     pub(crate) parts: Vec<Value>,
 }
@@ -36,8 +39,12 @@ pub(crate) struct UserInput {
 #[derive(Debug, PartialEq)]
 pub(crate) enum Turn {
     Message(UserInput),
-    /// Decisions by call id, from the tool parts the person answered.
-    Approvals(Vec<(String, Decision)>),
+    /// Decisions by call id, from the tool parts the person answered, and the id of the
+    /// assistant message they were answered in (its answer goes on in that message).
+    Approvals {
+        message_id: Option<String>,
+        decisions: Vec<(String, Decision)>,
+    },
 }
 
 /// Why a request is refused (a `400` with this text).
@@ -77,7 +84,14 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
                 "the last message is the assistant's, with no approval answered".to_owned(),
             );
         }
-        return Ok((chat.id, Turn::Approvals(approvals)));
+        let message_id = last.id.clone();
+        return Ok((
+            chat.id,
+            Turn::Approvals {
+                message_id,
+                decisions: approvals,
+            },
+        ));
     }
     if last.role != "user" {
         return Err(format!(
