@@ -243,6 +243,65 @@ async fn an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run() {
     assert_eq!(model.requests().len(), 2);
 }
 
+async fn a_denial_ends_the_call_as_denied_in_the_same_message() {
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("call_w", "wipe", r#"{"folder":"/tmp/old"}"#)]),
+        AssistantMessage::text("I left it alone."),
+    ]));
+    let agent: Agent = Agent::new(Arc::clone(&model))
+        .try_tool(wipe {})
+        .unwrap()
+        .defer_approvals();
+    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let api = format!("{base}/api/chat");
+    let asked = ai_sdk_chat(&api, "chat-d", &json!([user("m1", "Clean /tmp/old")])).await;
+    let mut message = asked["message"].clone();
+    let call = message["parts"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|part| part["type"] == "tool-wipe")
+        .unwrap();
+    call["state"] = json!("approval-responded");
+    call["approval"] = json!({ "id": "call_w", "approved": false, "reason": "not today" });
+    let resumed = ai_sdk_chat(
+        &api,
+        "chat-d",
+        &json!([user("m1", "Clean /tmp/old"), message]),
+    )
+    .await;
+    let chunks = resumed["chunks"].as_array().unwrap();
+    // As the AI SDK's own server ends a denied call: `tool-output-denied`, no error.
+    assert!(
+        chunks
+            .iter()
+            .any(|chunk| chunk["type"] == "tool-output-denied" && chunk["toolCallId"] == "call_w"),
+        "{chunks:?}"
+    );
+    assert!(
+        !chunks
+            .iter()
+            .any(|chunk| chunk["type"] == "tool-output-error"),
+        "{chunks:?}"
+    );
+    let call = resumed["message"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|part| part["type"] == "tool-wipe")
+        .unwrap();
+    assert_eq!(call["state"], "output-denied", "{call}");
+    assert_eq!(resumed["message"]["id"], message["id"]);
+    // The model was told, and answered.
+    let told = model.requests()[1]
+        .messages
+        .last()
+        .unwrap()
+        .content()
+        .to_owned();
+    assert!(told.contains("not today"), "{told}");
+}
+
 static HANG_DROPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Sets [`HANG_DROPPED`] when the call holding it is dropped.
@@ -408,6 +467,11 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run",
             an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "a_denial_ends_the_call_as_denied_in_the_same_message",
+            a_denial_ends_the_call_as_denied_in_the_same_message,
         )
         .needs(&AI_SDK),
         Test::tokio(

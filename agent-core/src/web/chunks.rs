@@ -68,6 +68,10 @@ pub(crate) enum Chunk {
         #[serde(rename = "errorText")]
         error_text: String,
     },
+    ToolOutputDenied {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: String,
+    },
     FinishStep,
     Finish {
         #[serde(rename = "finishReason")]
@@ -92,9 +96,19 @@ pub(crate) struct Encoder {
     open_text: Option<String>,
     open_reasoning: Option<String>,
     blocks: usize,
+    /// The calls the person denied in this request: they end as `output-denied`, not as errors.
+    denied: Vec<String>,
 }
 
 impl Encoder {
+    /// An encoder for an answer in which the calls `denied` (by id) were denied by the person.
+    pub(crate) fn denying(denied: Vec<String>) -> Self {
+        Encoder {
+            denied,
+            ..Encoder::default()
+        }
+    }
+
     /// The first chunk of an answer.
     pub(crate) fn start(message_id: &str) -> Chunk {
         Chunk::Start {
@@ -123,7 +137,13 @@ impl Encoder {
             }
             RunEvent::ToolResult(result) => {
                 self.close_blocks(&mut chunks);
-                chunks.push(tool_output(result));
+                if self.denied.contains(&result.tool_call_id) {
+                    chunks.push(Chunk::ToolOutputDenied {
+                        tool_call_id: result.tool_call_id,
+                    });
+                } else {
+                    chunks.push(tool_output(result));
+                }
             }
             RunEvent::StepFinished { .. } => {
                 self.close_blocks(&mut chunks);

@@ -35,7 +35,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::StreamExt;
 
-use crate::run::{Agent, ResumeFrom, RunEvent};
+use crate::run::{Agent, Decision, ResumeFrom, RunEvent};
 use crate::session::{MemorySessions, SessionStore};
 use chunks::{Chunk, Encoder};
 use request::Turn;
@@ -230,21 +230,30 @@ async fn answer(
     let cancelled = async move { watch.closed().await };
     // An answer has a message of its own, unique in the chat; a run resumed by an approval goes
     // on in the message that asked for it (a new id would make the client show the call twice).
-    let (run, continued) = match turn {
-        Turn::Message(input) => (shared.agent.run(input.text).parts(input.parts), None),
+    let (run, continued, denied) = match turn {
+        Turn::Message(input) => (
+            shared.agent.run(input.text).parts(input.parts),
+            None,
+            Vec::new(),
+        ),
         Turn::Approvals {
             message_id,
             decisions,
-        } => (
-            shared.agent.resume(ResumeFrom::Session, decisions),
-            message_id,
-        ),
+        } => {
+            let denied = decisions
+                .iter()
+                .filter(|(_, decision)| matches!(decision, Decision::Deny { .. }))
+                .map(|(call_id, _)| call_id.clone())
+                .collect();
+            let run = shared.agent.resume(ResumeFrom::Session, decisions);
+            (run, message_id, denied)
+        }
     };
     let mut events = run
         .session(store, chat_id.as_str())
         .until(cancelled)
         .stream();
-    let mut encoder = Encoder::default();
+    let mut encoder = Encoder::denying(denied);
     let message_id = continued.unwrap_or_else(|| {
         format!(
             "msg-{chat_id}-{}",
