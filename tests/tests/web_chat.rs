@@ -302,6 +302,44 @@ async fn a_denial_ends_the_call_as_denied_in_the_same_message() {
     assert!(told.contains("not today"), "{told}");
 }
 
+/// A tool's image reaches the client as a file part it shows, after the tool's output.
+async fn a_tools_image_reaches_the_client_as_a_file() {
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("call_s", "screenshot", "{}")]),
+        AssistantMessage::text("Here it is."),
+    ]));
+    let screenshot = agent_core::tool_fn(
+        "screenshot",
+        "Takes a screenshot.",
+        |_: serde_json::Map<String, Value>| async move {
+            vec![
+                agent_core::Part::text("the page"),
+                agent_core::Part::image("image/png", [0x89, b'P', b'N', b'G']),
+            ]
+        },
+    );
+    let agent: Agent = Agent::new(Arc::clone(&model)).try_tool(screenshot).unwrap();
+    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let answered = ai_sdk_chat(
+        &format!("{base}/api/chat"),
+        "chat-s",
+        &json!([user("m1", "Show me")]),
+    )
+    .await;
+    let parts = answered["message"]["parts"].as_array().unwrap();
+    let file = parts
+        .iter()
+        .find(|part| part["type"] == "file")
+        .unwrap_or_else(|| panic!("no file part: {parts:?}"));
+    assert_eq!(file["mediaType"], "image/png");
+    assert_eq!(file["url"], "data:image/png;base64,iVBORw==");
+    let call = parts
+        .iter()
+        .find(|part| part["type"] == "tool-screenshot")
+        .unwrap();
+    assert_eq!(call["output"], "the page", "{call}");
+}
+
 static HANG_DROPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Sets [`HANG_DROPPED`] when the call holding it is dropped.
@@ -472,6 +510,11 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_denial_ends_the_call_as_denied_in_the_same_message",
             a_denial_ends_the_call_as_denied_in_the_same_message,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "a_tools_image_reaches_the_client_as_a_file",
+            a_tools_image_reaches_the_client_as_a_file,
         )
         .needs(&AI_SDK),
         Test::tokio(

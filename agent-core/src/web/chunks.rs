@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::content::{Part, Source};
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::run::{PausedRun, RunError, RunEvent, RunOutput, StopReason, Waiting};
 
@@ -71,6 +72,12 @@ pub(crate) enum Chunk {
     ToolOutputDenied {
         #[serde(rename = "toolCallId")]
         tool_call_id: String,
+    },
+    /// An image, document or audio a tool returned, for the client to show.
+    File {
+        url: String,
+        #[serde(rename = "mediaType")]
+        media_type: String,
     },
     FinishStep,
     Finish {
@@ -142,7 +149,11 @@ impl Encoder {
                         tool_call_id: result.tool_call_id,
                     });
                 } else {
+                    // The tool's images and documents follow its output, as files the client
+                    // shows (the output itself carries only the text).
+                    let files: Vec<Chunk> = result.parts.iter().filter_map(file).collect();
                     chunks.push(tool_output(result));
+                    chunks.extend(files);
                 }
             }
             RunEvent::StepFinished { .. } => {
@@ -221,6 +232,19 @@ fn tool_input(call: &ToolCall) -> [Chunk; 2] {
             input,
         },
     ]
+}
+
+/// A part as a file chunk: its bytes as a `data:` URL, or its URL; `None` for text.
+fn file(part: &Part) -> Option<Chunk> {
+    let media = part.media()?;
+    let url = match &media.source {
+        Source::Base64(data) => format!("data:{};base64,{data}", media.media_type),
+        Source::Url(url) => url.clone(),
+    };
+    Some(Chunk::File {
+        url,
+        media_type: media.media_type.clone(),
+    })
 }
 
 /// A call's result: its JSON when it is JSON, else its text; an error result as the error.
