@@ -340,6 +340,87 @@ async fn a_tools_image_reaches_the_client_as_a_file() {
     assert_eq!(call["output"], "the page", "{call}");
 }
 
+/// Where the person is: the browser knows, so the browser answers.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Nothing {}
+
+/// A client-side tool (an `ExternalTool`): the client gets the call, answers it the way the AI
+/// SDK's `addToolOutput` does (the tool part `output-available` with its `output`), and the run
+/// goes on with that result in the same message; the chat takes a normal message after.
+async fn a_client_side_tool_is_answered_by_the_client() {
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([
+            ToolCall::new("call_t", "get_weather", r#"{"city":"Oslo"}"#),
+            ToolCall::new("call_l", "where_am_i", "{}"),
+        ]),
+        AssistantMessage::text("You are in Oslo, and it is sunny."),
+        AssistantMessage::text("Goodbye."),
+    ]));
+    let agent: Agent = Agent::new(Arc::clone(&model))
+        .try_tool(get_weather {})
+        .unwrap()
+        .try_tool(agent_core::ExternalTool::new::<Nothing>(
+            "where_am_i",
+            "Where the user is.",
+        ))
+        .unwrap();
+    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let api = format!("{base}/api/chat");
+    let asked = ai_sdk_chat(&api, "chat-t", &json!([user("m1", "Where am I?")])).await;
+    let mut message = asked["message"].clone();
+    let call = message["parts"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|part| part["type"] == "tool-where_am_i")
+        .unwrap_or_else(|| panic!("the client got no call to answer: {asked}"));
+    assert_eq!(call["state"], "input-available", "{call}");
+    // What `addToolOutput` does to the part.
+    call["state"] = json!("output-available");
+    call["output"] = json!({ "city": "Oslo" });
+    let answered = ai_sdk_chat(&api, "chat-t", &json!([user("m1", "Where am I?"), message])).await;
+    assert_eq!(answered["message"]["id"], message["id"]);
+    let text = answered["message"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|part| part["type"] == "text")
+        .unwrap();
+    assert_eq!(text["text"], "You are in Oslo, and it is sunny.");
+    // The model read the client's result, and the server's own call's result once.
+    let results: Vec<String> = model.requests()[1]
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::Tool(result) => Some(format!("{}={}", result.tool_call_id, result.content)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(
+        results.contains(&r#"call_l={"city":"Oslo"}"#.to_owned()),
+        "{results:?}"
+    );
+    // Not stuck: the next message is answered.
+    let next = ai_sdk_chat(
+        &api,
+        "chat-t",
+        &json!([
+            user("m1", "Where am I?"),
+            answered["message"],
+            user("m2", "Bye")
+        ]),
+    )
+    .await;
+    let text = next["message"]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|part| part["type"] == "text")
+        .unwrap();
+    assert_eq!(text["text"], "Goodbye.");
+}
+
 static HANG_DROPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Sets [`HANG_DROPPED`] when the call holding it is dropped.
@@ -515,6 +596,11 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_tools_image_reaches_the_client_as_a_file",
             a_tools_image_reaches_the_client_as_a_file,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "a_client_side_tool_is_answered_by_the_client",
+            a_client_side_tool_is_answered_by_the_client,
         )
         .needs(&AI_SDK),
         Test::tokio(

@@ -36,7 +36,7 @@ use axum::routing::{get, post};
 use futures_util::StreamExt;
 
 use crate::run::{Agent, Decision, ResumeFrom, RunEvent};
-use crate::session::{MemorySessions, SessionStore};
+use crate::session::{Conversation, MemorySessions, SessionStore};
 use chunks::{Chunk, Encoder};
 use request::Turn;
 
@@ -197,6 +197,39 @@ async fn chat(State(shared): State<Arc<Shared>>, body: Body) -> Response {
         .into_response()
 }
 
+/// `decisions` without the results of calls the chat's paused run does not wait on: the message
+/// a client sends back holds every call's part, the server's own calls' results among the
+/// results of its client-side tools. Approvals are kept as they are, to be checked by the run.
+async fn for_waiting_calls(
+    store: &dyn SessionStore,
+    chat_id: &str,
+    decisions: Vec<(String, Decision)>,
+) -> Vec<(String, Decision)> {
+    if !decisions
+        .iter()
+        .any(|(_, decision)| matches!(decision, Decision::Result { .. }))
+    {
+        return decisions;
+    }
+    let waiting: Vec<String> = match store.load(chat_id).await {
+        Ok(Conversation {
+            paused: Some(paused),
+            ..
+        }) => paused
+            .pending()
+            .iter()
+            .map(|pending| pending.call.id.clone())
+            .collect(),
+        _ => Vec::new(),
+    };
+    decisions
+        .into_iter()
+        .filter(|(call_id, decision)| {
+            !matches!(decision, Decision::Result { .. }) || waiting.contains(call_id)
+        })
+        .collect()
+}
+
 /// One server-sent event carrying `data`.
 fn frame(data: &str) -> Bytes {
     Bytes::from(format!("data: {data}\n\n"))
@@ -240,6 +273,7 @@ async fn answer(
             message_id,
             decisions,
         } => {
+            let decisions = for_waiting_calls(store, &chat_id, decisions).await;
             let denied = decisions
                 .iter()
                 .filter(|(_, decision)| matches!(decision, Decision::Deny { .. }))

@@ -81,7 +81,8 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
         let approvals = approvals(last)?;
         if approvals.is_empty() {
             return Err(
-                "the last message is the assistant's, with no approval answered".to_owned(),
+                "the last message is the assistant's, with no approval or tool result answered"
+                    .to_owned(),
             );
         }
         let message_id = last.id.clone();
@@ -130,33 +131,61 @@ fn approvals(message: &UiMessage) -> Result<Vec<(String, Decision)>, BadRequest>
     let mut decisions = Vec::new();
     for part in &message.parts {
         let is_tool = part_type(part).starts_with("tool-") || part_type(part) == "dynamic-tool";
-        if !is_tool || part.get("state").and_then(Value::as_str) != Some("approval-responded") {
+        if !is_tool {
             continue;
         }
         let call_id = part
             .get("toolCallId")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let approval = part
-            .get("approval")
-            .ok_or_else(|| format!("the answered call `{call_id}` has no `approval`"))?;
-        let approved = approval
-            .get("approved")
-            .and_then(Value::as_bool)
-            .ok_or_else(|| format!("the approval of `{call_id}` has no `approved`"))?;
-        let decision = if approved {
-            Decision::Approve
-        } else {
-            Decision::Deny {
-                reason: approval
-                    .get("reason")
+        let decision = match part.get("state").and_then(Value::as_str) {
+            Some("approval-responded") => approval(part, call_id)?,
+            // A client-side tool's result, as `addToolOutput` leaves it (the server's own calls
+            // have this state too: the server keeps only the calls its paused run waits on).
+            Some("output-available") => Decision::Result {
+                content: match part.get("output") {
+                    Some(Value::String(text)) => text.clone(),
+                    Some(output) => output.to_string(),
+                    None => String::new(),
+                },
+                parts: Vec::new(),
+                is_error: false,
+            },
+            Some("output-error") => Decision::Result {
+                content: part
+                    .get("errorText")
                     .and_then(Value::as_str)
-                    .map(str::to_owned),
-            }
+                    .unwrap_or_default()
+                    .to_owned(),
+                parts: Vec::new(),
+                is_error: true,
+            },
+            _ => continue,
         };
         decisions.push((call_id.to_owned(), decision));
     }
     Ok(decisions)
+}
+
+/// The person's answer to an approval request.
+fn approval(part: &Value, call_id: &str) -> Result<Decision, BadRequest> {
+    let approval = part
+        .get("approval")
+        .ok_or_else(|| format!("the answered call `{call_id}` has no `approval`"))?;
+    let approved = approval
+        .get("approved")
+        .and_then(Value::as_bool)
+        .ok_or_else(|| format!("the approval of `{call_id}` has no `approved`"))?;
+    Ok(if approved {
+        Decision::Approve
+    } else {
+        Decision::Deny {
+            reason: approval
+                .get("reason")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        }
+    })
 }
 
 fn part_type(part: &Value) -> &str {
@@ -284,7 +313,7 @@ mod tests {
             ),
             (
                 r#"{"id":"c","messages":[{"role":"assistant","parts":[]}]}"#,
-                "the last message is the assistant's, with no approval answered",
+                "the last message is the assistant's, with no approval or tool result answered",
             ),
             (
                 r#"{"id":"c","messages":[{"role":"system","parts":[]}]}"#,
