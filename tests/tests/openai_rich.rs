@@ -152,7 +152,7 @@ async fn a_tools_image_follows_the_tool_messages_in_a_user_message() {
 }
 
 #[tokio::test]
-async fn reasoning_content_comes_back_within_the_tool_loop_only() {
+async fn reasoning_content_of_tool_calls_comes_back_in_every_later_request() {
     let thinking_call = reply(
         json!({
             "role": "assistant",
@@ -193,7 +193,8 @@ async fn reasoning_content_comes_back_within_the_tool_loop_only() {
     );
     assert_eq!(reply.reasoning[0].provider, "openai");
 
-    // A later turn: the earlier turn's reasoning is not sent again.
+    // A later turn: the tool-call turn's reasoning is sent again (DeepSeek answers 400 without
+    // it), the earlier answer's is not.
     let later = agent
         .run("And tomorrow?")
         .history(first.messages.clone())
@@ -209,12 +210,15 @@ async fn reasoning_content_comes_back_within_the_tool_loop_only() {
         "The user wants Beijing's weather; call the tool."
     );
     let later = bodies[2]["messages"].as_array().unwrap();
-    assert!(
-        later
-            .iter()
-            .all(|message| message.get("reasoning_content").is_none()),
+    assert_eq!(
+        later[2]["reasoning_content"], "The user wants Beijing's weather; call the tool.",
         "{later:?}"
     );
+    let sent: Vec<&Value> = later
+        .iter()
+        .filter_map(|message| message.get("reasoning_content"))
+        .collect();
+    assert_eq!(sent.len(), 1, "{later:?}");
 }
 
 #[tokio::test]

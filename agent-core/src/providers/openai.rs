@@ -257,8 +257,10 @@ pub(super) fn finish_reason(reason: &str) -> FinishReason {
 /// The history as Chat Completions messages. Tool messages are text only, so the images and
 /// documents of tool results go in one user message after the tool messages of their step (the
 /// workaround OpenAI documents), each introduced by the id of the call that produced it. The
-/// reasoning of assistant turns since the last user message goes back as `reasoning_content`, as
-/// DeepSeek requires within a tool loop; older turns' reasoning does not, as it asks.
+/// reasoning of a turn that called tools goes back as `reasoning_content` in every later request,
+/// as DeepSeek's thinking mode requires (it answers `400` without it, once the user has spoken
+/// again after a tool loop); so does the reasoning of any turn since the last user message. An
+/// older answer's reasoning does not, as it asks.
 fn wire_messages<'a>(
     messages: &'a [Message],
     texts: &dyn Texts,
@@ -283,10 +285,10 @@ fn wire_messages<'a>(
                 // An assistant turn that only calls tools has `content: null`.
                 content: (!reply.content.is_empty() || reply.tool_calls.is_empty())
                     .then_some(reply.content.as_str()),
-                reasoning_content: last_user
-                    .is_none_or(|user| at > user)
-                    .then(|| reasoning_text(reply))
-                    .flatten(),
+                reasoning_content: (!reply.tool_calls.is_empty()
+                    || last_user.is_none_or(|user| at > user))
+                .then(|| reasoning_text(reply))
+                .flatten(),
                 tool_calls: reply
                     .tool_calls
                     .iter()
