@@ -176,10 +176,13 @@ fn wipe(
     format!("wiped {folder}")
 }
 
-async fn an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run() {
+/// A chat whose model asks to wipe a folder, then says `then`, with the approval left to the
+/// person: the model, the endpoint, and the first answer as the AI SDK read it (`chunks`, and the
+/// `message` that asks).
+async fn asked_to_wipe(chat: &str, then: &str) -> (Arc<ScriptedModel>, String, Value) {
     let model = Arc::new(ScriptedModel::new([
         AssistantMessage::tool_calls([ToolCall::new("call_w", "wipe", r#"{"folder":"/tmp/old"}"#)]),
-        AssistantMessage::text("Wiped."),
+        AssistantMessage::text(then),
     ]));
     let agent: Agent = Agent::new(Arc::clone(&model))
         .try_tool(wipe {})
@@ -187,15 +190,23 @@ async fn an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run() {
         .defer_approvals();
     let base = serve(ChatServer::new(Arc::new(agent))).await;
     let api = format!("{base}/api/chat");
+    let asked = ai_sdk_chat(&api, chat, &json!([user("m1", "Clean /tmp/old")])).await;
+    (model, api, asked)
+}
 
-    let asked = ai_sdk_chat(&api, "chat-w", &json!([user("m1", "Clean /tmp/old")])).await;
-    let mut message = asked["message"].clone();
-    let call = message["parts"]
-        .as_array_mut()
-        .unwrap()
+/// The tool part of type `kind` in a UI message, to answer as the client does.
+fn tool_part<'m>(message: &'m mut Value, kind: &str) -> &'m mut Value {
+    let parts = message["parts"].as_array_mut().unwrap();
+    parts
         .iter_mut()
-        .find(|part| part["type"] == "tool-wipe")
-        .unwrap();
+        .find(|part| part["type"] == kind)
+        .unwrap_or_else(|| panic!("no `{kind}` part"))
+}
+
+async fn an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run() {
+    let (model, api, asked) = asked_to_wipe("chat-w", "Wiped.").await;
+    let mut message = asked["message"].clone();
+    let call = tool_part(&mut message, "tool-wipe");
     assert_eq!(call["state"], "approval-requested", "{call}");
     assert_eq!(call["approval"]["id"], "call_w");
     assert!(asked["chunks"].as_array().unwrap().iter().any(|chunk| {
@@ -244,24 +255,9 @@ async fn an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run() {
 }
 
 async fn a_denial_ends_the_call_as_denied_in_the_same_message() {
-    let model = Arc::new(ScriptedModel::new([
-        AssistantMessage::tool_calls([ToolCall::new("call_w", "wipe", r#"{"folder":"/tmp/old"}"#)]),
-        AssistantMessage::text("I left it alone."),
-    ]));
-    let agent: Agent = Agent::new(Arc::clone(&model))
-        .try_tool(wipe {})
-        .unwrap()
-        .defer_approvals();
-    let base = serve(ChatServer::new(Arc::new(agent))).await;
-    let api = format!("{base}/api/chat");
-    let asked = ai_sdk_chat(&api, "chat-d", &json!([user("m1", "Clean /tmp/old")])).await;
+    let (model, api, asked) = asked_to_wipe("chat-d", "I left it alone.").await;
     let mut message = asked["message"].clone();
-    let call = message["parts"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|part| part["type"] == "tool-wipe")
-        .unwrap();
+    let call = tool_part(&mut message, "tool-wipe");
     call["state"] = json!("approval-responded");
     call["approval"] = json!({ "id": "call_w", "approved": false, "reason": "not today" });
     let resumed = ai_sdk_chat(
@@ -368,12 +364,7 @@ async fn a_client_side_tool_is_answered_by_the_client() {
     let api = format!("{base}/api/chat");
     let asked = ai_sdk_chat(&api, "chat-t", &json!([user("m1", "Where am I?")])).await;
     let mut message = asked["message"].clone();
-    let call = message["parts"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|part| part["type"] == "tool-where_am_i")
-        .unwrap_or_else(|| panic!("the client got no call to answer: {asked}"));
+    let call = tool_part(&mut message, "tool-where_am_i");
     assert_eq!(call["state"], "input-available", "{call}");
     // What `addToolOutput` does to the part.
     call["state"] = json!("output-available");
