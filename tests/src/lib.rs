@@ -288,3 +288,28 @@ impl Progress {
         }
     }
 }
+
+/// Whether `text` has three English words in a row: runs of ASCII letters separated only by
+/// ASCII that is not a letter (spaces, punctuation, digits), not by any other character. What a
+/// Chinese agent's model reads must have none.
+pub fn english_run(text: &str) -> Option<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    for character in text.chars().chain(['\u{3000}']) {
+        if character.is_ascii_alphabetic() {
+            word.push(character);
+            continue;
+        }
+        if !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+            if words.len() >= 3 {
+                return Some(words.join(" "));
+            }
+        }
+        // Anything but ASCII (a Chinese character, a full-width sign) breaks a run of words.
+        if !character.is_ascii() || character == '\n' {
+            words.clear();
+        }
+    }
+    None
+}

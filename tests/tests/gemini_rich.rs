@@ -122,20 +122,22 @@ async fn images_documents_audio_and_a_tools_image_go_as_parts() {
     insta::assert_json_snapshot!("gemini_rich_parts", body);
 }
 
+/// Gemini's reply that calls `screenshot` on example.com.
+fn screenshot_call() -> String {
+    json!({
+        "candidates": [{
+            "content": {"parts": [{"functionCall": {"name": "screenshot", "args": {"url": "https://example.com"}}}], "role": "model"},
+            "finishReason": "STOP", "index": 0
+        }],
+        "usageMetadata": {"promptTokenCount": 120, "candidatesTokenCount": 12, "totalTokenCount": 132}
+    })
+    .to_string()
+}
+
 #[tokio::test]
 async fn a_tool_that_returns_an_image_is_answered_with_its_response_and_the_image() {
     let server = serve_in_order(vec![
-        json_reply(
-            200,
-            &json!({
-                "candidates": [{
-                    "content": {"parts": [{"functionCall": {"name": "screenshot", "args": {"url": "https://example.com"}}}], "role": "model"},
-                    "finishReason": "STOP", "index": 0
-                }],
-                "usageMetadata": {"promptTokenCount": 120, "candidatesTokenCount": 12, "totalTokenCount": 132}
-            })
-            .to_string(),
-        ),
+        json_reply(200, &screenshot_call()),
         json_reply(200, &fixture("gemini", "answer.json")),
     ])
     .await;
@@ -161,16 +163,7 @@ async fn a_tool_that_returns_an_image_is_answered_with_its_response_and_the_imag
 #[tokio::test]
 async fn a_chinese_agent_s_tool_images_are_introduced_in_chinese() {
     let server = serve_in_order(vec![
-        json_reply(
-            200,
-            &json!({
-                "candidates": [{
-                    "content": {"parts": [{"functionCall": {"name": "screenshot", "args": {"url": "https://example.com"}}}], "role": "model"},
-                    "finishReason": "STOP", "index": 0
-                }]
-            })
-            .to_string(),
-        ),
+        json_reply(200, &screenshot_call()),
         json_reply(200, &fixture("gemini", "answer.json")),
     ])
     .await;

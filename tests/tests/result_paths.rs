@@ -29,7 +29,7 @@ use agent_core::{
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tests::Progress;
+use tests::{Progress, english_run};
 
 /// A one-pixel PNG, for results with an image.
 const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
@@ -853,30 +853,6 @@ fn assert_made_by_result_message(seen: &Seen) {
         );
         assert_eq!(got.parts, expected.parts, "{path}");
     }
-}
-
-/// Whether `text` has three English words in a row: runs of ASCII letters separated only by
-/// ASCII that is not a letter (spaces, punctuation, digits), not by any other character.
-fn english_run(text: &str) -> Option<String> {
-    let mut words: Vec<String> = Vec::new();
-    let mut word = String::new();
-    for character in text.chars().chain(['\u{3000}']) {
-        if character.is_ascii_alphabetic() {
-            word.push(character);
-            continue;
-        }
-        if !word.is_empty() {
-            words.push(std::mem::take(&mut word));
-            if words.len() >= 3 {
-                return Some(words.join(" "));
-            }
-        }
-        // Anything but ASCII (a Chinese character, a full-width sign) breaks a run of words.
-        if !character.is_ascii() || character == '\n' {
-            words.clear();
-        }
-    }
-    None
 }
 
 #[test]

@@ -7,6 +7,7 @@ use agent_core::providers::{Anthropic, OpenAi};
 use agent_core::{Chinese, Message, Model, ModelError, Part, tool_fn};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tests::english_run;
 use tests::http::{fixture, json_reply, quick_retries, request_bodies, serve_in_order};
 
 /// The weather, read aloud.
@@ -100,29 +101,6 @@ async fn openai_chat_names_audio_it_cannot_take_among_the_attachments() {
         named.starts_with("[audio (audio/flac) not shown: OpenAI Chat Completions cannot take"),
         "{named}"
     );
-}
-
-/// Whether `text` has three English words in a row: runs of ASCII letters separated only by
-/// ASCII that is not a letter, not by any other character.
-fn english_run(text: &str) -> Option<String> {
-    let mut words: Vec<String> = Vec::new();
-    let mut word = String::new();
-    for character in text.chars().chain(['\u{3000}']) {
-        if character.is_ascii_alphabetic() {
-            word.push(character);
-            continue;
-        }
-        if !word.is_empty() {
-            words.push(std::mem::take(&mut word));
-            if words.len() >= 3 {
-                return Some(words.join(" "));
-            }
-        }
-        if !character.is_ascii() || character == '\n' {
-            words.clear();
-        }
-    }
-    None
 }
 
 /// A spoken weather report in Chinese, with a chart and audio in a format Chat Completions does

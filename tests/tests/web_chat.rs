@@ -101,12 +101,7 @@ async fn the_ai_sdk_rebuilds_the_message_we_streamed() {
         user("m3", "What did I ask?")
     ]);
     let second = ai_sdk_chat(&api, "chat-1", &history).await;
-    let text = second["message"]["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|part| part["type"] == "text")
-        .unwrap();
+    let text = part(&second["message"], "text");
     assert_eq!(text["text"], "You asked about Beijing.");
     let sent = &model.requests()[2].messages;
     assert!(matches!(&sent[1], Message::User { content, .. } if content == "Umbrella in Beijing?"));
@@ -194,6 +189,15 @@ async fn asked_to_wipe(chat: &str, then: &str) -> (Arc<ScriptedModel>, String, V
     (model, api, asked)
 }
 
+/// The first part of type `kind` in a UI message.
+fn part<'m>(message: &'m Value, kind: &str) -> &'m Value {
+    let parts = message["parts"].as_array().unwrap();
+    parts
+        .iter()
+        .find(|part| part["type"] == kind)
+        .unwrap_or_else(|| panic!("no `{kind}` part in {parts:?}"))
+}
+
 /// The tool part of type `kind` in a UI message, to answer as the client does.
 fn tool_part<'m>(message: &'m mut Value, kind: &str) -> &'m mut Value {
     let parts = message["parts"].as_array_mut().unwrap();
@@ -237,19 +241,9 @@ async fn an_approval_goes_out_as_a_request_and_the_answer_resumes_the_run() {
     assert_eq!(outputs.len(), 1);
     assert_eq!(outputs[0]["toolCallId"], "call_w");
     assert_eq!(outputs[0]["output"], "wiped /tmp/old");
-    let text = resumed["message"]["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|part| part["type"] == "text")
-        .unwrap();
+    let text = part(&resumed["message"], "text");
     assert_eq!(text["text"], "Wiped.");
-    let call = resumed["message"]["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|part| part["type"] == "tool-wipe")
-        .unwrap();
+    let call = part(&resumed["message"], "tool-wipe");
     assert_eq!(call["state"], "output-available");
     assert_eq!(model.requests().len(), 2);
 }
@@ -280,12 +274,7 @@ async fn a_denial_ends_the_call_as_denied_in_the_same_message() {
             .any(|chunk| chunk["type"] == "tool-output-error"),
         "{chunks:?}"
     );
-    let call = resumed["message"]["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|part| part["type"] == "tool-wipe")
-        .unwrap();
+    let call = part(&resumed["message"], "tool-wipe");
     assert_eq!(call["state"], "output-denied", "{call}");
     assert_eq!(resumed["message"]["id"], message["id"]);
     // The model was told, and answered.
@@ -322,17 +311,10 @@ async fn a_tools_image_reaches_the_client_as_a_file() {
         &json!([user("m1", "Show me")]),
     )
     .await;
-    let parts = answered["message"]["parts"].as_array().unwrap();
-    let file = parts
-        .iter()
-        .find(|part| part["type"] == "file")
-        .unwrap_or_else(|| panic!("no file part: {parts:?}"));
+    let file = part(&answered["message"], "file");
     assert_eq!(file["mediaType"], "image/png");
     assert_eq!(file["url"], "data:image/png;base64,iVBORw==");
-    let call = parts
-        .iter()
-        .find(|part| part["type"] == "tool-screenshot")
-        .unwrap();
+    let call = part(&answered["message"], "tool-screenshot");
     assert_eq!(call["output"], "the page", "{call}");
 }
 
@@ -371,12 +353,7 @@ async fn a_client_side_tool_is_answered_by_the_client() {
     call["output"] = json!({ "city": "Oslo" });
     let answered = ai_sdk_chat(&api, "chat-t", &json!([user("m1", "Where am I?"), message])).await;
     assert_eq!(answered["message"]["id"], message["id"]);
-    let text = answered["message"]["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|part| part["type"] == "text")
-        .unwrap();
+    let text = part(&answered["message"], "text");
     assert_eq!(text["text"], "You are in Oslo, and it is sunny.");
     // The model read the client's result, and the server's own call's result once.
     let results: Vec<String> = model.requests()[1]
@@ -403,12 +380,7 @@ async fn a_client_side_tool_is_answered_by_the_client() {
         ]),
     )
     .await;
-    let text = next["message"]["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|part| part["type"] == "text")
-        .unwrap();
+    let text = part(&next["message"], "text");
     assert_eq!(text["text"], "Goodbye.");
 }
 

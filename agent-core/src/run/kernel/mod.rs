@@ -205,8 +205,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if let Some(reason) = self.stop_request.take() {
             stop = stop.or(Some(StopReason::Stopped { reason }));
         }
-        let paused = stop.is_none() && slots.iter().any(Slot::waits);
-        let paused = if paused {
+        let waits = stop.is_none() && slots.iter().any(Slot::waits);
+        let paused = if waits {
             Some(self.waiting(reply, &mut slots, rulings.over_limit))
         } else {
             self.record(reply, &mut slots);
