@@ -16,10 +16,12 @@ use serde_json::{Value, json};
 use tests::get_weather;
 use tests::http::{json_reply, quick_retries, request_bodies, serve_event_streams, serve_in_order};
 
+/// DeepSeek's reasoner, reached at `base` (a loopback server standing in for DeepSeek).
 fn openai_at(base: &str) -> OpenAi {
     OpenAi::new("deepseek-reasoner")
         .api_key("test-key-123")
         .base_url(&format!("{base}/v1"))
+        .service("deepseek")
         .http_config(quick_retries())
 }
 
@@ -191,7 +193,7 @@ async fn reasoning_content_of_tool_calls_comes_back_in_every_later_request() {
         reply.reasoning[0].text,
         "The user wants Beijing's weather; call the tool."
     );
-    assert_eq!(reply.reasoning[0].provider, "openai");
+    assert_eq!(reply.reasoning[0].provider, "deepseek");
 
     // A later turn: the tool-call turn's reasoning is sent again (DeepSeek answers 400 without
     // it), the earlier answer's is not.

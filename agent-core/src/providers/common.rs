@@ -71,7 +71,7 @@ impl Common {
         url: &Endpoint,
         key_header: KeyHeader,
         body: Result<Vec<u8>, ModelError>,
-        parse: fn(&[u8]) -> Result<ChatResponse, ModelError>,
+        parse: impl FnOnce(&[u8]) -> Result<ChatResponse, ModelError>,
     ) -> Result<ChatResponse, ModelError> {
         let body = body?;
         let headers = self.headers(key_header)?;

@@ -72,15 +72,14 @@ pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<Option<Env
     let base_url = base_url.unwrap_or_else(|| preset.default_base_url.to_owned());
     let key = key.map(ApiKey::new);
     let config = HttpConfig::default();
-    let built = build(preset.wire, &model, &base_url, key.clone(), config).ok_or(
-        EnvError::NotCompiled {
+    let built =
+        build(preset, &model, &base_url, key.clone(), config).ok_or(EnvError::NotCompiled {
             provider: preset.name,
-        },
-    )?;
+        })?;
     Ok(Some(EnvModel {
         provider: preset.name,
         name: model,
-        wire: preset.wire,
+        preset,
         base_url,
         key,
         model: built,
@@ -91,7 +90,7 @@ pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<Option<Env
 pub struct EnvModel {
     provider: &'static str,
     name: String,
-    wire: Wire,
+    preset: &'static Preset,
     base_url: String,
     key: Option<ApiKey>,
     model: Box<dyn Model>,
@@ -117,7 +116,7 @@ impl EnvModel {
     pub fn http_config(mut self, config: HttpConfig) -> Self {
         // The adapter was built once already, so its feature is on and it builds again.
         if let Some(model) = build(
-            self.wire,
+            self.preset,
             &self.name,
             &self.base_url,
             self.key.clone(),
@@ -350,27 +349,41 @@ const PRESETS: &[Preset] = &[
     ),
 ];
 
-/// The adapter for a wire format, or `None` when its feature is off.
+/// The adapter for a preset's wire format, or `None` when its feature is off.
 #[allow(unused_variables)]
 fn build(
-    wire: Wire,
+    preset: &Preset,
     model: &str,
     base_url: &str,
     key: Option<ApiKey>,
     config: HttpConfig,
 ) -> Option<Box<dyn Model>> {
-    macro_rules! adapter {
-        ($adapter:ty) => {{
-            let adapter = <$adapter>::new(model)
-                .base_url(base_url)
-                .http_config(config);
+    // An adapter made and pointed at the base URL: with the settings and the key.
+    macro_rules! configured {
+        ($adapter:expr) => {{
+            let adapter = $adapter.http_config(config);
             Some(Box::new(match key {
                 Some(key) => adapter.api_key(key),
                 None => adapter,
             }))
         }};
     }
-    match wire {
+    macro_rules! adapter {
+        ($adapter:ty) => {
+            configured!(<$adapter>::new(model).base_url(base_url))
+        };
+    }
+    match preset.wire {
+        // A service's preset names it, at whatever URL it is reached (a proxy); `openai`'s URL
+        // may be any compatible server's (a local one), so that URL names its service.
+        #[cfg(feature = "openai")]
+        Wire::OpenAi if preset.name != "openai" => {
+            configured!(
+                super::OpenAi::new(model)
+                    .base_url(base_url)
+                    .service(preset.name)
+            )
+        }
         #[cfg(feature = "openai")]
         Wire::OpenAi => adapter!(super::OpenAi),
         #[cfg(feature = "openai")]

@@ -9,7 +9,7 @@ use crate::model::{ChatResponse, ModelError, StreamEvent};
 /// An OpenAI Chat Completions reply body, as `OpenAi::chat` reads it.
 #[cfg(feature = "openai")]
 pub fn openai_reply(body: &[u8]) -> Result<ChatResponse, ModelError> {
-    super::openai::parse_response(body)
+    super::openai::parse_response(body, super::openai::OPENAI_SERVICE)
 }
 
 /// An OpenAI Responses reply body, as `OpenAiResponses::chat` reads it.

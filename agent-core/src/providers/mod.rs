@@ -22,6 +22,8 @@ mod gemini_stream;
 #[cfg(feature = "openai")]
 mod openai;
 #[cfg(feature = "openai")]
+mod openai_reasoning;
+#[cfg(feature = "openai")]
 mod openai_responses;
 #[cfg(feature = "openai")]
 mod openai_responses_stream;

@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,9 @@ use super::common::{
 };
 use super::dialect;
 use super::http::{Endpoint, join_url, parse_reply, unexpected_reply};
+use super::openai_reasoning::{
+    DetailBack, WireDetail, details_back, lenient_details, plain_text, reasoning_of,
+};
 use super::schemas::SchemaJson;
 use base64::Engine as _;
 
@@ -24,16 +28,47 @@ use crate::content::{MediaUrl, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolCall, Usage};
 use crate::model::{BoxStream, StreamEvent};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
-use crate::reasoning::Reasoning;
 use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
 use crate::texts::{ReturnedBy, Texts};
 use crate::tool::{BoxFuture, ToolDef};
 
-/// What this adapter's [`Reasoning`] says wrote it.
-pub(crate) const PROVIDER: &str = "openai";
+/// OpenAI's own service, as the reasoning of its replies names it.
+pub(crate) const OPENAI_SERVICE: &str = "openai";
 
 /// OpenAI's own endpoint.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// The services whose hosts name them, as their reasoning is tagged: a host, or the domain of the
+/// hosts, and the service's name.
+const KNOWN_SERVICES: &[(&str, &str)] = &[
+    ("api.openai.com", OPENAI_SERVICE),
+    ("openai.azure.com", "azure"),
+    ("api.deepseek.com", "deepseek"),
+    ("openrouter.ai", "openrouter"),
+    ("api.groq.com", "groq"),
+    ("dashscope.aliyuncs.com", "qwen"),
+    ("dashscope-intl.aliyuncs.com", "qwen"),
+];
+
+/// The name of the service at `base`: a known host's name, else the host (and port) it is reached
+/// at, else the URL itself.
+fn service_at(base: &str) -> String {
+    let Some(url) = reqwest::Url::parse(base).ok() else {
+        return base.to_owned();
+    };
+    let Some(host) = url.host_str() else {
+        return base.to_owned();
+    };
+    let known = KNOWN_SERVICES.iter().find(|(known, _)| {
+        host.strip_suffix(known)
+            .is_some_and(|above| above.is_empty() || above.ends_with('.'))
+    });
+    match (known, url.port()) {
+        (Some((_, name)), _) => (*name).to_owned(),
+        (None, Some(port)) => format!("{host}:{port}"),
+        (None, None) => host.to_owned(),
+    }
+}
 
 /// A model behind the OpenAI Chat Completions API.
 ///
@@ -42,10 +77,16 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 ///
 /// let openai = OpenAi::new("gpt-4o-mini").api_key("sk-...");
 /// let local = OpenAi::new("qwen2.5").base_url("http://127.0.0.1:11434/v1");
+/// let deepseek = OpenAi::new("deepseek-reasoner").base_url("https://api.deepseek.com/v1");
+/// assert_eq!(deepseek.service_name(), "deepseek");
 /// ```
 pub struct OpenAi {
     common: Common,
     url: Endpoint,
+    /// The service that answers, as its replies' reasoning is tagged (see [`OpenAi::service`]).
+    service: Arc<str>,
+    /// Whether the user named the service, so that a later base URL does not rename it.
+    named: bool,
     /// `Authorization: Bearer` for OpenAI and most others; `api-key` for Azure.
     azure: bool,
     strict_tools: bool,
@@ -57,6 +98,8 @@ impl OpenAi {
         OpenAi {
             common: Common::new(model),
             url: Endpoint::join(OPENAI_BASE_URL, "chat/completions"),
+            service: Arc::from(OPENAI_SERVICE),
+            named: false,
             azure: false,
             strict_tools: false,
         }
@@ -72,6 +115,7 @@ impl OpenAi {
             join_url(endpoint, &path)
         ));
         openai.azure = true;
+        openai.service = Arc::from(service_at(endpoint));
         openai
     }
 
@@ -81,7 +125,31 @@ impl OpenAi {
     /// `/chat/completions`, e.g. `http://127.0.0.1:11434/v1` for Ollama.
     pub fn base_url(mut self, base: &str) -> Self {
         self.url = Endpoint::join(base, "chat/completions");
+        if !self.named {
+            self.service = Arc::from(service_at(base));
+        }
         self
+    }
+
+    /// Names the service that answers. The reasoning of its replies is tagged with this name
+    /// ([`Reasoning::provider`](crate::Reasoning::provider)) and goes back only to a service of
+    /// the same name: a transcript that moves to another service (another model for the run, a
+    /// saved conversation continued elsewhere) does not hand one service's reasoning to another.
+    ///
+    /// A known base URL names its service without this: OpenAI's own is `"openai"`,
+    /// `api.deepseek.com` `"deepseek"`, `openrouter.ai` `"openrouter"`, `api.groq.com` `"groq"`,
+    /// DashScope `"qwen"`, Azure `"azure"`; any other is named by its host and port
+    /// (`"localhost:11434"`). Name it here when that is not the service (a proxy in front of
+    /// DeepSeek, say); [`from_env`](super::from_env) names it after the provider chosen.
+    pub fn service(mut self, name: impl Into<String>) -> Self {
+        self.service = Arc::from(name.into());
+        self.named = true;
+        self
+    }
+
+    /// The name of the service that answers (see [`service`](Self::service)).
+    pub fn service_name(&self) -> &str {
+        &self.service
     }
 
     /// Sends tools in strict mode (Structured Outputs), so the model's arguments always fit the
@@ -100,7 +168,7 @@ impl OpenAi {
     ) -> Result<WireRequest<'a>, ModelError> {
         Ok(WireRequest {
             model: &self.common.model,
-            messages: wire_messages(request.messages, request.texts)?,
+            messages: wire_messages(request.messages, request.texts, &self.service)?,
             tools: request
                 .tools
                 .iter()
@@ -145,7 +213,9 @@ impl Model for OpenAi {
             .and_then(|body| encode(&body));
         Box::pin(
             self.common
-                .send(&self.url, self.key_header(), body, parse_response),
+                .send(&self.url, self.key_header(), body, |reply| {
+                    parse_response(reply, &self.service)
+                }),
         )
     }
 
@@ -159,7 +229,10 @@ impl Model for OpenAi {
         let request = self
             .common
             .stream_request(&self.url, self.key_header(), body);
-        super::sse::stream_reply::<super::openai_stream::OpenAiReassembler>(request)
+        let service = Arc::clone(&self.service);
+        super::sse::stream_reply_with(request, move || {
+            super::openai_stream::OpenAiReassembler::new(Arc::clone(&service))
+        })
     }
 }
 
@@ -183,30 +256,28 @@ impl fmt::Debug for OpenAi {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAi")
             .field("url", &self.url)
+            .field("service", &self.service)
             .field("common", &self.common)
             .field("strict_tools", &self.strict_tools)
             .finish()
     }
 }
 
-/// Parses a Chat Completions reply body. A call without an id gets one made up, arguments sent as
-/// a JSON object are taken as their text. Never panics, whatever the body (a fuzz target holds it
-/// to that).
-pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
+/// Parses a Chat Completions reply body from `service` (its reasoning is tagged with it). A call
+/// without an id gets one made up, arguments sent as a JSON object are taken as their text. Never
+/// panics, whatever the body (a fuzz target holds it to that).
+pub(crate) fn parse_response(body: &[u8], service: &str) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     let Some(choice) = reply.choices.into_iter().next() else {
         return Err(unexpected_reply("the reply has no choices", body));
     };
     let mut finish_reason = choice.finish_reason.as_deref().map(finish_reason);
-    let reasoning = choice
+    let plain = choice
         .message
         .reasoning_content
         .filter(|text| !text.is_empty())
-        .or(choice.message.reasoning)
-        .filter(|text| !text.is_empty())
-        .map(|text| Reasoning::new(PROVIDER, text))
-        .into_iter()
-        .collect();
+        .or(choice.message.reasoning);
+    let reasoning = reasoning_of(plain, choice.message.reasoning_details, service);
     let content = match (choice.message.content, choice.message.refusal) {
         (Some(content), _) => content,
         (None, Some(refusal)) => {
@@ -256,14 +327,18 @@ pub(super) fn finish_reason(reason: &str) -> FinishReason {
 
 /// The history as Chat Completions messages. Tool messages are text only, so the images and
 /// documents of tool results go in one user message after the tool messages of their step (the
-/// workaround OpenAI documents), each introduced by the id of the call that produced it. The
-/// reasoning of a turn that called tools goes back as `reasoning_content` in every later request,
-/// as DeepSeek's thinking mode requires (it answers `400` without it, once the user has spoken
-/// again after a tool loop); so does the reasoning of any turn since the last user message. An
-/// older answer's reasoning does not, as it asks.
+/// workaround OpenAI documents), each introduced by the id of the call that produced it.
+///
+/// Only the reasoning `service` wrote goes back, in the shape it came in: plain text as
+/// `reasoning_content`, OpenRouter's entries as `reasoning_details`, unmodified. The reasoning of a
+/// turn that called tools goes back in every later request, as DeepSeek's thinking mode requires
+/// (it answers `400` without it, once the user has spoken again after a tool loop) and OpenRouter
+/// asks of signed thinking; so does the reasoning of any turn since the last user message. An
+/// older answer's reasoning does not, as DeepSeek asks.
 fn wire_messages<'a>(
     messages: &'a [Message],
     texts: &dyn Texts,
+    service: &str,
 ) -> Result<Vec<WireMessage<'a>>, ModelError> {
     let last_user = messages
         .iter()
@@ -281,27 +356,11 @@ fn wire_messages<'a>(
             Message::User { content, parts } => WireMessage::User {
                 content: user_content(content, parts)?,
             },
-            Message::Assistant(reply) => WireMessage::Assistant {
-                // An assistant turn that only calls tools has `content: null`.
-                content: (!reply.content.is_empty() || reply.tool_calls.is_empty())
-                    .then_some(reply.content.as_str()),
-                reasoning_content: (!reply.tool_calls.is_empty()
-                    || last_user.is_none_or(|user| at > user))
-                .then(|| reasoning_text(reply))
-                .flatten(),
-                tool_calls: reply
-                    .tool_calls
-                    .iter()
-                    .map(|call| WireToolCall {
-                        id: &call.id,
-                        kind: "function",
-                        function: WireCalledFunction {
-                            name: &call.name,
-                            arguments: &call.arguments,
-                        },
-                    })
-                    .collect(),
-            },
+            Message::Assistant(reply) => {
+                let reasoning_back =
+                    !reply.tool_calls.is_empty() || last_user.is_none_or(|user| at > user);
+                assistant_message(reply, reasoning_back.then_some(service))
+            }
             // The wire format has no error flag: the text says it (the dispatcher's error texts do).
             Message::Tool(result) => {
                 let mut content = Cow::Borrowed(result.content.as_str());
@@ -339,6 +398,34 @@ fn wire_messages<'a>(
         });
     }
     Ok(wire)
+}
+
+/// An assistant turn, with the reasoning `reasoning_of` wrote when it is to go back.
+fn assistant_message<'a>(
+    reply: &'a AssistantMessage,
+    reasoning_of: Option<&str>,
+) -> WireMessage<'a> {
+    let reasoning_of = reasoning_of.filter(|_| !reply.reasoning.is_empty());
+    WireMessage::Assistant {
+        // An assistant turn that only calls tools has `content: null`.
+        content: (!reply.content.is_empty() || reply.tool_calls.is_empty())
+            .then_some(reply.content.as_str()),
+        reasoning_content: reasoning_of.and_then(|service| plain_text(reply, service)),
+        reasoning_details: reasoning_of
+            .map_or_else(Vec::new, |service| details_back(reply, service)),
+        tool_calls: reply
+            .tool_calls
+            .iter()
+            .map(|call| WireToolCall {
+                id: &call.id,
+                kind: "function",
+                function: WireCalledFunction {
+                    name: &call.name,
+                    arguments: &call.arguments,
+                },
+            })
+            .collect(),
+    }
 }
 
 /// A user message's content: its text alone, or its text and parts.
@@ -427,18 +514,6 @@ fn unsupported(what: &str) -> ModelError {
     ModelError::Unsupported {
         message: format!("OpenAI Chat Completions cannot take {what}"),
     }
-}
-
-/// The readable reasoning of a reply that this API wrote, joined.
-fn reasoning_text(reply: &AssistantMessage) -> Option<String> {
-    let mut pieces = reply
-        .reasoning
-        .iter()
-        .filter(|reasoning| reasoning.is_from(PROVIDER) && !reasoning.text.is_empty())
-        .map(|reasoning| reasoning.text.as_str())
-        .peekable();
-    pieces.peek()?;
-    Some(pieces.collect())
 }
 
 /// `reasoning_effort` for `model`: the effort, or for off the least that model family takes.
@@ -572,6 +647,9 @@ enum WireMessage<'a> {
         content: Option<&'a str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         reasoning_content: Option<String>,
+        /// OpenRouter's: the entries it gave, as they came.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        reasoning_details: Vec<DetailBack<'a>>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<WireToolCall<'a>>,
     },
@@ -667,6 +745,9 @@ struct WireReply {
     /// OpenRouter's name for it (some servers send both).
     #[serde(default)]
     reasoning: Option<String>,
+    /// OpenRouter's pieces of it, signed, summarized or encrypted.
+    #[serde(default, deserialize_with = "lenient_details")]
+    reasoning_details: Vec<WireDetail>,
     #[serde(default, deserialize_with = "null_as_empty")]
     tool_calls: Vec<WireReplyCall>,
 }

@@ -1,11 +1,13 @@
 //! OpenAI Chat Completions streaming (`"stream": true`): server-sent events of
 //! `chat.completion.chunk` objects, ended by `data: [DONE]`. Tool-call fragments are assembled by
-//! index into whole calls, exactly as the non-streaming reply would have them. An error chunk
-//! (`{"error": {...}}`) is the typed error the HTTP status of its `code` or `type` would be.
+//! index into whole calls, exactly as the non-streaming reply would have them, and OpenRouter's
+//! `reasoning_details` pieces into whole entries. An error chunk (`{"error": {...}}`) is the typed
+//! error the HTTP status of its `code` or `type` would be.
 //!
 //! Wire format: <https://platform.openai.com/docs/api-reference/chat-streaming>.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::sse_decode::Event;
 use serde::Deserialize;
@@ -13,7 +15,8 @@ use serde_json::Value;
 
 use super::common::{arguments_text, made_up_call_id};
 use super::http::stream_error;
-use super::openai::PROVIDER;
+use super::openai::OPENAI_SERVICE;
+use super::openai_reasoning::{WireDetail, join_detail, lenient_details, reasoning_of};
 use super::sse::{Out, Reassembler, bad_event, cut_off};
 use crate::message::{AssistantMessage, ToolCall, Usage};
 use crate::model::StreamEvent;
@@ -21,13 +24,39 @@ use crate::model::{ChatResponse, ModelError};
 use crate::reasoning::Reasoning;
 
 /// The reply so far.
-#[derive(Default)]
 pub(crate) struct OpenAiReassembler {
+    /// The service that answers, as its reasoning is tagged.
+    service: Arc<str>,
     content: String,
+    /// The plain-text reasoning.
     reasoning: String,
+    /// The `reasoning_details` entries, joined from their pieces.
+    details: Vec<Reasoning>,
     calls: BTreeMap<usize, Call>,
     finish_reason: Option<String>,
     usage: Usage,
+}
+
+impl OpenAiReassembler {
+    /// A reply from `service`.
+    pub(crate) fn new(service: Arc<str>) -> Self {
+        OpenAiReassembler {
+            service,
+            content: String::new(),
+            reasoning: String::new(),
+            details: Vec::new(),
+            calls: BTreeMap::new(),
+            finish_reason: None,
+            usage: Usage::default(),
+        }
+    }
+}
+
+/// A reply from OpenAI itself.
+impl Default for OpenAiReassembler {
+    fn default() -> Self {
+        OpenAiReassembler::new(Arc::from(OPENAI_SERVICE))
+    }
 }
 
 impl Reassembler for OpenAiReassembler {
@@ -60,10 +89,20 @@ impl Reassembler for OpenAiReassembler {
                 .delta
                 .reasoning_content
                 .filter(|text| !text.is_empty());
-            if let Some(text) = reasoning
+            let plain = reasoning
                 .or(choice.delta.reasoning)
-                .filter(|t| !t.is_empty())
-            {
+                .filter(|t| !t.is_empty());
+            for detail in choice.delta.reasoning_details {
+                // OpenRouter sends the readable thinking twice, as `reasoning` and in the
+                // details: it streams once.
+                if plain.is_none()
+                    && let Some(text) = detail.readable()
+                {
+                    out.push_back(Ok(StreamEvent::ReasoningDelta(text.to_owned())));
+                }
+                join_detail(&mut self.details, detail, &self.service);
+            }
+            if let Some(text) = plain {
                 self.reasoning.push_str(&text);
                 out.push_back(Ok(StreamEvent::ReasoningDelta(text)));
             }
@@ -208,17 +247,22 @@ impl OpenAiReassembler {
     }
 
     fn finish(&mut self) -> StreamEvent {
-        let reasoning = std::mem::take(&mut self.reasoning);
+        let reasoning = match std::mem::take(&mut self.details) {
+            details if details.is_empty() => reasoning_of(
+                Some(std::mem::take(&mut self.reasoning)),
+                Vec::new(),
+                &self.service,
+            ),
+            // The details are the reasoning; the plain text was the same thinking again.
+            details => details,
+        };
         let message = AssistantMessage {
             content: std::mem::take(&mut self.content),
             tool_calls: std::mem::take(&mut self.calls)
                 .into_values()
                 .map(|entry| entry.call)
                 .collect(),
-            reasoning: (!reasoning.is_empty())
-                .then(|| Reasoning::new(PROVIDER, reasoning))
-                .into_iter()
-                .collect(),
+            reasoning,
         };
         let mut response = ChatResponse::new(message).with_usage(self.usage);
         response.finish_reason = self
@@ -251,6 +295,9 @@ struct Delta {
     content: Option<String>,
     reasoning_content: Option<String>,
     reasoning: Option<String>,
+    /// OpenRouter's pieces of its reasoning entries.
+    #[serde(default, deserialize_with = "lenient_details")]
+    reasoning_details: Vec<WireDetail>,
     tool_calls: Option<Vec<CallFragment>>,
 }
 

@@ -77,8 +77,17 @@ impl StreamRequest<'_> {
 pub(crate) fn stream_reply<'a, R: Reassembler + Default>(
     request: Result<StreamRequest<'a>, ModelError>,
 ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
+    stream_reply_with(request, R::default)
+}
+
+/// [`stream_reply`] with the reassemblers `fresh` makes: one for the reply, and one more for each
+/// time the request is sent again.
+pub(crate) fn stream_reply_with<'a, R: Reassembler>(
+    request: Result<StreamRequest<'a>, ModelError>,
+    fresh: impl Fn() -> R + Send + 'a,
+) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
     match request {
-        Ok(request) => Box::pin(reassemble::<R>(Some(request), None)),
+        Ok(request) => Box::pin(reassemble(Some(request), None, fresh)),
         Err(error) => Box::pin(futures_util::stream::iter([Err(error)])),
     }
 }
@@ -107,7 +116,7 @@ where
         futures_util::stream::iter(pieces.into_iter().map(Ok::<_, std::convert::Infallible>));
     let source = decode(bytes, |never| match never {});
     // Nothing in the source waits, so the whole stream is read on the first poll.
-    reassemble::<R>(None, Some(Box::pin(source)))
+    reassemble(None, Some(Box::pin(source)), R::default)
         .collect::<Vec<_>>()
         .now_or_never()
         .unwrap_or_default()
@@ -193,18 +202,20 @@ where
     }
 }
 
-/// Feeds events to a reassembler and yields what it makes of them, then its verdict on the end.
-/// With a `request`, the events come from sending it (again, after a retryable failure before the
-/// first event); otherwise from `source`.
-fn reassemble<'a, R: Reassembler + Default>(
+/// Feeds events to a reassembler (`fresh` makes one per attempt) and yields what it makes of them,
+/// then its verdict on the end. With a `request`, the events come from sending it (again, after a
+/// retryable failure before the first event); otherwise from `source`.
+fn reassemble<'a, R: Reassembler, F: Fn() -> R + Send + 'a>(
     request: Option<StreamRequest<'a>>,
     source: Option<Source>,
+    fresh: F,
 ) -> impl Stream<Item = Result<StreamEvent, ModelError>> + Send + 'a {
     let state = State {
         request,
         budget: RetryBudget::new(),
         source,
-        reassembler: R::default(),
+        reassembler: fresh(),
+        fresh,
         pending: VecDeque::new(),
         finished: false,
         yielded: false,
@@ -266,7 +277,7 @@ fn reassemble<'a, R: Reassembler + Default>(
 
 type Source = std::pin::Pin<Box<dyn Stream<Item = Result<Event, ModelError>> + Send>>;
 
-struct State<'a, R> {
+struct State<'a, R, F> {
     /// The request the events come from, to send again; `None` for a body read whole.
     request: Option<StreamRequest<'a>>,
     /// The retries of this call, its openings' and its resendings' together.
@@ -274,13 +285,15 @@ struct State<'a, R> {
     /// The events of the current attempt; `None` until the request is sent.
     source: Option<Source>,
     reassembler: R,
+    /// Makes the reassembler of a new attempt.
+    fresh: F,
     pending: Out,
     finished: bool,
     /// Whether an event has gone to the caller: from then on the request is never sent again.
     yielded: bool,
 }
 
-impl<R: Reassembler + Default> State<'_, R> {
+impl<R: Reassembler, F: Fn() -> R> State<'_, R, F> {
     /// The wait before sending the request again after `error`, when it is to be sent again.
     fn retry_wait(&mut self, error: &ModelError) -> Option<Duration> {
         if self.yielded {
@@ -293,7 +306,7 @@ impl<R: Reassembler + Default> State<'_, R> {
     /// Forgets the failed attempt: the next poll sends the request again.
     fn restart(&mut self) {
         self.source = None;
-        self.reassembler = R::default();
+        self.reassembler = (self.fresh)();
         self.pending.clear();
         self.finished = false;
     }
