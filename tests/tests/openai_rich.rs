@@ -1,8 +1,8 @@
 //! Rich conversations over the OpenAI Chat Completions adapter, against a loopback server that
 //! speaks the documented wire format: image, document and audio parts; a tool's image, which Chat
-//! Completions tool messages cannot hold, sent in a user message after the tool messages; the
-//! `reasoning_content` of DeepSeek-style services, kept and sent back in later requests to DeepSeek; thinking
-//! settings; reasoning deltas in streams cut at every byte.
+//! Completions tool messages cannot hold, sent in a user message after the tool messages;
+//! DeepSeek's `reasoning_content`, kept and sent back in later requests; thinking settings;
+//! reasoning deltas in streams cut at every byte.
 
 use agent_core::providers::OpenAi;
 use agent_core::{
