@@ -1,8 +1,9 @@
 //! Reasoning over the services that speak OpenAI Chat Completions, against loopback servers that
 //! speak each service's documented wire format: every piece of reasoning says which service wrote
 //! it and goes back to that service only (DeepSeek's `reasoning_content` is not OpenRouter's to
-//! read); OpenRouter's `reasoning_details` (Claude's signed thinking, redacted thinking) are kept
-//! with their signatures and sent back unmodified within a tool loop, streamed or not
+//! read); OpenRouter's `reasoning_details` (Claude's signed thinking, redacted thinking, an OpenAI
+//! model's summary and encrypted reasoning) are kept with their signatures and sent back
+//! unmodified within a tool loop, streamed or not
 //! (<https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks>).
 
 use agent_core::providers::{EnvModel, OpenAi, from_variables};
@@ -341,6 +342,52 @@ async fn streamed_openrouter_reasoning_details_are_joined_and_go_back_signed() {
     assert_eq!(
         reasoning_sent(&second),
         [(2, "reasoning_details")],
+        "{second}"
+    );
+}
+
+/// An OpenAI reasoning model behind OpenRouter, from a server that streams the details alone: a
+/// summary in pieces, then the encrypted reasoning, then a call.
+fn summary_stream() -> String {
+    let summary = |text: &str| {
+        json!({"choices": [{"index": 0, "delta": {"reasoning_details": [{"type": "reasoning.summary",
+            "summary": text, "format": "openai-responses-v1", "index": 0}]}}]})
+    };
+    event_stream(&[
+        summary("**Checking"),
+        summary(" the weather**"),
+        json!({"choices": [{"index": 0, "delta": {"reasoning_details": [{"type": "reasoning.encrypted",
+            "data": "gAAAAABoEncrypted", "id": "rs_1", "format": "openai-responses-v1", "index": 0}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_s", "type": "function",
+            "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}]},
+            "finish_reason": "tool_calls"}]}),
+    ])
+}
+
+#[tokio::test]
+async fn streamed_summaries_without_plain_text_still_stream_and_go_back() {
+    let (base, received) = serve_event_streams(vec![summary_stream(), answer_stream()], 5).await;
+    let agent = agent!(
+        service_model("openrouter", "openai/gpt-5-mini", &base),
+        get_weather
+    );
+    let events: Vec<RunEvent> = agent.run("Weather in Oslo?").stream().collect().await;
+    assert_eq!(streamed_reasoning(&events), "**Checking the weather**");
+    let output = streamed_output(&events);
+    let pieces = reasoning_at(&output.messages, 2);
+    assert_eq!(pieces.len(), 2, "{pieces:?}");
+    assert_eq!(pieces[0].text, "**Checking the weather**");
+    assert_eq!(pieces[0].kind.as_deref(), Some("reasoning.summary"));
+
+    let second: Value = serde_json::from_str(&received.lock().unwrap()[1]).unwrap();
+    assert_eq!(
+        second["messages"][2]["reasoning_details"],
+        json!([
+            {"type": "reasoning.summary", "summary": "**Checking the weather**",
+             "format": "openai-responses-v1", "index": 0},
+            {"type": "reasoning.encrypted", "data": "gAAAAABoEncrypted", "id": "rs_1",
+             "format": "openai-responses-v1", "index": 0}
+        ]),
         "{second}"
     );
 }
