@@ -14,6 +14,10 @@ use crate::tool::BoxFuture;
 /// `OPENAI_API_KEY`, then `ANTHROPIC_API_KEY`, then `GEMINI_API_KEY` (or `GOOGLE_API_KEY`). With
 /// neither, `Ok(None)`: the caller can fall back to an offline model.
 ///
+/// A service that speaks Chat Completions (`deepseek`, `openrouter`, `ollama`, ...) is named after
+/// its provider here, whatever its base URL, so its replies' reasoning goes back to it only (see
+/// [`OpenAi::service`](super::OpenAi::service)); `openai` is named by its base URL.
+///
 /// | provider | key | base URL variable (default) |
 /// |---|---|---|
 /// | `openai` | `OPENAI_API_KEY` (not needed when `OPENAI_BASE_URL` points at a local server) | `OPENAI_BASE_URL` |
