@@ -267,29 +267,30 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         }
     }
 
-    /// What became of a call, before it becomes the text the model sees: the first half of
+    /// What becomes of a call, before it becomes the text the model sees: the first half of
     /// [`execute`](ToolSet::execute), for the MCP server, which also needs a JSON result whole.
-    pub(crate) async fn outcome(
-        &self,
-        context: &S,
-        call: &ToolCall,
-        decision: CallDecision<'_>,
-    ) -> Result<ToolOutput, ToolError> {
+    /// The call's tool is looked up and its future made here; the [`Outcome`] awaits it.
+    pub(crate) fn outcome<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+        decision: CallDecision<'a>,
+    ) -> Outcome<'a, S> {
         match decision {
-            CallDecision::Run => self.run(context, call)?.await,
-            // Boxed: few calls are rewritten, and every call's future would carry room for the
-            // rewritten call, which must live as long as the tool's future.
-            CallDecision::RunWith { arguments } => {
-                Box::pin(async move {
-                    let call = ToolCall {
-                        arguments: arguments.to_owned(),
-                        ..call.clone()
-                    };
-                    self.run(context, &call)?.await
-                })
-                .await
-            }
-            CallDecision::NotRun(why) => Err(self.refusal(why)),
+            CallDecision::Run => match self.run(context, call) {
+                Ok(running) => Outcome::Running(running),
+                Err(error) => Outcome::Ready(Some(Err(error))),
+            },
+            // Boxed: few calls are rewritten, and the rewritten call must live as long as the
+            // tool's future.
+            CallDecision::RunWith { arguments } => Outcome::Rewritten(Box::pin(async move {
+                let call = ToolCall {
+                    arguments: arguments.to_owned(),
+                    ..call.clone()
+                };
+                self.run(context, &call)?.await
+            })),
+            CallDecision::NotRun(why) => Outcome::Ready(Some(Err(self.refusal(why)))),
         }
     }
 
@@ -494,13 +495,42 @@ pub(crate) fn is_tool_name_character(character: char) -> bool {
     character.is_ascii_alphanumeric() || character == '_' || character == '-'
 }
 
+/// A call's outcome in the making ([`ToolSet::outcome`]): its tool running, a call run with
+/// other arguments, or an outcome known without running anything. Written out rather than as an
+/// `async fn`: a run awaits one for every call, and a layer of its own would be copied each time.
+pub(crate) enum Outcome<'a, S> {
+    /// The call's tool, running.
+    Running(Running<'a, S>),
+    /// The call with other arguments, running (the rewritten call lives in the future).
+    Rewritten(BoxFuture<'a, Result<ToolOutput, ToolError>>),
+    /// Known at once; taken when polled.
+    Ready(Option<Result<ToolOutput, ToolError>>),
+}
+
+impl<S: 'static> Future for Outcome<'_, S> {
+    type Output = Result<ToolOutput, ToolError>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut *self {
+            Outcome::Running(running) => Pin::new(running).poll(context),
+            Outcome::Rewritten(future) => future.as_mut().poll(context),
+            Outcome::Ready(outcome) => Poll::Ready(
+                outcome
+                    .take()
+                    .expect("an outcome is polled until it is ready, once"),
+            ),
+        }
+    }
+}
+
 /// A tool's call in flight: its future, a panic while polling it caught as an error, and at most
 /// `limit` to finish (then dropped, with the error saying so).
 ///
 /// Written out rather than as async layers: it is polled on every call. The timer is armed only
 /// if the call does not finish on its first poll, so quick calls cost nothing, and it is
 /// runtime-independent (`futures-timer`): no executor setting can make it panic.
-struct Running<'a, S> {
+pub(crate) struct Running<'a, S> {
     work: CatchUnwind<AssertUnwindSafe<BoxFuture<'a, Result<ToolOutput, ToolError>>>>,
     tool: &'a dyn Tool<S>,
     limit: Duration,

@@ -6,10 +6,10 @@
 //! saw it).
 
 use std::future::Future;
-use std::pin::Pin;
+use std::pin::{Pin, pin};
 use std::time::{Duration, Instant};
 
-use futures_util::future::{Either, join_all};
+use futures_util::future::join_all;
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
@@ -41,46 +41,51 @@ impl Slot {
 }
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
-    /// Carries out `calls` as ruled, each into its slot (one per call, in order): concurrently
-    /// unless the agent asks for one at a time or a journal records them in order. The
-    /// interruption that cut them short, if one did: the calls it dropped are answered as not
-    /// run, saying why.
+    /// Carries out `calls` as ruled, each into its slot (one per call, in order), raced against
+    /// the run's interruption when it can be interrupted. The interruption that cut them short,
+    /// if one did: the calls it dropped are answered as not run, saying why.
     pub(super) async fn carry_out<C: Future<Output = ()> + Send>(
         &self,
         calls: &[ToolCall],
         slots: &mut [Slot],
         cancel: &mut Pin<&mut C>,
     ) -> Option<Interrupt> {
-        let concurrent = self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none();
-        // Made in the call to `interruptible`, not bound first: a binding would be held across
-        // the await beside the race that took it.
-        let interrupted = self
-            .interruptible(
-                async {
-                    let each = slots.iter_mut().zip(calls);
-                    if concurrent {
-                        join_all(each.map(|(slot, call)| self.fill(slot, call))).await;
-                    } else {
-                        // `fill`, in the loop itself: one future less around each call.
-                        for (slot, call) in each {
-                            if let Slot::Open(ruling) = slot {
-                                let ruling = ruling.take();
-                                *slot = self.call(call, ruling).await;
-                            }
-                        }
-                    }
-                    Ok(())
-                },
-                cancel,
-            )
-            .await
-            .err();
+        let interrupted = {
+            let mut work = pin!(self.each_call(calls, slots));
+            if self.can_be_interrupted {
+                self.race(work.as_mut(), cancel).await.err()
+            } else {
+                work.await;
+                None
+            }
+        };
         if let Some(interrupt) = interrupted {
             for (slot, call) in slots.iter_mut().zip(calls) {
                 self.close(slot, call, interrupt.not_run());
             }
         }
         interrupted
+    }
+
+    /// Each call into its slot: concurrently unless the agent asks for one at a time or a
+    /// journal records them in order.
+    async fn each_call(&self, calls: &[ToolCall], slots: &mut [Slot]) {
+        let concurrent = self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none();
+        let each = slots.iter_mut().zip(calls);
+        if concurrent {
+            join_all(each.map(|(slot, call)| self.fill(slot, call))).await;
+        } else {
+            // `fill`, in the loop itself: one future less around each call.
+            for (slot, call) in each {
+                if let Slot::Open(ruling) = slot {
+                    let ruling = ruling.take();
+                    *slot = match enabled(tool_span(call)) {
+                        None => self.rule_and_call(call, ruling).await,
+                        Some(span) => Box::pin(self.traced(call, ruling, span)).await,
+                    };
+                }
+            }
+        }
     }
 
     /// Answers the call of `slot` as not run, saying `why`, unless it has its result.
@@ -105,37 +110,35 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     async fn fill(&self, slot: &mut Slot, call: &ToolCall) {
         if let Slot::Open(ruling) = slot {
             let ruling = ruling.take();
-            *slot = self.call(call, ruling).await;
+            *slot = match enabled(tool_span(call)) {
+                None => self.rule_and_call(call, ruling).await,
+                Some(span) => Box::pin(self.traced(call, ruling, span)).await,
+            };
         }
     }
 
-    /// One call, traced: ruled on (unless it was already), then carried out, its result shown to
-    /// the hooks. (Not an `async fn`: the traced call is boxed, and the untraced one should not
-    /// carry room for the span.)
-    fn call<'c>(
-        &'c self,
-        call: &'c ToolCall,
+    /// One call, in `span`: `rule_and_call`, traced.
+    async fn traced(
+        &self,
+        call: &ToolCall,
         ruling: Option<Box<Ruling>>,
-    ) -> impl Future<Output = Slot> + Send + 'c {
-        let Some(span) = enabled(tool_span(call)) else {
-            return Either::Left(self.rule_and_call(call, ruling));
-        };
-        Either::Right(Box::pin(async move {
-            let slot = self
-                .rule_and_call(call, ruling)
-                .instrument(span.clone())
-                .await;
-            if let Slot::Answered(result) = &slot
-                && result.is_error
-            {
-                span.record("error.type", "tool_error");
-            }
-            slot
-        }))
+        span: tracing::Span,
+    ) -> Slot {
+        let slot = self
+            .rule_and_call(call, ruling)
+            .instrument(span.clone())
+            .await;
+        if let Slot::Answered(result) = &slot
+            && result.is_error
+        {
+            span.record("error.type", "tool_error");
+        }
+        slot
     }
 
-    /// One call: ruled on (unless it was already), then carried out, its result shown to the
-    /// hooks.
+    /// One call: ruled on (unless it was already), then carried out as ruled, through the
+    /// journal when the run has one (a recorded result comes back from it instead of running the
+    /// call again), its result shown to the hooks.
     async fn rule_and_call(&self, call: &ToolCall, ruling: Option<Box<Ruling>>) -> Slot {
         // Only a hook reads how long a call took (the policy's time counts: an approver may
         // take long).
@@ -151,33 +154,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             Ruling::Run => None,
             Ruling::RunWith(arguments) => Some(arguments),
         };
-        let result = match &rewritten {
-            None => self.execute(call, CallDecision::Run).await,
-            Some(arguments) => {
-                self.execute(call, CallDecision::RunWith { arguments })
-                    .await
-            }
+        let decision = match &rewritten {
+            None => CallDecision::Run,
+            Some(arguments) => CallDecision::RunWith { arguments },
         };
-        self.answered(call, result, started)
-    }
-
-    /// A call's slot once it has its result, which the hooks are shown.
-    fn answered(
-        &self,
-        call: &ToolCall,
-        result: ToolResultMessage,
-        started: Option<Instant>,
-    ) -> Slot {
-        let elapsed = started.map_or(Duration::ZERO, |started| started.elapsed());
-        for hook in &self.agent.hooks {
-            hook.on_tool_result(self.context, call, &result, elapsed);
-        }
-        Slot::Answered(result)
-    }
-
-    /// Runs a call as decided, through the journal when the run has one: a recorded result comes
-    /// back from it instead of running the call again.
-    async fn execute(&self, call: &ToolCall, decision: CallDecision<'_>) -> ToolResultMessage {
         let tools = &self.agent.tools;
         tracing::debug!(arguments = %call.arguments, "tool call");
         let result = match self.journal {
@@ -193,7 +173,21 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
         };
         tracing::debug!(is_error = result.is_error, content = %result.content, "tool result");
-        result
+        self.answered(call, result, started)
+    }
+
+    /// A call's slot once it has its result, which the hooks are shown.
+    fn answered(
+        &self,
+        call: &ToolCall,
+        result: ToolResultMessage,
+        started: Option<Instant>,
+    ) -> Slot {
+        let elapsed = started.map_or(Duration::ZERO, |started| started.elapsed());
+        for hook in &self.agent.hooks {
+            hook.on_tool_result(self.context, call, &result, elapsed);
+        }
+        Slot::Answered(result)
     }
 }
 

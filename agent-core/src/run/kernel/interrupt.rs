@@ -11,6 +11,7 @@ use crate::run::agent::Agent;
 use crate::run::journal::Journal;
 use crate::run::outcome::StopReason;
 use crate::texts::NotRun;
+use crate::tool::BoxFuture;
 
 /// Why something in flight was dropped.
 #[derive(Clone, Copy)]
@@ -36,23 +37,21 @@ pub(super) fn time_limit<S>(agent: &Agent<S>, journal: Option<&dyn Journal>) -> 
 }
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
-    /// Runs `work` unless the run is cancelled or its time runs out first; a run that can be
-    /// neither awaits `work` as it is. `work` says `Ok` when it is done: its own output is the
-    /// race's, so a run that cannot be interrupted awaits it with nothing around it. (Not an
-    /// `async fn`: that would hold `work` twice, as its argument and pinned for the race.)
-    pub(super) fn interruptible<'f, T: 'f, C: Future<Output = ()> + Send>(
+    /// Races `work` against the run's cancel signal and its deadline: its output, or the
+    /// interruption that came first (`work` is then left unfinished, for the caller to drop).
+    /// Only a run that can be interrupted races its awaits; the race is boxed, so that every
+    /// run's future does not carry room for it, and `work` stays where its caller pinned it.
+    pub(super) fn race<'f, F, C>(
         &self,
-        work: impl Future<Output = Result<T, Interrupt>> + Send + 'f,
+        work: Pin<&'f mut F>,
         cancel: &'f mut Pin<&mut C>,
-    ) -> impl Future<Output = Result<T, Interrupt>> + Send + 'f {
-        if !self.can_be_interrupted {
-            return Either::Left(work);
-        }
+    ) -> BoxFuture<'f, Result<F::Output, Interrupt>>
+    where
+        F: Future<Output: Send> + Send + ?Sized,
+        C: Future<Output = ()> + Send,
+    {
         let deadline = self.deadline;
-        // Boxed to be raced (only a run that can be interrupted pays for it), and before the
-        // race's future is made, which would otherwise hold it whole.
-        let work = Box::pin(work);
-        Either::Right(async move {
+        Box::pin(async move {
             let time_up = pin!(async move {
                 match deadline {
                     Some(deadline) => {
@@ -63,7 +62,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 }
             });
             match select(work, select(cancel.as_mut(), time_up)).await {
-                Either::Left((done, _)) => done,
+                Either::Left((done, _)) => Ok(done),
                 Either::Right((Either::Left(_), _)) => Err(Interrupt::Cancelled),
                 Either::Right((Either::Right(_), _)) => Err(Interrupt::TimeLimit),
             }

@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use futures_util::{FutureExt, StreamExt};
+use futures_util::StreamExt;
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
@@ -17,12 +17,12 @@ use crate::run::events::{EventSender, LiveEvent};
 use crate::settings::ToolChoice;
 
 /// Awaits `$future` as `traced!` does, raced against the run's cancel signal and deadline when
-/// it has either (returning the `Interrupt` from the enclosing function if one comes first; the
-/// race is boxed, so it does not enlarge every run's future).
+/// it has either (returning the `Interrupt` from the enclosing function if one comes first).
 macro_rules! raced {
     ($run:expr, $future:expr, $cancel:expr, $span:expr) => {
         if $run.can_be_interrupted {
-            traced!(small: Box::pin($run.interruptible($future.map(Ok), $cancel)), $span)?
+            let work = std::pin::pin!($future);
+            traced!(small: $run.race(work, $cancel), $span)?
         } else {
             traced!(small: $future, $span)
         }
