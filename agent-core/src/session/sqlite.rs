@@ -355,10 +355,7 @@ fn truncate(
         .map_err(store_error)?;
     // The paused run waited in the last message, which is gone.
     transaction
-        .execute(
-            "UPDATE conversations SET paused = NULL WHERE id = ?1",
-            [id],
-        )
+        .execute("UPDATE conversations SET paused = NULL WHERE id = ?1", [id])
         .map_err(store_error)?;
     transaction.commit().map_err(store_error)
 }
