@@ -7,8 +7,14 @@
 //! `tool-output-*`, `tool-approval-request`, `finish-step`, `finish`, `error`), then `[DONE]`.
 //! The conversation is kept by chat id in a [`SessionStore`] (in memory unless given one), so the
 //! server, not the client, holds the transcript: only the user's new message is taken from the
-//! request. A body that does not fit is a `400` with a JSON error and never reaches the model; a
-//! client that goes away cancels its run, whose transcript is still kept. `GET /` serves a chat
+//! request. A regenerate (`trigger: "regenerate-message"`, what the AI SDK's `regenerate()`
+//! sends) takes back the answer its `messageId` names, or the chat's last, with every turn after
+//! it (and a call in it still waiting for approval: that request is withdrawn), and answers its
+//! question again, the question kept once; the new answer has an id of its own. An answer's id
+//! says where in the conversation its question came, which is how the server finds an earlier
+//! answer; an id the chat has no answer for is a `404`. A body that does not fit is a `400` with a
+//! JSON error and never reaches the model; a client that goes away cancels its run, whose
+//! transcript is still kept. `GET /` serves a chat
 //! page built into the crate: messages stream in, reasoning folds away, each tool call shows its
 //! arguments and result, a call awaiting approval has Approve / Deny buttons.
 //!
