@@ -589,6 +589,54 @@ async fn an_attachment_the_provider_refuses_leaves_the_chat_usable() {
     );
 }
 
+/// A provider that is down keeps the question (the conversation ends with it, unanswered);
+/// `regenerate()`, the chat's retry, answers it without asking it twice.
+async fn a_retry_after_the_provider_failed_answers_the_kept_question() {
+    let model = ScriptedModel::from_steps([
+        ScriptStep::error(|| ModelError::Overloaded {
+            status: 529,
+            message: "overloaded".to_owned(),
+        }),
+        AssistantMessage::text("Back again.").into(),
+        AssistantMessage::text("Bye.").into(),
+    ]);
+    let agent: Agent = Agent::new(model.clone());
+    let store = Arc::new(MemorySessions::new());
+    let api = serve(ChatServer::new(Arc::new(agent)).sessions(store.clone())).await;
+    let session = ai_sdk_chat_session(
+        &api,
+        &json!({
+            "chatId": "chat-d",
+            "steps": [{ "send": "Hi" }, { "regenerate": {} }, { "send": "Bye" }]
+        }),
+    )
+    .await;
+    assert_eq!(session["steps"][0]["status"], "error");
+    assert_eq!(session["steps"][1]["error"], Value::Null);
+    assert_eq!(
+        lines(&session["messages"]),
+        [
+            "user: Hi",
+            "assistant: Back again.",
+            "user: Bye",
+            "assistant: Bye."
+        ]
+    );
+    let shown = shown(&model);
+    assert_eq!(shown[0], ["system", "user: Hi"]);
+    assert_eq!(shown[1], ["system", "user: Hi"]);
+    assert_eq!(
+        kept(&*store, "chat-d").await,
+        [
+            "system",
+            "user: Hi",
+            "assistant: Back again.",
+            "user: Bye",
+            "assistant: Bye."
+        ]
+    );
+}
+
 /// Posts `body` to `api`; the status and the JSON error, or the stream's text.
 async fn post(api: &str, body: &Value) -> (u16, String) {
     let reply = reqwest::Client::new()
@@ -681,6 +729,11 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "an_attachment_the_provider_refuses_leaves_the_chat_usable",
             an_attachment_the_provider_refuses_leaves_the_chat_usable,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "a_retry_after_the_provider_failed_answers_the_kept_question",
+            a_retry_after_the_provider_failed_answers_the_kept_question,
         )
         .needs(&AI_SDK),
         Test::tokio(
