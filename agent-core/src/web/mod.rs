@@ -14,9 +14,9 @@
 //! says where in the conversation its question came, which is how the server finds an earlier
 //! answer; an id the chat has no answer for is a `404`. A body that does not fit is a `400` with a
 //! JSON error and never reaches the model; a client that goes away cancels its run, whose
-//! transcript is still kept. `GET /` serves a chat
-//! page built into the crate: messages stream in, reasoning folds away, each tool call shows its
-//! arguments and result, a call awaiting approval has Approve / Deny buttons.
+//! transcript is still kept. `GET /` serves a chat page built into the crate: messages stream in,
+//! reasoning folds away, each tool call shows its arguments and result, a call awaiting approval
+//! has Approve / Deny buttons.
 //!
 //! ```no_run
 //! use std::sync::Arc;
