@@ -86,6 +86,18 @@ pub async fn ai_sdk_chat(api: &str, chat_id: &str, messages: &Value) -> Value {
     client_report(command, &request, "chat_client.mjs").await
 }
 
+/// Drives the AI SDK's `Chat` (`web/chat_session.mjs`: what `useChat` wraps, over
+/// `DefaultChatTransport`) against `api` through `script`: `{chatId, clientTools, steps}`, see the
+/// script for the steps. Returns `{steps, requests, messages}`: the chat after each step, what
+/// each request posted, and `chat.messages` at the end.
+pub async fn ai_sdk_chat_session(api: &str, script: &Value) -> Value {
+    let mut command = Command::new("node");
+    command.arg(web_dir().join("chat_session.mjs"));
+    let mut request = script.clone();
+    request["api"] = Value::from(api);
+    client_report(command, &request, "chat_session.mjs").await
+}
+
 /// `node <server-everything> stdio`, ready to spawn.
 pub fn everything_stdio() -> Command {
     let mut command = Command::new("node");

@@ -499,3 +499,86 @@ async fn a_run_refused_before_the_model_leaves_the_conversation_as_it_was() {
         assert_eq!(kept.len(), 3, "{kept:?}");
     }
 }
+
+/// A conversation cut back (an answer taken back): the messages after the cut are gone, a paused
+/// run waiting in them with them, and runs go on from the cut. On both stores, and across two
+/// stores on one file.
+#[tokio::test]
+async fn a_conversation_is_cut_back_whole_and_a_paused_run_with_it() {
+    let path = database("cut");
+    let stores = [
+        Arc::new(MemorySessions::new()) as Arc<dyn SessionStore>,
+        Arc::new(SqliteSessions::open(&path).unwrap()),
+    ];
+    for store in stores {
+        let agent = agent();
+        let first = agent.run("buy milk").session(&*store, "c").await.unwrap();
+        assert_eq!(first.messages.len(), 5);
+        let paused = agent.run("wipe it").session(&*store, "c").await.unwrap();
+        assert_eq!(paused.stop_reason, StopReason::Paused);
+        let stored = store.load("c").await.unwrap();
+        assert_eq!(stored.messages.len(), 7);
+        assert!(stored.paused.is_some());
+
+        // A cut that keeps everything changes nothing: the paused run still waits.
+        store.truncate("c", 7, 7).await.unwrap();
+        store.truncate("c", 7, 9).await.unwrap();
+        assert_eq!(store.load("c").await.unwrap(), stored);
+
+        // Back to the second question: its answer, waiting for approval, is gone, and the paused
+        // run with it.
+        store.truncate("c", 7, 6).await.unwrap();
+        let cut = store.load("c").await.unwrap();
+        assert_eq!(cut.messages[..], stored.messages[..6]);
+        assert!(cut.paused.is_none());
+        assert!(matches!(&cut.messages[5], Message::User { content, .. } if content == "wipe it"));
+
+        // A run goes on from the cut (a new question is no longer refused as paused), and
+        // appends after it.
+        let next = agent.run("call mum").session(&*store, "c").await.unwrap();
+        assert_eq!(next.stop_reason, StopReason::Finished);
+        let after = store.load("c").await.unwrap().messages;
+        assert_eq!(after[..6], stored.messages[..6]);
+        assert_eq!(after.len(), 6 + 4, "{after:?}");
+
+        // A cut from a stale load is refused and cuts nothing.
+        let error = store.truncate("c", 6, 1).await.unwrap_err();
+        assert_eq!(
+            error,
+            SessionError::Conflict {
+                id: "c".into(),
+                expected: 6,
+                found: 10
+            }
+        );
+        assert_eq!(store.load("c").await.unwrap().messages, after);
+        // To nothing, and a conversation never written: no messages either way.
+        store.truncate("c", 10, 0).await.unwrap();
+        assert!(store.load("c").await.unwrap().messages.is_empty());
+        store.truncate("never", 0, 0).await.unwrap();
+        assert!(matches!(
+            store.truncate("never", 2, 0).await,
+            Err(SessionError::Conflict { found: 0, .. })
+        ));
+    }
+
+    // Two processes on one file: one cuts, the other's append from before the cut is refused.
+    let path = database("cut-two");
+    let (one, two) = (
+        SqliteSessions::open(&path).unwrap(),
+        SqliteSessions::open(&path).unwrap(),
+    );
+    let messages = [Message::user("a"), Message::user("b"), Message::user("c")];
+    one.append("d", 0, &messages, None).await.unwrap();
+    assert_eq!(two.load("d").await.unwrap().messages.len(), 3);
+    one.truncate("d", 3, 1).await.unwrap();
+    assert!(matches!(
+        two.append("d", 3, &messages, None).await,
+        Err(SessionError::Conflict {
+            expected: 3,
+            found: 1,
+            ..
+        })
+    ));
+    assert_eq!(two.load("d").await.unwrap().messages, messages[..1]);
+}

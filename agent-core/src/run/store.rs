@@ -24,8 +24,8 @@ pub struct Conversation {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SessionError {
-    /// The conversation changed since it was loaded (another process appended to it): nothing
-    /// was written.
+    /// The conversation changed since it was loaded (another process appended to it or cut it
+    /// back): nothing was written.
     #[error("conversation `{id}` has {found} messages, not the {expected} it had when loaded")]
     Conflict {
         /// The conversation.
@@ -87,6 +87,19 @@ pub trait SessionStore: Send + Sync {
         messages: &'a [Message],
         paused: Option<&'a PausedRun>,
     ) -> BoxFuture<'a, Result<(), SessionError>>;
+
+    /// Cuts conversation `id` back to its first `keep` messages (to take back an answer and run
+    /// again from the question, say), which must still have `expected_len` messages
+    /// ([`SessionError::Conflict`] otherwise, and nothing is cut), all at once: after a crash
+    /// either the whole cut is made or none. A paused run waits in the conversation's last
+    /// message (its reply), so a cut clears it; a `keep` of `expected_len` or more cuts nothing
+    /// and changes nothing, as [`Vec::truncate`].
+    fn truncate<'a>(
+        &'a self,
+        id: &'a str,
+        expected_len: usize,
+        keep: usize,
+    ) -> BoxFuture<'a, Result<(), SessionError>>;
 }
 
 impl<T: SessionStore + ?Sized> SessionStore for Arc<T> {
@@ -106,6 +119,15 @@ impl<T: SessionStore + ?Sized> SessionStore for Arc<T> {
         paused: Option<&'a PausedRun>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         (**self).append(id, expected_len, messages, paused)
+    }
+
+    fn truncate<'a>(
+        &'a self,
+        id: &'a str,
+        expected_len: usize,
+        keep: usize,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        (**self).truncate(id, expected_len, keep)
     }
 }
 

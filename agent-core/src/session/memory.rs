@@ -27,7 +27,7 @@ impl MemorySessions {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Conversation>> {
-        // A panic elsewhere cannot leave a half-written conversation: appends are whole.
+        // A panic elsewhere cannot leave a half-written conversation: appends and cuts are whole.
         self.conversations
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
@@ -63,6 +63,34 @@ impl SessionStore for MemorySessions {
                 expected: expected_len,
                 found: conversation.messages.len(),
             })
+        };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn truncate<'a>(
+        &'a self,
+        id: &'a str,
+        expected_len: usize,
+        keep: usize,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        let mut conversations = self.lock();
+        let found = conversations
+            .get(id)
+            .map_or(0, |conversation| conversation.messages.len());
+        let result = if found != expected_len {
+            Err(SessionError::Conflict {
+                id: id.to_owned(),
+                expected: expected_len,
+                found,
+            })
+        } else {
+            if let Some(conversation) = conversations.get_mut(id)
+                && keep < found
+            {
+                conversation.messages.truncate(keep);
+                conversation.paused = None;
+            }
+            Ok(())
         };
         Box::pin(std::future::ready(result))
     }

@@ -12,6 +12,11 @@
 //! different conversations do not wait for each other. As a safety net across processes (two
 //! programs on one SQLite file), an append is refused with [`SessionError::Conflict`] when the
 //! conversation changed since it was loaded, and nothing is written.
+//!
+//! A conversation can also be cut back ([`SessionStore::truncate`]): the web endpoint takes back
+//! an answer that way when a chat asks for it again. A cut has the same guarantees as an append: it
+//! is refused when the conversation changed since it was loaded, and it is made whole or not at
+//! all.
 
 mod memory;
 #[cfg(feature = "sqlite")]

@@ -1,5 +1,5 @@
 //! Conversations in an SQLite file (bundled SQLite, in WAL mode): they outlive the process, and
-//! an append is one transaction, so a writer killed mid-append leaves the file whole.
+//! an append (or a cut) is one transaction, so a writer killed mid-append leaves the file whole.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
@@ -220,6 +220,16 @@ impl SessionStore for SqliteSessions {
                 .await
         })
     }
+
+    fn truncate<'a>(
+        &'a self,
+        id: &'a str,
+        expected_len: usize,
+        keep: usize,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        let id = id.to_owned();
+        Box::pin(self.with(move |connection| truncate(connection, &id, expected_len, keep)))
+    }
 }
 
 fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionError> {
@@ -263,18 +273,13 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
     Ok(Conversation { messages, paused })
 }
 
-fn append(
-    connection: &mut Connection,
+/// How many messages conversation `id` has, refused with [`SessionError::Conflict`] unless
+/// `expected_len`. Read inside the write transaction that depends on it.
+fn check_len(
+    transaction: &rusqlite::Transaction<'_>,
     id: &str,
     expected_len: usize,
-    bodies: &[String],
-    paused: Option<String>,
 ) -> Result<(), SessionError> {
-    // IMMEDIATE: the write lock is taken before the count is read, so no other writer slips in
-    // between.
-    let transaction = connection
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(store_error)?;
     let found: i64 = transaction
         .query_row(
             "SELECT COUNT(*) FROM messages WHERE conversation = ?1",
@@ -290,6 +295,22 @@ fn append(
             found,
         });
     }
+    Ok(())
+}
+
+fn append(
+    connection: &mut Connection,
+    id: &str,
+    expected_len: usize,
+    bodies: &[String],
+    paused: Option<String>,
+) -> Result<(), SessionError> {
+    // IMMEDIATE: the write lock is taken before the count is read, so no other writer slips in
+    // between.
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(store_error)?;
+    check_len(&transaction, id, expected_len)?;
     transaction
         .execute(
             "INSERT INTO conversations (id, paused) VALUES (?1, ?2)
@@ -309,5 +330,32 @@ fn append(
                 .map_err(store_error)?;
         }
     }
+    transaction.commit().map_err(store_error)
+}
+
+fn truncate(
+    connection: &mut Connection,
+    id: &str,
+    expected_len: usize,
+    keep: usize,
+) -> Result<(), SessionError> {
+    // IMMEDIATE, as an append: no other writer between the count and the cut.
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(store_error)?;
+    check_len(&transaction, id, expected_len)?;
+    if keep >= expected_len {
+        return Ok(());
+    }
+    transaction
+        .execute(
+            "DELETE FROM messages WHERE conversation = ?1 AND position >= ?2",
+            params![id, sql_integer(keep)],
+        )
+        .map_err(store_error)?;
+    // The paused run waited in the last message, which is gone.
+    transaction
+        .execute("UPDATE conversations SET paused = NULL WHERE id = ?1", [id])
+        .map_err(store_error)?;
     transaction.commit().map_err(store_error)
 }

@@ -7,10 +7,16 @@
 //! `tool-output-*`, `tool-approval-request`, `finish-step`, `finish`, `error`), then `[DONE]`.
 //! The conversation is kept by chat id in a [`SessionStore`] (in memory unless given one), so the
 //! server, not the client, holds the transcript: only the user's new message is taken from the
-//! request. A body that does not fit is a `400` with a JSON error and never reaches the model; a
-//! client that goes away cancels its run, whose transcript is still kept. `GET /` serves a chat
-//! page built into the crate: messages stream in, reasoning folds away, each tool call shows its
-//! arguments and result, a call awaiting approval has Approve / Deny buttons.
+//! request. A regenerate (`trigger: "regenerate-message"`, what the AI SDK's `regenerate()`
+//! sends) takes back the answer its `messageId` names, or the chat's last, with every turn after
+//! it (and a call in it still waiting for approval: that request is withdrawn), and answers its
+//! question again, the question kept once; the new answer has an id of its own. An answer's id
+//! says where in the conversation its question came, which is how the server finds an earlier
+//! answer; an id the chat has no answer for is a `404`. A body that does not fit is a `400` with a
+//! JSON error and never reaches the model; a client that goes away cancels its run, whose
+//! transcript is still kept. `GET /` serves a chat page built into the crate: messages stream in,
+//! reasoning folds away, each tool call shows its arguments and result, a call awaiting approval
+//! has Approve / Deny buttons.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -23,6 +29,7 @@
 
 mod chunks;
 mod request;
+mod rewind;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -35,10 +42,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::StreamExt;
 
-use crate::run::{Agent, Decision, ResumeFrom, RunEvent};
-use crate::session::{Conversation, MemorySessions, SessionStore};
+use crate::message::Message;
+use crate::run::{Agent, Decision, Input, ResumeFrom, RunEvent};
+use crate::session::{Conversation, MemorySessions, SessionError, SessionStore};
 use chunks::{Chunk, Encoder};
-use request::Turn;
+use request::{Turn, UserInput};
+use rewind::{Target, answer_id, rewind};
 
 /// The most a request body may have by default: a message with a few images.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -176,8 +185,12 @@ async fn chat(State(shared): State<Arc<Shared>>, body: Body) -> Response {
         Ok(parsed) => parsed,
         Err(problem) => return refuse(StatusCode::BAD_REQUEST, &problem),
     };
+    let plan = match plan(&shared, &chat_id, turn).await {
+        Ok(plan) => plan,
+        Err(refused) => return refused,
+    };
     let (sender, receiver) = tokio::sync::mpsc::channel::<Bytes>(64);
-    tokio::spawn(answer(shared, chat_id, turn, sender));
+    tokio::spawn(answer(shared, chat_id, plan, sender));
     let frames = futures_util::stream::unfold(receiver, |mut receiver| async move {
         let frame = receiver.recv().await?;
         Some((Ok::<_, Infallible>(frame), receiver))
@@ -197,35 +210,131 @@ async fn chat(State(shared): State<Arc<Shared>>, body: Body) -> Response {
         .into_response()
 }
 
+/// How a request is answered: what the run starts from, the answer's message id, and the calls
+/// the person denied in it.
+struct Plan {
+    start: Start,
+    message_id: String,
+    denied: Vec<String>,
+}
+
+/// What the run of an answer starts from.
+enum Start {
+    /// A question, new to the conversation.
+    Ask(UserInput),
+    /// The conversation as it is: its last message is the question, answered again.
+    Again,
+    /// The paused run, given the person's decisions.
+    Resume(Vec<(String, Decision)>),
+}
+
+/// Reads the chat's conversation and decides how to answer `turn`: where its answer begins (for
+/// the answer's id), which of the decisions sent back the paused run waits on, and, for a
+/// regenerate, cuts the conversation back. The conversation is held meanwhile, so it is not read
+/// in the middle of a run. `Err`: the response that refuses the request.
+async fn plan(shared: &Shared, chat_id: &str, turn: Turn) -> Result<Plan, Response> {
+    let store = &*shared.store;
+    let new_id = |base: usize| {
+        answer_id(
+            chat_id,
+            base,
+            shared.answers.fetch_add(1, Ordering::Relaxed),
+        )
+    };
+    let hold = store.hold(chat_id).await;
+    let conversation = store.load(chat_id).await.map_err(store_failed)?;
+    let len = conversation.messages.len();
+    let plan = match turn {
+        Turn::Message(input) => Plan {
+            start: Start::Ask(input),
+            message_id: new_id(len),
+            denied: Vec::new(),
+        },
+        // The answer goes on in the message that asked (a new id would make the client show the
+        // call twice).
+        Turn::Approvals {
+            message_id,
+            decisions,
+        } => {
+            let decisions = for_waiting_calls(&conversation, decisions);
+            let denied = decisions
+                .iter()
+                .filter(|(_, decision)| matches!(decision, Decision::Deny { .. }))
+                .map(|(call_id, _)| call_id.clone())
+                .collect();
+            Plan {
+                start: Start::Resume(decisions),
+                message_id: message_id.unwrap_or_else(|| new_id(len)),
+                denied,
+            }
+        }
+        Turn::Regenerate {
+            message_id,
+            question,
+            question_id,
+        } => {
+            let unknown = || {
+                let message = format!(
+                    "chat `{chat_id}` has no answer `{}` to regenerate",
+                    message_id.as_deref().unwrap_or_default()
+                );
+                refuse(StatusCode::NOT_FOUND, &message)
+            };
+            let target = Target::named(chat_id, message_id.as_deref(), question_id.as_deref())
+                .ok_or_else(unknown)?;
+            let asked = Message::User {
+                content: question.text.clone(),
+                parts: question.parts.clone(),
+            };
+            let rewound = rewind(&conversation.messages, target, &asked).ok_or_else(unknown)?;
+            // The answer taken back goes, with every turn after it and a run paused in it.
+            if rewound.keep < len {
+                store
+                    .truncate(chat_id, len, rewound.keep)
+                    .await
+                    .map_err(store_failed)?;
+            }
+            Plan {
+                start: if rewound.ask {
+                    Start::Ask(question)
+                } else {
+                    Start::Again
+                },
+                message_id: new_id(rewound.base),
+                denied: Vec::new(),
+            }
+        }
+    };
+    drop(hold);
+    Ok(plan)
+}
+
+/// `409` when another process changed the conversation meanwhile, `500` when the store failed.
+fn store_failed(error: SessionError) -> Response {
+    let status = match error {
+        SessionError::Conflict { .. } => StatusCode::CONFLICT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    refuse(status, &error.to_string())
+}
+
 /// `decisions` without the results of calls the chat's paused run does not wait on: the message
 /// a client sends back holds every call's part, the server's own calls' results among the
 /// results of its client-side tools. Approvals are kept as they are, to be checked by the run.
-async fn for_waiting_calls(
-    store: &dyn SessionStore,
-    chat_id: &str,
+fn for_waiting_calls(
+    conversation: &Conversation,
     decisions: Vec<(String, Decision)>,
 ) -> Vec<(String, Decision)> {
-    if !decisions
+    let waiting: Vec<&str> = conversation
+        .paused
         .iter()
-        .any(|(_, decision)| matches!(decision, Decision::Result { .. }))
-    {
-        return decisions;
-    }
-    let waiting: Vec<String> = match store.load(chat_id).await {
-        Ok(Conversation {
-            paused: Some(paused),
-            ..
-        }) => paused
-            .pending()
-            .iter()
-            .map(|pending| pending.call.id.clone())
-            .collect(),
-        _ => Vec::new(),
-    };
+        .flat_map(|paused| paused.pending())
+        .map(|pending| pending.call.id.as_str())
+        .collect();
     decisions
         .into_iter()
         .filter(|(call_id, decision)| {
-            !matches!(decision, Decision::Result { .. }) || waiting.contains(call_id)
+            !matches!(decision, Decision::Result { .. }) || waiting.contains(&call_id.as_str())
         })
         .collect()
 }
@@ -235,13 +344,13 @@ fn frame(data: &str) -> Bytes {
     Bytes::from(format!("data: {data}\n\n"))
 }
 
-/// Runs the chat's next turn (the answer to a new message, or a paused run going on with the
-/// person's approvals) and streams it; when the client goes away the run is cancelled, and either
-/// way what it did is kept in the conversation.
+/// Runs the chat's next turn as `plan` says (the answer to a new message, the same question
+/// answered again, or a paused run going on with the person's decisions) and streams it; when the
+/// client goes away the run is cancelled, and either way what it did is kept in the conversation.
 async fn answer(
     shared: Arc<Shared>,
     chat_id: String,
-    turn: Turn,
+    plan: Plan,
     sender: tokio::sync::mpsc::Sender<Bytes>,
 ) {
     let store = &*shared.store;
@@ -261,40 +370,17 @@ async fn answer(
     // The client going away (the response dropped) cancels the run, even while a tool works.
     let watch = sender.clone();
     let cancelled = async move { watch.closed().await };
-    // An answer has a message of its own, unique in the chat; a run resumed by an approval goes
-    // on in the message that asked for it (a new id would make the client show the call twice).
-    let (run, continued, denied) = match turn {
-        Turn::Message(input) => (
-            shared.agent.run(input.text).parts(input.parts),
-            None,
-            Vec::new(),
-        ),
-        Turn::Approvals {
-            message_id,
-            decisions,
-        } => {
-            let decisions = for_waiting_calls(store, &chat_id, decisions).await;
-            let denied = decisions
-                .iter()
-                .filter(|(_, decision)| matches!(decision, Decision::Deny { .. }))
-                .map(|(call_id, _)| call_id.clone())
-                .collect();
-            let run = shared.agent.resume(ResumeFrom::Session, decisions);
-            (run, message_id, denied)
-        }
+    let run = match plan.start {
+        Start::Ask(input) => shared.agent.run(input.text).parts(input.parts),
+        Start::Again => shared.agent.run(Input::nothing()),
+        Start::Resume(decisions) => shared.agent.resume(ResumeFrom::Session, decisions),
     };
     let mut events = run
         .session(store, chat_id.as_str())
         .until(cancelled)
         .stream();
-    let mut encoder = Encoder::denying(denied);
-    let message_id = continued.unwrap_or_else(|| {
-        format!(
-            "msg-{chat_id}-{}",
-            shared.answers.fetch_add(1, Ordering::Relaxed)
-        )
-    });
-    let mut listening = send(vec![Encoder::start(&message_id)]).await;
+    let mut encoder = Encoder::denying(plan.denied);
+    let mut listening = send(vec![Encoder::start(&plan.message_id)]).await;
     while let Some(event) = events.next().await {
         let chunks = match event {
             RunEvent::Finished(result) => encoder.finish(&result),

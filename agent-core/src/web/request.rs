@@ -1,6 +1,7 @@
-//! What `useChat` sends: the chat's id and its messages (`UIMessage`s with parts). The server keeps
-//! the conversation, so only the last message, the user's new one, is taken; the others are checked
-//! for shape and otherwise left alone.
+//! What `useChat` sends: the chat's id, its messages (`UIMessage`s with parts), and what it asks
+//! for (`trigger`: a new message, or `regenerate-message` with the `messageId` of the answer to
+//! take back). The server keeps the conversation, so only the last message, the user's new one, is
+//! taken; the others are checked for shape and otherwise left alone.
 
 use base64::Engine as _;
 use serde::Deserialize;
@@ -15,6 +16,13 @@ pub(crate) struct ChatBody {
     /// The chat's id: the conversation it belongs to.
     pub(crate) id: String,
     pub(crate) messages: Vec<UiMessage>,
+    /// `submit-message` (the default) or `regenerate-message`.
+    #[serde(default)]
+    pub(crate) trigger: Option<String>,
+    /// With `regenerate-message`: the message whose answer is taken back (the answer itself, or
+    /// the user's message before it).
+    #[serde(default, rename = "messageId")]
+    pub(crate) message_id: Option<String>,
 }
 
 /// One message as the client has it.
@@ -34,11 +42,19 @@ pub(crate) struct UserInput {
     pub(crate) parts: Vec<Part>,
 }
 
-/// What a request asks for: the answer to a new message, or going on with a paused run once the
-/// person answered its approval requests.
+/// What a request asks for: the answer to a new message, going on with a paused run once the
+/// person answered its approval requests, or another answer to a question already answered.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Turn {
     Message(UserInput),
+    /// Take back an answer and answer its question again: the question is the request's last
+    /// message (`question`, with its id `question_id`); `message_id` names the answer taken back
+    /// or the question itself (`None`: the chat's last answer).
+    Regenerate {
+        message_id: Option<String>,
+        question: UserInput,
+        question_id: Option<String>,
+    },
     /// Decisions by call id, from the tool parts the person answered, and the id of the
     /// assistant message they were answered in (its answer goes on in that message).
     Approvals {
@@ -74,9 +90,26 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
             check_part(part).map_err(|problem| format!("messages[{at}]: {problem}"))?;
         }
     }
+    let regenerate = match chat.trigger.as_deref() {
+        None | Some("submit-message") => false,
+        Some("regenerate-message") => true,
+        Some(other) => {
+            return Err(format!(
+                "unknown trigger `{other}`: a request submits a message (`submit-message`) or \
+                 asks for an answer again (`regenerate-message`)"
+            ));
+        }
+    };
     let Some(last) = chat.messages.last() else {
         return Err("the request has no messages".to_owned());
     };
+    if regenerate && last.role != "user" {
+        return Err(format!(
+            "a regenerate request ends with the user's message whose answer is asked for again, \
+             not the {}'s",
+            last.role
+        ));
+    }
     if last.role == "assistant" {
         let approvals = approvals(last)?;
         if approvals.is_empty() {
@@ -121,6 +154,14 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
     }
     if input.text.trim().is_empty() && input.parts.is_empty() {
         return Err("the user's message is empty".to_owned());
+    }
+    if regenerate {
+        let turn = Turn::Regenerate {
+            message_id: chat.message_id,
+            question: input,
+            question_id: last.id.clone(),
+        };
+        return Ok((chat.id, turn));
     }
     Ok((chat.id, Turn::Message(input)))
 }
@@ -332,6 +373,45 @@ mod tests {
             let error = parse(body.as_bytes()).unwrap_err();
             assert!(error.starts_with(says), "{body}: {error}");
         }
+    }
+
+    #[test]
+    fn a_regenerate_names_its_question_and_the_answer_taken_back() {
+        let body = serde_json::json!({
+            "id": "chat-1",
+            "trigger": "regenerate-message",
+            "messageId": "msg-chat-1-1-0",
+            "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}]
+        });
+        let (_, turn) = parse(body.to_string().as_bytes()).unwrap();
+        assert_eq!(
+            turn,
+            Turn::Regenerate {
+                message_id: Some("msg-chat-1-1-0".to_owned()),
+                question: UserInput {
+                    text: "hi".to_owned(),
+                    parts: Vec::new()
+                },
+                question_id: Some("m1".to_owned()),
+            }
+        );
+        let ends_with_answer = serde_json::json!({
+            "id": "chat-1",
+            "trigger": "regenerate-message",
+            "messages": [{"role": "assistant", "parts": [{"type": "text", "text": "hi"}]}]
+        });
+        let error = parse(ends_with_answer.to_string().as_bytes()).unwrap_err();
+        assert!(error.starts_with("a regenerate request ends with the user's message"));
+        let unknown = serde_json::json!({
+            "id": "chat-1",
+            "trigger": "resume-stream",
+            "messages": [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]
+        });
+        let error = parse(unknown.to_string().as_bytes()).unwrap_err();
+        assert!(
+            error.starts_with("unknown trigger `resume-stream`"),
+            "{error}"
+        );
     }
 
     #[test]

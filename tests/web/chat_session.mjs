@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// The web endpoint tests' chat: the AI SDK's own `Chat` (its `AbstractChat`, which `useChat`
+// wraps in React) with `DefaultChatTransport`, driven against our endpoint the way an app drives
+// it: `sendMessage`, `regenerate`, `addToolApprovalResponse` (the person's Approve / Deny) and
+// `addToolOutput` from `onToolCall` (a client-side tool), with `sendAutomaticallyWhen` sending
+// an answered approval or tool call back on its own, as the AI SDK's docs set it up. In Node the
+// `Chat` class needs somewhere to keep its messages: `MemoryState` below keeps them in plain
+// arrays, copying each message it is handed, as React's state does.
+//
+// stdin: {
+//   "api": "http://127.0.0.1:PORT/api/chat", "chatId": "...",
+//   "clientTools": {"toolName": output, ...},   // answered by onToolCall with addToolOutput
+//   "steps": [
+//     {"send": "text", "files": [FileUIPart...]},  // chat.sendMessage({text, files})
+//     {"approve": true | false, "reason": "..."},    // every approval asked in the last message
+//     {"regenerate": {}},                           // chat.regenerate()
+//     {"regenerate": {"at": 1}},                    // ... {messageId: chat.messages[1].id}
+//     {"regenerate": {"messageId": "..."}}          // ... {messageId} as given
+//   ]
+// }
+// stdout: {
+//   "steps": [{"status", "error", "messages"}],  // the chat after each step, once it settled
+//   "requests": [{"trigger", "messageId", "messages"}],  // what the transport posted: the body's
+//                                                        // trigger, messageId, and message ids
+//   "messages": [UIMessage...]                  // chat.messages at the end
+// }; exit 0. On a failure of the script itself: message on stderr, exit 1 (an error the chat
+// reports, such as an error chunk or a refused request, is a step's "error", not a failure).
+
+import {
+  AbstractChat,
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  lastAssistantMessageIsCompleteWithToolCalls,
+} from "ai";
+
+/// Where a `Chat` keeps its state outside React: arrays replaced, never changed in place, and a
+/// copy of each message handed in (the stream goes on changing the one it has).
+class MemoryState {
+  constructor() {
+    this.status = "ready";
+    this.error = undefined;
+    this.messages = [];
+  }
+
+  pushMessage = (message) => {
+    this.messages = [...this.messages, structuredClone(message)];
+  };
+
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+
+  replaceMessage = (index, message) => {
+    const messages = [...this.messages];
+    messages[index] = structuredClone(message);
+    this.messages = messages;
+  };
+
+  snapshot = (thing) => structuredClone(thing);
+}
+
+class Chat extends AbstractChat {
+  constructor(init) {
+    super({ ...init, state: new MemoryState() });
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main() {
+  let text = "";
+  for await (const chunk of process.stdin) text += chunk;
+  const { api, chatId, clientTools = {}, steps } = JSON.parse(text);
+
+  const requests = [];
+  let started = 0;
+  let finished = 0;
+  // The transport's fetch, recording what each request asked for.
+  const recording = async (url, init) => {
+    started += 1;
+    if (started > 50) throw new Error("more than 50 requests: the chat is looping");
+    const body = JSON.parse(init.body);
+    requests.push({
+      trigger: body.trigger,
+      messageId: body.messageId ?? null,
+      messages: body.messages.map((message) => message.id),
+    });
+    return fetch(url, init);
+  };
+
+  let chat;
+  chat = new Chat({
+    id: chatId,
+    transport: new DefaultChatTransport({ api, fetch: recording }),
+    // As an app with approvals and client-side tools sets it: an answered approval, or every
+    // client-side call answered, goes back to the server without the person sending anything.
+    sendAutomaticallyWhen: ({ messages }) =>
+      lastAssistantMessageIsCompleteWithApprovalResponses({ messages }) ||
+      lastAssistantMessageIsCompleteWithToolCalls({ messages }),
+    onToolCall: ({ toolCall }) => {
+      if (toolCall.toolName in clientTools) {
+        // Not awaited, as the AI SDK's docs say: the chat is still busy with the stream.
+        void chat.addToolOutput({
+          tool: toolCall.toolName,
+          toolCallId: toolCall.toolCallId,
+          output: clientTools[toolCall.toolName],
+        });
+      }
+    },
+    onFinish: () => {
+      finished += 1;
+    },
+  });
+
+  // Until no request is in flight and none is about to be sent (an automatic send is scheduled
+  // after the call that answered the last approval returns).
+  const settled = async () => {
+    const deadline = Date.now() + 20_000;
+    for (let quiet = 0; quiet < 3; ) {
+      if (Date.now() > deadline) throw new Error(`the chat did not settle (${chat.status})`);
+      await sleep(10);
+      const busy = chat.status === "submitted" || chat.status === "streaming" || started !== finished;
+      quiet = busy ? 0 : quiet + 1;
+    }
+  };
+
+  const report = [];
+  for (const step of steps) {
+    if ("send" in step) {
+      await chat.sendMessage({ text: step.send, files: step.files });
+    } else if ("approve" in step) {
+      const last = chat.messages[chat.messages.length - 1];
+      const asked = last.parts.filter((part) => part.state === "approval-requested");
+      if (asked.length === 0) throw new Error("nothing asks for approval");
+      for (const part of asked) {
+        await chat.addToolApprovalResponse({
+          id: part.approval.id,
+          approved: step.approve,
+          reason: step.reason,
+        });
+      }
+    } else if ("regenerate" in step) {
+      const { at, messageId } = step.regenerate;
+      const id =
+        at === undefined ? messageId : chat.messages[at < 0 ? chat.messages.length + at : at].id;
+      await chat.regenerate(id === undefined ? {} : { messageId: id });
+    } else {
+      throw new Error(`unknown step ${JSON.stringify(step)}`);
+    }
+    await settled();
+    report.push({
+      status: chat.status,
+      error: chat.error?.message ?? null,
+      messages: structuredClone(chat.messages),
+    });
+  }
+  const out = { steps: report, requests, messages: chat.messages };
+  process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
+}
+
+main().catch((error) => {
+  console.error(`chat_session.mjs: ${error?.stack ?? error}`);
+  process.exit(1);
+});
