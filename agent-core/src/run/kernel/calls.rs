@@ -6,7 +6,7 @@
 //! saw it).
 
 use std::future::Future;
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
@@ -41,7 +41,8 @@ impl Slot {
 }
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
-    /// Carries out `calls` as ruled, each into its slot (one per call, in order), raced against
+    /// Carries out `calls` as ruled, each into its slot (one per call, in order): concurrently
+    /// unless the agent asks for one at a time or a journal records them in order; raced against
     /// the run's interruption when it can be interrupted. The interruption that cut them short,
     /// if one did: the calls it dropped are answered as not run, saying why.
     pub(super) async fn carry_out<C: Future<Output = ()> + Send>(
@@ -50,14 +51,36 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         slots: &mut [Slot],
         cancel: &mut Pin<&mut C>,
     ) -> Option<Interrupt> {
-        let interrupted = {
-            let mut work = pin!(self.each_call(calls, slots));
-            if self.can_be_interrupted {
-                self.race(work.as_mut(), cancel).await.err()
-            } else {
-                work.await;
-                None
+        let interrupted = if self.agent.concurrent_tools
+            && calls.len() > 1
+            && self.journal.is_none()
+        {
+            let each = slots.iter_mut().zip(calls);
+            raced!(
+                self,
+                join_all(each.map(|(slot, call)| self.fill(slot, call))),
+                cancel
+            )
+            .err()
+        } else {
+            // One at a time, each call raced on its own: a call that finished keeps its slot.
+            let mut interrupted = None;
+            for (slot, call) in slots.iter_mut().zip(calls) {
+                let Slot::Open(ruling) = slot else { continue };
+                let ruling = ruling.take();
+                let filled = match enabled(tool_span(call)) {
+                    None => raced!(self, self.rule_and_call(call, ruling), cancel),
+                    Some(span) => raced!(self, Box::pin(self.traced(call, ruling, span)), cancel),
+                };
+                match filled {
+                    Ok(filled) => *slot = filled,
+                    Err(interrupt) => {
+                        interrupted = Some(interrupt);
+                        break;
+                    }
+                }
             }
+            interrupted
         };
         if let Some(interrupt) = interrupted {
             for (slot, call) in slots.iter_mut().zip(calls) {
@@ -65,27 +88,6 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
         }
         interrupted
-    }
-
-    /// Each call into its slot: concurrently unless the agent asks for one at a time or a
-    /// journal records them in order.
-    async fn each_call(&self, calls: &[ToolCall], slots: &mut [Slot]) {
-        let concurrent = self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none();
-        let each = slots.iter_mut().zip(calls);
-        if concurrent {
-            join_all(each.map(|(slot, call)| self.fill(slot, call))).await;
-        } else {
-            // `fill`, in the loop itself: one future less around each call.
-            for (slot, call) in each {
-                if let Slot::Open(ruling) = slot {
-                    let ruling = ruling.take();
-                    *slot = match enabled(tool_span(call)) {
-                        None => self.rule_and_call(call, ruling).await,
-                        Some(span) => Box::pin(self.traced(call, ruling, span)).await,
-                    };
-                }
-            }
-        }
     }
 
     /// Answers the call of `slot` as not run, saying `why`, unless it has its result.

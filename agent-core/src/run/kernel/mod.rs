@@ -46,6 +46,29 @@ macro_rules! traced {
     };
 }
 
+/// Awaits `$work` raced against the run's cancel signal and deadline, if it can be interrupted:
+/// `Ok` with its output, or `Err` with the interruption that came first. The work is pinned where
+/// it is awaited, in the caller's future; only the race, when there is one, is boxed (see
+/// `Run::race`). With a span, the race (or the work alone) is traced as `traced!(small: ..)`.
+macro_rules! raced {
+    ($run:expr, $work:expr, $cancel:expr) => {{
+        let work = std::pin::pin!($work);
+        if $run.can_be_interrupted {
+            $run.race(work, $cancel).await
+        } else {
+            Ok(work.await)
+        }
+    }};
+    ($run:expr, $work:expr, $cancel:expr, $span:expr) => {{
+        let work = std::pin::pin!($work);
+        if $run.can_be_interrupted {
+            traced!(small: $run.race(work, $cancel), $span)
+        } else {
+            Ok(traced!(small: work, $span))
+        }
+    }};
+}
+
 mod answer;
 mod calls;
 mod interrupt;
@@ -67,7 +90,6 @@ use crate::model::{FinishReason, ModelError};
 use crate::texts::NotRun;
 use answer::Verdict;
 use calls::Slot;
-use policy::Rulings;
 
 /// `span`, if a subscriber wants it.
 #[inline]
@@ -181,23 +203,22 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.messages.push(Message::user(correction));
             return Step::Continue;
         }
-        let answer = reply.tool_calls.is_empty().then(|| reply.content.clone());
 
         let mut slots = std::mem::take(&mut self.slots);
         // A reply without calls (a run's last, most often) has nothing to rule on or carry out.
-        let (rulings, interrupted) = if reply.tool_calls.is_empty() {
-            (Rulings::default(), None)
+        let (over_limit, interrupted) = if reply.tool_calls.is_empty() {
+            (false, None)
         } else {
             let rulings = self.rule(&reply, cut_off, &verdict, ask, &mut slots);
+            self.tool_calls += rulings.counted;
             for call in &reply.tool_calls {
                 self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
             }
             // Boxed: the calls' futures are large, and every run's future would carry room for
             // them.
-            let calls = Box::pin(self.carry_out(&reply.tool_calls, &mut slots, cancel));
-            (rulings, calls.await)
+            let interrupted = Box::pin(self.carry_out(&reply.tool_calls, &mut slots, cancel)).await;
+            (rulings.over_limit, interrupted)
         };
-        self.tool_calls += rulings.counted;
         if let Some(output) = &mut self.output {
             output.correction = None;
         }
@@ -205,9 +226,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if let Some(reason) = self.stop_request.take() {
             stop = stop.or(Some(StopReason::Stopped { reason }));
         }
+        let answer = reply.tool_calls.is_empty().then(|| reply.content.clone());
         let waits = stop.is_none() && slots.iter().any(Slot::waits);
         let paused = if waits {
-            Some(self.waiting(reply, &mut slots, rulings.over_limit))
+            Some(self.waiting(reply, &mut slots, over_limit))
         } else {
             self.record(reply, &mut slots);
             None
@@ -232,9 +254,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             (None, Verdict::Rejected) if self.output_retries_spent() => Step::OutputRejected,
             _ if answer.is_some() => Step::End(finished, answer),
             _ => match self.agent.limits.max_tool_calls {
-                Some(limit) if rulings.over_limit => {
-                    Step::End(StopReason::ToolCallLimit { limit }, None)
-                }
+                Some(limit) if over_limit => Step::End(StopReason::ToolCallLimit { limit }, None),
                 _ => Step::Continue,
             },
         }

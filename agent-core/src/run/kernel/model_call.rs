@@ -16,19 +16,6 @@ use crate::output::OutputMode;
 use crate::run::events::{EventSender, LiveEvent};
 use crate::settings::ToolChoice;
 
-/// Awaits `$future` as `traced!` does, raced against the run's cancel signal and deadline when
-/// it has either (returning the `Interrupt` from the enclosing function if one comes first).
-macro_rules! raced {
-    ($run:expr, $future:expr, $cancel:expr, $span:expr) => {
-        if $run.can_be_interrupted {
-            let work = std::pin::pin!($future);
-            traced!(small: $run.race(work, $cancel), $span)?
-        } else {
-            traced!(small: $future, $span)
-        }
-    };
-}
-
 impl<S: Send + Sync + 'static> Run<'_, S> {
     /// Calls the model for `step` (with the tools on offer, or for a final answer with none),
     /// observed by the hooks and traced; the run's usage counts the reply.
@@ -74,13 +61,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let response = match (&self.events, self.journal) {
             (_, Some(journal)) => {
                 let reply = journal.model_call(step, Box::pin(self.agent.model.chat(request)));
-                raced!(self, reply, cancel, span)
+                raced!(self, reply, cancel, span)?
             }
             (Some(events), None) => {
                 let stream = self.agent.model.chat_stream(request);
-                raced!(self, streamed_reply(stream, events), cancel, span)
+                raced!(self, streamed_reply(stream, events), cancel, span)?
             }
-            (None, None) => raced!(self, self.agent.model.chat(request), cancel, span),
+            (None, None) => raced!(self, self.agent.model.chat(request), cancel, span)?,
         };
         if let Ok(response) = &response {
             if !span.is_disabled() {

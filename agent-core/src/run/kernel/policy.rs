@@ -27,7 +27,6 @@ pub(super) enum Ruling {
 }
 
 /// What the reply decides of its calls before any runs (their rulings go into their slots).
-#[derive(Default)]
 pub(super) struct Rulings {
     /// How many count against the tool-call limit (at most what it allows).
     pub(super) counted: usize,
