@@ -303,14 +303,36 @@ impl Fallback {
             *link.resting_until() = Some(Instant::now() + period);
         }
         let model = link.model.model_id().map(str::to_owned);
+        let name = model.as_deref().unwrap_or("(unnamed)");
+        // The kind at `WARN`; the error's words only at `DEBUG`, as they may quote the reply.
         tracing::warn!(
             index,
-            model = model.as_deref().unwrap_or("(unnamed)"),
-            %error,
+            model = name,
+            error.kind = kind(&error),
             "a model of the fallback chain failed; the next one is asked"
         );
+        tracing::debug!(index, model = name, %error, "the error the fallback chain passed over");
         failures.push(ModelFailure::new(index, model, error));
         Ok(())
+    }
+}
+
+/// The kind of an error, as a word for the traces.
+fn kind(error: &ModelError) -> &'static str {
+    match error {
+        ModelError::Authentication { .. } => "authentication",
+        ModelError::RateLimited { .. } => "rate_limited",
+        ModelError::InvalidRequest { .. } => "invalid_request",
+        ModelError::QuotaExhausted { .. } => "quota_exhausted",
+        ModelError::Overloaded { .. } => "overloaded",
+        ModelError::Server { .. } => "server",
+        ModelError::Timeout { .. } => "timeout",
+        ModelError::Transport { .. } => "transport",
+        ModelError::Decode { .. } => "decode",
+        ModelError::Stream { .. } => "stream",
+        ModelError::Unsupported { .. } => "unsupported",
+        ModelError::AllFailed { .. } => "all_failed",
+        ModelError::Other(_) => "other",
     }
 }
 
