@@ -270,8 +270,7 @@ impl Fallback {
             .iter()
             .map(|link| link.resting_until().is_some_and(|until| until > now))
             .collect();
-        let (mut order, rest): (Vec<usize>, Vec<usize>) =
-            all.partition(|&index| !resting[index]);
+        let (mut order, rest): (Vec<usize>, Vec<usize>) = all.partition(|&index| !resting[index]);
         order.extend(rest);
         order
     }
@@ -429,12 +428,11 @@ impl fmt::Debug for Fallback {
         impl fmt::Debug for Links<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_list()
-                    .entries(self.0.iter().map(|link| {
-                        (
-                            link.model.model_id().unwrap_or("(unnamed)"),
-                            &link.settings,
-                        )
-                    }))
+                    .entries(
+                        self.0.iter().map(|link| {
+                            (link.model.model_id().unwrap_or("(unnamed)"), &link.settings)
+                        }),
+                    )
                     .finish()
             }
         }

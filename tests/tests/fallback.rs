@@ -17,7 +17,9 @@ use agent_core::{
 };
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tests::http::{event_stream_reply, fixture, json_reply, quick_retries, received, request_bodies};
+use tests::http::{
+    event_stream_reply, fixture, json_reply, quick_retries, received, request_bodies,
+};
 use tests::{get_weather, streamed_output, streamed_text};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -78,9 +80,7 @@ fn gemini_at(base: &str, config: HttpConfig) -> Gemini {
 
 /// A rule that falls back as the default one does, and records each error it was asked about, so
 /// a test knows what the first model failed with.
-fn recording(
-    seen: &Arc<Mutex<Vec<String>>>,
-) -> impl Fn(&ModelError) -> bool + Send + Sync + use<> {
+fn recording(seen: &Arc<Mutex<Vec<String>>>) -> impl Fn(&ModelError) -> bool + Send + Sync + use<> {
     let seen = Arc::clone(seen);
     move |error| {
         seen.lock().unwrap().push(format!("{error:?}"));
@@ -235,12 +235,16 @@ async fn each_failure_a_retry_cannot_fix_falls_back_to_the_next_vendor() {
             panic!("{}: the chain failed: {error}", case.name);
         });
         assert_eq!(
-            reply.message.content,
-            "Yes: light rain and 18°C in Beijing. Take an umbrella.",
+            reply.message.content, "Yes: light rain and 18°C in Beijing. Take an umbrella.",
             "{}",
             case.name
         );
-        assert_eq!(reply.model.as_deref(), Some(CLAUDE_ANSWERED), "{}", case.name);
+        assert_eq!(
+            reply.model.as_deref(),
+            Some(CLAUDE_ANSWERED),
+            "{}",
+            case.name
+        );
         let seen = seen.lock().unwrap().clone();
         assert_eq!(seen.len(), 1, "{}: {seen:?}", case.name);
         assert!(seen[0].starts_with(case.error), "{}: {seen:?}", case.name);
@@ -252,7 +256,11 @@ async fn each_failure_a_retry_cannot_fix_falls_back_to_the_next_vendor() {
 #[tokio::test]
 async fn each_failure_a_retry_cannot_fix_falls_back_when_streamed_too() {
     for case in failures().await {
-        let backup = always(event_stream_reply(fixture("anthropic", "stream_answer.sse"))).await;
+        let backup = always(event_stream_reply(fixture(
+            "anthropic",
+            "stream_answer.sse",
+        )))
+        .await;
         let seen = Arc::new(Mutex::new(Vec::new()));
         let chain = Fallback::new(openai_at(&case.base, case.config.clone()))
             .then(claude_at(&backup.uri()))
@@ -262,7 +270,12 @@ async fn each_failure_a_retry_cannot_fix_falls_back_when_streamed_too() {
         // Nothing of the failed model reached the caller: the text is the backup's, once.
         assert_eq!(deltas, ["北京今天有小雨，", "记得带伞。"], "{}", case.name);
         assert_eq!(reply.message.content, "北京今天有小雨，记得带伞。");
-        assert_eq!(reply.model.as_deref(), Some(CLAUDE_ANSWERED), "{}", case.name);
+        assert_eq!(
+            reply.model.as_deref(),
+            Some(CLAUDE_ANSWERED),
+            "{}",
+            case.name
+        );
         let seen = seen.lock().unwrap().clone();
         assert!(
             seen.len() == 1 && seen[0].starts_with(case.error),
@@ -284,7 +297,11 @@ async fn an_error_event_before_the_first_delta_falls_back() {
         "stream_overloaded.sse",
     )))
     .await;
-    let backup = always(event_stream_reply(fixture("openai", "stream_chinese_text.sse"))).await;
+    let backup = always(event_stream_reply(fixture(
+        "openai",
+        "stream_chinese_text.sse",
+    )))
+    .await;
     let chain = Fallback::new(
         Anthropic::new("claude-sonnet-4-5")
             .base_url(&primary.uri())
@@ -308,8 +325,8 @@ async fn a_bad_request_does_not_fall_back() {
     ))
     .await;
     let backup = always(json_reply(200, &fixture("anthropic", "answer.json"))).await;
-    let chain = Fallback::new(openai_at(&primary.uri(), quick_retries()))
-        .then(claude_at(&backup.uri()));
+    let chain =
+        Fallback::new(openai_at(&primary.uri(), quick_retries())).then(claude_at(&backup.uri()));
 
     let error = chat(&chain).await.unwrap_err();
     assert!(
@@ -319,7 +336,10 @@ async fn a_bad_request_does_not_fall_back() {
     let events = stream(&chain).await;
     assert_eq!(events.len(), 1, "{events:?}");
     assert!(
-        matches!(&events[0], Err(ModelError::InvalidRequest { status: 400, .. })),
+        matches!(
+            &events[0],
+            Err(ModelError::InvalidRequest { status: 400, .. })
+        ),
         "{events:?}"
     );
     assert_eq!(received(&primary).await.len(), 2, "never retried");
@@ -330,8 +350,8 @@ async fn a_bad_request_does_not_fall_back() {
 async fn a_refused_key_falls_back_only_when_the_rule_says_so() {
     let primary = always(json_reply(401, &fixture("openai", "error_auth.json"))).await;
     let backup = always(json_reply(200, &fixture("anthropic", "answer.json"))).await;
-    let by_default = Fallback::new(openai_at(&primary.uri(), quick_retries()))
-        .then(claude_at(&backup.uri()));
+    let by_default =
+        Fallback::new(openai_at(&primary.uri(), quick_retries())).then(claude_at(&backup.uri()));
     let error = chat(&by_default).await.unwrap_err();
     assert!(
         matches!(error, ModelError::Authentication { status: 401, .. }),
@@ -355,9 +375,13 @@ async fn a_stream_that_fails_after_its_first_delta_does_not_fall_back() {
     let third_chunk = whole.match_indices("data: ").nth(3).unwrap().0;
     let cut = whole[..third_chunk].to_owned();
     let primary = always(event_stream_reply(cut)).await;
-    let backup = always(event_stream_reply(fixture("anthropic", "stream_answer.sse"))).await;
-    let chain = Fallback::new(openai_at(&primary.uri(), quick_retries()))
-        .then(claude_at(&backup.uri()));
+    let backup = always(event_stream_reply(fixture(
+        "anthropic",
+        "stream_answer.sse",
+    )))
+    .await;
+    let chain =
+        Fallback::new(openai_at(&primary.uri(), quick_retries())).then(claude_at(&backup.uri()));
 
     let events = stream(&chain).await;
     let (last, before) = events.split_last().unwrap();
@@ -377,7 +401,10 @@ async fn a_stream_that_fails_after_its_first_delta_does_not_fall_back() {
         "{last:?}"
     );
     assert_eq!(received(&primary).await.len(), 1);
-    assert!(received(&backup).await.is_empty(), "the backup was never asked");
+    assert!(
+        received(&backup).await.is_empty(),
+        "the backup was never asked"
+    );
 
     // In a streamed run, the caller saw the text, then the run failed with the stream's error.
     let run: Vec<RunEvent> = Agent::new(chain).run("北京天气？").stream().collect().await;
@@ -398,9 +425,21 @@ async fn a_stream_that_fails_after_its_first_delta_does_not_fall_back() {
 
 #[tokio::test]
 async fn when_every_vendor_fails_the_error_carries_each_one() {
-    let openai = always(json_reply(503, r#"{"error":{"message":"Service Unavailable"}}"#)).await;
-    let gemini = always(json_reply(429, &fixture("gemini", "error_daily_quota.json"))).await;
-    let claude = always(json_reply(529, &fixture("anthropic", "error_overloaded.json"))).await;
+    let openai = always(json_reply(
+        503,
+        r#"{"error":{"message":"Service Unavailable"}}"#,
+    ))
+    .await;
+    let gemini = always(json_reply(
+        429,
+        &fixture("gemini", "error_daily_quota.json"),
+    ))
+    .await;
+    let claude = always(json_reply(
+        529,
+        &fixture("anthropic", "error_overloaded.json"),
+    ))
+    .await;
     let no_retries = quick_retries().max_retries(0);
     let chain = Fallback::new(openai_at(&openai.uri(), no_retries.clone()))
         .then(gemini_at(&gemini.uri(), no_retries.clone()))
@@ -435,9 +474,18 @@ async fn when_every_vendor_fails_the_error_carries_each_one() {
                 (2, Some("claude-sonnet-4-5"), true),
             ]
         );
-        assert!(matches!(failures[0].error, ModelError::Overloaded { status: 503, .. }));
-        assert!(matches!(failures[1].error, ModelError::QuotaExhausted { .. }));
-        assert!(matches!(failures[2].error, ModelError::Overloaded { status: 529, .. }));
+        assert!(matches!(
+            failures[0].error,
+            ModelError::Overloaded { status: 503, .. }
+        ));
+        assert!(matches!(
+            failures[1].error,
+            ModelError::QuotaExhausted { .. }
+        ));
+        assert!(matches!(
+            failures[2].error,
+            ModelError::Overloaded { status: 529, .. }
+        ));
         // Some model may be back later: a durable run tries the chain again.
         assert!(error.is_retryable());
         let text = error.to_string();
@@ -445,7 +493,12 @@ async fn when_every_vendor_fails_the_error_carries_each_one() {
             text.starts_with("every model of the fallback chain failed: model 1 (gpt-4o-mini): the provider is overloaded (503)"),
             "{text}"
         );
-        assert!(text.contains("; model 3 (claude-sonnet-4-5): the provider is overloaded (529): Overloaded"), "{text}");
+        assert!(
+            text.contains(
+                "; model 3 (claude-sonnet-4-5): the provider is overloaded (529): Overloaded"
+            ),
+            "{text}"
+        );
         // No key in the error, nor in the chain's Debug.
         let shown = format!("{error:?} {chain:?}");
         assert!(!shown.contains("secret"), "{shown}");
@@ -454,17 +507,20 @@ async fn when_every_vendor_fails_the_error_carries_each_one() {
 
 #[tokio::test]
 async fn each_vendor_gets_its_own_settings_over_the_runs() {
-    let primary = always(json_reply(503, r#"{"error":{"message":"Service Unavailable"}}"#)).await;
+    let primary = always(json_reply(
+        503,
+        r#"{"error":{"message":"Service Unavailable"}}"#,
+    ))
+    .await;
     let backup = always(json_reply(200, &fixture("anthropic", "answer.json"))).await;
-    let chain = Fallback::new(openai_at(&primary.uri(), quick_retries().max_retries(0)))
-        .then_with(
-            claude_at(&backup.uri()),
-            ModelSettings::new()
-                .temperature(0.2)
-                .max_tokens(2048)
-                // The run's tool choice wins over a model's own.
-                .tool_choice(ToolChoice::None),
-        );
+    let chain = Fallback::new(openai_at(&primary.uri(), quick_retries().max_retries(0))).then_with(
+        claude_at(&backup.uri()),
+        ModelSettings::new()
+            .temperature(0.2)
+            .max_tokens(2048)
+            // The run's tool choice wins over a model's own.
+            .tool_choice(ToolChoice::None),
+    );
     let agent = agent!(chain, get_weather)
         .temperature(0.9)
         .max_tokens(300)
@@ -478,7 +534,10 @@ async fn each_vendor_gets_its_own_settings_over_the_runs() {
     // The first model got the run's settings in OpenAI's words...
     let sent: Vec<Value> = request_bodies(&primary).await;
     assert_eq!(sent[0]["model"], "gpt-4o-mini");
-    assert_eq!(sent[0]["temperature"].as_f64().map(|t| (t * 10.0).round()), Some(9.0));
+    assert_eq!(
+        sent[0]["temperature"].as_f64().map(|t| (t * 10.0).round()),
+        Some(9.0)
+    );
     assert_eq!(sent[0]["max_completion_tokens"], 300);
     assert_eq!(sent[0]["tool_choice"], "required");
     // ...the second its own over them, in Anthropic's, with the same conversation and tools.
@@ -486,11 +545,17 @@ async fn each_vendor_gets_its_own_settings_over_the_runs() {
     assert_eq!(sent.len(), 1);
     let body = &sent[0];
     assert_eq!(body["model"], "claude-sonnet-4-5");
-    assert_eq!(body["temperature"].as_f64().map(|t| (t * 10.0).round()), Some(2.0));
+    assert_eq!(
+        body["temperature"].as_f64().map(|t| (t * 10.0).round()),
+        Some(2.0)
+    );
     assert_eq!(body["max_tokens"], 2048);
     assert_eq!(body["tool_choice"]["type"], "any");
     assert_eq!(body["tools"][0]["name"], "get_weather");
-    assert_eq!(body["messages"][0]["content"][0]["text"], "Do I need an umbrella?");
+    assert_eq!(
+        body["messages"][0]["content"][0]["text"],
+        "Do I need an umbrella?"
+    );
 }
 
 #[tokio::test]
@@ -524,10 +589,18 @@ async fn the_run_says_which_model_answered_each_step() {
 
 #[tokio::test]
 async fn a_streamed_run_says_which_model_answered_each_step() {
-    let primary = always(json_reply(429, &fixture("openai", "error_insufficient_quota.json"))).await;
-    let backup = always(event_stream_reply(fixture("anthropic", "stream_answer.sse"))).await;
-    let chain = Fallback::new(openai_at(&primary.uri(), quick_retries()))
-        .then(claude_at(&backup.uri()));
+    let primary = always(json_reply(
+        429,
+        &fixture("openai", "error_insufficient_quota.json"),
+    ))
+    .await;
+    let backup = always(event_stream_reply(fixture(
+        "anthropic",
+        "stream_answer.sse",
+    )))
+    .await;
+    let chain =
+        Fallback::new(openai_at(&primary.uri(), quick_retries())).then(claude_at(&backup.uri()));
     let events: Vec<RunEvent> = Agent::new(chain).run("北京天气？").stream().collect().await;
     assert_eq!(streamed_text(&events), "北京今天有小雨，记得带伞。");
     let output = streamed_output(&events);
@@ -537,8 +610,11 @@ async fn a_streamed_run_says_which_model_answered_each_step() {
 #[tokio::test]
 async fn with_a_cooldown_a_failed_model_is_not_asked_again_at_once() {
     for cooldown in [None, Some(Duration::from_secs(60))] {
-        let primary =
-            always(json_reply(503, r#"{"error":{"message":"Service Unavailable"}}"#)).await;
+        let primary = always(json_reply(
+            503,
+            r#"{"error":{"message":"Service Unavailable"}}"#,
+        ))
+        .await;
         let backup = MockServer::start().await;
         for (index, name) in ["tool_use.json", "answer.json"].into_iter().enumerate() {
             Mock::given(method("POST"))
@@ -616,8 +692,8 @@ async fn a_paused_run_keeps_its_models_through_its_saved_form() {
 #[tokio::test]
 async fn the_answering_model_is_part_of_the_journaled_reply() {
     // A durable run journals the model call's reply as JSON and replays it from there.
-    let reply = ChatResponse::new(AssistantMessage::text("Take an umbrella."))
-        .with_model(CLAUDE_ANSWERED);
+    let reply =
+        ChatResponse::new(AssistantMessage::text("Take an umbrella.")).with_model(CLAUDE_ANSWERED);
     let journaled = serde_json::to_value(&reply).unwrap();
     assert_eq!(journaled["model"], CLAUDE_ANSWERED);
     let replayed: ChatResponse = serde_json::from_value(journaled).unwrap();
