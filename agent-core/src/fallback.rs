@@ -59,7 +59,10 @@ type Rule = dyn Fn(&ModelError) -> bool + Send + Sync;
 /// use agent_core::providers::{Anthropic, HttpConfig, OpenAi};
 /// use agent_core::{Fallback, ModelSettings, Thinking};
 ///
-/// let chain = Fallback::new(OpenAi::new("gpt-4o-mini").api_key("sk-...").http_config(HttpConfig::default().max_retries(2)))
+/// let openai = OpenAi::new("gpt-4o-mini")
+///     .api_key("sk-...")
+///     .http_config(HttpConfig::default().max_retries(2));
+/// let chain = Fallback::new(openai)
 ///     .then_with(
 ///         Anthropic::new("claude-sonnet-4-5").api_key("sk-ant-..."),
 ///         ModelSettings::new().max_tokens(4096).thinking(Thinking::Budget(2048)),
@@ -72,8 +75,7 @@ type Rule = dyn Fn(&ModelError) -> bool + Send + Sync;
 /// that broke off or could not be read, a request this vendor cannot take; not a bad request, a
 /// refused key, or an error of a model of your own), or a rule of your own
 /// ([`fall_back_when`](Self::fall_back_when)). The adapters retry first, as their
-/// [`HttpConfig`](crate::providers::HttpConfig) says: the chain sees a model's error only once its
-/// retries are spent. An error the rule does not let through reaches the caller as it is (the
+/// `providers::HttpConfig` says: the chain sees a model's error only once its retries are spent. An error the rule does not let through reaches the caller as it is (the
 /// failures of the models before it are traced, at `WARN`). When every model failed, the error is
 /// [`ModelError::AllFailed`], carrying each model's error; a chain of one model is that model,
 /// its errors unchanged.
@@ -208,7 +210,8 @@ impl Fallback {
 
     /// Rests a model whose error let the next one answer for `period`: calls in that time ask the
     /// models that are not resting first (in their order), and the resting ones only after them.
-    /// A model that answers rests no more. Off by default (every call starts with the first
+    /// A model that answers rests no more; one that could not take a request
+    /// ([`ModelError::Unsupported`]: nothing was sent) does not rest for it. Off by default (every call starts with the first
     /// model); with it, a run whose first model is down waits out that model's retries once, not
     /// at every step. The rest is shared by every run of the chain (an agent's runs share their
     /// model).
@@ -298,7 +301,10 @@ impl Fallback {
             return Err(error);
         }
         let link = &self.links[index];
-        if let Some(period) = self.cooldown {
+        // A request this model cannot take says nothing of the next one: it does not rest.
+        if let Some(period) = self.cooldown
+            && !matches!(error, ModelError::Unsupported { .. })
+        {
             *link.resting_until() = Some(Instant::now() + period);
         }
         let model = link.model.model_id().map(str::to_owned);
