@@ -316,6 +316,8 @@ mod structured {
                         stop_reason: StopReason::Finished,
                         usage: self.usage,
                         step_usage: self.step_usage,
+                        // The scripted model names no model: a run keeps no list.
+                        step_models: Vec::new(),
                         paused: None,
                     };
                 }

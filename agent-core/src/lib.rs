@@ -45,7 +45,9 @@
 //!   streamed ([`RunEvent`]).
 //! - [`Model`]: the one trait every model implements; `providers` has OpenAI-compatible, Anthropic
 //!   and Gemini adapters over HTTP (cargo features, on by default) and `providers::from_env()`;
-//!   [`testing::ScriptedModel`] replays a script for tests and offline runs.
+//!   [`testing::ScriptedModel`] replays a script for tests and offline runs. [`Fallback`] chains
+//!   models (of any vendors, each with its own settings): when one is down past its retries, the
+//!   next answers.
 //! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
 //!
 //! A run is one request into one small loop (a step asks the model, rules on each call, carries
@@ -70,6 +72,7 @@ mod arguments;
 mod blocking;
 mod content;
 mod external;
+mod fallback;
 mod limits;
 mod message;
 mod model;
@@ -107,10 +110,12 @@ pub use argument_issue::{
 };
 pub use content::{Media, MediaUrl, Part, Source};
 pub use external::ExternalTool;
+pub use fallback::Fallback;
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
 pub use model::{
-    BoxStream, ChatRequest, ChatResponse, FinishReason, Model, ModelError, StreamEvent,
+    BoxStream, ChatRequest, ChatResponse, FinishReason, Model, ModelError, ModelFailure,
+    StreamEvent,
 };
 pub use output::{DEFAULT_OUTPUT_RETRIES, OutputMode, OutputType, Validator};
 pub use output_problem::{OutputProblem, RejectedOutput};

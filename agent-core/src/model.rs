@@ -34,6 +34,14 @@ pub trait Model: Send + Sync {
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
         Box::pin(ReplyAsEvents::new(self.chat(request)))
     }
+
+    /// The model requests go to, as its provider names it (`gpt-4o-mini`), when it has one: the
+    /// name a [`Fallback`](crate::Fallback) chain's errors give each model, and the answering
+    /// model of a reply that does not say ([`ChatResponse::model`]). `None` by default; the HTTP
+    /// adapters give the model they were made for.
+    fn model_id(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// What the agent sends the model on each step.
@@ -120,6 +128,15 @@ pub struct ChatResponse {
     pub usage: Usage,
     /// Why the model stopped, when the provider says.
     pub finish_reason: Option<FinishReason>,
+    /// The model that answered, as its provider names it (`gpt-4o-mini-2024-07-18`): the model the
+    /// reply itself names where the provider sends one (OpenAI's and Anthropic's `model`, Gemini's
+    /// `modelVersion`), else the model the adapter asked for; `None` from a model that does not
+    /// say (a [`ScriptedModel`](crate::testing::ScriptedModel)'s reply, unless its script names
+    /// one). A [`Fallback`](crate::Fallback) chain's reply names the model of the chain that
+    /// answered. A run keeps it for each step ([`RunOutput::step_models`](crate::RunOutput::step_models)),
+    /// and a durable run's journal with the reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl ChatResponse {
@@ -140,6 +157,12 @@ impl ChatResponse {
     /// Sets the finish reason.
     pub fn with_finish_reason(mut self, reason: FinishReason) -> Self {
         self.finish_reason = Some(reason);
+        self
+    }
+
+    /// Names the model that answered ([`model`](Self::model)).
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
         self
     }
 }
@@ -265,6 +288,15 @@ pub enum ModelError {
         /// What it cannot take, and what to do instead.
         message: String,
     },
+    /// Every model of a [`Fallback`](crate::Fallback) chain was tried and each failed with an
+    /// error that let the next one answer: each model's error, in the order they were tried.
+    /// [Retryable](Self::is_retryable) when any of them is, so a durable run tries the chain again
+    /// later, as it would a single model.
+    #[error("every model of the fallback chain failed: {}", FailureList(failures))]
+    AllFailed {
+        /// Each model's failure, in the order the models were tried.
+        failures: Vec<ModelFailure>,
+    },
     /// Any other failure: a model of your own, a test double
     /// ([`ScriptExhausted`](crate::testing::ScriptExhausted)). [`downcast_ref`](Self::downcast_ref)
     /// gets the typed error back.
@@ -274,8 +306,9 @@ pub enum ModelError {
 
 impl ModelError {
     /// Whether trying the same request again may succeed: rate limits, overload, server errors,
-    /// timeouts and broken connections. An exhausted quota is not: it does not come back within
-    /// seconds.
+    /// timeouts and broken connections, and a [`Fallback`](crate::Fallback) chain's failure when
+    /// any of its models' failures is one of them. An exhausted quota is not: it does not come
+    /// back within seconds.
     ///
     /// ```
     /// use agent_core::ModelError;
@@ -293,7 +326,7 @@ impl ModelError {
                 | ModelError::Server { .. }
                 | ModelError::Timeout { .. }
                 | ModelError::Transport { .. }
-        )
+        ) || matches!(self, ModelError::AllFailed { failures } if failures.iter().any(|failure| failure.error.is_retryable()))
     }
 
     /// Wraps any error.
@@ -321,6 +354,55 @@ impl ModelError {
     }
 }
 
+/// One model's failure in a [`Fallback`](crate::Fallback) chain whose every model failed
+/// ([`ModelError::AllFailed`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ModelFailure {
+    /// The model's place in the chain, from 0.
+    pub index: usize,
+    /// The model's name ([`Model::model_id`]), when it has one.
+    pub model: Option<String>,
+    /// What it failed with.
+    pub error: ModelError,
+}
+
+impl ModelFailure {
+    /// The failure of the chain's model `index`, named `model`.
+    pub fn new(index: usize, model: Option<String>, error: ModelError) -> Self {
+        ModelFailure {
+            index,
+            model,
+            error,
+        }
+    }
+}
+
+impl fmt::Display for ModelFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "model {}", self.index + 1)?;
+        if let Some(model) = &self.model {
+            write!(f, " ({model})")?;
+        }
+        write!(f, ": {}", self.error)
+    }
+}
+
+/// The failures of [`ModelError::AllFailed`], one after another.
+struct FailureList<'a>(&'a [ModelFailure]);
+
+impl fmt::Display for FailureList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (position, failure) in self.0.iter().enumerate() {
+            if position > 0 {
+                f.write_str("; ")?;
+            }
+            fmt::Display::fmt(failure, f)?;
+        }
+        Ok(())
+    }
+}
+
 // Forwards every method: `missing_trait_methods` fails clippy if a new one is left to its default,
 // and the conformance suite fails the wrapper at run time.
 #[deny(clippy::missing_trait_methods)]
@@ -337,6 +419,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
         (**self).chat_stream(request)
+    }
+
+    fn model_id(&self) -> Option<&str> {
+        (**self).model_id()
     }
 }
 
@@ -357,6 +443,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
         (**self).chat_stream(request)
     }
+
+    fn model_id(&self) -> Option<&str> {
+        (**self).model_id()
+    }
 }
 
 // Forwards every method: `missing_trait_methods` fails clippy if a new one is left to its default,
@@ -375,6 +465,10 @@ impl<M: Model + ?Sized> Model for &M {
         request: ChatRequest<'a>,
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
         (**self).chat_stream(request)
+    }
+
+    fn model_id(&self) -> Option<&str> {
+        (**self).model_id()
     }
 }
 

@@ -12,7 +12,8 @@ use agent_core::testing::conformance::{
     self, Call, Capabilities, ErrorKind, Exchange, Failure, Harness, Report,
 };
 use agent_core::{
-    BoxFuture, ChatRequest, ChatResponse, FinishReason, Message, Model, ModelError, ToolCall,
+    BoxFuture, ChatRequest, ChatResponse, Fallback, FinishReason, Message, Model, ModelError,
+    ToolCall,
 };
 use futures_util::FutureExt;
 use serde_json::{Value, json};
@@ -824,6 +825,58 @@ async fn box_arc_and_reference_wrappers_conform() {
     let adapter = gemini.gemini();
     let borrowed: &Gemini = &adapter;
     conformance::assert_conforms(&borrowed, &gemini).await;
+}
+
+#[tokio::test]
+async fn a_fallback_chain_of_one_model_is_that_model_for_every_vendor() {
+    for vendor in [
+        Vendor::OpenAi,
+        Vendor::Anthropic,
+        Vendor::Gemini,
+        Vendor::OpenAiResponses,
+    ] {
+        let harness = VendorHarness::start(vendor).await;
+        let chain = Fallback::new(harness.adapter());
+        let report = conformance::run(&chain, &harness).await;
+        assert!(report.is_ok(), "{vendor:?} alone in a chain: {report}");
+        assert!(report.skipped.is_empty(), "{report:?}");
+    }
+}
+
+/// A model that cannot take any request.
+struct CannotTakeIt;
+
+impl Model for CannotTakeIt {
+    fn chat<'a>(
+        &'a self,
+        _request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(async {
+            Err(ModelError::Unsupported {
+                message: "nothing, ever".into(),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_fallback_chain_answers_exactly_as_the_model_that_answered() {
+    // The first model fails every call; the suite sees the second one's replies, streams and
+    // errors unchanged (only an `Unsupported` error falls back here, which the harness never
+    // makes).
+    for vendor in [
+        Vendor::OpenAi,
+        Vendor::Anthropic,
+        Vendor::Gemini,
+        Vendor::OpenAiResponses,
+    ] {
+        let harness = VendorHarness::start(vendor).await;
+        let chain = Fallback::new(CannotTakeIt)
+            .then(harness.adapter())
+            .fall_back_when(|error| matches!(error, ModelError::Unsupported { .. }));
+        let report = conformance::run(&chain, &harness).await;
+        assert!(report.is_ok(), "{vendor:?} second in a chain: {report}");
+    }
 }
 
 #[tokio::test]

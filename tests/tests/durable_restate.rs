@@ -13,9 +13,9 @@ use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_core::providers::OpenAi;
+use agent_core::providers::{Anthropic, HttpConfig, OpenAi};
 use agent_core::restate::{DurableAgent, serve};
-use agent_core::{Hooks, Message, agent, tool};
+use agent_core::{Fallback, Hooks, Message, Model, agent, tool};
 use restate_sdk::prelude::{Endpoint, ServiceOptions};
 use serde_json::{Value, json};
 use tests::http::{json_reply, received, serve_in_order};
@@ -29,6 +29,9 @@ use wiremock::MockServer;
 const SERVICE_PORT: &str = "DURABLE_SERVICE_PORT";
 /// The service's model server and the folder of its tools' counters.
 const MODEL_URL: &str = "DURABLE_MODEL_URL";
+/// Set in a service whose model is a fallback chain: the base URL of its second model (Anthropic's
+/// wire format), which answers when the first one (at `MODEL_URL`) fails.
+const BACKUP_URL: &str = "DURABLE_BACKUP_URL";
 const COUNTERS: &str = "DURABLE_COUNTERS";
 /// Set in a service process that is to stop at this point ("before model call 3", "in charge 500")
 /// and wait there to be killed.
@@ -104,9 +107,19 @@ impl Hooks for StopBeforeModelCalls {
 
 /// The service process: the durable agent on a Restate endpoint.
 fn service_main(port: u16) -> ExitCode {
-    let model = OpenAi::new("gpt-test")
+    let openai = OpenAi::new("gpt-test")
         .base_url(&std::env::var(MODEL_URL).expect("the model's URL"))
         .api_key("test-key");
+    let model: Box<dyn Model> = match std::env::var(BACKUP_URL) {
+        Ok(backup) => Box::new(
+            Fallback::new(openai.http_config(HttpConfig::default().max_retries(0))).then(
+                Anthropic::new("claude-test")
+                    .base_url(&backup)
+                    .api_key("test-key"),
+            ),
+        ),
+        Err(_) => Box::new(openai),
+    };
     let agent = agent!(model, bump, charge, balance, send_email)
         .defer_approvals()
         .hook(StopBeforeModelCalls);
@@ -143,14 +156,29 @@ struct Service {
 
 impl Service {
     async fn start(port: u16, model: &str, counters: &Path, stop_at: Option<&str>) -> Self {
+        Service::start_with(port, model, None, counters, stop_at).await
+    }
+
+    /// [`start`](Self::start), with a fallback chain for a model when `backup` is given.
+    async fn start_with(
+        port: u16,
+        model: &str,
+        backup: Option<&str>,
+        counters: &Path,
+        stop_at: Option<&str>,
+    ) -> Self {
         let mut command = Command::new(std::env::current_exe().expect("this binary"));
         command
             .env(SERVICE_PORT, port.to_string())
             .env(MODEL_URL, model)
             .env(COUNTERS, counters)
             .env_remove(STOP_AT)
+            .env_remove(BACKUP_URL)
             .stdout(Stdio::piped())
             .kill_on_drop(true);
+        if let Some(backup) = backup {
+            command.env(BACKUP_URL, backup);
+        }
         if let Some(point) = stop_at {
             command.env(STOP_AT, point);
         }
@@ -219,6 +247,34 @@ fn answer_reply(text: &str) -> wiremock::ResponseTemplate {
                 "message": { "role": "assistant", "content": text }
             }],
             "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 }
+        })
+        .to_string(),
+    )
+}
+
+/// An Anthropic Messages reply of the model `model` calling `bump` for `name`, or answering when
+/// `name` is `None`.
+fn claude_reply(model: &str, name: Option<&str>) -> wiremock::ResponseTemplate {
+    let (content, stop_reason) = match name {
+        Some(name) => (
+            json!([{ "type": "tool_use", "id": format!("toolu_{name}"), "name": "bump", "input": { "name": name } }]),
+            "tool_use",
+        ),
+        None => (
+            json!([{ "type": "text", "text": "Bumped a, b and c." }]),
+            "end_turn",
+        ),
+    };
+    json_reply(
+        200,
+        &json!({
+            "id": format!("msg_{model}"),
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": stop_reason,
+            "usage": { "input_tokens": 10, "output_tokens": 5 }
         })
         .to_string(),
     )
@@ -311,6 +367,77 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
             counter(counters, &format!("bump-{name}")).as_deref(),
             Some("1"),
             "the side effect of bump({name}) happened once"
+        );
+    }
+}
+
+/// A run whose first model is down falls back to its second at every step; its service is killed
+/// before model call 3 and started again. The steps journaled before the crash are replayed, not
+/// asked again of either model, and still name the model that answered them then.
+async fn a_replayed_run_names_the_models_that_answered_before_the_crash() {
+    let restate = Restate::start().await;
+    let down = MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(json_reply(
+            503,
+            r#"{"error":{"message":"Service Unavailable"}}"#,
+        ))
+        .mount(&down)
+        .await;
+    // Each reply names a model of its own, so a name can only come from the reply of its step.
+    let backup = serve_in_order(vec![
+        claude_reply("claude-step-1", Some("a")),
+        claude_reply("claude-step-2", Some("b")),
+        claude_reply("claude-step-3", Some("c")),
+        claude_reply("claude-step-4", None),
+    ])
+    .await;
+    let folder = counters_folder("fallback");
+    let counters = folder.path();
+    let port = free_port();
+    let mut service = Service::start_with(
+        port,
+        &down.uri(),
+        Some(&backup.uri()),
+        counters,
+        Some("before model call 3"),
+    )
+    .await;
+    restate.register(port).await;
+    let (status, started) = restate
+        .post(
+            &format!("{SERVICE}/run-5/run/send"),
+            json!({ "input": "Bump a, b and c, one at a time." }),
+        )
+        .await;
+    assert_eq!(status, 202, "{started}");
+
+    service.expect_line("before model call 3").await;
+    assert_eq!(model_calls(&backup).await, 2);
+    service.kill().await;
+
+    let _service =
+        Service::start_with(port, &down.uri(), Some(&backup.uri()), counters, None).await;
+    let output = restate.attach(SERVICE, "run-5").await;
+    assert_eq!(output["text"], "Bumped a, b and c.", "{output}");
+    assert_eq!(output["steps"], 4);
+    assert_eq!(
+        output["step_models"],
+        json!([
+            "claude-step-1",
+            "claude-step-2",
+            "claude-step-3",
+            "claude-step-4"
+        ]),
+        "{output}"
+    );
+    assert_eq!(model_calls(&backup).await, 4, "every answer asked for once");
+    // The first model was asked once per step that was not replayed (no retries of its own).
+    assert_eq!(model_calls(&down).await, 4);
+    for name in ["a", "b", "c"] {
+        assert_eq!(
+            counter(counters, &format!("bump-{name}")).as_deref(),
+            Some("1")
         );
     }
 }
@@ -552,6 +679,11 @@ fn main() -> ExitCode {
         Test::tokio(
             "an_approval_resumes_a_run_after_a_restart",
             an_approval_resumes_a_run_after_a_restart,
+        )
+        .needs(&RESTATE),
+        Test::tokio(
+            "a_replayed_run_names_the_models_that_answered_before_the_crash",
+            a_replayed_run_names_the_models_that_answered_before_the_crash,
         )
         .needs(&RESTATE),
     ])

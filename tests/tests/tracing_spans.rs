@@ -79,10 +79,12 @@ impl agent_core::Model for Weatherman {
             agent_core::AssistantMessage::text("rain")
         };
         Box::pin(async move {
-            Ok(ChatResponse::new(reply).with_usage(Usage {
-                input_tokens: 50,
-                output_tokens: 5,
-            }))
+            Ok(ChatResponse::new(reply)
+                .with_usage(Usage {
+                    input_tokens: 50,
+                    output_tokens: 5,
+                })
+                .with_model("weatherman-1"))
         })
     }
 }
@@ -129,6 +131,10 @@ async fn runs_steps_model_calls_and_tool_calls_are_spans() {
     assert_eq!(field(&spans[1].1, "agent.step"), Some("1"));
     assert_eq!(field(&spans[2].1, "gen_ai.operation.name"), Some("chat"));
     assert_eq!(field(&spans[2].1, "gen_ai.usage.input_tokens"), Some("50"));
+    assert_eq!(
+        field(&spans[2].1, "gen_ai.response.model"),
+        Some("weatherman-1")
+    );
     let tool = &spans[3].1;
     assert_eq!(field(tool, "gen_ai.operation.name"), Some("execute_tool"));
     assert_eq!(field(tool, "gen_ai.tool.name"), Some("get_weather"));

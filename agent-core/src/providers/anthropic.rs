@@ -258,6 +258,10 @@ impl Model for Anthropic {
         let request = self.common.stream_request(&self.url, key_header(), body);
         super::sse::stream_reply::<super::anthropic_stream::AnthropicReassembler>(request)
     }
+
+    fn model_id(&self) -> Option<&str> {
+        Some(&self.common.model)
+    }
 }
 
 fn key_header() -> KeyHeader {
@@ -314,6 +318,7 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
         output_tokens: reply.usage.output_tokens,
     });
     response.finish_reason = finish_reason;
+    response.model = reply.model.filter(|model| !model.is_empty());
     Ok(response)
 }
 
@@ -661,6 +666,8 @@ struct WireTool<'a> {
 struct WireResponse {
     content: Vec<WireReplyBlock>,
     stop_reason: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
     #[serde(default)]
     usage: WireUsage,
 }

@@ -28,6 +28,8 @@ pub(crate) struct AnthropicReassembler {
     calls: usize,
     stop_reason: Option<String>,
     usage: Usage,
+    /// The model that answered, as `message_start` names it.
+    model: Option<String>,
 }
 
 enum Block {
@@ -60,6 +62,7 @@ impl Reassembler for AnthropicReassembler {
             Wire::MessageStart { message } => {
                 self.usage.input_tokens = message.usage.input_tokens;
                 self.usage.output_tokens = message.usage.output_tokens;
+                self.model = message.model.filter(|model| !model.is_empty());
             }
             Wire::ContentBlockStart {
                 index,
@@ -245,6 +248,7 @@ impl AnthropicReassembler {
             "refusal" => FinishReason::ContentFilter,
             other => FinishReason::Other(other.to_owned()),
         });
+        response.model = self.model.take();
         StreamEvent::Finished(response)
     }
 }
@@ -282,6 +286,8 @@ enum Wire {
 struct StartMessage {
     #[serde(default)]
     usage: StartUsage,
+    #[serde(default)]
+    model: Option<String>,
 }
 
 #[derive(Deserialize, Default)]

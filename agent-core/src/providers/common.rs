@@ -76,7 +76,16 @@ impl Common {
         let body = body?;
         let headers = self.headers(key_header)?;
         let reply = self.http.post_json(url, headers, body.into()).await?;
-        parse(&reply)
+        let mut response = parse(&reply)?;
+        self.name(&mut response);
+        Ok(response)
+    }
+
+    /// Names the model of a reply that does not name it after the model asked for.
+    pub(crate) fn name(&self, response: &mut ChatResponse) {
+        if response.model.is_none() {
+            response.model = Some(self.model.clone());
+        }
     }
 
     /// A request body to `url`, ready to be sent for a streamed reply
@@ -88,6 +97,7 @@ impl Common {
         body: Result<Vec<u8>, ModelError>,
     ) -> Result<StreamRequest<'a>, ModelError> {
         Ok(StreamRequest {
+            model: &self.model,
             http: &self.http,
             url,
             headers: self.headers(key_header)?,

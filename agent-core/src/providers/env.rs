@@ -149,6 +149,10 @@ impl Model for EnvModel {
     ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
         self.model.chat_stream(request)
     }
+
+    fn model_id(&self) -> Option<&str> {
+        self.model.model_id()
+    }
 }
 
 impl fmt::Display for EnvModel {

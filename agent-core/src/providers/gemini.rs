@@ -249,6 +249,10 @@ impl Model for Gemini {
         let request = self.common.stream_request(&self.stream, key_header(), body);
         super::sse::stream_reply::<super::gemini_stream::GeminiReassembler>(request)
     }
+
+    fn model_id(&self) -> Option<&str> {
+        Some(&self.common.model)
+    }
 }
 
 fn key_header() -> KeyHeader {
@@ -289,7 +293,9 @@ pub(super) fn parse_chunk(body: &[u8]) -> Result<ChatResponse, ModelError> {
     }
     if reply.candidates.is_empty() && reply.prompt_feedback.is_none() {
         let usage = reply.usage_metadata.map(usage_of).unwrap_or_default();
-        return Ok(ChatResponse::new(AssistantMessage::default()).with_usage(usage));
+        let mut response = ChatResponse::new(AssistantMessage::default()).with_usage(usage);
+        response.model = reply.model_version.filter(|model| !model.is_empty());
+        return Ok(response);
     }
     parse_response(body)
 }
@@ -326,6 +332,7 @@ fn usage_of(usage: WireUsage) -> Usage {
 pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     let reply: WireResponse = parse_reply(body)?;
     let usage = reply.usage_metadata.map(usage_of).unwrap_or_default();
+    let model = reply.model_version.filter(|model| !model.is_empty());
     let Some(candidate) = reply.candidates.into_iter().next() else {
         if reply
             .prompt_feedback
@@ -334,6 +341,7 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
             // The prompt itself was blocked: an empty answer, and the reason says why.
             let mut response = ChatResponse::new(AssistantMessage::default()).with_usage(usage);
             response.finish_reason = Some(FinishReason::ContentFilter);
+            response.model = model;
             return Ok(response);
         }
         return Err(unexpected_reply("the reply has no candidates", body));
@@ -407,6 +415,7 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
     })
     .with_usage(usage);
     response.finish_reason = finish_reason;
+    response.model = model;
     Ok(response)
 }
 
@@ -854,6 +863,8 @@ struct WireResponse {
     usage_metadata: Option<WireUsage>,
     /// Only in a stream's error event.
     error: Option<WireError>,
+    /// The model that answered.
+    model_version: Option<String>,
 }
 
 #[derive(Deserialize)]

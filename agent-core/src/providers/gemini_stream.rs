@@ -22,6 +22,8 @@ pub(crate) struct GeminiReassembler {
     calls: Vec<ToolCall>,
     finish_reason: Option<FinishReason>,
     usage: Usage,
+    /// The model that answered, as the chunks name it.
+    model: Option<String>,
 }
 
 impl Reassembler for GeminiReassembler {
@@ -34,6 +36,9 @@ impl Reassembler for GeminiReassembler {
                 return true;
             }
         };
+        if chunk.model.is_some() {
+            self.model = chunk.model;
+        }
         if chunk.usage != Usage::default() {
             // Each chunk reports the usage so far.
             self.usage = chunk.usage;
@@ -82,6 +87,7 @@ impl Reassembler for GeminiReassembler {
         };
         let mut response = ChatResponse::new(message).with_usage(self.usage);
         response.finish_reason = Some(reason);
+        response.model = self.model.take();
         Ok(StreamEvent::Finished(response))
     }
 }

@@ -234,6 +234,10 @@ impl Model for OpenAi {
             super::openai_stream::OpenAiReassembler::new(Arc::clone(&service))
         })
     }
+
+    fn model_id(&self) -> Option<&str> {
+        Some(&self.common.model)
+    }
 }
 
 impl OpenAi {
@@ -312,6 +316,7 @@ pub(crate) fn parse_response(body: &[u8], service: &str) -> Result<ChatResponse,
     })
     .with_usage(usage);
     response.finish_reason = finish_reason;
+    response.model = reply.model.filter(|model| !model.is_empty());
     Ok(response)
 }
 
@@ -727,6 +732,9 @@ struct WireFunction<'a> {
 struct WireResponse {
     choices: Vec<WireChoice>,
     usage: Option<WireUsage>,
+    /// The model that answered (OpenAI's dated name; the model a router chose).
+    #[serde(default)]
+    model: Option<String>,
 }
 
 #[derive(Deserialize)]

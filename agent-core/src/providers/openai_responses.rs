@@ -202,6 +202,10 @@ impl Model for OpenAiResponses {
             .stream_request(&self.url, Self::key_header(), body);
         super::sse::stream_reply::<super::openai_responses_stream::ResponsesReassembler>(request)
     }
+
+    fn model_id(&self) -> Option<&str> {
+        Some(&self.common.model)
+    }
 }
 
 impl fmt::Debug for OpenAiResponses {
@@ -455,13 +459,15 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
         return Err(unexpected_reply("the reply has no output", body));
     };
     let (message, refused) = message_of(output, &mut |_, _| made_up_call_id());
-    Ok(response_of(
+    let mut response = response_of(
         message,
         refused,
         reply.status.as_deref(),
         reply.incomplete_details.as_ref(),
         reply.usage.as_ref(),
-    ))
+    );
+    response.model = reply.model.filter(|model| !model.is_empty());
+    Ok(response)
 }
 
 /// The reply an `output` array holds, and whether the model refused. `call_id` gives the id of a
@@ -752,6 +758,9 @@ pub(super) struct WireResponse {
     pub(super) incomplete_details: Option<WireIncomplete>,
     #[serde(default)]
     pub(super) error: Option<Value>,
+    /// The model that answered.
+    #[serde(default)]
+    pub(super) model: Option<String>,
 }
 
 /// One output item; the kinds this adapter does not use (built-in tools' calls) are skipped.

@@ -213,13 +213,14 @@ impl ResponsesReassembler {
                 false,
             ),
         };
-        let reply = response_of(
+        let mut reply = response_of(
             message,
             refused,
             response.status.as_deref(),
             response.incomplete_details.as_ref(),
             response.usage.as_ref(),
         );
+        reply.model = response.model.filter(|model| !model.is_empty());
         out.push_back(Ok(StreamEvent::Usage(reply.usage)));
         out.push_back(Ok(StreamEvent::Finished(reply)));
     }

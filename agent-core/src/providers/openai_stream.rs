@@ -35,6 +35,8 @@ pub(crate) struct OpenAiReassembler {
     calls: BTreeMap<usize, Call>,
     finish_reason: Option<String>,
     usage: Usage,
+    /// The model that answered, as the first chunk naming it says.
+    model: Option<String>,
 }
 
 impl OpenAiReassembler {
@@ -48,6 +50,7 @@ impl OpenAiReassembler {
             calls: BTreeMap::new(),
             finish_reason: None,
             usage: Usage::default(),
+            model: None,
         }
     }
 }
@@ -77,6 +80,9 @@ impl Reassembler for OpenAiReassembler {
         if let Some(error) = chunk.error {
             out.push_back(Err(chunk_error(&error, data)));
             return true;
+        }
+        if self.model.is_none() {
+            self.model = chunk.model.filter(|model| !model.is_empty());
         }
         if let Some(usage) = chunk.usage {
             self.usage = Usage {
@@ -269,6 +275,7 @@ impl OpenAiReassembler {
             .finish_reason
             .as_deref()
             .map(super::openai::finish_reason);
+        response.model = self.model.take();
         StreamEvent::Finished(response)
     }
 }
@@ -279,6 +286,8 @@ struct Chunk {
     choices: Vec<ChunkChoice>,
     usage: Option<ChunkUsage>,
     error: Option<Value>,
+    #[serde(default)]
+    model: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -46,6 +46,8 @@ pub(crate) fn bad_event(error: serde_json::Error, data: &str) -> ModelError {
 
 /// A request whose reply is read as server-sent events, ready to be sent (and sent again).
 pub(crate) struct StreamRequest<'a> {
+    /// The model asked for: the answering model of a reply that does not name one.
+    pub(crate) model: &'a str,
     pub(crate) http: &'a HttpClient,
     pub(crate) url: &'a Endpoint,
     pub(crate) headers: &'a HeaderMap,
@@ -223,8 +225,14 @@ fn reassemble<'a, R: Reassembler, F: Fn() -> R + Send + 'a>(
     futures_util::stream::unfold(state, |mut state| async move {
         loop {
             match state.pending.pop_front() {
-                Some(Ok(event)) => {
+                Some(Ok(mut event)) => {
                     state.yielded = true;
+                    if let (StreamEvent::Finished(response), Some(request)) =
+                        (&mut event, &state.request)
+                        && response.model.is_none()
+                    {
+                        response.model = Some(request.model.to_owned());
+                    }
                     return Some((Ok(event), state));
                 }
                 Some(Err(error)) => match state.retry_wait(&error) {

@@ -27,7 +27,11 @@
 //! call, until it reaches the first step that was not recorded and carries on from there. A model
 //! call that fails with a retryable error (rate limit, overload, 5xx, timeout) after the adapter's
 //! own retries is tried again by Restate, with the workflow's retry policy; any other model error
-//! is recorded and ends the run.
+//! is recorded and ends the run. A [`Fallback`](crate::Fallback) chain is one model call: the step
+//! records the reply of whichever model answered, with its name
+//! ([`ChatResponse::model`](crate::ChatResponse::model)), so a replay names the model that
+//! answered the first time ([`DurableOutput::step_models`]); a chain whose every model failed is
+//! tried again when one of their errors is retryable.
 //!
 //! **Approvals.** A call that waits (an approver that answers [`Approval::Defer`](crate::Approval),
 //! as [`Agent::defer_approvals`](crate::Agent::defer_approvals) does, or an

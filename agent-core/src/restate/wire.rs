@@ -60,6 +60,10 @@ pub struct DurableOutput {
     pub steps: usize,
     /// Tokens used over the whole run.
     pub usage: Usage,
+    /// The model that answered each model call, as the journal recorded its reply
+    /// ([`RunOutput::step_models`]); left out when no reply named its model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_models: Vec<Option<String>>,
     /// The whole conversation.
     pub messages: Vec<Message>,
 }
@@ -71,6 +75,7 @@ impl From<RunOutput> for DurableOutput {
             stop_reason: output.stop_reason,
             steps: output.steps,
             usage: output.usage,
+            step_models: output.step_models,
             messages: output.messages,
         }
     }

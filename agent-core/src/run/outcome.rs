@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::message::{Message, Usage};
-use crate::model::ModelError;
+use crate::model::{ChatResponse, ModelError};
 use crate::output::RejectedOutput;
 use crate::run::pause::{PausedRun, ResumeError};
 
@@ -24,6 +24,13 @@ pub struct RunOutput {
     pub usage: Usage,
     /// Tokens used by each model call, in order.
     pub step_usage: Vec<Usage>,
+    /// The model that answered each model call, in order, beside
+    /// [`step_usage`](Self::step_usage): its reply's [`ChatResponse::model`] (a
+    /// [`Fallback`](crate::Fallback) chain's reply names the model of the chain that answered),
+    /// `None` for a reply that named none. Empty when no reply of the run named its model (a
+    /// [`ScriptedModel`](crate::testing::ScriptedModel)'s, say), so that a run of such a model
+    /// keeps no list; [`step_model`](Self::step_model) reads either.
+    pub step_models: Vec<Option<String>>,
     /// For a run that ended [paused](StopReason::Paused): the calls that wait, the results of the
     /// reply's other calls, and everything needed to go on
     /// ([`Agent::resume`](crate::Agent::resume)); `None` otherwise. A paused run's
@@ -36,6 +43,41 @@ impl RunOutput {
     pub fn is_finished(&self) -> bool {
         self.stop_reason == StopReason::Finished
     }
+
+    /// The model that answered model call `index` (from 0, as in
+    /// [`step_usage`](Self::step_usage)), when its reply named it
+    /// ([`step_models`](Self::step_models)).
+    ///
+    /// ```
+    /// use agent_core::testing::ScriptedModel;
+    /// use agent_core::{Agent, AssistantMessage, ChatResponse};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let reply = ChatResponse::new(AssistantMessage::text("Hi.")).with_model("gpt-4o-mini-2024-07-18");
+    /// let agent = Agent::new(ScriptedModel::new([reply]));
+    /// let out = agent.run("Hello").await?;
+    /// assert_eq!(out.step_model(0), Some("gpt-4o-mini-2024-07-18"));
+    /// assert_eq!(out.step_model(1), None);
+    /// # Ok::<(), agent_core::RunError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn step_model(&self, index: usize) -> Option<&str> {
+        self.step_models.get(index)?.as_deref()
+    }
+}
+
+/// Records the model that answered the run's model call number `steps` (from 1; the calls before
+/// it recorded): nothing while no reply of the run named its model, then one entry per call.
+pub(crate) fn record_step_model(
+    models: &mut Vec<Option<String>>,
+    steps: usize,
+    response: &ChatResponse,
+) {
+    if response.model.is_none() && models.is_empty() {
+        return;
+    }
+    models.resize(steps.saturating_sub(1), None);
+    models.push(response.model.clone());
 }
 
 /// Why a run ended. Serialized as `{"stop": "step_limit", "limit": 10}` and so on.

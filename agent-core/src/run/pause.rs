@@ -40,6 +40,10 @@ pub(crate) struct PausedState {
     pub(crate) usage: Usage,
     /// Tokens used by each model call.
     pub(crate) step_usage: Vec<Usage>,
+    /// The model that answered each model call (see
+    /// [`RunOutput::step_models`](crate::RunOutput::step_models)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) step_models: Vec<Option<String>>,
     /// Tool calls counted against the limit.
     pub(crate) tool_calls: usize,
     /// Milliseconds the run had run, counted against its time limit.
@@ -210,6 +214,7 @@ impl PausedRun {
             finished,
             usage: progress.usage,
             step_usage: progress.step_usage,
+            step_models: progress.step_models,
             tool_calls: progress.tool_calls,
             elapsed_ms: u64::try_from(progress.elapsed.as_millis()).unwrap_or(u64::MAX),
             settings: progress.settings,
@@ -393,6 +398,7 @@ impl PendingCall {
 pub(crate) struct Progress {
     pub(crate) usage: Usage,
     pub(crate) step_usage: Vec<Usage>,
+    pub(crate) step_models: Vec<Option<String>>,
     pub(crate) tool_calls: usize,
     pub(crate) elapsed: Duration,
     pub(crate) settings: ModelSettings,

@@ -12,12 +12,12 @@
 //!
 //! | case | what must hold |
 //! |---|---|
-//! | `text`, `one_call`, `parallel_calls`, `empty_arguments`, `usage` | `chat` gives exactly the canonical reply: text, calls (ids, names, arguments, in order), usage, finish reason |
+//! | `text`, `one_call`, `parallel_calls`, `empty_arguments`, `usage` | `chat` gives exactly the canonical reply: text, calls (ids, names, arguments, in order), usage, finish reason (the name of the model that answered, [`ChatResponse::model`], is the model's own) |
 //! | `tool_result_sent_back` | a history ending in a tool result reaches the backend with the result's text and the call's id or tool name (checked on [`Harness::last_request`]) |
 //! | `error_authentication`, `error_rate_limited`, `error_quota_exhausted`, `error_invalid_request`, `error_overloaded`, `error_server`, `error_undecodable` | `chat` and `chat_stream` fail with the matching [`ModelError`] variant, carrying the provider's message (and, for a rate limit, its retry-after); a stream ends with the error and never with `Finished` |
 //! | `error_stream_cut_off` | a stream that stops early ends with [`ModelError::Stream`] |
 //! | `error_stream_event`, `error_stream_overloaded` | a stream that carries an error event ends with the variant the same error as an HTTP status gives ([`ModelError::Server`], [`ModelError::Overloaded`]), with its message, so [`ModelError::is_retryable`] agrees |
-//! | `stream_text`, `stream_tool_calls` | `chat_stream` ends with exactly one [`StreamEvent::Finished`], equal to the canonical reply and to the plain `chat` reply; the text deltas add up to its text; each call starts once (`ToolCallStart`, with its id and name) before its argument fragments, which reassemble into its arguments; a `Usage` event equals the reply's usage. A model that [streams natively](Capabilities::streaming) must send the text in at least two `TextDelta`s and tell each call; one that does not may leave the call and usage events out, as the default `chat_stream` does |
+//! | `stream_text`, `stream_tool_calls` | `chat_stream` ends with exactly one [`StreamEvent::Finished`], equal to the canonical reply and to the plain `chat` reply (the answering model's name too); the text deltas add up to its text; each call starts once (`ToolCallStart`, with its id and name) before its argument fragments, which reassemble into its arguments; a `Usage` event equals the reply's usage. A model that [streams natively](Capabilities::streaming) must send the text in at least two `TextDelta`s and tell each call; one that does not may leave the call and usage events out, as the default `chat_stream` does |
 //!
 //! Error cases the harness does not list in [`Capabilities::failing_with`] are skipped.
 //!
@@ -618,8 +618,12 @@ async fn stream<M: Model + ?Sized>(
     .await
 }
 
+/// Whether `got` is the canonical reply `expected`; the name of the model that answered
+/// ([`ChatResponse::model`]) is the model's own, not the suite's.
 fn same_reply(got: &ChatResponse, expected: &ChatResponse, what: &str) -> Result<(), String> {
-    if got == expected {
+    let mut named_alike = got.clone();
+    named_alike.model.clone_from(&expected.model);
+    if named_alike == *expected {
         Ok(())
     } else {
         Err(format!(

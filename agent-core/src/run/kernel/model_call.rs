@@ -14,6 +14,7 @@ use super::{Ask, Run};
 use crate::model::{BoxStream, ChatRequest, ChatResponse, ModelError, StreamEvent};
 use crate::output::OutputMode;
 use crate::run::events::{EventSender, LiveEvent};
+use crate::run::outcome::record_step_model;
 use crate::settings::ToolChoice;
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
@@ -34,6 +35,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             "gen_ai.usage.input_tokens" = Empty,
             "gen_ai.usage.output_tokens" = Empty,
             "gen_ai.response.finish_reasons" = Empty,
+            "gen_ai.response.model" = Empty,
         );
         let output = self.output.as_ref();
         let output_tool = output.and_then(|output| output.tool());
@@ -79,9 +81,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                         tracing::field::debug(reason),
                     );
                 }
+                if let Some(model) = &response.model {
+                    span.record("gen_ai.response.model", model.as_str());
+                }
             }
             self.usage += response.usage;
             self.step_usage.push(response.usage);
+            record_step_model(&mut self.step_models, self.step_usage.len(), response);
             self.after_reply(response);
             for hook in &self.agent.hooks {
                 hook.on_model_response(self.context, step, response);

@@ -117,6 +117,8 @@ pub(super) struct Run<'a, S> {
     pub(super) messages: Vec<Message>,
     pub(super) usage: Usage,
     pub(super) step_usage: Vec<Usage>,
+    /// The model that answered each step (see [`RunOutput::step_models`]).
+    pub(super) step_models: Vec<Option<String>>,
     /// Calls started so far (those over the limit are not counted: they never start).
     pub(super) tool_calls: usize,
     /// When the time limit runs out, if the run has one (see `start_clock`).
@@ -160,11 +162,17 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             .output
             .map(|check| Box::new(Output::new(check, agent, &mut settings, &mut messages)));
         // What a resumed run had used; room for a few steps in a new one.
-        let (usage, step_usage, tool_calls) = match resumed {
-            Some(paused) => (paused.usage, paused.step_usage.clone(), paused.tool_calls),
+        let (usage, step_usage, step_models, tool_calls) = match resumed {
+            Some(paused) => (
+                paused.usage,
+                paused.step_usage.clone(),
+                paused.step_models.clone(),
+                paused.tool_calls,
+            ),
             None => (
                 Usage::default(),
                 Vec::with_capacity(agent.limits.max_steps.min(4)),
+                Vec::new(),
                 0,
             ),
         };
@@ -179,6 +187,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             messages,
             usage,
             step_usage,
+            step_models,
             tool_calls,
             stop_request: std::sync::OnceLock::new(),
             started: None,
@@ -259,6 +268,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             stop_reason,
             usage: self.usage,
             step_usage: std::mem::take(&mut self.step_usage),
+            step_models: std::mem::take(&mut self.step_models),
             paused: None,
         }
     }
@@ -281,6 +291,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             Progress {
                 usage: self.usage,
                 step_usage: self.step_usage.clone(),
+                step_models: self.step_models.clone(),
                 tool_calls: self.tool_calls,
                 elapsed: self.elapsed_before + ran_for,
                 settings: self.settings.clone(),
