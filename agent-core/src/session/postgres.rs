@@ -60,7 +60,7 @@ fn lock_key(id: &str) -> String {
 /// use agent_core::session::PostgresSessions;
 /// # async fn run() -> Result<(), agent_core::session::SessionError> {
 /// let store = PostgresSessions::connect("postgres://agent@db.internal/chats").await?;
-/// # let agent: agent_core::Agent = agent_core::Agent::new(agent_core::testing::ScriptedModel::new([]));
+/// # let agent: agent_core::Agent = agent_core::Agent::new(agent_core::testing::ScriptedModel::new([agent_core::AssistantMessage::text("Hi")]));
 /// let output = agent.run("Hello").session(&store, "chat-42").await;
 /// # let _ = output;
 /// # Ok(())
