@@ -3,7 +3,8 @@
 //! a paused run is kept, stale appends and cuts are refused, cuts are whole), with two stores on
 //! one database standing for two processes; runs on a conversation serialized across stores by the
 //! advisory lock; the schema versioned; a writer killed with SIGKILL mid-append leaves nothing
-//! half-written; no password in errors or `Debug` output.
+//! half-written; no password in errors or `Debug` output; two `ChatServer` processes on one
+//! database serving one chat in turn, an approval asked by one answered through the other.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -218,9 +219,146 @@ async fn a_writer_killed_mid_append_leaves_nothing_half_written() {
         .unwrap();
 }
 
+/// Set in the two-servers test's children: the URL their store connects to.
+const CHAT_SERVER: &str = "SESSIONS_POSTGRES_SERVE_URL";
+
+/// The two-servers test's child: a `ChatServer` with the PostgreSQL store and the note-taking
+/// model on a loopback port, which it prints.
+fn chat_server(url: &str) -> ! {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = PostgresSessions::connect(url).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        println!("listening {}", listener.local_addr().unwrap().port());
+        agent_core::web::ChatServer::new(Arc::new(contract::agent()))
+            .sessions(Arc::new(store))
+            .serve(listener)
+            .await
+            .unwrap();
+    });
+    std::process::exit(0)
+}
+
+/// A chat server in a process of its own on database `url`: the process, and its base URL.
+async fn spawn_chat_server(url: &str) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+
+    let mut child = tokio::process::Command::new(std::env::current_exe().unwrap())
+        .env(CHAT_SERVER, url)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    loop {
+        let line = lines.next_line().await.unwrap().expect("the server's port");
+        if let Some(port) = line.strip_prefix("listening ") {
+            return (child, format!("http://127.0.0.1:{port}/api/chat"));
+        }
+    }
+}
+
+/// Posts one UI message of chat `chat` (the server keeps the rest); the stream's chunks.
+async fn post(api: &str, chat: &str, message: serde_json::Value) -> Vec<serde_json::Value> {
+    let reply = reqwest::Client::new()
+        .post(api)
+        .json(&serde_json::json!({ "id": chat, "messages": [message] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status().as_u16(), 200);
+    let text = reply.text().await.unwrap();
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter(|data| *data != "[DONE]")
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect()
+}
+
+fn user(id: &str, text: &str) -> serde_json::Value {
+    serde_json::json!({ "id": id, "role": "user", "parts": [{ "type": "text", "text": text }] })
+}
+
+/// Two chat servers, two processes, on one database: one chat continued on each in turn, each
+/// going on from the other's answers; an approval asked by one and answered through the other.
+async fn two_chat_servers_on_one_database_share_a_chat() {
+    let url = shared().fresh_database("two_servers").await;
+    let (_one, api_one) = spawn_chat_server(&url).await;
+    let (_two, api_two) = spawn_chat_server(&url).await;
+    let questions = ["buy milk", "call mum", "feed the cat", "water the plants"];
+    for (turn, question) in questions.iter().enumerate() {
+        let api = if turn % 2 == 0 { &api_one } else { &api_two };
+        let chunks = post(api, "shared", user(&format!("u{turn}"), question)).await;
+        assert!(
+            chunks.iter().any(|chunk| chunk["type"] == "finish"),
+            "{chunks:?}"
+        );
+    }
+    let store = PostgresSessions::connect(&url).await.unwrap();
+    let messages = store.load("shared").await.unwrap().messages;
+    // The system prompt, then four messages per turn, in the order asked.
+    assert_eq!(messages.len(), 1 + 4 * questions.len(), "{messages:?}");
+    contract::assert_valid(&messages);
+    let asked: Vec<&str> = messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::User { content, .. } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, questions);
+
+    // Asked on the first server, answered through the second.
+    let chunks = post(&api_one, "shared", user("u9", "wipe it all")).await;
+    let request = chunks
+        .iter()
+        .find(|chunk| chunk["type"] == "tool-approval-request")
+        .unwrap_or_else(|| panic!("no approval asked: {chunks:?}"));
+    let call = request["toolCallId"].as_str().unwrap().to_owned();
+    let approval = request["approvalId"].as_str().unwrap().to_owned();
+    let message_id = chunks[0]["messageId"].as_str().unwrap().to_owned();
+    assert!(store.load("shared").await.unwrap().paused.is_some());
+    let answer = serde_json::json!({
+        "id": message_id,
+        "role": "assistant",
+        "parts": [{
+            "type": "tool-wipe",
+            "toolCallId": call,
+            "state": "approval-responded",
+            "input": {},
+            "approval": { "id": approval, "approved": true },
+        }],
+    });
+    let chunks = post(&api_two, "shared", answer).await;
+    assert!(
+        chunks
+            .iter()
+            .any(|chunk| chunk["type"] == "tool-output-available"
+                && chunk["toolCallId"] == call.as_str()
+                && chunk["output"] == "wiped"),
+        "{chunks:?}"
+    );
+    let stored = store.load("shared").await.unwrap();
+    assert!(stored.paused.is_none());
+    contract::assert_valid(&stored.messages);
+    let wiped = stored
+        .messages
+        .iter()
+        .filter(|message| matches!(message, Message::Tool(result) if result.content == "wiped"))
+        .count();
+    assert_eq!(wiped, 1, "the approved call ran once");
+}
+
 fn main() -> ExitCode {
     if let Ok(url) = std::env::var(CRASH_WRITER) {
         crash_test_writer(&url);
+    }
+    if let Ok(url) = std::env::var(CHAT_SERVER) {
+        chat_server(&url);
     }
     let tests = [
         Test::tokio(
@@ -266,6 +404,10 @@ fn main() -> ExitCode {
         Test::tokio(
             "a_writer_killed_mid_append_leaves_nothing_half_written",
             a_writer_killed_mid_append_leaves_nothing_half_written,
+        ),
+        Test::tokio(
+            "two_chat_servers_on_one_database_share_a_chat",
+            two_chat_servers_on_one_database_share_a_chat,
         ),
     ];
     let code = tests::peers::main(tests.map(|test| test.needs(&POSTGRES)));
