@@ -6,9 +6,11 @@ pub mod http;
 pub mod netns;
 pub mod node;
 pub mod peers;
+pub mod postgres;
 pub mod python;
 pub mod restate;
 pub mod schema_set;
+pub mod session_contract;
 
 use std::collections::HashMap;
 use std::sync::Arc;

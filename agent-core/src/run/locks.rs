@@ -15,6 +15,7 @@ pub struct ConversationLocks {
 /// A held conversation; dropping it lets the next run in.
 #[derive(Debug)]
 pub struct ConversationHold {
+    kept: Option<Kept>,
     guard: Option<OwnedMutexGuard<()>>,
     id: String,
     locks: Option<Arc<ConversationLocks>>,
@@ -37,6 +38,7 @@ impl ConversationLocks {
         };
         let guard = lock.lock_owned().await;
         ConversationHold {
+            kept: None,
             guard: Some(guard),
             id: id.to_owned(),
             locks: Some(Arc::clone(self)),
@@ -44,8 +46,32 @@ impl ConversationLocks {
     }
 }
 
+/// What a hold keeps besides its place in the queue (a lock held in a database, say).
+struct Kept {
+    _also: Box<dyn Send + Sync>,
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Kept(..)")
+    }
+}
+
+impl ConversationHold {
+    /// Keeps `also` as long as the hold, dropping it just before the next run in this process
+    /// is let in: for a store that also holds the conversation elsewhere (an advisory lock in
+    /// the database, for runs in other processes) and lets go of it in `also`'s `Drop`.
+    pub fn keeping(mut self, also: impl Send + Sync + 'static) -> Self {
+        self.kept = Some(Kept {
+            _also: Box::new(also),
+        });
+        self
+    }
+}
+
 impl Drop for ConversationHold {
     fn drop(&mut self) {
+        drop(self.kept.take());
         drop(self.guard.take());
         let Some(locks) = self.locks.take() else {
             return;

@@ -3,13 +3,15 @@
 //! [`session(&store, id)`](crate::RunRequest::session) loads, runs and appends in one go:
 //! streamed, cancellable, typed or with images like any other run.
 //!
-//! Two stores ship: [`MemorySessions`] and, with the `sqlite` feature, `SqliteSessions` (bundled
-//! SQLite: nothing to install). The trait they implement is the run's session seam; write your
-//! own over another database.
+//! Three stores ship: [`MemorySessions`]; with the `sqlite` feature, `SqliteSessions` (bundled
+//! SQLite: nothing to install); with the `postgres` feature, `PostgresSessions` (several
+//! processes, on several machines, serving one database). The trait they implement is the run's
+//! session seam; write your own over another database.
 //!
 //! **Concurrent runs on one conversation are serialized**: a run holds its conversation from load
 //! to append, and a second run on it waits for the first to finish, then sees its messages. Runs on
-//! different conversations do not wait for each other. As a safety net across processes (two
+//! different conversations do not wait for each other. `PostgresSessions` serializes them across
+//! processes too (an advisory lock in the database). As a safety net across processes (two
 //! programs on one SQLite file), an append is refused with [`SessionError::Conflict`] when the
 //! conversation changed since it was loaded, and nothing is written.
 //!
@@ -19,12 +21,20 @@
 //! all.
 
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
 pub use crate::run::store::{
     Conversation, ConversationHold, ConversationLocks, SessionError, SessionStore,
 };
+/// The pool [`PostgresSessions::from_pool`] takes, and through it `tokio_postgres`: the versions
+/// the store is built with.
+#[cfg(feature = "postgres")]
+pub use deadpool_postgres;
 pub use memory::MemorySessions;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresSessions;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteSessions;
