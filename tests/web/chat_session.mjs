@@ -1,17 +1,23 @@
 #!/usr/bin/env node
 // The web endpoint tests' chat: the AI SDK's own `Chat` (its `AbstractChat`, which `useChat`
 // wraps in React) with `DefaultChatTransport`, driven against our endpoint the way an app drives
-// it: `sendMessage`, `regenerate`, `addToolApprovalResponse` (the person's Approve / Deny) and
-// `addToolOutput` from `onToolCall` (a client-side tool), with `sendAutomaticallyWhen` sending
-// an answered approval or tool call back on its own, as the AI SDK's docs set it up. In Node the
-// `Chat` class needs somewhere to keep its messages: `MemoryState` below keeps them in plain
-// arrays, copying each message it is handed, as React's state does.
+// it: `sendMessage` (a new message, or an earlier one edited), `regenerate`,
+// `addToolApprovalResponse` (the person's Approve / Deny) and `addToolOutput` from `onToolCall`
+// (a client-side tool), with `sendAutomaticallyWhen` sending an answered approval or tool call
+// back on its own, as the AI SDK's docs set it up. In Node the `Chat` class needs somewhere to
+// keep its messages: `MemoryState` below keeps them in plain arrays, copying each message it is
+// handed, as React's state does.
 //
 // stdin: {
 //   "api": "http://127.0.0.1:PORT/api/chat", "chatId": "...",
 //   "clientTools": {"toolName": output, ...},   // answered by onToolCall with addToolOutput
+//   "newestOnly": true,   // the transport sends the newest message only, the whole chat for an
+//                         // edit: README's `prepareSendMessagesRequest`
 //   "steps": [
 //     {"send": "text", "files": [FileUIPart...]},  // chat.sendMessage({text, files})
+//     {"edit": "text", "at": 0},                    // chat.sendMessage({text, messageId:
+//                                                   //   chat.messages[0].id}): that message
+//                                                   //   replaced, the ones after it dropped
 //     {"approve": true | false, "reason": "..."},    // every approval asked in the last message
 //     {"regenerate": {}},                           // chat.regenerate()
 //     {"regenerate": {"at": 1}},                    // ... {messageId: chat.messages[1].id}
@@ -70,7 +76,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function main() {
   let text = "";
   for await (const chunk of process.stdin) text += chunk;
-  const { api, chatId, clientTools = {}, steps } = JSON.parse(text);
+  const { api, chatId, clientTools = {}, newestOnly = false, steps } = JSON.parse(text);
 
   const requests = [];
   let started = 0;
@@ -91,7 +97,20 @@ async function main() {
   let chat;
   chat = new Chat({
     id: chatId,
-    transport: new DefaultChatTransport({ api, fetch: recording }),
+    transport: new DefaultChatTransport({
+      api,
+      fetch: recording,
+      // As README has it for a server that keeps the chat.
+      prepareSendMessagesRequest: newestOnly
+        ? ({ id, messages, trigger, messageId }) => {
+            const last = messages.at(-1);
+            const edit =
+              trigger === "submit-message" && last?.role === "user" && messageId === last.id;
+            const sent = edit ? messages : messages.slice(-1);
+            return { body: { id, messages: sent, trigger, messageId } };
+          }
+        : undefined,
+    }),
     // As an app with approvals and client-side tools sets it: an answered approval, or every
     // client-side call answered, goes back to the server without the person sending anything.
     sendAutomaticallyWhen: ({ messages }) =>
@@ -128,6 +147,10 @@ async function main() {
   for (const step of steps) {
     if ("send" in step) {
       await chat.sendMessage({ text: step.send, files: step.files });
+    } else if ("edit" in step) {
+      const edited = chat.messages[step.at];
+      if (edited?.role !== "user") throw new Error(`message ${step.at} is not the user's`);
+      await chat.sendMessage({ text: step.edit, messageId: edited.id });
     } else if ("approve" in step) {
       const last = chat.messages[chat.messages.length - 1];
       const asked = last.parts.filter((part) => part.state === "approval-requested");

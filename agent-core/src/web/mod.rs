@@ -4,19 +4,24 @@
 //! `POST /api/chat` takes the body `useChat` sends (the chat id and its messages) and answers with
 //! the UI message stream: server-sent events with the header `x-vercel-ai-ui-message-stream: v1`,
 //! one JSON chunk each (`start`, `start-step`, `text-*`, `reasoning-*`, `tool-input-*`,
-//! `tool-output-*`, `tool-approval-request`, `finish-step`, `finish`, `error`), then `[DONE]`.
-//! The conversation is kept by chat id in a [`SessionStore`] (in memory unless given one), so the
+//! `tool-output-*`, `tool-approval-request`, `finish-step`, `finish`, `error`), then `[DONE]`. The
+//! conversation is kept by chat id in a [`SessionStore`] (in memory unless given one), so the
 //! server, not the client, holds the transcript: only the user's new message is taken from the
-//! request. A regenerate (`trigger: "regenerate-message"`, what the AI SDK's `regenerate()`
-//! sends) takes back the answer its `messageId` names, or the chat's last, with every turn after
-//! it (and a call in it still waiting for approval: that request is withdrawn), and answers its
-//! question again, the question kept once; the new answer has an id of its own. An answer's id
-//! says where in the conversation its question came, which is how the server finds an earlier
-//! answer; an id the chat has no answer for is a `404`. A body that does not fit is a `400` with a
-//! JSON error and never reaches the model; a client that goes away cancels its run, whose
-//! transcript is still kept. `GET /` serves a chat page built into the crate: messages stream in,
-//! reasoning folds away, each tool call shows its arguments and result, a call awaiting approval
-//! has Approve / Deny buttons.
+//! request. A regenerate (`trigger: "regenerate-message"`, what the AI SDK's `regenerate()` sends)
+//! takes back the answer its `messageId` names, or the chat's last, with every turn after it (and a
+//! call in it still waiting for approval: that request is withdrawn), and answers its question
+//! again, the question kept once; the new answer has an id of its own. An answer's id says where in
+//! the conversation its question came, which is how the server finds an earlier answer; an id the
+//! chat has no answer for is a `404`. An edit (`sendMessage({ text, messageId })`: a submit whose
+//! `messageId` is its last message's, sent with the messages up to it) takes back the question it
+//! replaces, found after the answer the request shows before it (the first question when none),
+//! with the turns after it, and asks the edited one there; a new message that names itself goes
+//! after the rest, and a `messageId` that is not the request's last message, or an answer before it
+//! the chat does not have, is a `404`. A body that does not fit is a `400` with a JSON error and
+//! never reaches the model; a client that goes away cancels its run, whose transcript is still
+//! kept. `GET /` serves a chat page built into the crate: messages stream in, reasoning folds away,
+//! each tool call shows its arguments and result, a call awaiting approval has Approve / Deny
+//! buttons.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -47,7 +52,7 @@ use crate::run::{Agent, Decision, Input, ResumeFrom, RunEvent};
 use crate::session::{Conversation, MemorySessions, SessionError, SessionStore};
 use chunks::{Chunk, Encoder};
 use request::{Turn, UserInput};
-use rewind::{Target, answer_id, rewind};
+use rewind::{Before, Target, answer_id, edited, rewind};
 
 /// The most a request body may have by default: a message with a few images.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -230,8 +235,8 @@ enum Start {
 
 /// Reads the chat's conversation and decides how to answer `turn`: where its answer begins (for
 /// the answer's id), which of the decisions sent back the paused run waits on, and, for a
-/// regenerate, cuts the conversation back. The conversation is held meanwhile, so it is not read
-/// in the middle of a run. `Err`: the response that refuses the request.
+/// regenerate or an edit, cuts the conversation back. The conversation is held meanwhile, so it
+/// is not read in the middle of a run. `Err`: the response that refuses the request.
 async fn plan(shared: &Shared, chat_id: &str, turn: Turn) -> Result<Plan, Response> {
     let store = &*shared.store;
     let new_id = |base: usize| {
@@ -301,6 +306,57 @@ async fn plan(shared: &Shared, chat_id: &str, turn: Turn) -> Result<Plan, Respon
                     Start::Again
                 },
                 message_id: new_id(rewound.base),
+                denied: Vec::new(),
+            }
+        }
+        Turn::Edit {
+            message_id,
+            question,
+            question_id,
+            after,
+            unanswered,
+        } => {
+            let user = |input: &UserInput| Message::User {
+                content: input.text.clone(),
+                parts: input.parts.clone(),
+            };
+            // What the AI SDK sends: the id of the message it ends with. Any other is a message
+            // the request does not place.
+            if question_id.as_deref() != Some(message_id.as_str()) {
+                let message = format!(
+                    "chat `{chat_id}` cannot edit message `{message_id}`: an edit's request ends \
+                     with the message it edits"
+                );
+                return Err(refuse(StatusCode::NOT_FOUND, &message));
+            }
+            let answered = after.as_ref().map(|answer| {
+                (
+                    answer.id.as_deref().unwrap_or_default(),
+                    answer.question.as_ref().map(user),
+                )
+            });
+            let before = answered.as_ref().map(|(answer_id, question)| Before {
+                answer_id,
+                question: question.as_ref(),
+            });
+            let unanswered: Vec<Message> = unanswered.iter().map(user).collect();
+            let Some(at) = edited(chat_id, &conversation.messages, before, &unanswered) else {
+                let message = format!(
+                    "chat `{chat_id}` has no answer `{}` before message `{message_id}` to edit",
+                    answered.map(|(answer_id, _)| answer_id).unwrap_or_default()
+                );
+                return Err(refuse(StatusCode::NOT_FOUND, &message));
+            };
+            // The question replaced goes, with every turn after it and a run paused in them.
+            if at < len {
+                store
+                    .truncate(chat_id, len, at)
+                    .await
+                    .map_err(store_failed)?;
+            }
+            Plan {
+                start: Start::Ask(question),
+                message_id: new_id(at),
                 denied: Vec::new(),
             }
         }

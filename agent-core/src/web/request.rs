@@ -1,7 +1,8 @@
 //! What `useChat` sends: the chat's id, its messages (`UIMessage`s with parts), and what it asks
-//! for (`trigger`: a new message, or `regenerate-message` with the `messageId` of the answer to
-//! take back). The server keeps the conversation, so only the last message, the user's new one, is
-//! taken; the others are checked for shape and otherwise left alone.
+//! for (`trigger`: a new message, one in place of an earlier one when `messageId` names it, or
+//! `regenerate-message` with the `messageId` of the answer to take back). The server keeps the
+//! conversation, so only the last message, the user's new one, is taken; the others are checked
+//! for shape, and read only to place an edited message (the answer before it, see [`Turn::Edit`]).
 
 use base64::Engine as _;
 use serde::Deserialize;
@@ -20,7 +21,8 @@ pub(crate) struct ChatBody {
     #[serde(default)]
     pub(crate) trigger: Option<String>,
     /// With `regenerate-message`: the message whose answer is taken back (the answer itself, or
-    /// the user's message before it).
+    /// the user's message before it). With `submit-message` and the user's message last: that
+    /// message, sent in place of an earlier one (`sendMessage({ text, messageId })`) or new.
     #[serde(default, rename = "messageId")]
     pub(crate) message_id: Option<String>,
 }
@@ -55,12 +57,40 @@ pub(crate) enum Turn {
         question: UserInput,
         question_id: Option<String>,
     },
+    /// The user's message sent with its own id as `messageId`: in place of the question the chat
+    /// kept there (`sendMessage({ text, messageId })` edits an earlier message: the client drops
+    /// the turns after it and sends the messages up to it), or a new one. Where it goes is read
+    /// from the request's messages before it: the last answer (`after`) and the user messages
+    /// after that answer (`unanswered`).
+    Edit {
+        /// The request's `messageId`.
+        message_id: String,
+        question: UserInput,
+        /// The id of the request's last message, the question.
+        question_id: Option<String>,
+        /// The last assistant message before the question; `None`: the question is the chat's
+        /// first.
+        after: Option<Answer>,
+        /// The user's messages between that answer and the question (sent, never answered: a
+        /// request refused, say), as far as they read.
+        unanswered: Vec<UserInput>,
+    },
     /// Decisions by call id, from the tool parts the person answered, and the id of the
     /// assistant message they were answered in (its answer goes on in that message).
     Approvals {
         message_id: Option<String>,
         decisions: Vec<(String, Decision)>,
     },
+}
+
+/// An answer as the client shows it, before an edited question.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Answer {
+    /// Its message id (the server's, from the answer's `start` chunk).
+    pub(crate) id: Option<String>,
+    /// The question it answered: the user's message before it in the request, if the request has
+    /// one and it reads.
+    pub(crate) question: Option<UserInput>,
 }
 
 /// Why a request is refused (a `400` with this text).
@@ -133,11 +163,51 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
             last.role
         ));
     }
+    let input = user_input(last)?;
+    if regenerate {
+        let turn = Turn::Regenerate {
+            message_id: chat.message_id,
+            question: input,
+            question_id: last.id.clone(),
+        };
+        return Ok((chat.id, turn));
+    }
+    if let Some(message_id) = chat.message_id {
+        let before = &chat.messages[..chat.messages.len() - 1];
+        let answer_at = before
+            .iter()
+            .rposition(|message| message.role == "assistant");
+        let after = answer_at.map(|at| Answer {
+            id: before[at].id.clone(),
+            question: before[..at]
+                .iter()
+                .rfind(|message| message.role == "user")
+                .and_then(|message| user_input(message).ok()),
+        });
+        let unanswered = before[answer_at.map_or(0, |at| at + 1)..]
+            .iter()
+            .filter(|message| message.role == "user")
+            .filter_map(|message| user_input(message).ok())
+            .collect();
+        let turn = Turn::Edit {
+            message_id,
+            question: input,
+            question_id: last.id.clone(),
+            after,
+            unanswered,
+        };
+        return Ok((chat.id, turn));
+    }
+    Ok((chat.id, Turn::Message(input)))
+}
+
+/// A user's message: its first text, then its other texts and files.
+fn user_input(message: &UiMessage) -> Result<UserInput, BadRequest> {
     let mut input = UserInput {
         text: String::new(),
         parts: Vec::new(),
     };
-    for part in &last.parts {
+    for part in &message.parts {
         match part_type(part) {
             "text" => {
                 let text = part.get("text").and_then(Value::as_str).unwrap_or_default();
@@ -155,15 +225,7 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
     if input.text.trim().is_empty() && input.parts.is_empty() {
         return Err("the user's message is empty".to_owned());
     }
-    if regenerate {
-        let turn = Turn::Regenerate {
-            message_id: chat.message_id,
-            question: input,
-            question_id: last.id.clone(),
-        };
-        return Ok((chat.id, turn));
-    }
-    Ok((chat.id, Turn::Message(input)))
+    Ok(input)
 }
 
 /// The person's answers in an assistant message: each tool part in the state
@@ -412,6 +474,60 @@ mod tests {
             error.starts_with("unknown trigger `resume-stream`"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn an_edit_brings_the_answer_before_it_and_the_messages_between() {
+        let user = |id: &str, text: &str| {
+            let parts = [serde_json::json!({"type": "text", "text": text})];
+            serde_json::json!({"id": id, "role": "user", "parts": parts})
+        };
+        let body = serde_json::json!({
+            "id": "chat-1",
+            "trigger": "submit-message",
+            "messageId": "m4",
+            "messages": [
+                user("m1", "Hi"),
+                {"id": "msg-chat-1-0-0", "role": "assistant",
+                 "parts": [{"type": "text", "text": "Hello!"}]},
+                user("m2", "Still there?"),
+                {"id": "m3", "role": "user", "parts": [{"type": "step-start"}]},
+                user("m4", "Weather?")
+            ]
+        });
+        let (_, turn) = parse(body.to_string().as_bytes()).unwrap();
+        let input = |text: &str| UserInput {
+            text: text.to_owned(),
+            parts: Vec::new(),
+        };
+        assert_eq!(
+            turn,
+            Turn::Edit {
+                message_id: "m4".to_owned(),
+                question: input("Weather?"),
+                question_id: Some("m4".to_owned()),
+                after: Some(Answer {
+                    id: Some("msg-chat-1-0-0".to_owned()),
+                    question: Some(input("Hi")),
+                }),
+                // A message that does not read was refused, and is passed over.
+                unanswered: vec![input("Still there?")],
+            }
+        );
+        // The first question edited: nothing before it.
+        let first = serde_json::json!({
+            "id": "chat-1",
+            "messageId": "m1",
+            "messages": [user("m1", "Hello")]
+        });
+        let (_, turn) = parse(first.to_string().as_bytes()).unwrap();
+        let Turn::Edit {
+            after, unanswered, ..
+        } = turn
+        else {
+            panic!("{turn:?}");
+        };
+        assert_eq!((after, unanswered), (None, Vec::new()));
     }
 
     #[test]

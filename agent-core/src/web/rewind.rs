@@ -1,6 +1,8 @@
 //! Asking again (`regenerate()` in the AI SDK: `trigger: "regenerate-message"`): the answer asked
 //! for again is taken back from the conversation, with every turn after it, and its question is
-//! answered anew without being stored twice.
+//! answered anew without being stored twice. Editing (`sendMessage({ text, messageId })`): the
+//! question the edited message replaces is taken back with every turn after it, and the edited
+//! one asked in its place.
 //!
 //! Which answer: the one `messageId` names, or the chat's last. An answer's message id says where
 //! the conversation stood when its question came (see [`answer_id`]), so the server finds an
@@ -106,6 +108,61 @@ pub(crate) fn rewind(messages: &[Message], target: Target, question: &Message) -
     })
 }
 
+/// The answer a request shows before an edited question: its message id, and the question it
+/// answered when the request holds it.
+pub(crate) struct Before<'a> {
+    pub(crate) answer_id: &'a str,
+    pub(crate) question: Option<&'a Message>,
+}
+
+/// Where in `messages` the question an edit replaces is: the conversation is cut back to that
+/// many messages and the edited question asked there (the conversation's length when it holds no
+/// such question: the message is new). `None` when `before` is not an answer of chat `chat_id`
+/// that the conversation reaches (an id from before it was cut back, say).
+///
+/// The client's ids for user messages are its own, so the question is placed by the answer before
+/// it, whose id says where that answer's question came (see [`answer_id`]): the edited question
+/// is the first user message after that one; with no answer before it, the conversation's first.
+/// When the conversation does not hold the answer's question there (it was refused before the
+/// model answered, and never kept), the edited one takes that place instead. User messages the
+/// request shows between the answer and the edited one (`unanswered`: sent, never answered) are
+/// passed over where the conversation holds them, in order.
+pub(crate) fn edited(
+    chat_id: &str,
+    messages: &[Message],
+    before: Option<Before<'_>>,
+    unanswered: &[Message],
+) -> Option<usize> {
+    let next_question = |from: usize| {
+        let after = messages.get(from..)?;
+        let offset = after
+            .iter()
+            .position(|message| matches!(message, Message::User { .. }))?;
+        Some(from + offset)
+    };
+    let mut from = match before {
+        None => 0,
+        Some(Before {
+            answer_id,
+            question,
+        }) => {
+            let base = answer_base(chat_id, answer_id).filter(|base| *base <= messages.len())?;
+            match next_question(base) {
+                // The answer's question is kept: the edited one came after it.
+                Some(at) if question.is_none_or(|question| messages[at] == *question) => at + 1,
+                _ => base,
+            }
+        }
+    };
+    for sent in unanswered {
+        match next_question(from) {
+            Some(at) if messages[at] == *sent => from = at + 1,
+            _ => break,
+        }
+    }
+    Some(next_question(from).unwrap_or(messages.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +218,79 @@ mod tests {
                 base: 5
             })
         );
+    }
+
+    #[test]
+    fn an_edited_question_goes_where_the_one_it_replaces_was() {
+        let messages = chat();
+        let hi = Message::user("Hi");
+        let after_first = || Before {
+            answer_id: "msg-chat-1-0-4",
+            question: Some(&hi),
+        };
+        // The first question; the second, after the first answer; a new one, after the last.
+        assert_eq!(edited("chat-1", &messages, None, &[]), Some(1));
+        assert_eq!(
+            edited("chat-1", &messages, Some(after_first()), &[]),
+            Some(3)
+        );
+        let weather = Message::user("Weather?");
+        let after_last = Before {
+            answer_id: "msg-chat-1-3-9",
+            question: Some(&weather),
+        };
+        assert_eq!(edited("chat-1", &messages, Some(after_last), &[]), Some(5));
+        // A client that sends no question before the answer is taken at its word.
+        let bare = Before {
+            answer_id: "msg-chat-1-0-4",
+            question: None,
+        };
+        assert_eq!(edited("chat-1", &messages, Some(bare), &[]), Some(3));
+        // A question sent and never answered is passed over where it was kept, not where it was
+        // not.
+        assert_eq!(
+            edited(
+                "chat-1",
+                &messages,
+                Some(after_first()),
+                std::slice::from_ref(&weather)
+            ),
+            Some(5)
+        );
+        let refused = Message::user("Read this PDF");
+        assert_eq!(
+            edited(
+                "chat-1",
+                &messages,
+                Some(after_first()),
+                std::slice::from_ref(&refused)
+            ),
+            Some(3)
+        );
+        // An answer whose question was refused, and never kept: the turn the client dropped after
+        // it (asked at the same place) is replaced.
+        let after_refused = Before {
+            answer_id: "msg-chat-1-3-5",
+            question: Some(&refused),
+        };
+        assert_eq!(
+            edited("chat-1", &messages, Some(after_refused), &[]),
+            Some(3)
+        );
+        // Answers the chat does not have.
+        for id in ["msg-chat-1-6-0", "msg-other-1-0", "a1"] {
+            let unknown = Before {
+                answer_id: id,
+                question: Some(&hi),
+            };
+            assert_eq!(
+                edited("chat-1", &messages, Some(unknown), &[]),
+                None,
+                "{id}"
+            );
+        }
+        // A new chat.
+        assert_eq!(edited("chat-1", &[], None, &[]), Some(0));
     }
 
     #[test]
