@@ -75,8 +75,9 @@ type Rule = dyn Fn(&ModelError) -> bool + Send + Sync;
 /// that broke off or could not be read, a request this vendor cannot take; not a bad request, a
 /// refused key, or an error of a model of your own), or a rule of your own
 /// ([`fall_back_when`](Self::fall_back_when)). The adapters retry first, as their
-/// `providers::HttpConfig` says: the chain sees a model's error only once its retries are spent. An error the rule does not let through reaches the caller as it is (the
-/// failures of the models before it are traced, at `WARN`). When every model failed, the error is
+/// `providers::HttpConfig` says: the chain sees a model's error only once its retries are spent.
+/// An error the rule does not let through reaches the caller as it is (the failures of the models
+/// before it are traced, at `WARN`). When every model failed, the error is
 /// [`ModelError::AllFailed`], carrying each model's error; a chain of one model is that model,
 /// its errors unchanged.
 ///
