@@ -32,6 +32,11 @@ use crate::tool::BoxFuture;
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "the context `{Self}` does not say whose chats these are",
+    label = "the server keeps each chat under its caller's owner key",
+    note = "implement `agent_core::web::ChatOwner` for `{Self}`: `fn owner(&self) -> &str` gives the user's id"
+)]
 pub trait ChatOwner {
     /// The key of this user's chats (their account id, say; never something the client chose
     /// unchecked).
@@ -67,6 +72,22 @@ impl<S> Caller<S> {
 
 /// How a server finds who is asking: no one in particular ([`Anonymous`], for an `Agent<()>`), or
 /// the function given to [`identify`](super::ChatServer::identify) ([`Identified`]).
+///
+/// A server of an agent whose runs need a context is not served until it is told who is asking:
+///
+/// ```compile_fail
+/// use std::sync::Arc;
+/// use agent_core::web::ChatServer;
+///
+/// #[derive(Clone)]
+/// struct User(String);
+///
+/// let agent: agent_core::Agent<User> = agent_core::Agent::new(
+///     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()),
+/// );
+/// // error: this `ChatServer` serves an `Agent<User>` and does not know who is asking
+/// let router = ChatServer::new(Arc::new(agent)).router();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "this `ChatServer` serves an `Agent<{S}>` and does not know who is asking",
     label = "each request's run needs a `{S}`",

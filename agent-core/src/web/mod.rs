@@ -213,17 +213,21 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         self.body_limit = bytes;
         self
     }
-}
 
-impl<S: Send + Sync + 'static, I: Identity<S>> ChatServer<S, I> {
     /// Serves the routes on `listener` until the process ends.
-    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()>
+    where
+        I: Identity<S>,
+    {
         axum::serve(listener, self.router()).await
     }
 
     /// The routes (`GET /` the chat page, `POST /api/chat`), to serve or to merge into an
     /// application's router.
-    pub fn router(self) -> axum::Router {
+    pub fn router(self) -> axum::Router
+    where
+        I: Identity<S>,
+    {
         let shared = Arc::new(Shared {
             agent: self.agent,
             identity: self.identity,
