@@ -68,12 +68,35 @@ async fn sign_in(parts: axum::http::request::Parts) -> Result<UserId, (StatusCod
     }
 }
 
+/// Notes whose runs ask the model: the owner of each model request's context.
+struct Seen(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl agent_core::Hooks<UserId> for Seen {
+    fn on_model_request(&self, user: &UserId, _: usize, _: &[agent_core::Message]) {
+        self.0.lock().unwrap().push(user.0.clone());
+    }
+}
+
 /// A server for `model` with every kind of tool, identifying callers, with `limits`; its base URL
 /// and its store.
 async fn serve(
     model: &Arc<ScriptedModel>,
     limits: Option<UserLimits>,
 ) -> (String, Arc<MemorySessions>) {
+    let (base, store, _) = serve_seeing(model, limits).await;
+    (base, store)
+}
+
+/// [`serve`], and the users its hook saw ask the model, in order.
+async fn serve_seeing(
+    model: &Arc<ScriptedModel>,
+    limits: Option<UserLimits>,
+) -> (
+    String,
+    Arc<MemorySessions>,
+    Arc<std::sync::Mutex<Vec<String>>>,
+) {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let agent: Agent<UserId> = Agent::new(Arc::clone(model))
         .try_tool(whoami {})
         .unwrap()
@@ -86,6 +109,7 @@ async fn serve(
             "Where the user is.",
         ))
         .unwrap()
+        .hook(Seen(Arc::clone(&seen)))
         .defer_approvals();
     let store = Arc::new(MemorySessions::new());
     let mut server = ChatServer::new(Arc::new(agent))
@@ -97,7 +121,7 @@ async fn serve(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, server.router()).await });
-    (base, store)
+    (base, store, seen)
 }
 
 fn user(id: &str, text: &str) -> Value {
@@ -291,15 +315,66 @@ async fn another_users_chat_is_a_404_on_every_route_and_stays_as_it_was() {
     assert_eq!(resumed.outputs(), [json!("wiped /tmp/old")]);
 }
 
+/// The texts of a stored chat's messages after its system prompt.
+fn lines(conversation: &Conversation) -> Vec<String> {
+    conversation
+        .messages
+        .iter()
+        .skip(1)
+        .map(|message| message.content().to_owned())
+        .collect()
+}
+
 #[tokio::test]
-async fn each_run_has_its_callers_context() {
+async fn an_owner_goes_on_with_their_own_chat_on_every_route() {
+    let model = Arc::new(ScriptedModel::new(
+        ["One.", "Again.", "Edited answer.", "Two."].map(AssistantMessage::text),
+    ));
+    let (base, store) = serve(&model, None).await;
+    let ann = Some("token-ann");
+    let first = post(
+        &base,
+        ann,
+        &json!({ "id": "chat-1", "messages": [user("m1", "Hi")] }),
+    )
+    .await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let regenerate = json!({ "id": "chat-1", "trigger": "regenerate-message",
+                             "messageId": first.message_id(), "messages": [user("m1", "Hi")] });
+    let again = post(&base, ann, &regenerate).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(
+        lines(&stored(&store, "ann", "chat-1").await),
+        ["Hi", "Again."]
+    );
+    let edit = json!({ "id": "chat-1", "messageId": "m1", "messages": [user("m1", "Hello")] });
+    let edited = post(&base, ann, &edit).await;
+    assert_eq!(edited.status, 200, "{}", edited.body);
+    assert_eq!(
+        lines(&stored(&store, "ann", "chat-1").await),
+        ["Hello", "Edited answer."]
+    );
+    let answer = json!({ "id": edited.message_id(), "role": "assistant",
+                         "parts": [{ "type": "text", "text": "Edited answer." }] });
+    let next =
+        json!({ "id": "chat-1", "messages": [user("m1", "Hello"), answer, user("m2", "More")] });
+    let two = post(&base, ann, &next).await;
+    assert_eq!(two.status, 200, "{}", two.body);
+    assert_eq!(
+        lines(&stored(&store, "ann", "chat-1").await),
+        ["Hello", "Edited answer.", "More", "Two."]
+    );
+}
+
+#[tokio::test]
+async fn each_run_has_its_callers_context_in_its_tools_and_hooks() {
     let model = Arc::new(ScriptedModel::new([
         AssistantMessage::tool_calls([ToolCall::new("call_1", "whoami", "{}")]),
         AssistantMessage::text("That is you."),
         AssistantMessage::tool_calls([ToolCall::new("call_2", "whoami", "{}")]),
         AssistantMessage::text("That is you."),
     ]));
-    let (base, _) = serve(&model, None).await;
+    let (base, _, seen) = serve_seeing(&model, None).await;
     for (token, said) in [("token-ann", "you are ann"), ("token-bob", "you are bob")] {
         let reply = post(
             &base,
@@ -310,6 +385,8 @@ async fn each_run_has_its_callers_context() {
         assert_eq!(reply.status, 200, "{}", reply.body);
         assert_eq!(reply.outputs(), [json!(said)]);
     }
+    // The hooks got the same context, step by step.
+    assert_eq!(*seen.lock().unwrap(), ["ann", "ann", "bob", "bob"]);
 }
 
 #[tokio::test]
