@@ -23,6 +23,14 @@
 //! each tool call shows its arguments and result, a call awaiting approval has Approve / Deny
 //! buttons.
 //!
+//! Who is asking: [`ChatServer::identify`] turns each request's head (a sign-in header, a
+//! cookie) into its run's context, or refuses it (`401`); the tools' [`State`](crate::State)
+//! parameters and the hooks get that context, and chats are kept per [`ChatOwner`], so a chat id
+//! names only a chat of the caller's own (going on with another user's is a `404`, as for one
+//! that does not exist). Without it, an `Agent<()>` is served to everyone as one anonymous user,
+//! chats kept under the client's ids. [`UserLimits`] caps each user's requests and tokens per
+//! window and runs at once (`429` with `retry-after`), counted in the process.
+//!
 //! ```no_run
 //! use std::sync::Arc;
 //! use agent_core::web::ChatServer;
