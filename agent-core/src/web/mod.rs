@@ -23,6 +23,14 @@
 //! each tool call shows its arguments and result, a call awaiting approval has Approve / Deny
 //! buttons.
 //!
+//! Who is asking: [`ChatServer::identify`] turns each request's head (a sign-in header, a
+//! cookie) into its run's context, or refuses it (`401`); the tools' [`State`](crate::State)
+//! parameters and the hooks get that context, and chats are kept per [`ChatOwner`], so a chat id
+//! names only a chat of the caller's own (going on with another user's is a `404`, as for one
+//! that does not exist). Without it, an `Agent<()>` is served to everyone as one anonymous user,
+//! chats kept under the client's ids. [`UserLimits`] caps each user's requests and tokens per
+//! window and runs at once (`429` with `retry-after`), counted in the process.
+//!
 //! ```no_run
 //! use std::sync::Arc;
 //! use agent_core::web::ChatServer;
@@ -33,6 +41,8 @@
 //! ```
 
 mod chunks;
+mod identity;
+mod limits;
 mod request;
 mod rewind;
 
@@ -42,6 +52,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
+use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -51,6 +62,9 @@ use crate::message::Message;
 use crate::run::{Agent, Decision, Input, ResumeFrom, RunEvent};
 use crate::session::{Conversation, MemorySessions, SessionError, SessionStore};
 use chunks::{Chunk, Encoder};
+pub use identity::{Anonymous, ChatOwner, Identified, Identity};
+pub use limits::UserLimits;
+use limits::{Admission, Limiter};
 use request::{Turn, UserInput};
 use rewind::{Before, Target, answer_id, edited, rewind};
 
@@ -58,31 +72,135 @@ use rewind::{Before, Target, answer_id, edited, rewind};
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
 
 /// Serves an agent to chat front ends (see [the module](self)).
-pub struct ChatServer {
-    agent: Arc<Agent>,
+///
+/// `S` is the agent's context; `I` how the server finds each request's: [`Anonymous`] (the
+/// default, for an `Agent<()>`) or the function given to [`identify`](ChatServer::identify).
+pub struct ChatServer<S = (), I = Anonymous> {
+    agent: Arc<Agent<S>>,
+    identity: I,
     store: Arc<dyn SessionStore>,
     body_limit: usize,
     allowed_origins: Vec<String>,
+    limits: Option<UserLimits>,
 }
 
 /// What every request of one server shares.
-struct Shared {
-    agent: Arc<Agent>,
+struct Shared<S, I> {
+    agent: Arc<Agent<S>>,
+    identity: I,
     store: Arc<dyn SessionStore>,
     body_limit: usize,
     /// Answers begun so far, for each answer's message id.
     answers: AtomicU64,
+    limiter: Option<Arc<Limiter>>,
 }
 
-impl ChatServer {
-    /// Serves `agent`, keeping conversations in memory.
-    pub fn new(agent: Arc<Agent>) -> Self {
+impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
+    /// Serves `agent`, keeping conversations in memory. An agent whose runs need a context (an
+    /// `Agent<User>`) is served once the server is told who is asking
+    /// ([`identify`](ChatServer::identify)); without, it does not compile.
+    pub fn new(agent: Arc<Agent<S>>) -> Self {
         ChatServer {
             agent,
+            identity: Anonymous,
             store: Arc::new(MemorySessions::new()),
             body_limit: DEFAULT_BODY_LIMIT,
             allowed_origins: Vec::new(),
+            limits: None,
         }
+    }
+
+    /// Finds who is asking: `identify` is handed each request's head (its headers, cookies in
+    /// the `cookie` header, URI and extensions; an axum extractor runs on it with
+    /// `FromRequestParts::from_request_parts(&mut parts, &state)`) and gives the run's context,
+    /// or a response that refuses the request (`401` when no one signed in, `403`, with the body
+    /// it chooses), before the body is read.
+    ///
+    /// The context is what the tools' [`State`](crate::State) parameters, the hooks and the
+    /// approver are handed in that request's run, and its [owner](ChatOwner) is who the chat
+    /// belongs to: chats are kept under the owner and the client's chat id together, so a chat
+    /// id names a chat among the caller's own. A request that goes on with a chat (its messages
+    /// show an answer, or it answers a call, regenerates or edits after an answer) on a chat id
+    /// the caller has no chat under is a `404`, whether another user has a chat of that id or
+    /// not, and nothing of anyone's chat is read or written; a first message under that id
+    /// starts a chat of the caller's own.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use agent_core::web::{ChatOwner, ChatServer};
+    /// use agent_core::{Agent, State, tool};
+    /// use axum::http::StatusCode;
+    ///
+    /// #[derive(Clone)]
+    /// struct User(String);
+    ///
+    /// impl ChatOwner for User {
+    ///     fn owner(&self) -> &str {
+    ///         &self.0
+    ///     }
+    /// }
+    ///
+    /// /// Who the user is.
+    /// #[tool]
+    /// fn whoami(State(user): State<User>) -> String {
+    ///     user.0
+    /// }
+    ///
+    /// /// The user a session token is for (your sign-in's lookup).
+    /// async fn signed_in(token: &str) -> Option<User> {
+    ///     (token == "secret-ann").then(|| User("ann".into()))
+    /// }
+    ///
+    /// # async fn serve(model: agent_core::testing::ScriptedModel) -> std::io::Result<()> {
+    /// let agent: Agent<User> = agent_core::agent!(model, whoami);
+    /// let server = ChatServer::new(Arc::new(agent)).identify(|parts| async move {
+    ///     let token = parts
+    ///         .headers
+    ///         .get("authorization")
+    ///         .and_then(|value| value.to_str().ok())
+    ///         .and_then(|value| value.strip_prefix("Bearer "))
+    ///         .ok_or((StatusCode::UNAUTHORIZED, "sign in first"))?;
+    ///     signed_in(token).await.ok_or((StatusCode::UNAUTHORIZED, "sign in again"))
+    /// });
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+    /// server.serve(listener).await
+    /// # }
+    /// ```
+    pub fn identify<F, Fut, R>(self, identify: F) -> ChatServer<S, Identified<S>>
+    where
+        S: ChatOwner,
+        F: Fn(Parts) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<S, R>> + Send + 'static,
+        R: IntoResponse,
+    {
+        ChatServer {
+            agent: self.agent,
+            identity: Identified::new(identify),
+            store: self.store,
+            body_limit: self.body_limit,
+            allowed_origins: self.allowed_origins,
+            limits: self.limits,
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
+    /// Limits what each user may ask: requests and tokens per window, runs at once (see
+    /// [`UserLimits`]); a request over them is a `429` with `retry-after`, and the chat is left
+    /// as it was.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use agent_core::web::{ChatServer, UserLimits};
+    /// # let agent: agent_core::Agent = agent_core::Agent::new(
+    /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
+    /// let server = ChatServer::new(Arc::new(agent))
+    ///     .limits(UserLimits::new().requests(20, Duration::from_secs(60)).concurrent_runs(1));
+    /// ```
+    pub fn limits(mut self, limits: UserLimits) -> Self {
+        self.limits = Some(limits);
+        self
     }
 
     /// Lets pages from `origin` (`https://app.example.com`) call the endpoint from the browser
@@ -105,23 +223,31 @@ impl ChatServer {
     }
 
     /// Serves the routes on `listener` until the process ends.
-    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()>
+    where
+        I: Identity<S>,
+    {
         axum::serve(listener, self.router()).await
     }
 
     /// The routes (`GET /` the chat page, `POST /api/chat`), to serve or to merge into an
     /// application's router.
-    pub fn router(self) -> axum::Router {
+    pub fn router(self) -> axum::Router
+    where
+        I: Identity<S>,
+    {
         let shared = Arc::new(Shared {
             agent: self.agent,
+            identity: self.identity,
             store: self.store,
             body_limit: self.body_limit,
             answers: AtomicU64::new(0),
+            limiter: self.limits.map(Limiter::new),
         });
         let origins = Arc::new(self.allowed_origins);
         axum::Router::new()
             .route("/", get(page))
-            .route("/api/chat", post(chat))
+            .route("/api/chat", post(chat::<S, I>))
             .with_state(shared)
             .layer(axum::middleware::from_fn_with_state(origins, cors))
     }
@@ -154,7 +280,7 @@ async fn cors(
         );
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_HEADERS,
-            header::HeaderValue::from_static("content-type"),
+            header::HeaderValue::from_static("content-type, authorization"),
         );
         headers.insert(header::VARY, header::HeaderValue::from_static("origin"));
     }
@@ -175,27 +301,59 @@ async fn page() -> Response {
         .into_response()
 }
 
-/// `400`, `413`: a JSON error the client can show.
+/// `400`, `404`, `413`, `429`: a JSON error the client can show.
 fn refuse(status: StatusCode, message: &str) -> Response {
     let body = serde_json::json!({ "error": message }).to_string();
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-async fn chat(State(shared): State<Arc<Shared>>, body: Body) -> Response {
+/// `429` with how many seconds to wait.
+fn too_many(wait: std::time::Duration) -> Response {
+    let mut response = refuse(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too many requests: try again later",
+    );
+    let seconds = limits::retry_after(wait).to_string();
+    if let Ok(value) = header::HeaderValue::from_str(&seconds) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
+}
+
+async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
+    State(shared): State<Arc<Shared<S, I>>>,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let caller = match shared.identity.caller(parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
     let Ok(bytes) = axum::body::to_bytes(body, shared.body_limit).await else {
         let message = format!("the body is over {} bytes", shared.body_limit);
         return refuse(StatusCode::PAYLOAD_TOO_LARGE, &message);
     };
-    let (chat_id, turn) = match request::parse(&bytes) {
+    let parsed = match request::parse(&bytes) {
         Ok(parsed) => parsed,
         Err(problem) => return refuse(StatusCode::BAD_REQUEST, &problem),
     };
-    let plan = match plan(&shared, &chat_id, turn).await {
+    let admission = match &shared.limiter {
+        None => None,
+        Some(limiter) => match limiter.admit(caller.owner()) {
+            Ok(admission) => Some(admission),
+            Err(wait) => return too_many(wait),
+        },
+    };
+    let chat_id = parsed.id;
+    let key = caller.key(&chat_id).into_owned();
+    // Only a server that tells its callers apart has chats that are not the caller's.
+    let must_exist = caller.owner.is_some() && parsed.continues;
+    let plan = match plan(&*shared, &chat_id, &key, must_exist, parsed.turn).await {
         Ok(plan) => plan,
         Err(refused) => return refused,
     };
     let (sender, receiver) = tokio::sync::mpsc::channel::<Bytes>(64);
-    tokio::spawn(answer(shared, chat_id, plan, sender));
+    tokio::spawn(answer(shared, key, caller.context, plan, sender, admission));
     let frames = futures_util::stream::unfold(receiver, |mut receiver| async move {
         let frame = receiver.recv().await?;
         Some((Ok::<_, Infallible>(frame), receiver))
@@ -233,11 +391,19 @@ enum Start {
     Resume(Vec<(String, Decision)>),
 }
 
-/// Reads the chat's conversation and decides how to answer `turn`: where its answer begins (for
-/// the answer's id), which of the decisions sent back the paused run waits on, and, for a
-/// regenerate or an edit, cuts the conversation back. The conversation is held meanwhile, so it
-/// is not read in the middle of a run. `Err`: the response that refuses the request.
-async fn plan(shared: &Shared, chat_id: &str, turn: Turn) -> Result<Plan, Response> {
+/// Reads the chat's conversation (kept under `key`) and decides how to answer `turn`: where its
+/// answer begins (for the answer's id), which of the decisions sent back the paused run waits on,
+/// and, for a regenerate or an edit, cuts the conversation back. The conversation is held
+/// meanwhile, so it is not read in the middle of a run. `must_exist`: the request goes on with a
+/// chat, and an empty one is not the caller's (`404`). `Err`: the response that refuses the
+/// request.
+async fn plan<S, I>(
+    shared: &Shared<S, I>,
+    chat_id: &str,
+    key: &str,
+    must_exist: bool,
+    turn: Turn,
+) -> Result<Plan, Response> {
     let store = &*shared.store;
     let new_id = |base: usize| {
         answer_id(
@@ -246,8 +412,14 @@ async fn plan(shared: &Shared, chat_id: &str, turn: Turn) -> Result<Plan, Respon
             shared.answers.fetch_add(1, Ordering::Relaxed),
         )
     };
-    let hold = store.hold(chat_id).await;
-    let conversation = store.load(chat_id).await.map_err(store_failed)?;
+    let hold = store.hold(key).await;
+    let conversation = store.load(key).await.map_err(store_failed)?;
+    if must_exist && conversation.messages.is_empty() && conversation.paused.is_none() {
+        return Err(refuse(
+            StatusCode::NOT_FOUND,
+            &format!("there is no chat `{chat_id}`"),
+        ));
+    }
     let len = conversation.messages.len();
     let plan = match turn {
         Turn::Message(input) => Plan {
@@ -295,7 +467,7 @@ async fn plan(shared: &Shared, chat_id: &str, turn: Turn) -> Result<Plan, Respon
             // The answer taken back goes, with every turn after it and a run paused in it.
             if rewound.keep < len {
                 store
-                    .truncate(chat_id, len, rewound.keep)
+                    .truncate(key, len, rewound.keep)
                     .await
                     .map_err(store_failed)?;
             }
@@ -349,10 +521,7 @@ async fn plan(shared: &Shared, chat_id: &str, turn: Turn) -> Result<Plan, Respon
             };
             // The question replaced goes, with every turn after it and a run paused in them.
             if at < len {
-                store
-                    .truncate(chat_id, len, at)
-                    .await
-                    .map_err(store_failed)?;
+                store.truncate(key, len, at).await.map_err(store_failed)?;
             }
             Plan {
                 start: Start::Ask(question),
@@ -403,11 +572,16 @@ fn frame(data: &str) -> Bytes {
 /// Runs the chat's next turn as `plan` says (the answer to a new message, the same question
 /// answered again, or a paused run going on with the person's decisions) and streams it; when the
 /// client goes away the run is cancelled, and either way what it did is kept in the conversation.
-async fn answer(
-    shared: Arc<Shared>,
-    chat_id: String,
+/// The run has the caller's `context` and runs on the chat kept under `key`; the tokens of each of
+/// its steps are counted against the caller's budget (`admission`, which lets the caller's next
+/// run in when it drops).
+async fn answer<S: Send + Sync + 'static, I>(
+    shared: Arc<Shared<S, I>>,
+    key: String,
+    context: S,
     plan: Plan,
     sender: tokio::sync::mpsc::Sender<Bytes>,
+    admission: Option<Admission>,
 ) {
     let store = &*shared.store;
     let send = |chunks: Vec<Chunk>| {
@@ -432,12 +606,16 @@ async fn answer(
         Start::Resume(decisions) => shared.agent.resume(ResumeFrom::Session, decisions),
     };
     let mut events = run
-        .session(store, chat_id.as_str())
+        .context(&context)
+        .session(store, key.as_str())
         .until(cancelled)
         .stream();
     let mut encoder = Encoder::denying(plan.denied);
     let mut listening = send(vec![Encoder::start(&plan.message_id)]).await;
     while let Some(event) = events.next().await {
+        if let (RunEvent::StepFinished { usage, .. }, Some(admission)) = (&event, &admission) {
+            admission.spend(usage.total_tokens());
+        }
         let chunks = match event {
             RunEvent::Finished(result) => encoder.finish(&result),
             event => encoder.encode(event),
@@ -448,6 +626,8 @@ async fn answer(
         }
     }
     drop(events);
+    // The run is over (its transcript kept): the caller's next may start.
+    drop(admission);
     if listening {
         let _ = sender.send(frame("[DONE]")).await;
     }

@@ -93,14 +93,24 @@ pub(crate) struct Answer {
     pub(crate) question: Option<UserInput>,
 }
 
+/// A request read: its chat id, what it asks for, and whether it goes on with a chat (its
+/// messages show an answer, it asks for one again, or it edits a message), which a chat the
+/// caller does not have cannot do.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    pub(crate) id: String,
+    pub(crate) turn: Turn,
+    pub(crate) continues: bool,
+}
+
 /// Why a request is refused (a `400` with this text).
 pub(crate) type BadRequest = String;
 
 /// The longest chat id, in bytes: it keys the session store.
 const MAX_CHAT_ID: usize = 200;
 
-/// The chat id and what to do, or why the body will not do.
-pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
+/// The request, or why the body will not do.
+pub(crate) fn parse(body: &[u8]) -> Result<Parsed, BadRequest> {
     let deserializer = &mut serde_json::Deserializer::from_slice(body);
     let chat: ChatBody = serde_path_to_error::deserialize(deserializer).map_err(|error| {
         format!(
@@ -109,11 +119,32 @@ pub(crate) fn parse(body: &[u8]) -> Result<(String, Turn), BadRequest> {
             error.inner()
         )
     })?;
+    let continues = chat.trigger.as_deref() == Some("regenerate-message")
+        || chat.message_id.is_some()
+        || chat
+            .messages
+            .iter()
+            .any(|message| message.role == "assistant");
+    let (id, turn) = read(chat)?;
+    Ok(Parsed {
+        id,
+        turn,
+        continues,
+    })
+}
+
+/// The chat id and what to do.
+fn read(chat: ChatBody) -> Result<(String, Turn), BadRequest> {
     if chat.id.trim().is_empty() || chat.id.len() > MAX_CHAT_ID {
         return Err(format!(
             "the chat id must be 1 to {MAX_CHAT_ID} bytes (UTF-8), not {}",
             chat.id.len()
         ));
+    }
+    // Control characters are kept out: a caller's store key joins their owner and the chat id
+    // with one.
+    if chat.id.chars().any(char::is_control) {
+        return Err("the chat id has a control character".to_owned());
     }
     for (at, message) in chat.messages.iter().enumerate() {
         for part in &message.parts {
@@ -387,7 +418,7 @@ mod tests {
                 ]}
             ]
         });
-        let (id, turn) = parse(body.to_string().as_bytes()).unwrap();
+        let Parsed { id, turn, .. } = parse(body.to_string().as_bytes()).unwrap();
         assert_eq!(id, "chat-1");
         let Turn::Message(input) = turn else {
             panic!("{turn:?}");
@@ -445,7 +476,7 @@ mod tests {
             "messageId": "msg-chat-1-1-0",
             "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}]
         });
-        let (_, turn) = parse(body.to_string().as_bytes()).unwrap();
+        let Parsed { turn, .. } = parse(body.to_string().as_bytes()).unwrap();
         assert_eq!(
             turn,
             Turn::Regenerate {
@@ -495,7 +526,7 @@ mod tests {
                 user("m4", "Weather?")
             ]
         });
-        let (_, turn) = parse(body.to_string().as_bytes()).unwrap();
+        let Parsed { turn, .. } = parse(body.to_string().as_bytes()).unwrap();
         let input = |text: &str| UserInput {
             text: text.to_owned(),
             parts: Vec::new(),
@@ -520,7 +551,7 @@ mod tests {
             "messageId": "m1",
             "messages": [user("m1", "Hello")]
         });
-        let (_, turn) = parse(first.to_string().as_bytes()).unwrap();
+        let Parsed { turn, .. } = parse(first.to_string().as_bytes()).unwrap();
         let Turn::Edit {
             after, unanswered, ..
         } = turn
@@ -528,6 +559,35 @@ mod tests {
             panic!("{turn:?}");
         };
         assert_eq!((after, unanswered), (None, Vec::new()));
+    }
+
+    #[test]
+    fn a_request_that_shows_an_answer_or_asks_again_goes_on_with_a_chat() {
+        let user = serde_json::json!({"role": "user", "parts": [{"type": "text", "text": "hi"}]});
+        let answer =
+            serde_json::json!({"role": "assistant", "parts": [{"type": "text", "text": "yo"}]});
+        let cases = [
+            (serde_json::json!({"id": "c", "messages": [user]}), false),
+            (
+                serde_json::json!({"id": "c", "messages": [user, answer, user]}),
+                true,
+            ),
+            (
+                serde_json::json!({"id": "c", "trigger": "regenerate-message", "messages": [user]}),
+                true,
+            ),
+            (
+                serde_json::json!({"id": "c", "messageId": "m1", "messages": [user]}),
+                true,
+            ),
+        ];
+        for (body, continues) in cases {
+            let parsed = parse(body.to_string().as_bytes()).unwrap();
+            assert_eq!(parsed.continues, continues, "{body}");
+        }
+        let control = serde_json::json!({"id": "a\u{1f}b", "messages": [user]});
+        let error = parse(control.to_string().as_bytes()).unwrap_err();
+        assert_eq!(error, "the chat id has a control character");
     }
 
     #[test]

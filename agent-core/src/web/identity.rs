@@ -1,0 +1,157 @@
+//! Who is asking: the function a [`ChatServer`](super::ChatServer) is given to turn each request
+//! into its run's context (or a rejection), and the key the context's chats are kept under.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
+
+use crate::tool::BoxFuture;
+
+/// The user a run's context is for: the key their chats are kept under. Implement it for the
+/// context an [`identify`](super::ChatServer::identify) function gives; two contexts with the
+/// same owner share their chats, and no request reaches the chats of another owner.
+///
+/// The key is the context's, not the client's: a chat id the client sends only names a chat
+/// among the owner's own.
+///
+/// ```
+/// use agent_core::web::ChatOwner;
+///
+/// #[derive(Clone)]
+/// struct User {
+///     id: String,
+///     plan: &'static str,
+/// }
+///
+/// impl ChatOwner for User {
+///     fn owner(&self) -> &str {
+///         &self.id
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the context `{Self}` does not say whose chats these are",
+    label = "the server keeps each chat under its caller's owner key",
+    note = "implement `agent_core::web::ChatOwner` for `{Self}`: `fn owner(&self) -> &str` gives the user's id"
+)]
+pub trait ChatOwner {
+    /// The key of this user's chats (their account id, say; never something the client chose
+    /// unchecked).
+    fn owner(&self) -> &str;
+}
+
+/// The caller a request is from: the run's context, and the owner its chats are kept under
+/// (`None`: the server does not identify callers, and keys chats by the client's id alone).
+#[doc(hidden)]
+pub struct Caller<S> {
+    pub(crate) context: S,
+    pub(crate) owner: Option<String>,
+}
+
+impl<S> Caller<S> {
+    /// The store key of chat `chat_id` of this caller: the chat id itself on a server that does
+    /// not identify callers (as it always was), else the owner and the chat id joined by U+001F,
+    /// which no chat id holds (chat ids have no control characters), so two owners' keys never
+    /// meet, nor an owner's key an anonymous chat id.
+    pub(crate) fn key<'a>(&self, chat_id: &'a str) -> Cow<'a, str> {
+        match &self.owner {
+            None => Cow::Borrowed(chat_id),
+            Some(owner) => Cow::Owned(format!("{owner}\u{1f}{chat_id}")),
+        }
+    }
+
+    /// The key of the caller's use, for limits (`""`: every caller of a server that does not
+    /// identify them).
+    pub(crate) fn owner(&self) -> &str {
+        self.owner.as_deref().unwrap_or_default()
+    }
+}
+
+/// How a server finds who is asking: no one in particular ([`Anonymous`], for an `Agent<()>`), or
+/// the function given to [`identify`](super::ChatServer::identify) ([`Identified`]).
+///
+/// A server of an agent whose runs need a context is not served until it is told who is asking:
+///
+/// ```compile_fail
+/// use std::sync::Arc;
+/// use agent_core::web::ChatServer;
+///
+/// #[derive(Clone)]
+/// struct User(String);
+///
+/// let agent: agent_core::Agent<User> = agent_core::Agent::new(
+///     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()),
+/// );
+/// // error: this `ChatServer` serves an `Agent<User>` and does not know who is asking
+/// let router = ChatServer::new(Arc::new(agent)).router();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "this `ChatServer` serves an `Agent<{S}>` and does not know who is asking",
+    label = "each request's run needs a `{S}`",
+    note = "give the server a function from the request to the context: `.identify(|parts| async move {{ ... }})`"
+)]
+pub trait Identity<S>: Send + Sync + 'static {
+    /// The caller of the request with these parts, or the response that refuses it.
+    #[doc(hidden)]
+    fn caller(&self, parts: Parts) -> impl Future<Output = Result<Caller<S>, Response>> + Send;
+}
+
+/// A server that does not ask who is calling: every request's run has the context `()`, and a
+/// chat is kept under the id the client gives it. What [`ChatServer::new`](super::ChatServer::new)
+/// starts with.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Anonymous;
+
+impl Identity<()> for Anonymous {
+    fn caller(&self, _: Parts) -> impl Future<Output = Result<Caller<()>, Response>> + Send {
+        std::future::ready(Ok(Caller {
+            context: (),
+            owner: None,
+        }))
+    }
+}
+
+/// The function from a request to its caller's context.
+type IdentifyFn<S> = dyn Fn(Parts) -> BoxFuture<'static, Result<S, Response>> + Send + Sync;
+
+/// A server that asks who is calling with the function given to
+/// [`identify`](super::ChatServer::identify).
+pub struct Identified<S> {
+    identify: Arc<IdentifyFn<S>>,
+}
+
+impl<S> Identified<S> {
+    pub(crate) fn new<F, Fut, R>(identify: F) -> Self
+    where
+        F: Fn(Parts) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<S, R>> + Send + 'static,
+        R: IntoResponse,
+    {
+        Identified {
+            identify: Arc::new(move |parts| {
+                let found = identify(parts);
+                Box::pin(async move { found.await.map_err(IntoResponse::into_response) })
+            }),
+        }
+    }
+}
+
+impl<S> std::fmt::Debug for Identified<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Identified")
+    }
+}
+
+impl<S: ChatOwner + Send + Sync + 'static> Identity<S> for Identified<S> {
+    fn caller(&self, parts: Parts) -> impl Future<Output = Result<Caller<S>, Response>> + Send {
+        let found = (self.identify)(parts);
+        async move {
+            let context = found.await?;
+            let owner = Some(context.owner().to_owned());
+            Ok(Caller { context, owner })
+        }
+    }
+}

@@ -1,0 +1,525 @@
+//! Who is asking, and how much they may ask: a `ChatServer` given an `identify` function, served
+//! on a loopback port and driven over HTTP with a scripted model. Chats are the caller's own
+//! (another user's chat id is a `404` on every route, existing or not, and nothing of it changes),
+//! tools see the caller's context, and per-user limits answer `429` with `retry-after`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_core::session::{Conversation, MemorySessions, SessionStore};
+use agent_core::testing::ScriptedModel;
+use agent_core::web::{ChatOwner, ChatServer, UserLimits};
+use agent_core::{Agent, AssistantMessage, ChatResponse, State, ToolCall, Usage};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+/// The signed-in user: the run's context.
+#[derive(Clone, Debug)]
+struct UserId(String);
+
+impl ChatOwner for UserId {
+    fn owner(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Says who is asking.
+#[agent_core::tool]
+fn whoami(State(user): State<UserId>) -> String {
+    format!("you are {}", user.0)
+}
+
+/// Deletes every file in a folder.
+#[agent_core::tool(requires_approval)]
+fn wipe(
+    /// The folder.
+    folder: String,
+) -> String {
+    format!("wiped {folder}")
+}
+
+/// Lets a held call go.
+static RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Looks something up, slowly: until the test lets it go.
+#[agent_core::tool]
+async fn slow() -> String {
+    RELEASE.notified().await;
+    "found".to_owned()
+}
+
+/// Where the person is: the browser answers.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Nothing {}
+
+/// The sign-in: `authorization: Bearer token-<name>` is user `<name>`, for Ann and Bob.
+async fn sign_in(parts: axum::http::request::Parts) -> Result<UserId, (StatusCode, String)> {
+    let header = parts
+        .headers
+        .get("authorization")
+        .and_then(|value| value.to_str().ok())
+        .ok_or((StatusCode::UNAUTHORIZED, "sign in first".to_owned()))?;
+    match header.strip_prefix("Bearer token-") {
+        Some(name @ ("ann" | "bob")) => Ok(UserId(name.to_owned())),
+        _ => Err((
+            StatusCode::UNAUTHORIZED,
+            "that token is no one's".to_owned(),
+        )),
+    }
+}
+
+/// Notes whose runs ask the model: the owner of each model request's context.
+struct Seen(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl agent_core::Hooks<UserId> for Seen {
+    fn on_model_request(&self, user: &UserId, _: usize, _: &[agent_core::Message]) {
+        self.0.lock().unwrap().push(user.0.clone());
+    }
+}
+
+/// A server for `model` with every kind of tool, identifying callers, with `limits`; its base URL
+/// and its store.
+async fn serve(
+    model: &Arc<ScriptedModel>,
+    limits: Option<UserLimits>,
+) -> (String, Arc<MemorySessions>) {
+    let (base, store, _) = serve_seeing(model, limits).await;
+    (base, store)
+}
+
+/// [`serve`], and the users its hook saw ask the model, in order.
+async fn serve_seeing(
+    model: &Arc<ScriptedModel>,
+    limits: Option<UserLimits>,
+) -> (
+    String,
+    Arc<MemorySessions>,
+    Arc<std::sync::Mutex<Vec<String>>>,
+) {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let agent: Agent<UserId> = Agent::new(Arc::clone(model))
+        .try_tool(whoami {})
+        .unwrap()
+        .try_tool(wipe {})
+        .unwrap()
+        .try_tool(slow {})
+        .unwrap()
+        .try_tool(agent_core::ExternalTool::new::<Nothing>(
+            "where_am_i",
+            "Where the user is.",
+        ))
+        .unwrap()
+        .hook(Seen(Arc::clone(&seen)))
+        .defer_approvals();
+    let store = Arc::new(MemorySessions::new());
+    let mut server = ChatServer::new(Arc::new(agent))
+        .identify(sign_in)
+        .sessions(store.clone());
+    if let Some(limits) = limits {
+        server = server.limits(limits);
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, server.router()).await });
+    (base, store, seen)
+}
+
+fn user(id: &str, text: &str) -> Value {
+    json!({ "id": id, "role": "user", "parts": [{ "type": "text", "text": text }] })
+}
+
+/// A reply: its status, `retry-after`, and body (the stream's chunks, or the error).
+struct Reply {
+    status: u16,
+    retry_after: Option<String>,
+    body: String,
+}
+
+impl Reply {
+    /// The stream's JSON chunks.
+    fn chunks(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .filter(|data| *data != "[DONE]")
+            .map(|data| serde_json::from_str(data).unwrap())
+            .collect()
+    }
+
+    /// The answer's message id (its `start` chunk's).
+    fn message_id(&self) -> String {
+        let chunks = self.chunks();
+        chunks[0]["messageId"].as_str().unwrap().to_owned()
+    }
+
+    /// The outputs of the calls answered in the stream.
+    fn outputs(&self) -> Vec<Value> {
+        self.chunks()
+            .into_iter()
+            .filter(|chunk| chunk["type"] == "tool-output-available")
+            .map(|chunk| chunk["output"].clone())
+            .collect()
+    }
+
+    fn error(&self) -> String {
+        let error: Value =
+            serde_json::from_str(&self.body).unwrap_or_else(|_| panic!("{}", self.body));
+        error["error"].as_str().unwrap().to_owned()
+    }
+}
+
+/// Posts `body` to the chat endpoint as `who` (a token, or nobody), and reads the whole reply.
+async fn post(base: &str, who: Option<&str>, body: &Value) -> Reply {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/api/chat"))
+        .json(body);
+    if let Some(token) = who {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    let reply = request.send().await.unwrap();
+    let status = reply.status().as_u16();
+    let retry_after = reply
+        .headers()
+        .get("retry-after")
+        .map(|value| value.to_str().unwrap().to_owned());
+    let body = reply.text().await.unwrap();
+    Reply {
+        status,
+        retry_after,
+        body,
+    }
+}
+
+/// The chat `chat` of `owner` as stored.
+async fn stored(store: &MemorySessions, owner: &str, chat: &str) -> Conversation {
+    store.load(&format!("{owner}\u{1f}{chat}")).await.unwrap()
+}
+
+#[tokio::test]
+async fn another_users_chat_is_a_404_on_every_route_and_stays_as_it_was() {
+    let model = Arc::new(ScriptedModel::new([AssistantMessage::tool_calls([
+        ToolCall::new("call_w", "wipe", r#"{"folder":"/tmp/old"}"#),
+    ])]));
+    let (base, store) = serve(&model, None).await;
+    // Ann's chat waits for her approval.
+    let asked = post(
+        &base,
+        Some("token-ann"),
+        &json!({ "id": "chat-a", "messages": [user("m1", "Clean /tmp/old")] }),
+    )
+    .await;
+    assert_eq!(asked.status, 200, "{}", asked.body);
+    assert!(
+        asked.body.contains("tool-approval-request"),
+        "{}",
+        asked.body
+    );
+    let answer_id = asked.message_id();
+    let before = stored(&store, "ann", "chat-a").await;
+    assert!(before.paused.is_some());
+    let asked_model = model.requests().len();
+
+    let call = |state: &str, extra: Value| {
+        let mut part = json!({
+            "type": "tool-wipe", "toolCallId": "call_w", "state": state,
+            "input": { "folder": "/tmp/old" }
+        });
+        part.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!({ "id": answer_id, "role": "assistant", "parts": [part] })
+    };
+    let approved = call(
+        "approval-responded",
+        json!({ "approval": { "id": "call_w", "approved": true } }),
+    );
+    let client_answer = json!({
+        "id": answer_id, "role": "assistant",
+        "parts": [{ "type": "tool-where_am_i", "toolCallId": "call_w", "state": "output-available",
+                    "input": {}, "output": { "city": "Oslo" } }]
+    });
+    // What Bob's client sends for a chat id, on every route: going on with a new message, an
+    // approval, a client-side tool's result, a regenerate, an edit.
+    let attempts = |chat: &str| {
+        [
+            (
+                "a new message",
+                json!({ "id": chat, "messages": [
+                user("m1", "Clean /tmp/old"), call("input-available", json!({})), user("m2", "And /tmp/new")
+            ] }),
+            ),
+            (
+                "an approval",
+                json!({ "id": chat, "messages": [user("m1", "Clean /tmp/old"), approved.clone()] }),
+            ),
+            (
+                "a client-side tool's result",
+                json!({ "id": chat, "messages": [user("m1", "Clean /tmp/old"), client_answer.clone()] }),
+            ),
+            (
+                "a regenerate",
+                json!({ "id": chat, "trigger": "regenerate-message", "messageId": answer_id,
+                                     "messages": [user("m1", "Clean /tmp/old")] }),
+            ),
+            (
+                "an edit",
+                json!({ "id": chat, "messageId": "m1", "messages": [user("m1", "Clean /tmp/all")] }),
+            ),
+        ]
+    };
+    // Ann's chat and a chat no one has are answered alike.
+    for chat in ["chat-a", "chat-none"] {
+        for (route, body) in attempts(chat) {
+            let reply = post(&base, Some("token-bob"), &body).await;
+            assert_eq!(reply.status, 404, "{route} on {chat}: {}", reply.body);
+            assert_eq!(
+                reply.error(),
+                format!("there is no chat `{chat}`"),
+                "{route}"
+            );
+        }
+    }
+    assert_eq!(stored(&store, "ann", "chat-a").await, before);
+    assert_eq!(model.requests().len(), asked_model, "Bob reached the model");
+    assert_eq!(
+        store.ids(),
+        ["ann\u{1f}chat-a"],
+        "Bob's attempts wrote a chat"
+    );
+
+    // Bob's own first message under that id is a chat of his, and Ann's is untouched.
+    model.push(AssistantMessage::tool_calls([ToolCall::new(
+        "call_b", "whoami", "{}",
+    )]));
+    model.push(AssistantMessage::text("Hello Bob."));
+    let bobs = post(
+        &base,
+        Some("token-bob"),
+        &json!({ "id": "chat-a", "messages": [user("b1", "Who am I?")] }),
+    )
+    .await;
+    assert_eq!(bobs.status, 200, "{}", bobs.body);
+    assert_eq!(bobs.outputs(), [json!("you are bob")]);
+    assert_eq!(stored(&store, "ann", "chat-a").await, before);
+    assert_eq!(stored(&store, "bob", "chat-a").await.messages.len(), 5);
+
+    // Ann's approval still goes through, in her chat.
+    model.push(AssistantMessage::text("Wiped."));
+    let resumed = post(
+        &base,
+        Some("token-ann"),
+        &json!({ "id": "chat-a", "messages": [user("m1", "Clean /tmp/old"), approved] }),
+    )
+    .await;
+    assert_eq!(resumed.status, 200, "{}", resumed.body);
+    assert_eq!(resumed.outputs(), [json!("wiped /tmp/old")]);
+}
+
+/// The texts of a stored chat's messages after its system prompt.
+fn lines(conversation: &Conversation) -> Vec<String> {
+    conversation
+        .messages
+        .iter()
+        .skip(1)
+        .map(|message| message.content().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_owner_goes_on_with_their_own_chat_on_every_route() {
+    let model = Arc::new(ScriptedModel::new(
+        ["One.", "Again.", "Edited answer.", "Two."].map(AssistantMessage::text),
+    ));
+    let (base, store) = serve(&model, None).await;
+    let ann = Some("token-ann");
+    let first = post(
+        &base,
+        ann,
+        &json!({ "id": "chat-1", "messages": [user("m1", "Hi")] }),
+    )
+    .await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let regenerate = json!({ "id": "chat-1", "trigger": "regenerate-message",
+                             "messageId": first.message_id(), "messages": [user("m1", "Hi")] });
+    let again = post(&base, ann, &regenerate).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(
+        lines(&stored(&store, "ann", "chat-1").await),
+        ["Hi", "Again."]
+    );
+    let edit = json!({ "id": "chat-1", "messageId": "m1", "messages": [user("m1", "Hello")] });
+    let edited = post(&base, ann, &edit).await;
+    assert_eq!(edited.status, 200, "{}", edited.body);
+    assert_eq!(
+        lines(&stored(&store, "ann", "chat-1").await),
+        ["Hello", "Edited answer."]
+    );
+    let answer = json!({ "id": edited.message_id(), "role": "assistant",
+                         "parts": [{ "type": "text", "text": "Edited answer." }] });
+    let next =
+        json!({ "id": "chat-1", "messages": [user("m1", "Hello"), answer, user("m2", "More")] });
+    let two = post(&base, ann, &next).await;
+    assert_eq!(two.status, 200, "{}", two.body);
+    assert_eq!(
+        lines(&stored(&store, "ann", "chat-1").await),
+        ["Hello", "Edited answer.", "More", "Two."]
+    );
+}
+
+#[tokio::test]
+async fn each_run_has_its_callers_context_in_its_tools_and_hooks() {
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("call_1", "whoami", "{}")]),
+        AssistantMessage::text("That is you."),
+        AssistantMessage::tool_calls([ToolCall::new("call_2", "whoami", "{}")]),
+        AssistantMessage::text("That is you."),
+    ]));
+    let (base, _, seen) = serve_seeing(&model, None).await;
+    for (token, said) in [("token-ann", "you are ann"), ("token-bob", "you are bob")] {
+        let reply = post(
+            &base,
+            Some(token),
+            &json!({ "id": "chat-1", "messages": [user("m1", "Who am I?")] }),
+        )
+        .await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(reply.outputs(), [json!(said)]);
+    }
+    // The hooks got the same context, step by step.
+    assert_eq!(*seen.lock().unwrap(), ["ann", "ann", "bob", "bob"]);
+}
+
+#[tokio::test]
+async fn no_credential_or_a_bad_one_is_a_401_with_the_functions_body() {
+    let model = Arc::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
+    let (base, store) = serve(&model, None).await;
+    let body = json!({ "id": "chat-1", "messages": [user("m1", "Hi")] });
+    let nobody = post(&base, None, &body).await;
+    assert_eq!(
+        (nobody.status, nobody.body.as_str()),
+        (401, "sign in first")
+    );
+    let forged = post(&base, Some("token-eve"), &body).await;
+    assert_eq!(
+        (forged.status, forged.body.as_str()),
+        (401, "that token is no one's")
+    );
+    assert!(model.requests().is_empty());
+    assert!(store.ids().is_empty());
+}
+
+/// A reply of `tokens` tokens in all.
+fn costing(text: &str, tokens: u64) -> ChatResponse {
+    ChatResponse::new(AssistantMessage::text(text)).with_usage(Usage {
+        input_tokens: tokens / 2,
+        output_tokens: tokens - tokens / 2,
+    })
+}
+
+#[tokio::test]
+async fn over_the_request_budget_is_a_429_until_the_window_ends() {
+    let window = Duration::from_secs(3);
+    let model = Arc::new(ScriptedModel::new(
+        ["One.", "Two.", "Bob.", "Three."].map(AssistantMessage::text),
+    ));
+    let (base, store) = serve(&model, Some(UserLimits::new().requests(2, window))).await;
+    let ask = |id: &str, text: &str| json!({ "id": "chat-1", "messages": [user(id, text)] });
+    let started = std::time::Instant::now();
+    assert_eq!(
+        post(&base, Some("token-ann"), &ask("m1", "1")).await.status,
+        200
+    );
+    assert_eq!(
+        post(&base, Some("token-ann"), &ask("m2", "2")).await.status,
+        200
+    );
+    let kept = stored(&store, "ann", "chat-1").await;
+    let over = post(&base, Some("token-ann"), &ask("m3", "3")).await;
+    assert_eq!(over.status, 429, "{}", over.body);
+    let wait: u64 = over.retry_after.as_deref().unwrap().parse().unwrap();
+    assert!((1..=3).contains(&wait), "{wait}");
+    assert_eq!(stored(&store, "ann", "chat-1").await, kept);
+    assert_eq!(model.requests().len(), 2);
+    // Another user has a budget of their own.
+    assert_eq!(
+        post(&base, Some("token-bob"), &ask("b1", "hi"))
+            .await
+            .status,
+        200
+    );
+    // After the window, Ann is served again.
+    tokio::time::sleep(window.saturating_sub(started.elapsed()) + Duration::from_millis(100)).await;
+    let again = post(&base, Some("token-ann"), &ask("m3", "3")).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert!(again.body.contains("Three."), "{}", again.body);
+}
+
+#[tokio::test]
+async fn over_the_token_budget_is_a_429() {
+    let model = Arc::new(ScriptedModel::new([
+        costing("Long.", 150),
+        costing("Bob.", 10),
+    ]));
+    let limits = UserLimits::new().tokens(100, Duration::from_secs(60));
+    let (base, store) = serve(&model, Some(limits)).await;
+    let ask = |id: &str| json!({ "id": "chat-1", "messages": [user(id, "Tell me everything")] });
+    // The run that crosses the budget finishes; the next does not start.
+    assert_eq!(post(&base, Some("token-ann"), &ask("m1")).await.status, 200);
+    let kept = stored(&store, "ann", "chat-1").await;
+    let over = post(&base, Some("token-ann"), &ask("m2")).await;
+    assert_eq!(over.status, 429, "{}", over.body);
+    assert!(over.retry_after.is_some());
+    assert_eq!(stored(&store, "ann", "chat-1").await, kept);
+    assert_eq!(post(&base, Some("token-bob"), &ask("b1")).await.status, 200);
+}
+
+#[tokio::test]
+async fn over_the_concurrent_runs_cap_is_a_429_while_a_run_holds() {
+    use futures_util::StreamExt;
+
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("call_s", "slow", "{}")]),
+        AssistantMessage::text("Hi Bob."),
+        AssistantMessage::text("Found it."),
+        AssistantMessage::text("Next."),
+    ]));
+    let (base, store) = serve(&model, Some(UserLimits::new().concurrent_runs(1))).await;
+    // Ann's first run holds in its slow tool.
+    let held = reqwest::Client::new()
+        .post(format!("{base}/api/chat"))
+        .header("authorization", "Bearer token-ann")
+        .json(&json!({ "id": "chat-1", "messages": [user("m1", "Look it up")] }))
+        .send()
+        .await
+        .unwrap();
+    let mut stream = held.bytes_stream();
+    let mut seen = String::new();
+    while !seen.contains("tool-input-available") {
+        let piece = stream.next().await.expect("more of the stream").unwrap();
+        seen.push_str(&String::from_utf8_lossy(&piece));
+    }
+    let other = json!({ "id": "chat-2", "messages": [user("n1", "Meanwhile?")] });
+    let kept = stored(&store, "ann", "chat-2").await;
+    let busy = post(&base, Some("token-ann"), &other).await;
+    assert_eq!(busy.status, 429, "{}", busy.body);
+    assert_eq!(busy.retry_after.as_deref(), Some("1"));
+    assert_eq!(stored(&store, "ann", "chat-2").await, kept);
+    // Bob is not held up by Ann.
+    let bob = post(
+        &base,
+        Some("token-bob"),
+        &json!({ "id": "chat-1", "messages": [user("b1", "Hi")] }),
+    )
+    .await;
+    assert_eq!(bob.status, 200, "{}", bob.body);
+    assert!(bob.body.contains("Hi Bob."), "{}", bob.body);
+    // Once Ann's run ends, her next is served.
+    RELEASE.notify_one();
+    while let Some(piece) = stream.next().await {
+        seen.push_str(&String::from_utf8_lossy(&piece.unwrap()));
+    }
+    assert!(seen.contains("Found it."), "{seen}");
+    let next = post(&base, Some("token-ann"), &other).await;
+    assert_eq!(next.status, 200, "{}", next.body);
+    assert!(next.body.contains("Next."), "{}", next.body);
+}
