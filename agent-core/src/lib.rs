@@ -70,6 +70,7 @@
 mod argument_issue;
 mod arguments;
 mod blocking;
+mod call_info;
 mod content;
 mod external;
 mod fallback;
@@ -108,6 +109,7 @@ pub mod __private;
 pub use argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
+pub use call_info::{CallInfo, RunId};
 pub use content::{Media, MediaUrl, Part, Source};
 pub use external::ExternalTool;
 pub use fallback::Fallback;
