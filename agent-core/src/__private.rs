@@ -19,7 +19,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::call_info::{CallInfo, RunId};
 use crate::content::Part;
+use crate::message::ToolCall;
 use crate::run::Agent;
 use crate::state::{FromRef, State};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
@@ -355,6 +357,23 @@ pub trait AgentState<T> {
 impl<T> AgentState<T> for State<T> {
     fn from_inner(inner: T) -> Self {
         State(inner)
+    }
+}
+
+/// What a parameter whose type is written `CallInfo` must be: agent-core's [`CallInfo`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `agent_core::CallInfo`",
+    label = "#[tool] fills a parameter whose type is named `CallInfo` from the run",
+    note = "for the run's id and the model's call id, import `agent_core::CallInfo`",
+    note = "for a value from the model, give the type another name: `use path::to::CallInfo as MyCallInfo;`"
+)]
+pub trait AgentCallInfo {
+    /// Which call this is: `call` of the run `run` (a fresh run for a call made outside a run).
+    fn from_call(call: &ToolCall, run: Option<&RunId>) -> Self;
+}
+impl AgentCallInfo for CallInfo {
+    fn from_call(call: &ToolCall, run: Option<&RunId>) -> Self {
+        CallInfo::new(run.cloned().unwrap_or_default(), call)
     }
 }
 

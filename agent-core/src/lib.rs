@@ -33,7 +33,7 @@
 //!
 //! Where to look:
 //! - [`tool`], [`Tool`], [`ToolSet`]: tools, their definitions and the dispatcher; [`State`] for
-//!   values from the agent rather than the model. `#[tool]` on an `impl` block makes a [`ToolBox`]
+//!   values from the agent rather than the model, [`CallInfo`] for which call (and run) this is. `#[tool]` on an `impl` block makes a [`ToolBox`]
 //!   of its methods; [`tool_fn`] makes a tool of a closure at run time. [`ToolSet::execute`] is the one place a call
 //!   becomes a result, whatever was decided about it ([`CallDecision`]); [`ToolError`] is every
 //!   way a call fails (an argument's problem an [`IssueKind`], serde's errors sorted into them),
@@ -70,6 +70,7 @@
 mod argument_issue;
 mod arguments;
 mod blocking;
+mod call_info;
 mod content;
 mod external;
 mod fallback;
@@ -108,6 +109,7 @@ pub mod __private;
 pub use argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
+pub use call_info::{CallInfo, RunId};
 pub use content::{Media, MediaUrl, Part, Source};
 pub use external::ExternalTool;
 pub use fallback::Fallback;
@@ -246,6 +248,9 @@ pub use agent_macros::tools;
 /// - **State**: a parameter of type [`State<T>`](State) comes from the run's context
 ///   ([`RunRequest::context`], or [`Agent::bind_context`] for all runs), not the model, and is not
 ///   in the schema; `T` must be the context or a part of it ([`FromRef`]).
+/// - **Which call**: a parameter of type [`CallInfo`] comes from the run too: the run's id
+///   ([`RunId`]), the model's call id and the tool's name, for an idempotency key that holds
+///   across retries and durable replays ([`CallInfo::idempotency_key`]).
 /// - **Returns**: `String` and `&'static str` go verbatim, `()` as a short success text, a
 ///   [`ToolOutput`] as it is, a [`Part`] or `Vec<Part>` (an image, a document) as parts, anything
 ///   else `Serialize` as JSON; `Result<T, E>` with `E` a

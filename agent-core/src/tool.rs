@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::call_info::RunId;
 use crate::content::Part;
 use crate::message::ToolCall;
 use crate::tool_error::ToolError;
@@ -43,6 +44,19 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
+    /// Runs one call of the run `run`: what a run calls, so a tool that takes a
+    /// [`CallInfo`](crate::CallInfo) learns the run's id. By default, [`call`](Tool::call): a tool
+    /// that has no use for the run's id implements only that.
+    fn call_in_run<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+        run: &'a RunId,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        let _ = run;
+        self.call(context, call)
+    }
+
     /// Whether a call runs on a thread of its own that dropping its future cannot stop (what
     /// `#[tool]` does with a plain `fn`). Past its timeout such a call is abandoned, not cancelled,
     /// and the model is told that it may still finish its work.
@@ -67,6 +81,15 @@ impl<S: Send + Sync + 'static> Tool<S> for std::sync::Arc<dyn Tool<S>> {
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         (**self).call(context, call)
+    }
+
+    fn call_in_run<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+        run: &'a RunId,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        (**self).call_in_run(context, call, run)
     }
 
     fn runs_on_a_blocking_thread(&self) -> bool {

@@ -12,6 +12,7 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use futures_util::future::CatchUnwind;
 
+use crate::call_info::RunId;
 use crate::content::Part;
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
@@ -250,7 +251,21 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
-        let outcome = self.outcome(context, call, decision).await;
+        let outcome = self.outcome(context, call, decision, None).await;
+        self.result_message(call, outcome)
+    }
+
+    /// [`execute`](ToolSet::execute) for a call of the run `run`: a tool that takes a
+    /// [`CallInfo`](crate::CallInfo) is told the run's id (through [`Tool::call_in_run`]). What a
+    /// run does with each call, for a runner of one's own.
+    pub async fn execute_in_run(
+        &self,
+        context: &S,
+        call: &ToolCall,
+        decision: CallDecision<'_>,
+        run: &RunId,
+    ) -> ToolResultMessage {
+        let outcome = self.outcome(context, call, decision, Some(run)).await;
         self.result_message(call, outcome)
     }
 
@@ -269,15 +284,17 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// What becomes of a call, before it becomes the text the model sees: the first half of
     /// [`execute`](ToolSet::execute), for the MCP server, which also needs a JSON result whole.
-    /// The call's tool is looked up and its future made here; the [`Outcome`] awaits it.
+    /// The call's tool is looked up and its future made here; the [`Outcome`] awaits it. `run`
+    /// is the id of the run that made the call, if a run did.
     pub(crate) fn outcome<'a>(
         &'a self,
         context: &'a S,
         call: &'a ToolCall,
         decision: CallDecision<'a>,
+        run: Option<&'a RunId>,
     ) -> Outcome<'a, S> {
         match decision {
-            CallDecision::Run => match self.run(context, call) {
+            CallDecision::Run => match self.run(context, call, run) {
                 Ok(running) => Outcome::Running(running),
                 Err(error) => Outcome::Ready(Some(Err(error))),
             },
@@ -288,7 +305,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                     arguments: arguments.to_owned(),
                     ..call.clone()
                 };
-                self.run(context, &call)?.await
+                self.run(context, &call, run)?.await
             })),
             CallDecision::NotRun(why) => Outcome::Ready(Some(Err(self.refusal(why)))),
         }
@@ -296,11 +313,16 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// Starts `call`: its tool's future, run as [`start`](Self::start) says; or why it could not
     /// start (no tool of that name, a panic while making the future).
-    fn run<'a>(&'a self, context: &'a S, call: &'a ToolCall) -> Result<Running<'a, S>, ToolError> {
+    fn run<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+        run: Option<&'a RunId>,
+    ) -> Result<Running<'a, S>, ToolError> {
         let tool = self
             .get(&call.name)
             .ok_or_else(|| self.unknown_tool(&call.name))?;
-        self.start(tool, context, call)
+        self.start(tool, context, call, run)
     }
 
     /// Starts one call of `tool`: its future, with panics caught and its time limited; or why it
@@ -310,14 +332,18 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         tool: &'a dyn Tool<S>,
         context: &'a S,
         call: &'a ToolCall,
+        run: Option<&'a RunId>,
     ) -> Result<Running<'a, S>, ToolError> {
         let limit = tool
             .definition()
             .annotations
             .timeout
             .unwrap_or(self.tool_timeout);
-        let future =
-            catch_unwind(AssertUnwindSafe(|| tool.call(context, call))).map_err(panicked)?;
+        let future = catch_unwind(AssertUnwindSafe(|| match run {
+            Some(run) => tool.call_in_run(context, call, run),
+            None => tool.call(context, call),
+        }))
+        .map_err(panicked)?;
         Ok(Running {
             work: AssertUnwindSafe(future).catch_unwind(),
             tool,
@@ -606,6 +632,15 @@ impl<S: Send + Sync + 'static> Tool<()> for BoundTool<S> {
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         self.tool.call(&self.context, call)
+    }
+
+    fn call_in_run<'a>(
+        &'a self,
+        _context: &'a (),
+        call: &'a ToolCall,
+        run: &'a RunId,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        self.tool.call_in_run(&self.context, call, run)
     }
 
     fn runs_on_a_blocking_thread(&self) -> bool {

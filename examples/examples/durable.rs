@@ -9,7 +9,8 @@
 //! # 3. Tell Restate where the service is
 //! curl localhost:9070/deployments -H 'content-type: application/json' \
 //!      -d '{"uri": "http://127.0.0.1:9080"}'
-//! # 4. A run, keyed by an id of your choosing (the same id again is the same run)
+//! # 4. A run, keyed by an id of your choosing (the same id again is refused with 409: read
+//! #    the output from `/Assistant/run-1/output` instead)
 //! curl localhost:8080/Assistant/run-1/run -H 'content-type: application/json' \
 //!      -d '{"input": "What is the weather in Beijing?"}'
 //! # A run that needs an approval: start it, see what waits, decide
@@ -18,7 +19,7 @@
 //! curl -X POST localhost:8080/Assistant/run-2/pending
 //! curl localhost:8080/Assistant/run-2/decide -H 'content-type: application/json' \
 //!      -d '{"call_id": "call_2", "decision": "approve"}'
-//! curl localhost:8080/restate/workflow/Assistant/run-2/attach
+//! curl -X POST localhost:8080/Assistant/run-2/output   # the output, as often as asked
 //! ```
 //!
 //! Kill the service (Ctrl-C, or `kill -9`) while a run waits or works and start it again: the run
@@ -28,9 +29,9 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use agent_core::restate::restate_sdk::prelude::Endpoint;
 use agent_core::restate::{DurableAgent, serve};
 use examples::assistant::served_assistant;
-use restate_sdk::prelude::Endpoint;
 
 /// The workflow's name: the first segment of its ingress URLs.
 const SERVICE: &str = "Assistant";

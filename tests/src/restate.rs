@@ -152,9 +152,23 @@ impl Restate {
         path: &str,
         body: Option<Value>,
     ) -> (u16, Value) {
+        self.call_with(method, path, &[], body).await
+    }
+
+    /// [`call`](Self::call) with `headers`.
+    pub async fn call_with(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> (u16, Value) {
         let mut request = self
             .http
             .request(method, format!("{}/{path}", self.ingress));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         if let Some(body) = body {
             request = request.json(&body);
         }

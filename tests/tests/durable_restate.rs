@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_core::providers::{Anthropic, HttpConfig, OpenAi};
+use agent_core::restate::restate_sdk::prelude::{Endpoint, ServiceOptions};
 use agent_core::restate::{DurableAgent, serve};
-use agent_core::{Fallback, Hooks, Message, Model, agent, tool};
-use restate_sdk::prelude::{Endpoint, ServiceOptions};
+use agent_core::{CallInfo, Fallback, Hooks, Message, Model, agent, tool};
 use serde_json::{Value, json};
 use tests::http::{json_reply, received, serve_in_order};
 use tests::peers::Test;
@@ -77,6 +77,30 @@ fn stop_here_if_told(point: &str) {
     }
 }
 
+/// Pays `cents` through the payment system, which does a payment once per idempotency key: the
+/// documented exactly-once recipe (a key from the run id and the call id, the tool `idempotent`).
+/// In a service told to, it stops after the payment, before it could return.
+#[tool(idempotent)]
+fn pay(call: CallInfo, cents: u32) -> String {
+    let key = call.idempotency_key();
+    // The payment system: a payment under a key it has seen is not made again.
+    let seen = format!("payment-{}", key.replace('/', "_"));
+    if counter_value(&seen).is_none() {
+        add_one(&seen);
+        add_one(&format!("paid-{cents}"));
+    }
+    stop_here_if_told(&format!("in pay {cents}"));
+    format!("paid {cents} cents under {key}")
+}
+
+/// The counter `name`, if it was ever counted.
+fn counter_value(name: &str) -> Option<u32> {
+    let path = Path::new(&std::env::var(COUNTERS).expect("the counters folder")).join(name);
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|text| text.trim().parse().expect("a counter"))
+}
+
 /// Sends an email to `to`.
 #[tool(requires_approval)]
 fn send_email(to: String) -> String {
@@ -120,7 +144,7 @@ fn service_main(port: u16) -> ExitCode {
         ),
         Err(_) => Box::new(openai),
     };
-    let agent = agent!(model, bump, charge, balance, send_email)
+    let agent = agent!(model, bump, charge, balance, send_email, pay)
         .defer_approvals()
         .hook(StopBeforeModelCalls);
     // Quick retries: a killed service is back within a second.
@@ -650,6 +674,154 @@ async fn an_approval_never_answers_a_later_call_with_the_same_id() {
     assert_eq!(model_calls(&model).await, 3);
 }
 
+/// A client drives a run as clients do: a body of the wrong shape is told what is expected; the
+/// `idempotency-key` header, which Restate refuses on a workflow's `run`, is not needed (the run id
+/// is the workflow key); a retried blocking `run` is refused (409) and the output comes from
+/// `output` (or `attach`), as the docs say; a decision repeated after the pause ended is told the
+/// call is already decided (409). The tool that pays does so once, under the key the recipe makes.
+async fn a_client_drives_a_run_as_the_docs_say() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "send_email", &json!({ "to": "ada" })),
+        tool_call_reply(2, "pay", &json!({ "cents": 700 })),
+        answer_reply("Sent and paid."),
+    ])
+    .await;
+    let folder = counters_folder("client");
+    let counters = folder.path();
+    let port = free_port();
+    let _service = Service::start(port, &model.uri(), counters, None).await;
+    restate.register(port).await;
+
+    // A body of the wrong shape.
+    let (status, refused) = restate
+        .post(&format!("{SERVICE}/bad-1/run"), json!({ "text": "hi" }))
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    let refused = refused.to_string();
+    assert!(
+        refused.contains(r#"a run request is {\"input\": \"...\"}"#) && refused.contains("neither"),
+        "{refused}"
+    );
+    assert!(!refused.contains("untagged"), "{refused}");
+
+    // Restate refuses `idempotency-key` on a workflow's handler: the docs no longer offer it.
+    let (status, refused) = restate
+        .call_with(
+            reqwest::Method::POST,
+            &format!("{SERVICE}/run-6/run"),
+            &[("idempotency-key", "k1")],
+            Some(json!({ "input": "Email Ada, then pay." })),
+        )
+        .await;
+    assert_eq!(status, 400, "{refused}");
+
+    // Started; it waits on the approval.
+    let (status, body) = restate
+        .post(
+            &format!("{SERVICE}/run-6/run/send"),
+            json!({ "input": "Email Ada, then pay." }),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    wait_for_pending(&restate, "run-6").await;
+    let decide = json!({ "call_id": "call_1", "decision": "approve" });
+    let (status, body) = restate
+        .post(&format!("{SERVICE}/run-6/decide"), decide.clone())
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    // The output, from `output`, as often as it is asked.
+    let (status, output) = restate
+        .call(
+            reqwest::Method::POST,
+            &format!("{SERVICE}/run-6/output"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{output}");
+    assert_eq!(output["text"], "Sent and paid.", "{output}");
+    let paid = output["messages"]
+        .as_array()
+        .expect("the messages")
+        .iter()
+        .find(|message| message["tool_call_id"] == "call_2")
+        .expect("the payment's result");
+    assert_eq!(paid["content"], "paid 700 cents under run-6/call_2");
+
+    // A retried `run` is refused; the documented ways to its output answer.
+    let (status, refused) = restate
+        .post(
+            &format!("{SERVICE}/run-6/run"),
+            json!({ "input": "Email Ada, then pay." }),
+        )
+        .await;
+    assert_eq!(status, 409, "{refused}");
+    let (status, again) = restate
+        .call(
+            reqwest::Method::POST,
+            &format!("{SERVICE}/run-6/output"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again, output);
+    assert_eq!(restate.attach(SERVICE, "run-6").await, output);
+
+    // A decision repeated once the pause is over.
+    let (status, refused) = restate
+        .post(&format!("{SERVICE}/run-6/decide"), decide)
+        .await;
+    assert_eq!(status, 409, "{refused}");
+    assert!(refused.to_string().contains("already decided"), "{refused}");
+
+    assert_eq!(counter(counters, "email-ada").as_deref(), Some("1"));
+    assert_eq!(counter(counters, "paid-700").as_deref(), Some("1"));
+    assert_eq!(model_calls(&model).await, 3);
+}
+
+/// The exactly-once recipe through a crash: the payment is made, then the service dies before
+/// the call returns; the replay runs the idempotent tool again, under the same key (the workflow
+/// key and the recorded call id), and the payment system does not pay twice.
+async fn a_payment_keyed_by_run_and_call_happens_once_through_a_crash() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "pay", &json!({ "cents": 900 })),
+        answer_reply("Paid."),
+    ])
+    .await;
+    let folder = counters_folder("recipe");
+    let counters = folder.path();
+    let port = free_port();
+    let mut service = Service::start(port, &model.uri(), counters, Some("in pay 900")).await;
+    restate.register(port).await;
+    let (status, body) = restate
+        .post(
+            &format!("{SERVICE}/run-7/run/send"),
+            json!({ "input": "Pay 9 dollars." }),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    service.expect_line("in pay 900").await;
+    service.kill().await;
+
+    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let output = restate.attach(SERVICE, "run-7").await;
+    assert_eq!(output["text"], "Paid.", "{output}");
+    let result = output["messages"]
+        .as_array()
+        .expect("the messages")
+        .iter()
+        .find(|message| message["role"] == "tool")
+        .expect("the payment's result");
+    assert_eq!(result["content"], "paid 900 cents under run-7/call_1");
+    assert_eq!(
+        counter(counters, "paid-900").as_deref(),
+        Some("1"),
+        "paid once"
+    );
+}
+
 fn main() -> ExitCode {
     if let Some(port) = std::env::var(SERVICE_PORT)
         .ok()
@@ -661,6 +833,16 @@ fn main() -> ExitCode {
         return code;
     }
     tests::peers::main([
+        Test::tokio(
+            "a_client_drives_a_run_as_the_docs_say",
+            a_client_drives_a_run_as_the_docs_say,
+        )
+        .needs(&RESTATE),
+        Test::tokio(
+            "a_payment_keyed_by_run_and_call_happens_once_through_a_crash",
+            a_payment_keyed_by_run_and_call_happens_once_through_a_crash,
+        )
+        .needs(&RESTATE),
         Test::tokio(
             "a_killed_run_goes_on_without_repeating_a_step",
             a_killed_run_goes_on_without_repeating_a_step,

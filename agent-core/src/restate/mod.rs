@@ -3,22 +3,36 @@
 //! finished.
 //!
 //! [`DurableAgent`] serves an ordinary [`Agent`](crate::Agent) as a Restate *workflow*, bound to a
-//! `restate_sdk` endpoint next to any other services, which [`serve`] serves. Each run is one workflow instance, keyed by
-//! the run id the client picks; through Restate's ingress:
+//! `restate_sdk` endpoint next to any other services, which [`serve`] serves. Each run is one
+//! workflow instance, keyed by the run id the client picks; through Restate's ingress:
 //!
 //! | request | what it does |
 //! |---|---|
 //! | `POST /{name}/{run_id}/run` `{"input": "..."}` | runs the agent and answers with a [`DurableOutput`] (add `/send` to only start it) |
-//! | `GET /restate/workflow/{name}/{run_id}/attach` | waits for that run's output (`/output` peeks) |
+//! | `POST /{name}/{run_id}/output` | waits for that run's output: what `run` answers, however often it is asked |
+//! | `GET /restate/workflow/{name}/{run_id}/attach` | the same, through Restate's own endpoint (`/output` there peeks) |
 //! | `POST /{name}/{run_id}/pending` | the calls the run waits on ([`Pending`]) |
 //! | `POST /{name}/{run_id}/decide` `{"call_id": "...", "decision": "approve"}` | settles a waiting call ([`DecisionRequest`]) |
 //!
-//! The Restate SDK is re-exported as [`restate_sdk`], so the endpoint, its options and this
-//! module's types come from the same version.
+//! A `run` body of another shape is refused (400) with an error that names the shapes expected; a
+//! decision on a call that does not wait is refused (400), and a second decision on a call (409),
+//! also once the run has gone on.
 //!
-//! **One run per id.** A workflow's `run` handler runs once per key: a client that retries its
-//! request (a timeout, a lost connection) with the same run id gets the same run, never a second
-//! one. Restate's `idempotency-key` header works as well.
+//! The Restate SDK is re-exported as [`restate_sdk`], so the endpoint, its options and this
+//! module's types come from the same version: import it from here
+//! (`use agent_core::restate::restate_sdk::prelude::Endpoint;`), with no dependency of your own.
+//!
+//! **One run per id.** A workflow's `run` handler runs once per key, and the key is the run's
+//! idempotency key: a client that retries its `run` request (a timeout, a lost connection) with the
+//! same run id never starts a second run. Restate answers such a retry `409` ("the workflow method
+//! was already invoked"), not with the output: a client that may retry starts the run with
+//! `/run/send` (or treats a `409` as "started") and reads the output from `output` (or `attach`),
+//! which answers as often as it is asked, while the run goes on and after it ended. Restate refuses
+//! the `idempotency-key` header on a workflow's handlers (400): the run id is the key. A run id is
+//! the client's to make (an order number, a conversation turn, a UUID); it names the run in every
+//! later request (`pending`, `decide`, `output`). A plain (keyless) service handler is not offered:
+//! a run that waits for an approval needs the durable promises and the state that only a
+//! workflow's key holds, and its `decide` requests need a key to name it by.
 //!
 //! **Journaled steps.** Each model call and each tool call is a `run` step of the invocation: the
 //! Restate server records its result before the loop goes on. When the process dies, Restate
@@ -70,9 +84,31 @@
 //!   the outcome is unknown and must be checked. With no crash mid-call, that is exactly once.
 //!
 //! To make a side effect in another system happen exactly once even then, give that system an
-//! idempotency key that is the same on every replay: the run id (handed to
-//! [`DurableAgent::with_context`]'s factory) with the call's id (stable, since the model's reply
-//! that made the call is itself recorded), then mark the tool `idempotent`.
+//! idempotency key that is the same on every replay, and mark the tool `idempotent`: a
+//! [`CallInfo`](crate::CallInfo) parameter gives the run id (the workflow key) and the call's id
+//! (stable, since the model's reply that made the call is itself recorded), and
+//! [`CallInfo::idempotency_key`](crate::CallInfo::idempotency_key) joins them. A replay of a
+//! call cut off mid-way runs it again under the same key, and the other system does the work once:
+//!
+//! ```
+//! use agent_core::{CallInfo, ToolError, tool};
+//!
+//! # struct Payments;
+//! # impl Payments {
+//! #     async fn charge(&self, _key: &str, _cents: u32) -> Result<String, String> { Ok("ch_1".into()) }
+//! # }
+//! # static PAYMENTS: Payments = Payments;
+//! /// Charge the customer's card.
+//! #[tool(idempotent)]
+//! async fn charge(call: CallInfo, cents: u32) -> Result<String, ToolError> {
+//!     // The payment API does one charge per idempotency key, however often it is asked.
+//!     let charge = PAYMENTS
+//!         .charge(&call.idempotency_key(), cents)
+//!         .await
+//!         .map_err(ToolError::failed)?;
+//!     Ok(format!("charged {cents} cents: {charge}"))
+//! }
+//! ```
 
 mod journal;
 mod serve;

@@ -23,7 +23,7 @@ use tokio::net::TcpListener;
 /// use agent_core::restate::{DurableAgent, serve};
 /// use agent_core::testing::ScriptedModel;
 /// use agent_core::{AssistantMessage, agent};
-/// use restate_sdk::prelude::Endpoint;
+/// use agent_core::restate::restate_sdk::prelude::Endpoint;
 ///
 /// # async fn run() -> std::io::Result<()> {
 /// let model = ScriptedModel::new([AssistantMessage::text("Hello!")]);

@@ -1,4 +1,4 @@
-//! The durable agent as a Restate workflow: its handlers (`run`, `decide`, `pending`), how Restate
+//! The durable agent as a Restate workflow: its handlers (`run`, `output`, `decide`, `pending`), how Restate
 //! reaches them, and what Restate is told about them.
 
 use std::fmt;
@@ -12,6 +12,7 @@ use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
 use restate_sdk::service::{IntoServiceDefinition, Service, ServiceDefinition};
 
 use super::journal::RestateJournal;
+use crate::call_info::RunId;
 use serde::{Deserialize, Serialize};
 
 use super::wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};
@@ -21,13 +22,19 @@ use crate::run::{Decision, PendingCall, RunError};
 /// The workflow state key under which a paused run keeps its [`Waiting`].
 const PENDING: &str = "pending";
 
-/// What a paused run keeps in its workflow state: which of its pauses this is, and the calls that
-/// wait. A model may use a call id again in a later reply, so each pause's decisions arrive on
-/// promises of their own: an approval given once never answers a later call.
+/// The durable promise the `output` handler waits on: the run's output, or its failure.
+const OUTPUT: &str = "output";
+
+/// What a paused run keeps in its workflow state: which of its pauses this is, the calls that
+/// wait, and the ids of the calls decided in the pauses before. A model may use a call id again in
+/// a later reply, so each pause's decisions arrive on promises of their own: an approval given
+/// once never answers a later call.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Waiting {
     pause: usize,
     calls: Vec<PendingCall>,
+    #[serde(default)]
+    decided: Vec<String>,
 }
 
 /// Makes the context of each run from the run's id.
@@ -45,7 +52,7 @@ type MakeContext<S> = Arc<dyn Fn(&str) -> S + Send + Sync>;
 /// use agent_core::restate::{DurableAgent, serve};
 /// use agent_core::testing::ScriptedModel;
 /// use agent_core::{AssistantMessage, agent};
-/// use restate_sdk::prelude::Endpoint;
+/// use agent_core::restate::restate_sdk::prelude::Endpoint;
 ///
 /// # async fn run() -> std::io::Result<()> {
 /// let model = ScriptedModel::new([AssistantMessage::text("Hello!")]);
@@ -78,8 +85,8 @@ impl DurableAgent<()> {
 
 impl<S: Send + Sync + 'static> DurableAgent<S> {
     /// Serves an agent whose tools take a context, made for each run from the run's id (the
-    /// workflow key). The id is the same on every replay of the run, so a tool can build stable
-    /// idempotency keys for the systems it calls from it.
+    /// workflow key). The id is the same on every replay of the run; tools that only need it for
+    /// an idempotency key take a [`CallInfo`](crate::CallInfo) instead, whose run id it is.
     pub fn with_context(
         name: impl Into<String>,
         agent: Arc<Agent<S>>,
@@ -140,9 +147,31 @@ impl<S: Send + Sync + 'static> Service for Handlers<S> {
         Box::pin(async move {
             match restate.handler_name() {
                 "run" => {
-                    let (Json(request), metadata) = restate.input::<Json<DurableRequest>>().await;
-                    let context = make_context(&metadata.key);
-                    let outcome = run(&restate, &agent, &context, request).await;
+                    let (Json(body), metadata) = restate.input::<Json<serde_json::Value>>().await;
+                    let outcome = match serde_json::from_value::<DurableRequest>(body) {
+                        Ok(request) => {
+                            let context = make_context(&metadata.key);
+                            let run_id = RunId::from(metadata.key.as_str());
+                            run(&restate, &agent, &context, request, run_id).await
+                        }
+                        Err(error) => Err(TerminalError::new_with_code(400, error.to_string())),
+                    };
+                    // The `output` handler's answer: the same as this one's.
+                    match &outcome {
+                        Ok(Json(output)) => restate.resolve_promise(OUTPUT, Json(output)),
+                        Err(error) => restate.reject_promise(
+                            OUTPUT,
+                            TerminalError::new_with_code(error.code(), error.message()),
+                        ),
+                    }
+                    restate.handle_handler_result(outcome.map_err(HandlerError::from));
+                }
+                "output" => {
+                    let ((), _) = restate.input::<()>().await;
+                    let outcome = restate
+                        .promise::<Json<DurableOutput>>(OUTPUT)
+                        .await
+                        .map_err(HandlerError::from);
                     restate.handle_handler_result(outcome);
                 }
                 "decide" => {
@@ -175,14 +204,17 @@ async fn run<S: Send + Sync + 'static>(
     agent: &Agent<S>,
     context: &S,
     request: DurableRequest,
-) -> HandlerResult<Json<DurableOutput>> {
+    run_id: RunId,
+) -> Result<Json<DurableOutput>, TerminalError> {
     let journal = RestateJournal { context: restate };
     let mut outcome = request
         .into_run(agent)
         .context(context)
         .journal(&journal)
+        .run_id(run_id.clone())
         .await;
     let mut pause = 0;
+    let mut decided = Vec::new();
     loop {
         pause += 1;
         let output = outcome.map_err(failed)?;
@@ -190,19 +222,32 @@ async fn run<S: Send + Sync + 'static>(
             return Ok(Json(DurableOutput::from(output)));
         };
         let calls = paused.pending().to_vec();
-        restate.set(PENDING, Json(Waiting { pause, calls }));
+        let waiting = Waiting {
+            pause,
+            calls,
+            decided: decided.clone(),
+        };
+        restate.set(PENDING, Json(waiting));
         let mut decisions = Vec::with_capacity(paused.pending().len());
         for pending in paused.pending() {
             let id = &pending.call.id;
             let name = promise_name(pause, id);
             let Json(decision) = restate.promise::<Json<Decision>>(&name).await?;
             decisions.push((id.clone(), decision));
+            decided.push(id.clone());
         }
-        restate.clear(PENDING);
+        // Nothing waits now; a late decision on a call of this pause is told it was decided.
+        let waiting = Waiting {
+            pause,
+            calls: Vec::new(),
+            decided: decided.clone(),
+        };
+        restate.set(PENDING, Json(waiting));
         outcome = agent
             .resume(paused, decisions)
             .context(context)
             .journal(&journal)
+            .run_id(run_id.clone())
             .await;
     }
 }
@@ -210,7 +255,11 @@ async fn run<S: Send + Sync + 'static>(
 /// The shared `decide` handler: settles one waiting call. A call that does not wait, or a decision
 /// of the wrong kind for it, is refused (400), and a second decision on a call (409).
 async fn decide(restate: &ContextInternal, request: DecisionRequest) -> HandlerResult<()> {
-    let Waiting { pause, calls } = restate
+    let Waiting {
+        pause,
+        calls,
+        decided,
+    } = restate
         .get::<Json<Waiting>>(PENDING)
         .await?
         .map(|Json(waiting)| waiting)
@@ -219,6 +268,10 @@ async fn decide(restate: &ContextInternal, request: DecisionRequest) -> HandlerR
         .iter()
         .find(|pending| pending.call.id == request.call_id)
     else {
+        if decided.contains(&request.call_id) {
+            let message = format!("the call `{}` is already decided", request.call_id);
+            return Err(TerminalError::new_with_code(409, message).into());
+        }
         let waiting: Vec<&str> = calls
             .iter()
             .map(|pending| pending.call.id.as_str())
@@ -261,8 +314,8 @@ fn promise_name(pause: usize, call_id: &str) -> String {
 
 /// A run that failed ends its workflow with a terminal error (Restate does not retry it): the
 /// same failure would come back. The error's text says which step failed and why.
-fn failed(error: RunError) -> HandlerError {
-    TerminalError::new_with_code(500, error.to_string()).into()
+fn failed(error: RunError) -> TerminalError {
+    TerminalError::new_with_code(500, error.to_string())
 }
 
 /// What Restate's discovery learns: a workflow named `name` with its three handlers.
@@ -300,6 +353,13 @@ fn workflow(name: &str) -> discovery::Service {
                 json_input(),
                 json(),
                 "Runs the agent once for this workflow id: {\"input\": \"...\"}.",
+            ),
+            handler(
+                "output",
+                discovery::HandlerType::Shared,
+                discovery::InputPayload::empty(),
+                json(),
+                "Waits for the run's output (what `run` answers), however often it is asked.",
             ),
             handler(
                 "decide",

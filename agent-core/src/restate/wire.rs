@@ -11,7 +11,9 @@ use crate::run::{Agent, Decision, Input, PendingCall, RunOutput, RunRequest, Sto
 /// ```json
 /// {"input": "What is the weather in Paris?"}
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// A body of another shape is refused (400) with an error that says which shapes are expected.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
 pub enum DurableRequest {
@@ -28,6 +30,49 @@ pub enum DurableRequest {
         /// The conversation.
         messages: Vec<Message>,
     },
+}
+
+/// The forms a `run` request takes, for the errors that name them.
+const EXPECTED: &str =
+    r#"a run request is {"input": "..."} (with "parts" if any) or {"messages": [...]}"#;
+
+/// Read by the key it has, so a body of the wrong shape is told what was expected, and a body of
+/// the right shape what is wrong in it (where serde's untagged enums only say that no variant
+/// matched).
+impl<'de> Deserialize<'de> for DurableRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+
+        #[derive(Deserialize)]
+        struct InputForm {
+            input: String,
+            #[serde(default)]
+            parts: Vec<Part>,
+        }
+        #[derive(Deserialize)]
+        struct MessagesForm {
+            messages: Vec<Message>,
+        }
+
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let Some(object) = value.as_object() else {
+            return Err(D::Error::custom(format_args!("{EXPECTED}, not {value}")));
+        };
+        if object.contains_key("input") {
+            let InputForm { input, parts } = serde_json::from_value(value)
+                .map_err(|error| D::Error::custom(format_args!("{EXPECTED}: {error}")))?;
+            Ok(DurableRequest::Input { input, parts })
+        } else if object.contains_key("messages") {
+            let MessagesForm { messages } = serde_json::from_value(value)
+                .map_err(|error| D::Error::custom(format_args!("{EXPECTED}: {error}")))?;
+            Ok(DurableRequest::Messages { messages })
+        } else {
+            let keys: Vec<&String> = object.keys().collect();
+            Err(D::Error::custom(format_args!(
+                "{EXPECTED}; this one has neither \"input\" nor \"messages\" (its keys: {keys:?})"
+            )))
+        }
+    }
 }
 
 impl DurableRequest {

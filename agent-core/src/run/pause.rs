@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::call_info::RunId;
 use crate::content::Part;
 use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
 use crate::settings::ModelSettings;
@@ -53,6 +54,10 @@ pub(crate) struct PausedState {
     /// Whether the reply asked for more calls than the run's limit: it ends once resumed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) over_tool_call_limit: bool,
+    /// The run's id, which the run that resumes it keeps (absent from runs saved before runs had
+    /// ids: such a run goes on under a fresh one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) run_id: Option<RunId>,
 }
 
 /// A call that waits.
@@ -219,7 +224,14 @@ impl PausedRun {
             elapsed_ms: u64::try_from(progress.elapsed.as_millis()).unwrap_or(u64::MAX),
             settings: progress.settings,
             over_tool_call_limit: progress.over_tool_call_limit,
+            run_id: Some(progress.run_id),
         }))
+    }
+
+    /// The id of the run that paused, which the run that resumes it keeps (see
+    /// [`CallInfo`](crate::CallInfo)); `None` for a run saved before runs had ids.
+    pub fn run_id(&self) -> Option<&RunId> {
+        self.0.run_id.as_ref()
     }
 
     /// The calls that wait, in the order the model made them.
@@ -403,4 +415,5 @@ pub(crate) struct Progress {
     pub(crate) elapsed: Duration,
     pub(crate) settings: ModelSettings,
     pub(crate) over_tool_call_limit: bool,
+    pub(crate) run_id: RunId,
 }

@@ -15,6 +15,7 @@ use super::kernel::{Resumption, RunPlan, drive};
 use super::outcome::{RunError, RunOutput, TypedOutput};
 use super::pause::{Decision, PausedRun};
 use super::store::{Conversation, Place, SessionError, SessionStore, save, session_error};
+use crate::call_info::RunId;
 use crate::content::Part;
 use crate::message::{Message, Usage};
 use crate::output::{OutputCheck, OutputMode, OutputType, TypedCheck, Validator};
@@ -171,7 +172,9 @@ enum Start {
 ///   agent's;
 /// - [`until`](RunRequest::until): a cancel signal;
 /// - [`output`](RunRequest::output): the answer as a value of your type;
-/// - [`journal`](RunRequest::journal): a durable engine's record of each call.
+/// - [`journal`](RunRequest::journal): a durable engine's record of each call;
+/// - [`run_id`](RunRequest::run_id): the run's id, for tools that ask for it
+///   ([`CallInfo`](crate::CallInfo)).
 ///
 /// ```
 /// use agent_core::testing::ScriptedModel;
@@ -209,6 +212,7 @@ pub struct RunRequest<'a, S, C = NoContext, O = Text> {
     settings: Option<ModelSettings>,
     cancel: Option<BoxFuture<'a, ()>>,
     journal: Option<&'a dyn Journal>,
+    run_id: Option<RunId>,
     output: O,
     given: PhantomData<fn() -> C>,
 }
@@ -238,6 +242,7 @@ impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
             settings: None,
             cancel: None,
             journal: None,
+            run_id: None,
             output: Text,
             given: PhantomData,
         }
@@ -259,6 +264,7 @@ impl<'a, S: Send + Sync + 'static, O> RunRequest<'a, S, NoContext, O> {
             settings: self.settings,
             cancel: self.cancel,
             journal: self.journal,
+            run_id: self.run_id,
             output: self.output,
             given: PhantomData,
         }
@@ -317,6 +323,7 @@ impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
             settings: self.settings,
             cancel: self.cancel,
             journal: self.journal,
+            run_id: self.run_id,
             output: Typed {
                 mode: None,
                 retries: None,
@@ -434,6 +441,15 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
         self
     }
 
+    /// Gives the run its id (otherwise a fresh one, or, for a paused run going on, the id it had):
+    /// what its tools' [`CallInfo`](crate::CallInfo) parameters read. A durable runner gives the
+    /// id it keeps for the run (Restate's workflow key), so a replay sees the same one; a caller
+    /// can give its own (an order number, a request id) to find the run's calls by it.
+    pub fn run_id(mut self, id: impl Into<RunId>) -> Self {
+        self.run_id = Some(id.into());
+        self
+    }
+
     /// Splits the request into what the run needs and what it is to answer with.
     fn split(self) -> (Prepared<'a, S>, O)
     where
@@ -448,6 +464,7 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
             settings: self.settings,
             cancel: self.cancel,
             journal: self.journal,
+            run_id: self.run_id,
         };
         (prepared, self.output)
     }
@@ -549,6 +566,7 @@ struct Prepared<'a, S> {
     settings: Option<ModelSettings>,
     cancel: Option<BoxFuture<'a, ()>>,
     journal: Option<&'a dyn Journal>,
+    run_id: Option<RunId>,
 }
 
 impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
@@ -599,6 +617,7 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
             settings,
             cancel,
             journal,
+            run_id,
         } = self;
         let history = match source {
             Source::New => None,
@@ -614,12 +633,14 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
                     let Conversation { messages, paused } = stored;
                     let (messages, resume) =
                         begin(agent, start, Some(messages), parts, Some((&id, paused)))?;
+                    let run_id = run_id_of(run_id, resume.as_deref());
                     let plan = RunPlan {
                         context,
                         settings,
                         output,
                         resume,
                         journal,
+                        run_id,
                     };
                     let outcome = drive(agent, plan, messages, cancel, events).await;
                     let saved = save(store, &id, place, outcome).await;
@@ -631,18 +652,28 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
         };
         match begin(agent, start, history, parts, None) {
             Ok((messages, resume)) => {
+                let run_id = run_id_of(run_id, resume.as_deref());
                 let plan = RunPlan {
                     context,
                     settings,
                     output,
                     resume,
                     journal,
+                    run_id,
                 };
                 Either::Left(drive(agent, plan, messages, cancel, events))
             }
             Err(error) => Either::Right(Box::pin(std::future::ready(Err(error)))),
         }
     }
+}
+
+/// The id of a run: the one it was given, or the one of the paused run it goes on with, or a
+/// fresh one.
+fn run_id_of(given: Option<RunId>, resume: Option<&Resumption>) -> RunId {
+    given
+        .or_else(|| resume.and_then(|resume| resume.paused.run_id().cloned()))
+        .unwrap_or_default()
 }
 
 /// A run's first messages, and for a paused run going on, what it resumes.

@@ -115,7 +115,7 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
         .iter()
         .filter_map(|param| match param {
             ValidParam::Model(param) => Some(param),
-            ValidParam::State { .. } => None,
+            ValidParam::State { .. } | ValidParam::Call { .. } => None,
         })
         .collect();
 
@@ -195,7 +195,7 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
         .iter()
         .filter_map(|param| match param {
             ValidParam::State { ty, inner } => Some((ty, inner)),
-            ValidParam::Model(_) => None,
+            ValidParam::Model(_) | ValidParam::Call { .. } => None,
         })
         .collect();
     let state_locals: Vec<_> = (0..state_params.len())
@@ -212,13 +212,37 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
                 );
             }
         });
-    let (mut next_model, mut next_state) = (argument_locals.iter(), state_locals.iter());
+    // A `CallInfo` parameter says which call this is: the model's call and the run's id (`__run`,
+    // `None` for a call made outside a run). It is wrapped through `AgentCallInfo`, which only
+    // agent-core's `CallInfo` implements.
+    let call_params: Vec<&Type> = tool
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            ValidParam::Call { ty } => Some(ty),
+            ValidParam::Model(_) | ValidParam::State { .. } => None,
+        })
+        .collect();
+    let call_locals: Vec<_> = (0..call_params.len())
+        .map(|index| format_ident!("__call_info_{}", index))
+        .collect();
+    let call_values = call_params.iter().zip(&call_locals).map(|(ty, local)| {
+        quote_spanned! {ty.span()=>
+            let #local = <#ty as __p::AgentCallInfo>::from_call(__call, __run);
+        }
+    });
+    let (mut next_model, mut next_state, mut next_call) = (
+        argument_locals.iter(),
+        state_locals.iter(),
+        call_locals.iter(),
+    );
     let call_arguments: Vec<&Ident> = tool
         .params
         .iter()
         .filter_map(|param| match param {
             ValidParam::State { .. } => next_state.next(),
             ValidParam::Model(_) => next_model.next(),
+            ValidParam::Call { .. } => next_call.next(),
         })
         .collect();
 
@@ -308,8 +332,31 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
         ::std::boxed::Box::pin(async move {
             let #nested_locals = (__GLUE.0)(&__call.arguments, &__GLUE.1)?;
             #(#state_values)*
+            #(#call_values)*
             #run
         })
+    };
+
+    // Only a tool that asks which call it is needs the run's id: it alone implements
+    // `call_in_run`, and its `call` (a call outside a run) has no run.
+    let (call_without_run, call_in_run) = if call_params.is_empty() {
+        (None, None)
+    } else {
+        let call_in_run = quote! {
+            fn call_in_run<'__a>(
+                &'__a self,
+                __state: &'__a __S,
+                __call: &'__a #krate::ToolCall,
+                __run: &'__a #krate::RunId,
+            ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
+                let __run = ::core::option::Option::Some(__run);
+                #boxed
+            }
+        };
+        (
+            Some(quote!(let __run = ::core::option::Option::None;)),
+            Some(call_in_run),
+        )
     };
 
     // `__GLUE` is the one place the parameter types meet their bound: how the model's arguments
@@ -364,8 +411,11 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
                 __state: &'__a __S,
                 __call: &'__a #krate::ToolCall,
             ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
+                #call_without_run
                 #boxed
             }
+
+            #call_in_run
         }
     }
 }
@@ -453,7 +503,7 @@ fn state_bounds(tool: &ValidTool) -> Vec<TokenStream> {
             ValidParam::State { ty, inner } => Some(quote_spanned! {ty.span()=>
                 __S: __p::ProvidesState<#inner>
             }),
-            ValidParam::Model(_) => None,
+            ValidParam::Model(_) | ValidParam::Call { .. } => None,
         })
         .collect()
 }

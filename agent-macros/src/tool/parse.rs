@@ -51,6 +51,9 @@ pub struct Param {
     pub arg: ArgAttrs,
     /// `T` when the type is written `State<T>`: the value comes from the agent, not the model.
     pub state: Option<Type>,
+    /// Whether the type is written `CallInfo` (any path ending in it): the value comes from the
+    /// run, not the model.
+    pub call_info: bool,
 }
 
 /// Parses the attribute and the item, pushing every mistake to `errors`.
@@ -85,6 +88,7 @@ fn parse_function(attrs: ToolAttrs, function: ItemFn, errors: &mut Errors) -> To
                 docs: doc_lines(&typed.attrs),
                 arg: parse_arg_attrs(&typed.attrs, errors),
                 state: state_inner(&typed.ty),
+                call_info: is_call_info(&typed.ty),
             }),
         }
     }
@@ -202,6 +206,16 @@ fn state_inner(ty: &Type) -> Option<Type> {
         [GenericArgument::Type(inner)] => Some(inner.clone()),
         _ => None,
     }
+}
+
+/// `CallInfo` (any path ending in it, with no arguments). As with `State`, the generated code
+/// checks that it is agent-core's.
+fn is_call_info(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    path.qself.is_none()
+        && path.path.segments.last().is_some_and(|last| {
+            last.ident == "CallInfo" && matches!(last.arguments, PathArguments::None)
+        })
 }
 
 fn not_a_function(item: &Item) -> syn::Error {

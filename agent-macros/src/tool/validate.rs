@@ -62,6 +62,8 @@ pub enum ValidParam {
     Model(ModelParam),
     /// Filled from the run's context: `ty` is written `State<inner>`.
     State { ty: Type, inner: Type },
+    /// Filled from the run: which call this is (`ty` is written `CallInfo`).
+    Call { ty: Type },
 }
 
 pub struct ModelParam {
@@ -311,6 +313,7 @@ fn spell_out_self(tool: &mut ValidTool, self_ty: &Type) {
                 resolve_self(ty, self_ty);
                 resolve_self(inner, self_ty);
             }
+            ValidParam::Call { ty } => resolve_self(ty, self_ty),
         }
     }
 }
@@ -370,6 +373,19 @@ fn validate_param(
             ty: param.ty,
             inner,
         });
+    }
+    if param.call_info {
+        if let Some(default) = &param.arg.default {
+            let span = match default {
+                DefaultValue::Trait(span) => *span,
+                DefaultValue::Expr(expr) => expr.span(),
+            };
+            errors.push(syn::Error::new(
+                span,
+                "a `CallInfo` parameter comes from the run, not the model: it cannot have a default",
+            ));
+        }
+        return Some(ValidParam::Call { ty: param.ty });
     }
     let ident = match &param.pat {
         Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),

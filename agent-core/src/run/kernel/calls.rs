@@ -164,10 +164,16 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         tracing::debug!(arguments = %call.arguments, "tool call");
         let result = match self.journal {
             // What `ToolSet::execute` is, without a layer around it.
-            None => tools.result_message(call, tools.outcome(self.context, call, decision).await),
+            None => tools.result_message(
+                call,
+                tools
+                    .outcome(self.context, call, decision, Some(&self.run_id))
+                    .await,
+            ),
             Some(journal) => {
                 let definition = tools.get(&call.name).map(|tool| tool.definition());
-                let run = Box::pin(tools.execute(self.context, call, decision));
+                let run =
+                    Box::pin(tools.execute_in_run(self.context, call, decision, &self.run_id));
                 match journal.tool_call(call, definition, run).await {
                     Ok(result) => result,
                     Err(error) => tools.result_message(call, Err(error)),

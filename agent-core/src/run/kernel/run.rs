@@ -13,6 +13,7 @@ use super::answer::Output;
 use super::calls::Slot;
 use super::interrupt::{self, Interrupt};
 use super::{Resumption, enabled};
+use crate::call_info::RunId;
 use crate::message::{Message, ToolResultMessage, Usage};
 use crate::output::OutputCheck;
 use crate::run::agent::Agent;
@@ -35,6 +36,8 @@ pub(crate) struct RunPlan<'a, S> {
     pub(crate) resume: Option<Box<Resumption>>,
     /// For a durable run, where its model and tool calls are recorded.
     pub(crate) journal: Option<&'a dyn Journal>,
+    /// The run's id, which its tools may ask for ([`CallInfo`](crate::CallInfo)).
+    pub(crate) run_id: RunId,
 }
 
 /// Runs `agent` on `messages` until it finishes, stops, fails or `cancel` (if any) completes.
@@ -139,6 +142,8 @@ pub(super) struct Run<'a, S> {
     pub(super) journal: Option<&'a dyn Journal>,
     /// The places of a step's calls, kept from step to step (see [`Slot`]).
     pub(super) slots: Vec<Slot>,
+    /// The run's id, handed to each tool call.
+    pub(super) run_id: RunId,
 }
 
 impl<'a, S: Send + Sync + 'static> Run<'a, S> {
@@ -198,6 +203,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
             resume: plan.resume,
             journal: plan.journal,
             slots: Vec::new(),
+            run_id: plan.run_id,
         }
     }
 
@@ -296,6 +302,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 elapsed: self.elapsed_before + ran_for,
                 settings: self.settings.clone(),
                 over_tool_call_limit,
+                run_id: self.run_id.clone(),
             },
         );
         let text = self.agent.tools.texts().run_paused().to_owned();

@@ -1,0 +1,199 @@
+//! A tool learns which call it is (`CallInfo`): the run's id and the model's call id, the same
+//! through a pause and its resume, a session's paused run, and a run given its own id.
+
+use std::sync::{Arc, Mutex};
+
+use agent_core::session::MemorySessions;
+use agent_core::testing::ScriptedModel;
+use agent_core::{
+    Agent, AssistantMessage, CallInfo, Decision, Message, PausedRun, ResumeFrom, RunId, State,
+    ToolBox, ToolCall, ToolSet, agent, tool, tools,
+};
+
+/// What the tools saw, in the order they were called.
+type Seen = Arc<Mutex<Vec<CallInfo>>>;
+
+/// Notes down which call this is.
+#[tool]
+async fn note(call: CallInfo, State(seen): State<Seen>, text: String) -> String {
+    let key = call.idempotency_key();
+    seen.lock().unwrap().push(call);
+    format!("{text}: {key}")
+}
+
+/// Notes down which call this is, on a blocking thread.
+#[tool]
+fn note_sync(State(seen): State<Seen>, call: agent_core::CallInfo) -> String {
+    let key = call.idempotency_key();
+    seen.lock().unwrap().push(call);
+    key
+}
+
+/// Sends money: approved first.
+#[tool(requires_approval)]
+fn pay(State(seen): State<Seen>, call: CallInfo, cents: u32) -> String {
+    let key = call.idempotency_key();
+    seen.lock().unwrap().push(call);
+    format!("paid {cents}: {key}")
+}
+
+fn tool_results(messages: &[Message]) -> Vec<&str> {
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::Tool(result) => Some(result.content.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn calls(calls: &[(&str, &str, &str)]) -> AssistantMessage {
+    AssistantMessage::tool_calls(
+        calls
+            .iter()
+            .map(|(id, name, arguments)| ToolCall::new(*id, *name, *arguments)),
+    )
+}
+
+#[tokio::test]
+async fn a_tool_learns_the_run_id_it_was_given_and_its_call_id() {
+    let model = ScriptedModel::new([
+        calls(&[("c1", "note", r#"{"text":"a"}"#), ("c2", "note_sync", "{}")]),
+        AssistantMessage::text("done"),
+    ]);
+    let seen = Seen::default();
+    let agent = agent!(model, note, note_sync).bind_context(Arc::clone(&seen));
+    let out = agent.run("go").run_id("order-7").await.unwrap();
+    assert_eq!(tool_results(&out.messages), ["a: order-7/c1", "order-7/c2"]);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].run_id, RunId::from("order-7"));
+    assert_eq!(seen[0].call_id, "c1");
+    assert_eq!(seen[0].tool, "note");
+    assert_eq!(seen[1].tool, "note_sync");
+    // Not in the schema: the model never sees it.
+    let definition = note {}.definition().parameters.to_string();
+    assert!(!definition.contains("call"), "{definition}");
+}
+
+#[tokio::test]
+async fn each_run_gets_a_fresh_id_the_same_for_all_its_calls() {
+    let model = ScriptedModel::new([
+        calls(&[("c1", "note", r#"{"text":"a"}"#)]),
+        calls(&[("c2", "note", r#"{"text":"b"}"#)]),
+        AssistantMessage::text("done"),
+        calls(&[("c1", "note", r#"{"text":"a"}"#)]),
+        AssistantMessage::text("done"),
+    ]);
+    let seen = Seen::default();
+    let agent = agent!(model, note).bind_context(Arc::clone(&seen));
+    let _ = agent.run("first").await.unwrap();
+    let _ = agent.run("second").await.unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].run_id, seen[1].run_id);
+    assert_ne!(seen[0].run_id, seen[2].run_id);
+    assert_eq!(seen[0].run_id.to_string().len(), 32);
+}
+
+#[tokio::test]
+async fn a_paused_run_and_its_resume_share_one_id_even_when_saved_and_loaded() {
+    let model = ScriptedModel::new([
+        calls(&[
+            ("c1", "note", r#"{"text":"before"}"#),
+            ("c2", "pay", r#"{"cents":5}"#),
+        ]),
+        calls(&[("c3", "note", r#"{"text":"after"}"#)]),
+        AssistantMessage::text("done"),
+    ]);
+    let seen = Seen::default();
+    let agent = agent!(model, note, pay)
+        .defer_approvals()
+        .bind_context(Arc::clone(&seen));
+    let out = agent.run("pay").await.unwrap();
+    let paused = out.paused.unwrap();
+    let id = paused.run_id().cloned().unwrap();
+    // Saved and loaded, as a server that waits for a person would.
+    let saved = serde_json::to_string(&paused).unwrap();
+    let loaded: PausedRun = serde_json::from_str(&saved).unwrap();
+    assert_eq!(loaded.run_id(), Some(&id));
+    let out = agent
+        .resume(loaded, [("c2", Decision::Approve)])
+        .await
+        .unwrap();
+    assert_eq!(out.text, "done");
+    let seen = seen.lock().unwrap();
+    let ids: Vec<&RunId> = seen.iter().map(|call| &call.run_id).collect();
+    assert_eq!(ids, [&id, &id, &id]);
+    assert_eq!(
+        tool_results(&out.messages),
+        [
+            format!("before: {id}/c1"),
+            format!("paid 5: {id}/c2"),
+            format!("after: {id}/c3")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_session_run_keeps_its_id_through_the_pause_kept_in_the_session() {
+    let model = ScriptedModel::new([
+        calls(&[("c1", "pay", r#"{"cents":9}"#)]),
+        AssistantMessage::text("done"),
+    ]);
+    let seen = Seen::default();
+    let agent = agent!(model, pay)
+        .defer_approvals()
+        .bind_context(Arc::clone(&seen));
+    let store = MemorySessions::new();
+    let out = agent
+        .run("pay")
+        .session(&store, "chat")
+        .run_id("chat-turn-1")
+        .await
+        .unwrap();
+    assert!(out.paused.is_some());
+    let _ = agent
+        .resume(ResumeFrom::Session, [("c1", Decision::Approve)])
+        .session(&store, "chat")
+        .await
+        .unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].idempotency_key(), "chat-turn-1/c1");
+}
+
+#[tokio::test]
+async fn a_call_outside_a_run_is_a_run_of_its_own() {
+    let seen = Seen::default();
+    let tools: ToolSet = tools!(note).bind_context(Arc::clone(&seen));
+    let call = ToolCall::new("x", "note", r#"{"text":"t"}"#);
+    tools.dispatch(&(), &call).await;
+    tools.dispatch(&(), &call).await;
+    let by_run = tools
+        .execute_in_run(&(), &call, agent_core::CallDecision::Run, &RunId::from("r"))
+        .await;
+    assert_eq!(by_run.content, "t: r/x");
+    let seen = seen.lock().unwrap();
+    assert_ne!(seen[0].run_id, seen[1].run_id);
+}
+
+/// Tools of a toolbox ask for their call the same way.
+struct Ledger;
+
+#[tool]
+impl Ledger {
+    /// Writes an entry.
+    #[tool]
+    async fn write(&self, call: CallInfo, amount: i64) -> String {
+        format!("{amount} under {}", call.idempotency_key())
+    }
+}
+
+#[tokio::test]
+async fn a_method_tool_learns_its_call_too() {
+    let model = ScriptedModel::new([
+        calls(&[("c1", "write", r#"{"amount":3}"#)]),
+        AssistantMessage::text("done"),
+    ]);
+    let agent: Agent = Agent::new(model).try_tools(Ledger.into_tools()).unwrap();
+    let out = agent.run("go").run_id("ledger-1").await.unwrap();
+    assert_eq!(tool_results(&out.messages), ["3 under ledger-1/c1"]);
+}
