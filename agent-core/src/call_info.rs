@@ -35,8 +35,9 @@ pub struct RunId(Repr);
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Repr {
-    /// Made here: written out as 32 hexadecimal digits.
-    Fresh(u128),
+    /// Made here: written out as 32 hexadecimal digits, the high half first. (Two halves, not a
+    /// `u128`: that would align every run that holds an id to 16 bytes.)
+    Fresh([u64; 2]),
     /// Given by the caller (a workflow key, a saved run's id).
     Given(Arc<str>),
 }
@@ -57,11 +58,12 @@ fn random_u128() -> u128 {
 impl RunId {
     /// A fresh id, unlike any other.
     pub fn new() -> Self {
-        RunId(Repr::Fresh(NEXT.with(|next| {
+        let id = NEXT.with(|next| {
             let id = next.get();
             next.set(id.wrapping_add(1));
             id
-        })))
+        });
+        RunId(Repr::Fresh([(id >> 64) as u64, id as u64]))
     }
 }
 
@@ -77,9 +79,12 @@ impl From<&str> for RunId {
         let hex = |byte: &u8| byte.is_ascii_digit() || (b'a'..=b'f').contains(byte);
         if id.len() == 32
             && id.as_bytes().iter().all(hex)
-            && let Ok(fresh) = u128::from_str_radix(id, 16)
+            && let (Ok(high), Ok(low)) = (
+                u64::from_str_radix(&id[..16], 16),
+                u64::from_str_radix(&id[16..], 16),
+            )
         {
-            return RunId(Repr::Fresh(fresh));
+            return RunId(Repr::Fresh([high, low]));
         }
         RunId(Repr::Given(Arc::from(id)))
     }
@@ -94,7 +99,7 @@ impl From<String> for RunId {
 impl fmt::Display for RunId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Repr::Fresh(id) => write!(f, "{id:032x}"),
+            Repr::Fresh([high, low]) => write!(f, "{high:016x}{low:016x}"),
             Repr::Given(id) => f.write_str(id),
         }
     }
