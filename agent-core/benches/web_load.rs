@@ -1,10 +1,18 @@
 //! 1000 chats at once against the web endpoint over loopback, the model an in-process stand-in
-//! that answers after 200 ms, so every stream is open at the same time: the time to first byte
-//! (p50, p99) and the memory each open stream holds at the peak.
+//! that answers after 200 ms, so every stream is open at the same time: chats per second, the time
+//! to first byte (p50, p99) and the memory each open stream holds at the peak, with each session
+//! store: in memory, an SQLite file, and PostgreSQL (a server of its own, pools of several sizes).
 //!
-//! `cargo bench -p agent-core --features web --bench web_load`. The clients are raw loopback
-//! sockets in the same process (a request written, the response read into a small buffer), so the
-//! memory figure is the server's per stream plus a few hundred bytes of client.
+//! ```text
+//! cargo bench -p agent-core --features web,sqlite,postgres --bench web_load [-- memory sqlite postgres]
+//! ```
+//!
+//! The clients are raw loopback sockets in the same process (a request written, the response read
+//! into a small buffer), so the memory figure is the server's per stream plus a few hundred bytes
+//! of client. The PostgreSQL case starts its own server with Debian's binaries (`initdb`,
+//! `pg_ctl`: `apt-get install postgresql`; as root they run as the `postgres` user), a fresh
+//! cluster in a temporary folder on a loopback port, stopped when the case ends; without the
+//! binaries it says so and is skipped. The SQLite and PostgreSQL cases need their cargo features.
 
 #[path = "common/counting_alloc.rs"]
 mod counting_alloc;
@@ -13,6 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::web::ChatServer;
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Model, ModelError,
@@ -42,9 +51,9 @@ impl Model for Slow {
 }
 
 /// One chat: the time to the response's first byte, and whether the stream ended with `[DONE]`.
-async fn chat(address: std::net::SocketAddr, chat: usize) -> (Duration, bool) {
+async fn chat(address: std::net::SocketAddr, chat: String) -> (Duration, bool) {
     let body = format!(
-        r#"{{"id":"chat-{chat}","messages":[{{"id":"m1","role":"user","parts":[{{"type":"text","text":"Rain?"}}]}}]}}"#
+        r#"{{"id":"{chat}","messages":[{{"id":"m1","role":"user","parts":[{{"type":"text","text":"Rain?"}}]}}]}}"#
     );
     let request = format!(
         "POST /api/chat HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
@@ -81,43 +90,269 @@ fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
     sorted[at.min(sorted.len() - 1)]
 }
 
+/// Serves `store` on a loopback port and runs three rounds of [`CHATS`] chats at once against it,
+/// printing each round's figures under `case`.
+async fn measure(case: &str, store: Arc<dyn SessionStore>) {
+    let agent: Agent = Agent::new(Slow);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let address = listener.local_addr().expect("an address");
+    let server = tokio::spawn(
+        ChatServer::new(Arc::new(agent))
+            .sessions(store)
+            .serve(listener),
+    );
+    // A warm-up chat, so the server's lazily built parts are not counted per stream.
+    let _ = chat(address, format!("{case}-warm-up")).await;
+
+    for round in 1..=3 {
+        let baseline = LIVE.load(Ordering::Relaxed);
+        PEAK.store(baseline, Ordering::Relaxed);
+        let started = Instant::now();
+        let chats: Vec<_> = (0..CHATS)
+            .map(|chat_id| tokio::spawn(chat(address, format!("{case}-{round}-{chat_id}"))))
+            .collect();
+        let mut first_bytes = Vec::with_capacity(CHATS);
+        let mut failed = 0;
+        for chat in chats {
+            let (first_byte, done) = chat.await.expect("a chat task");
+            first_bytes.push(first_byte);
+            failed += usize::from(!done);
+        }
+        let wall = started.elapsed();
+        let peak = PEAK.load(Ordering::Relaxed).saturating_sub(baseline);
+        first_bytes.sort_unstable();
+        println!(
+            "{case} round {round}: {CHATS} chats in {wall:.2?} ({:.0} chats/s, {failed} failed); \
+             first byte p50 {:.1?}, p99 {:.1?}; peak {:.1} KB per open stream",
+            CHATS as f64 / wall.as_secs_f64(),
+            percentile(&first_bytes, 0.5),
+            percentile(&first_bytes, 0.99),
+            peak as f64 / CHATS as f64 / 1024.0,
+        );
+        assert_eq!(failed, 0, "every chat ends with [DONE]");
+    }
+    server.abort();
+}
+
 fn main() {
+    // `cargo bench` passes `--bench`; other arguments pick the stores (all when none).
+    let picked: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with("--"))
+        .collect();
+    let wanted = |store: &str| picked.is_empty() || picked.iter().any(|pick| pick == store);
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     runtime.block_on(async {
-        let agent: Agent = Agent::new(Slow);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a port");
-        let address = listener.local_addr().expect("an address");
-        tokio::spawn(ChatServer::new(Arc::new(agent)).serve(listener));
-        // A warm-up chat, so the server's lazily built parts are not counted per stream.
-        let _ = chat(address, usize::MAX).await;
-
-        for round in 1..=3 {
-            let baseline = LIVE.load(Ordering::Relaxed);
-            PEAK.store(baseline, Ordering::Relaxed);
-            let started = Instant::now();
-            let chats: Vec<_> = (0..CHATS)
-                .map(|chat_id| tokio::spawn(chat(address, round * CHATS + chat_id)))
-                .collect();
-            let mut first_bytes = Vec::with_capacity(CHATS);
-            let mut failed = 0;
-            for chat in chats {
-                let (first_byte, done) = chat.await.expect("a chat task");
-                first_bytes.push(first_byte);
-                failed += usize::from(!done);
-            }
-            let wall = started.elapsed();
-            let peak = PEAK.load(Ordering::Relaxed).saturating_sub(baseline);
-            first_bytes.sort_unstable();
-            println!(
-                "round {round}: {CHATS} chats in {wall:?} ({failed} failed); first byte p50 {:?}, \
-                 p99 {:?}; peak {:.1} KB per open stream",
-                percentile(&first_bytes, 0.5),
-                percentile(&first_bytes, 0.99),
-                peak as f64 / CHATS as f64 / 1024.0,
-            );
-            assert_eq!(failed, 0, "every chat ends with [DONE]");
+        if wanted("memory") {
+            measure("memory", Arc::new(MemorySessions::new())).await;
+        }
+        if wanted("sqlite") {
+            sqlite().await;
+        }
+        if wanted("postgres") {
+            postgres().await;
         }
     });
+}
+
+#[cfg(feature = "sqlite")]
+async fn sqlite() {
+    let path = std::env::temp_dir().join(format!("web-load-{}.sqlite", std::process::id()));
+    let store = agent_core::session::SqliteSessions::open(&path).expect("an SQLite file");
+    measure("sqlite", Arc::new(store)).await;
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+#[cfg(not(feature = "sqlite"))]
+async fn sqlite() {
+    println!("sqlite: skipped (build with --features sqlite)");
+}
+
+/// Pool sizes the PostgreSQL case measures: the default of `PostgresSessions::connect`, and more.
+/// Each conversation with a run going on keeps one connection, so at most `size - 1` run at once.
+#[cfg(feature = "postgres")]
+const POOLS: [usize; 3] = [16, 64, 256];
+
+#[cfg(feature = "postgres")]
+async fn postgres() {
+    use agent_core::session::PostgresSessions;
+    use agent_core::session::deadpool_postgres::{Manager, Pool, tokio_postgres};
+
+    let server = match pg::Server::start() {
+        Ok(server) => server,
+        Err(why) => {
+            println!("postgres: skipped ({why})");
+            return;
+        }
+    };
+    for size in POOLS {
+        let config: tokio_postgres::Config = server.url().parse().expect("the URL");
+        let manager = Manager::new(config, tokio_postgres::NoTls);
+        let pool = Pool::builder(manager)
+            .max_size(size)
+            .build()
+            .expect("a pool");
+        let store = PostgresSessions::from_pool(pool)
+            .await
+            .expect("the store connects");
+        measure(&format!("postgres-pool-{size}"), Arc::new(store)).await;
+    }
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn postgres() {
+    println!("postgres: skipped (build with --features postgres)");
+}
+
+/// A PostgreSQL server of the bench's own (the start logic of the tests' harness,
+/// `tests::postgres`, which the bench crate cannot use).
+#[cfg(feature = "postgres")]
+mod pg {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// The most connections the server takes: room for the largest pool while the last closes.
+    const MAX_CONNECTIONS: usize = 400;
+
+    pub struct Server {
+        port: u16,
+        folder: PathBuf,
+        bin: PathBuf,
+        as_postgres: bool,
+    }
+
+    /// `initdb`, `pg_ctl` and `postgres`: in PATH or Debian's `/usr/lib/postgresql/<version>/bin`.
+    fn binaries() -> Option<PathBuf> {
+        let has_all = |dir: &Path| {
+            ["initdb", "pg_ctl", "postgres"]
+                .iter()
+                .all(|name| dir.join(name).is_file())
+        };
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        for dir in std::env::split_paths(&path) {
+            if let Ok(real) = std::fs::canonicalize(dir.join("initdb"))
+                && let Some(real_dir) = real.parent()
+                && has_all(real_dir)
+            {
+                return Some(real_dir.to_path_buf());
+            }
+        }
+        let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()?
+            .filter_map(Result::ok)
+            .filter_map(|entry| {
+                let version = entry.file_name().to_str()?.parse().ok()?;
+                Some((version, entry.path().join("bin")))
+            })
+            .filter(|(_, dir)| has_all(dir))
+            .collect();
+        versions.sort();
+        versions.pop().map(|(_, dir)| dir)
+    }
+
+    impl Server {
+        /// A fresh cluster in a temporary folder, started on a free loopback port.
+        pub fn start() -> Result<Server, String> {
+            let bin = binaries().ok_or("no initdb, pg_ctl and postgres found")?;
+            let as_postgres = Command::new("id")
+                .arg("-u")
+                .output()
+                .is_ok_and(|output| output.stdout.trim_ascii() == b"0");
+            let folder = std::env::temp_dir().join(format!("web-load-pg-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&folder);
+            std::fs::create_dir_all(&folder).map_err(|error| error.to_string())?;
+            if as_postgres {
+                let chown = Command::new("chown")
+                    .arg("postgres:")
+                    .arg(&folder)
+                    .status()
+                    .map_err(|error| error.to_string())?;
+                if !chown.success() {
+                    return Err("running as root, and no `postgres` user to run it as".into());
+                }
+            }
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .map_err(|error| error.to_string())?
+                .port();
+            let server = Server {
+                port,
+                folder,
+                bin,
+                as_postgres,
+            };
+            let data = server.folder.join("data").display().to_string();
+            server.run(
+                "initdb",
+                &[
+                    "-D",
+                    &data,
+                    "-U",
+                    "postgres",
+                    "-A",
+                    "trust",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "--no-sync",
+                ],
+            )?;
+            let options = format!(
+                "-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={} \
+                 -c max_connections={MAX_CONNECTIONS}",
+                server.folder.display()
+            );
+            let log = server.folder.join("log").display().to_string();
+            server.run(
+                "pg_ctl",
+                &["-D", &data, "-l", &log, "-o", &options, "-w", "start"],
+            )?;
+            Ok(server)
+        }
+
+        /// The `postgres` database, as user `postgres` with no password.
+        pub fn url(&self) -> String {
+            format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+        }
+
+        fn run(&self, binary: &str, args: &[&str]) -> Result<(), String> {
+            let program = self.bin.join(binary);
+            let mut command = if self.as_postgres {
+                let mut command = Command::new("runuser");
+                command.args(["-u", "postgres", "--"]).arg(&program);
+                command
+            } else {
+                Command::new(&program)
+            };
+            let output = command
+                .args(args)
+                .current_dir(&self.folder)
+                .output()
+                .map_err(|error| format!("{binary}: {error}"))?;
+            if output.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{binary} failed: {}\n{}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr)
+                ))
+            }
+        }
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let data = self.folder.join("data").display().to_string();
+            if let Err(error) = self.run("pg_ctl", &["-D", &data, "-m", "immediate", "-w", "stop"])
+            {
+                eprintln!("note: the bench's PostgreSQL server did not stop: {error}");
+            }
+            let _ = std::fs::remove_dir_all(&self.folder);
+        }
+    }
 }

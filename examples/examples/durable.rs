@@ -68,7 +68,7 @@ mod tests {
 
     use super::*;
 
-    /// What Restate's discovery request finds: the workflow and its three handlers.
+    /// What Restate's discovery request finds: the workflow and its four handlers.
     #[tokio::test]
     async fn restate_discovers_the_workflow_and_its_handlers() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -101,6 +101,7 @@ mod tests {
             handlers,
             [
                 ("run", "WORKFLOW"),
+                ("output", "SHARED"),
                 ("decide", "SHARED"),
                 ("pending", "SHARED")
             ]

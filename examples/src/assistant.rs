@@ -15,8 +15,9 @@ pub fn delete_notes() -> String {
 }
 
 /// The assistant on `model`: the weather tool and the note deletion, whose approvals wait for a
-/// person ([`Agent::defer_approvals`]).
-pub fn assistant(model: impl Model + 'static) -> Agent {
+/// person ([`Agent::defer_approvals`]). Its tools need no context, so its runs may have any
+/// (`S`: the signed-in user of a web chat, say).
+pub fn assistant<S: Send + Sync + 'static>(model: impl Model + 'static) -> Agent<S> {
     Agent::new(model)
         .system("You are a brief, friendly assistant. Use the tools for facts.")
         .try_tool(get_weather {})
@@ -74,10 +75,10 @@ fn answer(question: &str, turn: usize) -> AssistantMessage {
 /// `providers::from_env`, or else on the [`StandIn`]) and a listener on `127.0.0.1`, at the port of
 /// its command line (`[--port PORT]`) or `default_port`. When either cannot be had, the message is
 /// printed and the exit code to end with is returned.
-pub async fn served_assistant(
+pub async fn served_assistant<S: Send + Sync + 'static>(
     name: &str,
     default_port: u16,
-) -> Result<(Agent, tokio::net::TcpListener), std::process::ExitCode> {
+) -> Result<(Agent<S>, tokio::net::TcpListener), std::process::ExitCode> {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
     let port = port_argument(&arguments, default_port).map_err(|message| {
         eprintln!("{message}\nusage: {name} [--port PORT]");

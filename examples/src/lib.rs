@@ -2,4 +2,5 @@
 //! server binary is `cargo run -p examples --bin mcp_server`.
 
 pub mod assistant;
+pub mod signed_in;
 pub mod weather;

@@ -12,12 +12,22 @@ use agent_core::{
     ModelError, ResumeFrom, RunError, StopReason, ToolCall, tool,
 };
 
-/// Writes a note down.
+/// What a note begins with to make `note` a slow tool: it takes [`SLOW_NOTE`] (for the tests
+/// that kill a server while a tool runs).
+pub const SLOWLY: &str = "slowly";
+
+/// How long a note beginning with [`SLOWLY`] takes.
+pub const SLOW_NOTE: Duration = Duration::from_secs(120);
+
+/// Writes a note down (slowly when it begins with [`SLOWLY`]).
 #[tool]
 pub async fn note(
     /// What to note.
     text: String,
 ) -> String {
+    if text.starts_with(SLOWLY) {
+        tokio::time::sleep(SLOW_NOTE).await;
+    }
     format!("noted: {text}")
 }
 

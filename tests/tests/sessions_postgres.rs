@@ -4,7 +4,9 @@
 //! one database standing for two processes; runs on a conversation serialized across stores by the
 //! advisory lock; the schema versioned; a writer killed with SIGKILL mid-append leaves nothing
 //! half-written; no password in errors or `Debug` output; two `ChatServer` processes on one
-//! database serving one chat in turn, an approval asked by one answered through the other.
+//! database serving one chat in turn, an approval asked by one answered through the other; one of
+//! them killed while a slow tool runs, the chat going on through the other as it was before the
+//! killed turn.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -353,6 +355,101 @@ async fn two_chat_servers_on_one_database_share_a_chat() {
     assert_eq!(wiped, 1, "the approved call ran once");
 }
 
+/// A chat server killed (SIGKILL) while its run's slow tool works, the chat then going on through
+/// another server on the same database. What the design guarantees: a run writes its messages in
+/// one transaction when it ends (or is cancelled), so a process killed before then has written
+/// nothing of the turn, and the conversation is exactly as it was before it; the killed process's
+/// connections close with it, PostgreSQL lets go of their advisory locks, and the other server
+/// takes the conversation at once (not after a timeout).
+async fn a_chat_server_killed_while_a_slow_tool_runs_loses_the_turn_whole() {
+    let url = shared().fresh_database("killed").await;
+    let (mut one, api_one) = spawn_chat_server(&url).await;
+    let (_two, api_two) = spawn_chat_server(&url).await;
+    let chunks = post(&api_one, "killed", user("u0", "buy milk")).await;
+    assert!(chunks.iter().any(|chunk| chunk["type"] == "finish"));
+    let store = PostgresSessions::connect(&url).await.unwrap();
+    let before = store.load("killed").await.unwrap();
+    assert_eq!(before.messages.len(), 5, "{:?}", before.messages);
+
+    // The slow turn on the first server: read its stream until the tool's call is out (the tool
+    // runs from then on, for two minutes), then kill the server.
+    let slow = format!("{} feed the cat", contract::SLOWLY);
+    let mut reply = reqwest::Client::new()
+        .post(&api_one)
+        .json(&serde_json::json!({ "id": "killed", "messages": [user("u1", &slow)] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status().as_u16(), 200);
+    let mut streamed = String::new();
+    while !streamed.contains("tool-input-available") {
+        let chunk = tokio::time::timeout(Duration::from_secs(30), reply.chunk())
+            .await
+            .expect("the call streams")
+            .unwrap()
+            .expect("the stream goes on while the tool runs");
+        streamed.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(one.try_wait().unwrap().is_none(), "the first server runs");
+    assert!(
+        !streamed.contains("tool-output"),
+        "the tool is still at work"
+    );
+    one.start_kill().unwrap();
+    let status = one.wait().await.unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
+    // The client sees its stream cut short, not finished.
+    let rest = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Ok(Some(chunk)) = reply.chunk().await {
+            streamed.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await;
+    assert!(rest.is_ok(), "the stream ends with the server");
+    assert!(!streamed.contains("[DONE]"), "{streamed}");
+
+    // Nothing of the killed turn was written: the conversation as it was before it.
+    let after_kill = store.load("killed").await.unwrap();
+    assert_eq!(after_kill.messages, before.messages);
+    assert!(after_kill.paused.is_none());
+
+    // The second server takes the chat at once: no advisory lock left behind.
+    let started = std::time::Instant::now();
+    let chunks = tokio::time::timeout(
+        Duration::from_secs(20),
+        post(&api_two, "killed", user("u2", "call mum")),
+    )
+    .await
+    .expect("the second server answers, no lock left waiting");
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "served after {took:?}");
+    assert!(
+        chunks.iter().any(|chunk| chunk["type"] == "finish"),
+        "{chunks:?}"
+    );
+    let stored = store.load("killed").await.unwrap();
+    assert_eq!(stored.messages.len(), 9, "{:?}", stored.messages);
+    assert_eq!(stored.messages[..5], before.messages[..]);
+    contract::assert_valid(&stored.messages);
+    let asked: Vec<&str> = stored
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::User { content, .. } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, ["buy milk", "call mum"]);
+    // And the next one, on the second server again, goes on from it.
+    let chunks = post(&api_two, "killed", user("u3", "water the plants")).await;
+    assert!(chunks.iter().any(|chunk| chunk["type"] == "finish"));
+    assert_eq!(store.load("killed").await.unwrap().messages.len(), 13);
+}
+
 fn main() -> ExitCode {
     if let Ok(url) = std::env::var(CRASH_WRITER) {
         crash_test_writer(&url);
@@ -408,6 +505,10 @@ fn main() -> ExitCode {
         Test::tokio(
             "two_chat_servers_on_one_database_share_a_chat",
             two_chat_servers_on_one_database_share_a_chat,
+        ),
+        Test::tokio(
+            "a_chat_server_killed_while_a_slow_tool_runs_loses_the_turn_whole",
+            a_chat_server_killed_while_a_slow_tool_runs_loses_the_turn_whole,
         ),
     ];
     let code = tests::peers::main(tests.map(|test| test.needs(&POSTGRES)));
