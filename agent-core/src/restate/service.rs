@@ -132,7 +132,7 @@ impl<S: Send + Sync + 'static> IntoServiceDefinition for DurableAgent<S> {
     }
 }
 
-/// What Restate reaches: the three handlers of one durable agent.
+/// What Restate reaches: the four handlers of one durable agent.
 struct Handlers<S> {
     agent: Arc<Agent<S>>,
     make_context: MakeContext<S>,
@@ -318,7 +318,7 @@ fn failed(error: RunError) -> TerminalError {
     TerminalError::new_with_code(500, error.to_string())
 }
 
-/// What Restate's discovery learns: a workflow named `name` with its three handlers.
+/// What Restate's discovery learns: a workflow named `name` with its four handlers.
 fn workflow(name: &str) -> discovery::Service {
     let json = || Some(discovery::OutputPayload::from_metadata::<Json<()>>());
     let handler = |name: &str, ty, input, output, documentation: &str| discovery::Handler {
