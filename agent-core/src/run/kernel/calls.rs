@@ -64,6 +64,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             .err()
         } else {
             // One at a time, each call raced on its own: a call that finished keeps its slot.
+            // (`fill`, written out: raced as a future of its own, it costs every call a move.)
             let mut interrupted = None;
             for (slot, call) in slots.iter_mut().zip(calls) {
                 let Slot::Open(ruling) = slot else { continue };
