@@ -33,8 +33,9 @@
 //!
 //! Where to look:
 //! - [`tool`], [`Tool`], [`ToolSet`]: tools, their definitions and the dispatcher; [`State`] for
-//!   values from the agent rather than the model, [`CallInfo`] for which call (and run) this is. `#[tool]` on an `impl` block makes a [`ToolBox`]
-//!   of its methods; [`tool_fn`] makes a tool of a closure at run time. [`ToolSet::execute`] is the one place a call
+//!   values from the agent rather than the model, [`CallInfo`] for which call (and run) this is.
+//!   `#[tool]` on an `impl` block makes a [`ToolBox`] of its methods; [`tool_fn`] makes a tool of
+//!   a closure at run time. [`ToolSet::execute`] is the one place a call
 //!   becomes a result, whatever was decided about it ([`CallDecision`]); [`ToolError`] is every
 //!   way a call fails (an argument's problem an [`IssueKind`], serde's errors sorted into them),
 //!   and [`Texts`] words each one for the model, in one table per language.
