@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::arguments::{SchemaFit, Unfit};
+use crate::call_info::{CallInfo, RunId};
 use crate::message::ToolCall;
 use crate::schema::{output_schema, parameters_schema};
 use crate::state::{FromRef, State};
@@ -19,9 +20,16 @@ use crate::tool_result::IntoToolResult;
 /// A tool made at run time from a name, a description and an async closure that takes the tool's
 /// arguments as one typed value.
 ///
-/// The closure is `|args: Args| async move { .. }`, where `Args: Deserialize + JsonSchema` (a
-/// struct, as the arguments are a JSON object), or `|State(x): State<X>, args: Args| async move
-/// { .. }` to be handed a part of the run's context as `#[tool]` functions are (see [`State`]).
+/// The closure takes the tool's arguments last, as one value of a type `Args: Deserialize +
+/// JsonSchema` (a struct, as the arguments are a JSON object), and before them, as `#[tool]`
+/// functions may, a part of the run's context (see [`State`]) and which call this is (see
+/// [`CallInfo`]), in this order:
+///
+/// - `|args: Args| async move { .. }`
+/// - `|State(x): State<X>, args: Args| async move { .. }`
+/// - `|call: CallInfo, args: Args| async move { .. }`
+/// - `|State(x): State<X>, call: CallInfo, args: Args| async move { .. }`
+///
 /// Its future resolves to any [`IntoToolResult`]: text, `()`, JSON, or a `Result` of those.
 ///
 /// The schema comes from `Args` as a `#[tool]`'s does from its parameters, doc comments and all;
@@ -74,6 +82,39 @@ use crate::tool_result::IntoToolResult;
 /// The closure must be `Send + Sync + 'static`: move what it uses into it, and clone it into each
 /// future (`move |args: Args| { let client = client.clone(); async move { .. } }`), or take it from
 /// the run's context. A closure's argument type must be written out: `|args: Lookup|`.
+///
+/// A [`CallInfo`] gives the run's id (the one given with
+/// [`RunRequest::run_id`](crate::RunRequest::run_id), or the run's fresh one), the model's id for
+/// the call and the tool's name: for a key of the call's own, say an idempotency key. A call made
+/// outside a run ([`ToolSet::dispatch`](crate::ToolSet::dispatch)) gets a fresh run id.
+///
+/// ```
+/// use agent_core::testing::ScriptedModel;
+/// use agent_core::{Agent, AssistantMessage, CallInfo, ToolCall, tool_fn};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Charge {
+///     cents: u32,
+/// }
+///
+/// let charge = tool_fn("charge", "Charge the card.", |call: CallInfo, args: Charge| async move {
+///     // A real tool sends this as the payment API's idempotency key.
+///     format!("charged {} cents, key {}", args.cents, call.idempotency_key())
+/// });
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let model = ScriptedModel::new([
+///     AssistantMessage::tool_calls([ToolCall::new("call_7", "charge", r#"{"cents": 500}"#)]),
+///     AssistantMessage::text("Done."),
+/// ]);
+/// let agent: Agent = Agent::new(model).try_tool(charge)?;
+/// let out = agent.run("Charge me 5 dollars").run_id("order-1234").await.unwrap();
+/// assert_eq!(out.messages[3].content(), "charged 500 cents, key order-1234/call_7");
+/// # Ok::<(), agent_core::ToolSetError>(())
+/// # }).unwrap();
+/// ```
 pub fn tool_fn<F, M>(
     name: impl Into<String>,
     description: impl Into<String>,
@@ -102,8 +143,8 @@ where
     }
 }
 
-/// A tool made by [`tool_fn`] from a closure. `M` records the closure's shape: `(Args,)`, or
-/// `(State<X>, Args)`.
+/// A tool made by [`tool_fn`] from a closure. `M` records the closure's shape: `(Args,)`,
+/// `(State<X>, Args)`, `(CallInfo, Args)` or `(State<X>, CallInfo, Args)`.
 pub struct ToolFn<F, M> {
     definition: ToolDef,
     fit: SchemaFit,
@@ -180,14 +221,16 @@ mod sealed {
     pub trait Sealed<M> {}
 }
 
-/// The shape of a closure [`tool_fn`] can make a tool of: `|args: Args| ..` or
-/// `|State(x): State<X>, args: Args| ..`. `M` is that shape, which the compiler infers from the
+/// The shape of a closure [`tool_fn`] can make a tool of: `|args: Args| ..`,
+/// `|State(x): State<X>, args: Args| ..`, `|call: CallInfo, args: Args| ..` or
+/// `|State(x): State<X>, call: CallInfo, args: Args| ..`. `M` is that shape, which the compiler infers from the
 /// closure; the rest (the arguments' type, the future, its result) is checked by `tool_fn`, each
 /// with its own message. Implemented for closures and functions of those shapes only.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be made a tool",
     label = "expected an async closure taking the tool's arguments",
-    note = "write `|args: Args| async move {{ .. }}`, with `Args: Deserialize + JsonSchema`, or `|State(x): State<X>, args: Args| async move {{ .. }}` to take a part of the run's context"
+    note = "write `|args: Args| async move {{ .. }}`, with `Args: Deserialize + JsonSchema`, or `|State(x): State<X>, args: Args| async move {{ .. }}` to take a part of the run's context",
+    note = "to learn which call this is, take a `CallInfo` just before the arguments: `|call: CallInfo, args: Args|` or `|State(x): State<X>, call: CallInfo, args: Args|`"
 )]
 pub trait ToolClosure<M>: sealed::Sealed<M> {
     /// The type the model's arguments parse into.
@@ -210,6 +253,20 @@ impl<F: Fn(State<X>, A) -> Fut, X, A, Fut> ToolClosure<(State<X>, A)> for F {
     type Future = Fut;
 }
 
+impl<F: Fn(CallInfo, A) -> Fut, A, Fut> sealed::Sealed<(CallInfo, A)> for F {}
+
+impl<F: Fn(CallInfo, A) -> Fut, A, Fut> ToolClosure<(CallInfo, A)> for F {
+    type Arguments = A;
+    type Future = Fut;
+}
+
+impl<F: Fn(State<X>, CallInfo, A) -> Fut, X, A, Fut> sealed::Sealed<(State<X>, CallInfo, A)> for F {}
+
+impl<F: Fn(State<X>, CallInfo, A) -> Fut, X, A, Fut> ToolClosure<(State<X>, CallInfo, A)> for F {
+    type Arguments = A;
+    type Future = Fut;
+}
+
 impl<S, F, A, Fut> Tool<S> for ToolFn<F, (A,)>
 where
     S: Send + Sync + 'static,
@@ -226,7 +283,7 @@ where
         _context: &'a S,
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        run(parse(&self.fit, &call.arguments).map(&self.function))
+        run_call(parse(&self.fit, &call.arguments).map(&self.function))
     }
 }
 
@@ -247,8 +304,115 @@ where
         context: &'a S,
         call: &'a ToolCall,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        run(parse(&self.fit, &call.arguments)
-            .map(|arguments| (self.function)(State(X::from_ref(context)), arguments)))
+        run_call(
+            parse(&self.fit, &call.arguments)
+                .map(|arguments| (self.function)(State(X::from_ref(context)), arguments)),
+        )
+    }
+}
+
+impl<S, F, A, Fut> Tool<S> for ToolFn<F, (CallInfo, A)>
+where
+    S: Send + Sync + 'static,
+    F: Fn(CallInfo, A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output: IntoToolResult> + Send + 'static,
+    A: DeserializeOwned + JsonSchema + 'static,
+{
+    fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
+    /// A call outside a run: a run of its own, with a fresh id.
+    fn call<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        self.call_as(context, call, RunId::new())
+    }
+
+    fn call_in_run<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+        run: &'a RunId,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        self.call_as(context, call, run.clone())
+    }
+}
+
+impl<F, A, Fut> ToolFn<F, (CallInfo, A)>
+where
+    F: Fn(CallInfo, A) -> Fut,
+    Fut: Future<Output: IntoToolResult> + Send + 'static,
+    A: DeserializeOwned,
+{
+    fn call_as<'a, S>(
+        &'a self,
+        _context: &'a S,
+        call: &'a ToolCall,
+        run: RunId,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        run_call(
+            parse(&self.fit, &call.arguments)
+                .map(|arguments| (self.function)(CallInfo::new(run, call), arguments)),
+        )
+    }
+}
+
+impl<S, F, X, A, Fut> Tool<S> for ToolFn<F, (State<X>, CallInfo, A)>
+where
+    S: Send + Sync + 'static,
+    F: Fn(State<X>, CallInfo, A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output: IntoToolResult> + Send + 'static,
+    A: DeserializeOwned + JsonSchema + 'static,
+    X: FromRef<S> + 'static,
+{
+    fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
+    /// A call outside a run: a run of its own, with a fresh id.
+    fn call<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        self.call_as(context, call, RunId::new())
+    }
+
+    fn call_in_run<'a>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+        run: &'a RunId,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        self.call_as(context, call, run.clone())
+    }
+}
+
+impl<F, X, A, Fut> ToolFn<F, (State<X>, CallInfo, A)>
+where
+    F: Fn(State<X>, CallInfo, A) -> Fut,
+    Fut: Future<Output: IntoToolResult> + Send + 'static,
+    A: DeserializeOwned,
+{
+    fn call_as<'a, S>(
+        &'a self,
+        context: &'a S,
+        call: &'a ToolCall,
+        run: RunId,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>
+    where
+        X: FromRef<S>,
+    {
+        run_call(parse(&self.fit, &call.arguments).map(|arguments| {
+            (self.function)(
+                State(X::from_ref(context)),
+                CallInfo::new(run, call),
+                arguments,
+            )
+        }))
     }
 }
 
@@ -263,7 +427,9 @@ fn parse<A: DeserializeOwned>(fit: &SchemaFit, raw: &str) -> Result<A, ToolError
 }
 
 /// The call's future: the closure's, its result converted; or the argument error at once.
-fn run<'a, Fut>(started: Result<Fut, ToolError>) -> BoxFuture<'a, Result<ToolOutput, ToolError>>
+fn run_call<'a, Fut>(
+    started: Result<Fut, ToolError>,
+) -> BoxFuture<'a, Result<ToolOutput, ToolError>>
 where
     Fut: Future<Output: IntoToolResult> + Send + 'static,
 {

@@ -7,8 +7,10 @@ use agent_core::session::MemorySessions;
 use agent_core::testing::ScriptedModel;
 use agent_core::{
     Agent, AssistantMessage, CallInfo, Decision, Message, PausedRun, ResumeFrom, RunId, State,
-    ToolBox, ToolCall, ToolSet, agent, tool, tools,
+    Tool, ToolBox, ToolCall, ToolSet, agent, tool, tool_fn, tools,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 
 /// What the tools saw, in the order they were called.
 type Seen = Arc<Mutex<Vec<CallInfo>>>;
@@ -196,4 +198,117 @@ async fn a_method_tool_learns_its_call_too() {
     let agent: Agent = Agent::new(model).try_tools(Ledger.into_tools()).unwrap();
     let out = agent.run("go").run_id("ledger-1").await.unwrap();
     assert_eq!(tool_results(&out.messages), ["3 under ledger-1/c1"]);
+}
+
+/// A closure tool's arguments.
+#[derive(Deserialize, JsonSchema)]
+struct Text {
+    text: String,
+}
+
+/// Closure tools that note down which call this is, taking it with and without a part of the
+/// context.
+fn closure_tools(seen: &Seen) -> Vec<Arc<dyn Tool<Seen>>> {
+    let seen_here = Arc::clone(seen);
+    let note_fn = tool_fn(
+        "note_fn",
+        "Notes down which call this is.",
+        move |call: CallInfo, args: Text| {
+            let seen = Arc::clone(&seen_here);
+            async move {
+                let key = call.idempotency_key();
+                seen.lock().unwrap().push(call);
+                format!("{}: {key}", args.text)
+            }
+        },
+    );
+    let note_state_fn = tool_fn(
+        "note_state_fn",
+        "Notes down which call this is, in the context's list.",
+        |State(seen): State<Seen>, call: CallInfo, args: Text| async move {
+            let key = call.idempotency_key();
+            seen.lock().unwrap().push(call);
+            format!("{}: {key}", args.text)
+        },
+    );
+    vec![Arc::new(note_fn), Arc::new(note_state_fn)]
+}
+
+#[tokio::test]
+async fn a_closure_tool_learns_the_run_id_it_was_given_and_its_call_id() {
+    let model = ScriptedModel::new([
+        calls(&[
+            ("c1", "note_fn", r#"{"text":"a"}"#),
+            ("c2", "note_state_fn", r#"{"text":"b"}"#),
+        ]),
+        calls(&[("c3", "note_fn", r#"{"text":"c"}"#)]),
+        AssistantMessage::text("done"),
+    ]);
+    let seen = Seen::default();
+    let agent = Agent::new(model)
+        .try_tools(closure_tools(&seen))
+        .unwrap()
+        .bind_context(Arc::clone(&seen));
+    let out = agent.run("go").run_id("order-8").await.unwrap();
+    assert_eq!(
+        tool_results(&out.messages),
+        ["a: order-8/c1", "b: order-8/c2", "c: order-8/c3"]
+    );
+    let seen = seen.lock().unwrap();
+    let ids: Vec<&str> = seen.iter().map(|call| call.call_id.as_str()).collect();
+    assert_eq!(ids, ["c1", "c2", "c3"]);
+    let names: Vec<&str> = seen.iter().map(|call| call.tool.as_str()).collect();
+    assert_eq!(names, ["note_fn", "note_state_fn", "note_fn"]);
+    assert!(
+        seen.iter()
+            .all(|call| call.run_id == RunId::from("order-8"))
+    );
+}
+
+#[tokio::test]
+async fn a_closure_tool_sees_one_fresh_id_for_all_the_calls_of_a_run() {
+    let model = ScriptedModel::new([
+        calls(&[("c1", "note_fn", r#"{"text":"a"}"#)]),
+        calls(&[("c2", "note_state_fn", r#"{"text":"b"}"#)]),
+        AssistantMessage::text("done"),
+        calls(&[("c1", "note_fn", r#"{"text":"a"}"#)]),
+        AssistantMessage::text("done"),
+    ]);
+    let seen = Seen::default();
+    let agent = Agent::new(model)
+        .try_tools(closure_tools(&seen))
+        .unwrap()
+        .bind_context(Arc::clone(&seen));
+    let _ = agent.run("first").await.unwrap();
+    let _ = agent.run("second").await.unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].run_id, seen[1].run_id);
+    assert_ne!(seen[0].run_id, seen[2].run_id);
+    assert_eq!(seen[0].run_id.to_string().len(), 32);
+}
+
+#[tokio::test]
+async fn a_closure_tool_called_outside_a_run_is_a_run_of_its_own() {
+    let seen = Seen::default();
+    let mut tools = ToolSet::<Seen>::new();
+    tools.add_all(closure_tools(&seen)).unwrap();
+    let tools = tools.bind_context(Arc::clone(&seen));
+    for name in ["note_fn", "note_state_fn"] {
+        let call = ToolCall::new("x", name, r#"{"text":"t"}"#);
+        tools.dispatch(&(), &call).await;
+        tools.dispatch(&(), &call).await;
+        let by_run = tools
+            .execute_in_run(&(), &call, agent_core::CallDecision::Run, &RunId::from("r"))
+            .await;
+        assert_eq!(by_run.content, "t: r/x");
+    }
+    let seen = seen.lock().unwrap();
+    assert_ne!(seen[0].run_id, seen[1].run_id);
+    assert_ne!(seen[3].run_id, seen[4].run_id);
+    assert_eq!(seen[3].tool, "note_state_fn");
+    // Not in the schema: the model never sees it.
+    for definition in tools.definitions() {
+        let properties = definition.parameters["properties"].as_object().unwrap();
+        assert_eq!(properties.keys().collect::<Vec<_>>(), ["text"]);
+    }
 }
