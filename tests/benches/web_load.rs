@@ -4,17 +4,18 @@
 //! store: in memory, an SQLite file, and PostgreSQL (a server of its own, pools of several sizes).
 //!
 //! ```text
-//! cargo bench -p agent-core --features web,sqlite,postgres --bench web_load [-- memory sqlite postgres]
+//! cargo bench -p tests --bench web_load [-- memory sqlite postgres]
 //! ```
 //!
 //! The clients are raw loopback sockets in the same process (a request written, the response read
 //! into a small buffer), so the memory figure is the server's per stream plus a few hundred bytes
-//! of client. The PostgreSQL case starts its own server with Debian's binaries (`initdb`,
-//! `pg_ctl`: `apt-get install postgresql`; as root they run as the `postgres` user), a fresh
-//! cluster in a temporary folder on a loopback port, stopped when the case ends; without the
-//! binaries it says so and is skipped. The SQLite and PostgreSQL cases need their cargo features.
+//! of client. The PostgreSQL case starts its own server through the tests' harness
+//! (`tests::postgres`: Debian's binaries, `apt-get install postgresql`, a fresh cluster in a
+//! temporary folder on a loopback port, stopped when the case ends); without the binaries it says
+//! so and is skipped.
 
-#[path = "common/counting_alloc.rs"]
+// The allocation counter agent-core's benches share.
+#[path = "../../agent-core/benches/common/counting_alloc.rs"]
 mod counting_alloc;
 
 use std::sync::Arc;
@@ -157,7 +158,6 @@ fn main() {
     });
 }
 
-#[cfg(feature = "sqlite")]
 async fn sqlite() {
     let path = std::env::temp_dir().join(format!("web-load-{}.sqlite", std::process::id()));
     let store = agent_core::session::SqliteSessions::open(&path).expect("an SQLite file");
@@ -167,30 +167,22 @@ async fn sqlite() {
     }
 }
 
-#[cfg(not(feature = "sqlite"))]
-async fn sqlite() {
-    println!("sqlite: skipped (build with --features sqlite)");
-}
-
 /// Pool sizes the PostgreSQL case measures: the default of `PostgresSessions::connect`, and more.
 /// Each conversation with a run going on keeps one connection, so at most `size - 1` run at once.
-#[cfg(feature = "postgres")]
 const POOLS: [usize; 3] = [16, 64, 256];
 
-#[cfg(feature = "postgres")]
 async fn postgres() {
     use agent_core::session::PostgresSessions;
     use agent_core::session::deadpool_postgres::{Manager, Pool, tokio_postgres};
+    use tests::postgres::{PostgresServer, binaries};
 
-    let server = match pg::Server::start() {
-        Ok(server) => server,
-        Err(why) => {
-            println!("postgres: skipped ({why})");
-            return;
-        }
-    };
+    if binaries().is_none() {
+        println!("postgres: skipped (no initdb, pg_ctl and postgres found)");
+        return;
+    }
+    let server = PostgresServer::start();
     for size in POOLS {
-        let config: tokio_postgres::Config = server.url().parse().expect("the URL");
+        let config: tokio_postgres::Config = server.url("postgres").parse().expect("the URL");
         let manager = Manager::new(config, tokio_postgres::NoTls);
         let pool = Pool::builder(manager)
             .max_size(size)
@@ -200,159 +192,5 @@ async fn postgres() {
             .await
             .expect("the store connects");
         measure(&format!("postgres-pool-{size}"), Arc::new(store)).await;
-    }
-}
-
-#[cfg(not(feature = "postgres"))]
-async fn postgres() {
-    println!("postgres: skipped (build with --features postgres)");
-}
-
-/// A PostgreSQL server of the bench's own (the start logic of the tests' harness,
-/// `tests::postgres`, which the bench crate cannot use).
-#[cfg(feature = "postgres")]
-mod pg {
-    use std::path::{Path, PathBuf};
-    use std::process::Command;
-
-    /// The most connections the server takes: room for the largest pool while the last closes.
-    const MAX_CONNECTIONS: usize = 400;
-
-    pub struct Server {
-        port: u16,
-        folder: PathBuf,
-        bin: PathBuf,
-        as_postgres: bool,
-    }
-
-    /// `initdb`, `pg_ctl` and `postgres`: in PATH or Debian's `/usr/lib/postgresql/<version>/bin`.
-    fn binaries() -> Option<PathBuf> {
-        let has_all = |dir: &Path| {
-            ["initdb", "pg_ctl", "postgres"]
-                .iter()
-                .all(|name| dir.join(name).is_file())
-        };
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        for dir in std::env::split_paths(&path) {
-            if let Ok(real) = std::fs::canonicalize(dir.join("initdb"))
-                && let Some(real_dir) = real.parent()
-                && has_all(real_dir)
-            {
-                return Some(real_dir.to_path_buf());
-            }
-        }
-        let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-            .ok()?
-            .filter_map(Result::ok)
-            .filter_map(|entry| {
-                let version = entry.file_name().to_str()?.parse().ok()?;
-                Some((version, entry.path().join("bin")))
-            })
-            .filter(|(_, dir)| has_all(dir))
-            .collect();
-        versions.sort();
-        versions.pop().map(|(_, dir)| dir)
-    }
-
-    impl Server {
-        /// A fresh cluster in a temporary folder, started on a free loopback port.
-        pub fn start() -> Result<Server, String> {
-            let bin = binaries().ok_or("no initdb, pg_ctl and postgres found")?;
-            let as_postgres = Command::new("id")
-                .arg("-u")
-                .output()
-                .is_ok_and(|output| output.stdout.trim_ascii() == b"0");
-            let folder = std::env::temp_dir().join(format!("web-load-pg-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&folder);
-            std::fs::create_dir_all(&folder).map_err(|error| error.to_string())?;
-            if as_postgres {
-                let chown = Command::new("chown")
-                    .arg("postgres:")
-                    .arg(&folder)
-                    .status()
-                    .map_err(|error| error.to_string())?;
-                if !chown.success() {
-                    return Err("running as root, and no `postgres` user to run it as".into());
-                }
-            }
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|listener| listener.local_addr())
-                .map_err(|error| error.to_string())?
-                .port();
-            let server = Server {
-                port,
-                folder,
-                bin,
-                as_postgres,
-            };
-            let data = server.folder.join("data").display().to_string();
-            server.run(
-                "initdb",
-                &[
-                    "-D",
-                    &data,
-                    "-U",
-                    "postgres",
-                    "-A",
-                    "trust",
-                    "-E",
-                    "UTF8",
-                    "--locale=C",
-                    "--no-sync",
-                ],
-            )?;
-            let options = format!(
-                "-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={} \
-                 -c max_connections={MAX_CONNECTIONS}",
-                server.folder.display()
-            );
-            let log = server.folder.join("log").display().to_string();
-            server.run(
-                "pg_ctl",
-                &["-D", &data, "-l", &log, "-o", &options, "-w", "start"],
-            )?;
-            Ok(server)
-        }
-
-        /// The `postgres` database, as user `postgres` with no password.
-        pub fn url(&self) -> String {
-            format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
-        }
-
-        fn run(&self, binary: &str, args: &[&str]) -> Result<(), String> {
-            let program = self.bin.join(binary);
-            let mut command = if self.as_postgres {
-                let mut command = Command::new("runuser");
-                command.args(["-u", "postgres", "--"]).arg(&program);
-                command
-            } else {
-                Command::new(&program)
-            };
-            let output = command
-                .args(args)
-                .current_dir(&self.folder)
-                .output()
-                .map_err(|error| format!("{binary}: {error}"))?;
-            if output.status.success() {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{binary} failed: {}\n{}",
-                    output.status,
-                    String::from_utf8_lossy(&output.stderr)
-                ))
-            }
-        }
-    }
-
-    impl Drop for Server {
-        fn drop(&mut self) {
-            let data = self.folder.join("data").display().to_string();
-            if let Err(error) = self.run("pg_ctl", &["-D", &data, "-m", "immediate", "-w", "stop"])
-            {
-                eprintln!("note: the bench's PostgreSQL server did not stop: {error}");
-            }
-            let _ = std::fs::remove_dir_all(&self.folder);
-        }
     }
 }
