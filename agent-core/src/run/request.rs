@@ -6,12 +6,10 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;
 
-use futures_util::future::Either;
-
 use super::agent::Agent;
 use super::events::{EventSender, RunStream};
 use super::journal::Journal;
-use super::kernel::{Resumption, RunPlan, drive};
+use super::kernel::{Resumption, RunPlan, boxed, drive};
 use super::outcome::{RunError, RunOutput, TypedOutput};
 use super::pause::{Decision, PausedRun};
 use super::store::{Conversation, Place, SessionError, SessionStore, save, session_error};
@@ -515,7 +513,7 @@ impl<'a, S: Send + Sync + 'static> Answer<'a, S> for Text {
         events: Option<EventSender>,
     ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
         let (prepared, Text) = request.split();
-        Box::pin(prepared.go(None, events))
+        prepared.go(None, events)
     }
 }
 
@@ -600,14 +598,14 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
         }
     }
 
-    /// The run to its end. Not an `async fn`: a run without a session starts the loop at once,
-    /// and its future is the loop's alone; a session run loads its conversation first, in a
-    /// future of its own.
+    /// The run to its end, boxed. Not an `async fn`: a run without a session starts the loop at
+    /// once, and its box holds the loop's future alone, made in place; a session run loads its
+    /// conversation first, in a future of its own.
     fn go(
         self,
         output: Option<&'a dyn OutputCheck<S>>,
         events: Option<EventSender>,
-    ) -> impl Future<Output = Result<RunOutput, RunError>> + Send + 'a {
+    ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
         let Prepared {
             agent,
             context,
@@ -647,7 +645,7 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
                     drop(hold);
                     saved
                 };
-                return Either::Right(Box::pin(run) as BoxFuture<'a, _>);
+                return Box::pin(run);
             }
         };
         match begin(agent, start, history, parts, None) {
@@ -661,9 +659,9 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
                     journal,
                     run_id,
                 };
-                Either::Left(drive(agent, plan, messages, cancel, events))
+                boxed(|| drive(agent, plan, messages, cancel, events))
             }
-            Err(error) => Either::Right(Box::pin(std::future::ready(Err(error)))),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
 }

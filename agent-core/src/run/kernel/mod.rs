@@ -91,6 +91,13 @@ use crate::texts::NotRun;
 use answer::Verdict;
 use calls::Slot;
 
+/// The future `make` makes, pinned in a box it is made in, where `Box::pin` would make it on the
+/// stack and move it in.
+#[inline(always)]
+pub(crate) fn boxed<F: Future>(make: impl FnOnce() -> F) -> Pin<Box<F>> {
+    Box::into_pin(Box::write(Box::new_uninit(), make()))
+}
+
 /// `span`, if a subscriber wants it.
 #[inline]
 fn enabled(span: tracing::Span) -> Option<tracing::Span> {
@@ -216,7 +223,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
             // Boxed: the calls' futures are large, and every run's future would carry room for
             // them.
-            let interrupted = Box::pin(self.carry_out(&reply.tool_calls, &mut slots, cancel)).await;
+            let calls = &reply.tool_calls;
+            let interrupted = boxed(|| self.carry_out(calls, &mut slots, cancel)).await;
             (rulings.over_limit, interrupted)
         };
         if let Some(output) = &mut self.output {

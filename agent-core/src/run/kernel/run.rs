@@ -43,7 +43,9 @@ pub(crate) struct RunPlan<'a, S> {
 /// Runs `agent` on `messages` until it finishes, stops, fails or `cancel` (if any) completes.
 // Not an `async fn`: the run is set up here and only the `Run` goes into the future, where an
 // `async fn` would keep each argument (and a copy of it) beside it. The clock starts at the
-// first poll, as it would in an `async fn`.
+// first poll, as it would in an `async fn`. Inlined, with `Run::new`, so that a caller that boxes
+// the future (`boxed`) makes the run in its box.
+#[inline(always)]
 pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>(
     agent: &'a Agent<S>,
     plan: RunPlan<'a, S>,
@@ -148,7 +150,9 @@ pub(super) struct Run<'a, S> {
 
 impl<'a, S: Send + Sync + 'static> Run<'a, S> {
     /// A run of `agent` on `messages` as `plan` says, before its first step: its settings, limits
-    /// and, when resumed, what it had used. Its clock is started by `start_clock`.
+    /// and, when resumed, what it had used. Its clock is started by `start_clock`. Inlined: see
+    /// `drive`.
+    #[inline(always)]
     fn new(
         agent: &'a Agent<S>,
         plan: RunPlan<'a, S>,
