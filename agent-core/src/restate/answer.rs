@@ -138,3 +138,32 @@ where
 pub(super) fn failed(error: RunError) -> TerminalError {
     TerminalError::new_with_code(500, error.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Serialize, Deserialize, JsonSchema)]
+    struct Stop {
+        city: String,
+    }
+
+    #[test]
+    fn a_typed_answers_schema_has_the_value_under_value_and_its_definitions_at_the_root() {
+        let schema = TypedAnswer::<(), Vec<Stop>>::new()
+            .output_schema()
+            .expect("a schema");
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"][0], "value");
+        let value = &schema["properties"]["value"];
+        assert_eq!(value["type"], "array");
+        assert_eq!(value["items"], json!({ "$ref": "#/$defs/Stop" }));
+        assert_eq!(schema["$defs"]["Stop"]["required"], json!(["city"]));
+        assert!(value.get("$defs").is_none());
+        assert_eq!(DurableAnswer::<()>::output_schema(&TextAnswer), None);
+    }
+}
