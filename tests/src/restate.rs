@@ -144,6 +144,21 @@ impl Restate {
         );
     }
 
+    /// What the admin API knows of the service `name`: its handlers, with the schemas they
+    /// declared.
+    pub async fn service(&self, name: &str) -> Value {
+        let response = self
+            .http
+            .get(format!("{}/services/{name}", self.admin))
+            .send()
+            .await
+            .expect("the admin API answers");
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        assert!(status.is_success(), "no service {name} ({status}): {body}");
+        serde_json::from_str(&body).expect("a JSON service")
+    }
+
     /// A request through the ingress to `path`; its status and JSON body (or its text, as a JSON
     /// string).
     pub async fn call(

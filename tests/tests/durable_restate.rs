@@ -15,10 +15,12 @@ use std::time::{Duration, Instant};
 
 use agent_core::providers::{Anthropic, HttpConfig, OpenAi};
 use agent_core::restate::restate_sdk::prelude::{Endpoint, ServiceOptions};
-use agent_core::restate::{DurableAgent, serve};
-use agent_core::{CallInfo, Fallback, Hooks, Message, Model, agent, tool};
+use agent_core::restate::{DurableAgent, DurableOutput, Rejection, serve};
+use agent_core::{CallInfo, Fallback, Hooks, Message, Model, State, agent, tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tests::http::{json_reply, received, serve_in_order};
+use tests::http::{json_reply, received, request_bodies, serve_in_order};
 use tests::peers::Test;
 use tests::restate::{IN_NAMESPACE, RESTATE, Restate, free_port};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -39,6 +41,36 @@ const STOP_AT: &str = "DURABLE_STOP_AT";
 
 /// The workflow's name: the first segment of its ingress URLs.
 const SERVICE: &str = "Assistant";
+/// The typed workflow: its runs answer with a [`Ticket`].
+const TRIAGE: &str = "Triage";
+/// The workflows whose runs' context is a [`User`]: from the `x-user` header, or from the run
+/// request's `context`.
+const BY_HEADER: &str = "ByHeader";
+const BY_BODY: &str = "ByBody";
+
+/// What the typed workflow's runs answer with.
+#[derive(Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+struct Ticket {
+    /// One line saying what is wrong.
+    title: String,
+    /// How many counters were bumped.
+    bumps: u32,
+    /// Labels for the ticket.
+    tags: Vec<String>,
+}
+
+/// The user a run is for: its context, made from the invocation.
+#[derive(Debug, Clone, Deserialize)]
+struct User {
+    name: String,
+}
+
+/// Who is asking.
+#[tool]
+fn whoami(State(user): State<User>) -> String {
+    add_one(&format!("whoami-{}", user.name));
+    format!("you are {}", user.name)
+}
 
 // ---------------------------------------------------------------------------------------------
 // The service process.
@@ -129,12 +161,13 @@ impl Hooks for StopBeforeModelCalls {
     }
 }
 
-/// The service process: the durable agent on a Restate endpoint.
-fn service_main(port: u16) -> ExitCode {
+/// The model of the service's agents: OpenAI's wire format at `MODEL_URL`, or a fallback chain
+/// to Anthropic's at `BACKUP_URL` when that is set.
+fn model() -> Box<dyn Model> {
     let openai = OpenAi::new("gpt-test")
         .base_url(&std::env::var(MODEL_URL).expect("the model's URL"))
         .api_key("test-key");
-    let model: Box<dyn Model> = match std::env::var(BACKUP_URL) {
+    match std::env::var(BACKUP_URL) {
         Ok(backup) => Box::new(
             Fallback::new(openai.http_config(HttpConfig::default().max_retries(0))).then(
                 Anthropic::new("claude-test")
@@ -143,16 +176,55 @@ fn service_main(port: u16) -> ExitCode {
             ),
         ),
         Err(_) => Box::new(openai),
-    };
-    let agent = agent!(model, bump, charge, balance, send_email, pay)
+    }
+}
+
+/// The service process: the durable agents on a Restate endpoint.
+fn service_main(port: u16) -> ExitCode {
+    let agent = agent!(model(), bump, charge, balance, send_email, pay)
         .defer_approvals()
         .hook(StopBeforeModelCalls);
+    let triage = agent!(model(), bump, send_email)
+        .defer_approvals()
+        .hook(StopBeforeModelCalls);
+    let personal = Arc::new(agent!(model(), whoami, send_email).defer_approvals());
     // Quick retries: a killed service is back within a second.
-    let options = ServiceOptions::new()
-        .retry_policy_initial_interval(Duration::from_millis(100))
-        .retry_policy_max_interval(Duration::from_millis(500));
+    let options = || {
+        ServiceOptions::new()
+            .retry_policy_initial_interval(Duration::from_millis(100))
+            .retry_policy_max_interval(Duration::from_millis(500))
+    };
     let endpoint = Endpoint::builder()
-        .bind(DurableAgent::new(SERVICE, Arc::new(agent)).options(options))
+        .bind(DurableAgent::new(SERVICE, Arc::new(agent)).options(options()))
+        .bind(
+            DurableAgent::new(TRIAGE, Arc::new(triage))
+                .output::<Ticket>()
+                .validate(|_, ticket: &Ticket| {
+                    if ticket.title.is_empty() {
+                        Err("the title is empty: say what is wrong")
+                    } else {
+                        Ok(())
+                    }
+                })
+                .options(options()),
+        )
+        .bind(
+            DurableAgent::new(BY_HEADER, Arc::clone(&personal))
+                .context(|invocation| {
+                    let name = invocation
+                        .header("x-user")
+                        .ok_or_else(|| Rejection::unauthorized("who is asking? send x-user"))?;
+                    Ok(User {
+                        name: name.to_owned(),
+                    })
+                })
+                .options(options()),
+        )
+        .bind(
+            DurableAgent::new(BY_BODY, personal)
+                .context(|invocation| invocation.context::<User>())
+                .options(options()),
+        )
         .build();
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -490,7 +562,7 @@ async fn an_approval_resumes_a_run_after_a_restart() {
     assert_eq!(status, 202, "{body}");
 
     // Wait until the run waits on the approval.
-    let pending = wait_for_pending(&restate, "run-2").await;
+    let pending = wait_for_pending(&restate, SERVICE, "run-2").await;
     assert_eq!(pending["calls"][0]["call"]["id"], "call_1", "{pending}");
     assert_eq!(pending["calls"][0]["waits_for"], "approval", "{pending}");
     assert_eq!(
@@ -594,11 +666,11 @@ async fn a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat() {
     assert_eq!(model_calls(&model).await, 3);
 }
 
-/// The calls the run `run_id` waits on, once it waits on some.
-async fn wait_for_pending(restate: &Restate, run_id: &str) -> Value {
+/// The calls the run `run_id` of the workflow `service` waits on, once it waits on some.
+async fn wait_for_pending(restate: &Restate, service: &str, run_id: &str) -> Value {
     let started = Instant::now();
     loop {
-        let path = format!("{SERVICE}/{run_id}/pending");
+        let path = format!("{service}/{run_id}/pending");
         let (status, pending) = restate.call(reqwest::Method::POST, &path, None).await;
         assert_eq!(status, 200, "{pending}");
         if pending["calls"]
@@ -638,7 +710,7 @@ async fn an_approval_never_answers_a_later_call_with_the_same_id() {
         .await;
     assert_eq!(status, 202, "{body}");
 
-    let first = wait_for_pending(&restate, "run-4").await;
+    let first = wait_for_pending(&restate, SERVICE, "run-4").await;
     assert_eq!(first["calls"][0]["call"]["arguments"], r#"{"to":"ada"}"#);
     let decide = json!({ "call_id": "call_1", "decision": "approve" });
     let (status, body) = restate
@@ -649,7 +721,7 @@ async fn an_approval_never_answers_a_later_call_with_the_same_id() {
     // The second call, with the same id, waits: nothing is sent to Bob before it is approved.
     let started = Instant::now();
     let second = loop {
-        let pending = wait_for_pending(&restate, "run-4").await;
+        let pending = wait_for_pending(&restate, SERVICE, "run-4").await;
         if pending["calls"][0]["call"]["arguments"] == r#"{"to":"bob"}"# {
             break pending;
         }
@@ -724,7 +796,7 @@ async fn a_client_drives_a_run_as_the_docs_say() {
         )
         .await;
     assert_eq!(status, 202, "{body}");
-    wait_for_pending(&restate, "run-6").await;
+    wait_for_pending(&restate, SERVICE, "run-6").await;
     let decide = json!({ "call_id": "call_1", "decision": "approve" });
     let (status, body) = restate
         .post(&format!("{SERVICE}/run-6/decide"), decide.clone())
@@ -822,6 +894,347 @@ async fn a_payment_keyed_by_run_and_call_happens_once_through_a_crash() {
     );
 }
 
+/// Where `value` does not fit `schema`: its types, required properties and items, as far as a
+/// schemars schema without references states them (`Ticket`'s).
+fn misfits(value: &Value, schema: &Value, at: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Some(kind) = schema.get("type") {
+        let kinds: Vec<&str> = match kind {
+            Value::Array(kinds) => kinds.iter().filter_map(Value::as_str).collect(),
+            kind => kind.as_str().into_iter().collect(),
+        };
+        let fits = kinds.iter().any(|kind| match *kind {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            "null" => value.is_null(),
+            _ => false,
+        });
+        if !fits {
+            problems.push(format!("{at}: {value} is not {kinds:?}"));
+        }
+    }
+    let fields = value.as_object();
+    for required in schema["required"].as_array().into_iter().flatten() {
+        let name = required.as_str().unwrap_or_default();
+        if !fields.is_some_and(|fields| fields.contains_key(name)) {
+            problems.push(format!("{at}: `{name}` is missing"));
+        }
+    }
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        if let Some(field) = fields.and_then(|fields| fields.get(name)) {
+            problems.extend(misfits(field, property, &format!("{at}.{name}")));
+        }
+    }
+    for (index, item) in value.as_array().into_iter().flatten().enumerate() {
+        problems.extend(misfits(item, &schema["items"], &format!("{at}[{index}]")));
+    }
+    problems
+}
+
+/// A typed run (the model calls `bump`, then `send_email`, then gives its answer through the
+/// final-answer tool) whose service is killed before its last model call: replayed, it answers
+/// with the value as JSON, of the type's schema (which Restate learned from the service), and no
+/// model call or tool call was made twice. The email, which needs an approval, is not sent: a
+/// typed run does not pause, and the model is told the call was not run.
+async fn a_typed_run_answers_with_its_value_through_a_crash() {
+    let restate = Restate::start().await;
+    let ticket = json!({ "title": "Counter a bumped", "bumps": 1, "tags": ["counters"] });
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "bump", &json!({ "name": "a" })),
+        tool_call_reply(2, "send_email", &json!({ "to": "ada" })),
+        tool_call_reply(3, "final_result", &ticket),
+    ])
+    .await;
+    let folder = counters_folder("typed");
+    let counters = folder.path();
+    let port = free_port();
+    let mut service =
+        Service::start(port, &model.uri(), counters, Some("before model call 3")).await;
+    restate.register(port).await;
+
+    // Restate knows what the run answers: an object whose `value` is a `Ticket`.
+    let schema = serde_json::to_value(schemars::schema_for!(Ticket)).expect("a schema");
+    let triage = restate.service(TRIAGE).await;
+    let run = triage["handlers"]
+        .as_array()
+        .expect("the handlers")
+        .iter()
+        .find(|handler| handler["name"] == "run")
+        .expect("the run handler");
+    let declared = &run["output_json_schema"];
+    assert_eq!(
+        declared["properties"]["value"]["properties"], schema["properties"],
+        "{run}"
+    );
+    assert_eq!(declared["required"][0], "value", "{run}");
+
+    let (status, body) = restate
+        .post(
+            &format!("{TRIAGE}/typed-1/run/send"),
+            json!({ "input": "Bump a, email Ada, then file a ticket." }),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    service.expect_line("before model call 3").await;
+    assert_eq!(model_calls(&model).await, 2);
+    service.kill().await;
+
+    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let output = restate.attach(TRIAGE, "typed-1").await;
+    assert_eq!(output["value"], ticket, "{output}");
+    assert_eq!(
+        misfits(&output["value"], &schema, "value"),
+        Vec::<String>::new()
+    );
+    let durable: DurableOutput = serde_json::from_value(output.clone()).expect("a DurableOutput");
+    assert_eq!(
+        durable.value_as::<Ticket>().expect("a Ticket"),
+        Ticket {
+            title: "Counter a bumped".to_owned(),
+            bumps: 1,
+            tags: vec!["counters".to_owned()],
+        }
+    );
+    assert_eq!(output["stop_reason"], json!({ "stop": "finished" }));
+    assert_eq!(output["steps"], 3);
+    let results = tool_results(&output);
+    assert_eq!(results[0], "a is now 1", "{output}");
+    assert!(
+        results[1].contains("must wait for a person or for the caller"),
+        "{output}"
+    );
+    let (status, again) = restate
+        .call(
+            reqwest::Method::POST,
+            &format!("{TRIAGE}/typed-1/output"),
+            None,
+        )
+        .await;
+    assert_eq!((status, &again), (200, &output));
+
+    assert_eq!(model_calls(&model).await, 3, "every model call made once");
+    assert_eq!(
+        counter(counters, "bump-a").as_deref(),
+        Some("1"),
+        "the side effect of bump(a) happened once"
+    );
+    assert_eq!(
+        counter(counters, "email-ada"),
+        None,
+        "no email without approval"
+    );
+}
+
+/// A typed run whose every answer is refused (by the validator, then by the type twice) ends its
+/// workflow with a terminal error that says why: what `run`, `output` and `attach` answer.
+async fn a_typed_run_whose_answers_never_fit_ends_with_the_problem() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(
+            1,
+            "final_result",
+            &json!({ "title": "", "bumps": 0, "tags": [] }),
+        ),
+        tool_call_reply(
+            2,
+            "final_result",
+            &json!({ "title": "Printer", "tags": [] }),
+        ),
+        tool_call_reply(
+            3,
+            "final_result",
+            &json!({ "title": "Printer", "bumps": "two", "tags": [] }),
+        ),
+    ])
+    .await;
+    let folder = counters_folder("never-fits");
+    let port = free_port();
+    let _service = Service::start(port, &model.uri(), folder.path(), None).await;
+    restate.register(port).await;
+
+    let (status, failed) = restate
+        .post(
+            &format!("{TRIAGE}/typed-2/run"),
+            json!({ "input": "File a ticket." }),
+        )
+        .await;
+    assert_eq!(status, 500, "{failed}");
+    let message = failed["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the model gave no acceptable output in 3 tries; the last one:")
+            && message.contains("bumps"),
+        "{failed}"
+    );
+    let (status, again) = restate
+        .call(
+            reqwest::Method::POST,
+            &format!("{TRIAGE}/typed-2/output"),
+            None,
+        )
+        .await;
+    assert_eq!((status, &again["message"]), (500, &failed["message"]));
+    let (status, attached) = restate
+        .call(
+            reqwest::Method::GET,
+            &format!("restate/workflow/{TRIAGE}/typed-2/attach"),
+            None,
+        )
+        .await;
+    assert_eq!((status, &attached["message"]), (500, &failed["message"]));
+
+    // Each answer was sent back once: the validator's word, then the type's.
+    let bodies = request_bodies(&model).await;
+    assert_eq!(bodies.len(), 3);
+    let corrections: Vec<String> = bodies[1..]
+        .iter()
+        .map(|body| {
+            body["messages"]
+                .as_array()
+                .expect("the messages")
+                .last()
+                .expect("one")["content"]
+                .to_string()
+        })
+        .collect();
+    assert!(
+        corrections[0].contains("the title is empty"),
+        "{corrections:?}"
+    );
+    assert!(corrections[1].contains("bumps"), "{corrections:?}");
+}
+
+/// The tool results of a durable run's output, in order.
+fn tool_results(output: &Value) -> Vec<&str> {
+    output["messages"]
+        .as_array()
+        .expect("the messages")
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .filter_map(|message| message["content"].as_str())
+        .collect()
+}
+
+/// A run's context comes from its invocation: from the `x-user` header, the same after a pause
+/// and a restart (the run is replayed from its journaled headers); or from the run request's
+/// `context`. Either way it reaches the tool that asks for it.
+async fn a_runs_context_comes_from_its_header_or_its_body() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "send_email", &json!({ "to": "ada" })),
+        tool_call_reply(2, "whoami", &json!({})),
+        answer_reply("Sent, Ada."),
+        tool_call_reply(3, "whoami", &json!({})),
+        answer_reply("You are Bob."),
+    ])
+    .await;
+    let folder = counters_folder("context");
+    let counters = folder.path();
+    let port = free_port();
+    let service = Service::start(port, &model.uri(), counters, None).await;
+    restate.register(port).await;
+
+    let (status, body) = restate
+        .call_with(
+            reqwest::Method::POST,
+            &format!("{BY_HEADER}/ctx-1/run/send"),
+            &[("x-user", "ada")],
+            Some(json!({ "input": "Email me, then tell me who I am." })),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    wait_for_pending(&restate, BY_HEADER, "ctx-1").await;
+    service.kill().await;
+    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let (status, body) = restate
+        .post(
+            &format!("{BY_HEADER}/ctx-1/decide"),
+            json!({ "call_id": "call_1", "decision": "approve" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let output = restate.attach(BY_HEADER, "ctx-1").await;
+    assert_eq!(output["text"], "Sent, Ada.", "{output}");
+    assert_eq!(tool_results(&output), ["sent to ada", "you are ada"]);
+
+    let (status, output) = restate
+        .post(
+            &format!("{BY_BODY}/ctx-2/run"),
+            json!({ "input": "Who am I?", "context": { "name": "bob" } }),
+        )
+        .await;
+    assert_eq!(status, 200, "{output}");
+    assert_eq!(tool_results(&output), ["you are bob"]);
+
+    assert_eq!(counter(counters, "whoami-ada").as_deref(), Some("1"));
+    assert_eq!(counter(counters, "whoami-bob").as_deref(), Some("1"));
+    assert_eq!(model_calls(&model).await, 5);
+}
+
+/// A run whose invocation makes no context is refused with the status the context function
+/// chose (a missing header: 401; a missing or malformed `context`: 400), as `run` and `output`
+/// answer, and never calls the model.
+async fn a_run_refused_by_its_context_function_never_calls_the_model() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![answer_reply("Never asked.")]).await;
+    let folder = counters_folder("refused");
+    let port = free_port();
+    let _service = Service::start(port, &model.uri(), folder.path(), None).await;
+    restate.register(port).await;
+
+    let (status, refused) = restate
+        .post(
+            &format!("{BY_HEADER}/ctx-3/run"),
+            json!({ "input": "Who am I?" }),
+        )
+        .await;
+    assert_eq!(status, 401, "{refused}");
+    assert_eq!(
+        refused["message"], "who is asking? send x-user",
+        "{refused}"
+    );
+    let (status, again) = restate
+        .call(
+            reqwest::Method::POST,
+            &format!("{BY_HEADER}/ctx-3/output"),
+            None,
+        )
+        .await;
+    assert_eq!((status, &again["message"]), (401, &refused["message"]));
+
+    let (status, refused) = restate
+        .post(
+            &format!("{BY_BODY}/ctx-4/run"),
+            json!({ "input": "Who am I?" }),
+        )
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|message| message.contains(r#"has no "context""#)),
+        "{refused}"
+    );
+    let (status, refused) = restate
+        .post(
+            &format!("{BY_BODY}/ctx-5/run"),
+            json!({ "input": "Who am I?", "context": { "name": 7 } }),
+        )
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("does not fit at `name`")),
+        "{refused}"
+    );
+
+    assert_eq!(model_calls(&model).await, 0, "the model was never called");
+}
+
 fn main() -> ExitCode {
     if let Some(port) = std::env::var(SERVICE_PORT)
         .ok()
@@ -833,6 +1246,26 @@ fn main() -> ExitCode {
         return code;
     }
     tests::peers::main([
+        Test::tokio(
+            "a_typed_run_answers_with_its_value_through_a_crash",
+            a_typed_run_answers_with_its_value_through_a_crash,
+        )
+        .needs(&RESTATE),
+        Test::tokio(
+            "a_typed_run_whose_answers_never_fit_ends_with_the_problem",
+            a_typed_run_whose_answers_never_fit_ends_with_the_problem,
+        )
+        .needs(&RESTATE),
+        Test::tokio(
+            "a_runs_context_comes_from_its_header_or_its_body",
+            a_runs_context_comes_from_its_header_or_its_body,
+        )
+        .needs(&RESTATE),
+        Test::tokio(
+            "a_run_refused_by_its_context_function_never_calls_the_model",
+            a_run_refused_by_its_context_function_never_calls_the_model,
+        )
+        .needs(&RESTATE),
         Test::tokio(
             "a_client_drives_a_run_as_the_docs_say",
             a_client_drives_a_run_as_the_docs_say,

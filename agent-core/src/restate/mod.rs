@@ -14,9 +14,65 @@
 //! | `POST /{name}/{run_id}/pending` | the calls the run waits on ([`Pending`]) |
 //! | `POST /{name}/{run_id}/decide` `{"call_id": "...", "decision": "approve"}` | settles a waiting call ([`DecisionRequest`]) |
 //!
-//! A `run` body of another shape is refused (400) with an error that names the shapes expected; a
-//! decision on a call that does not wait is refused (400), and a second decision on a call (409),
-//! also once the run has gone on.
+//! A `run` body ([`DurableRequest`]) is `{"input": "..."}` (with `"parts"`: images, documents) or
+//! `{"messages": [...]}` (a conversation to go on with), either with a `"context"` for the
+//! agent's context function to read. A body of another shape is refused (400) with an error that
+//! names the shapes expected; a decision on a call that does not wait is refused (400), and a
+//! second decision on a call (409), also once the run has gone on.
+//!
+//! **Each run's context.** An `Agent<S>` whose tools take [`State`](crate::State) of an `S` needs
+//! a context for each run, as an ordinary run does: [`DurableAgent::context`] makes it from the
+//! [`Invocation`] (the run id, the request's headers, which Restate's ingress passes on, or the
+//! body's `"context"`), or refuses the run with a [`Rejection`] and its status (`401`, `403`,
+//! `400`), which the client of `run` and `output` gets; a refused run never reaches the model. A
+//! `DurableAgent` of an agent that needs a context is not bound to an endpoint until it has that
+//! function: the compiler says so. Restate journals the invocation's body and headers, so the
+//! context made from them is the same on every replay.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//!
+//! use agent_core::restate::restate_sdk::prelude::Endpoint;
+//! use agent_core::restate::{DurableAgent, Rejection};
+//! use agent_core::{Agent, State, tool};
+//! use serde::Deserialize;
+//!
+//! #[derive(Clone, Deserialize)]
+//! struct User {
+//!     name: String,
+//! }
+//!
+//! /// Who is asking.
+//! #[tool]
+//! fn whoami(State(user): State<User>) -> String {
+//!     user.name
+//! }
+//!
+//! # fn endpoint(agent: Agent<User>) {
+//! let agent = Arc::new(agent);
+//! let endpoint = Endpoint::builder()
+//!     // `curl .../Mine/run-1/run -H 'x-user: ada' -d '{"input": "Who am I?"}'`
+//!     .bind(DurableAgent::new("Mine", Arc::clone(&agent)).context(|invocation| {
+//!         let name = invocation
+//!             .header("x-user")
+//!             .ok_or_else(|| Rejection::unauthorized("who is asking? send x-user"))?;
+//!         Ok(User { name: name.to_owned() })
+//!     }))
+//!     // `curl .../Theirs/run-1/run -d '{"input": "Who am I?", "context": {"name": "ada"}}'`
+//!     .bind(DurableAgent::new("Theirs", agent).context(|invocation| invocation.context::<User>()))
+//!     .build();
+//! # }
+//! ```
+//!
+//! **Typed runs.** [`DurableAgent::output`] asks each run for a value of a type, as
+//! [`RunRequest::output`](crate::RunRequest::output) does: the workflow's output has it as JSON
+//! in [`DurableOutput::value`] (read back with [`DurableOutput::value_as`]), and Restate's
+//! discovery learns its schema. An answer that does not fit goes back to the model, each retry a
+//! journaled model call like any other; a run whose answers are refused past its retries, or that
+//! ends before one (a limit), ends the workflow with a terminal error (`500`) whose message says
+//! why ("the model gave no acceptable output in 3 tries; the last one: ..."). **A typed run does
+//! not pause**: a call that would wait for an approval or for the caller is answered as not run,
+//! and the model goes on without it; an agent whose runs need approvals serves them in text.
 //!
 //! The Restate SDK is re-exported as [`restate_sdk`], so the endpoint, its options and this
 //! module's types come from the same version: import it from here
@@ -58,10 +114,11 @@
 //! A replay must make the same calls in the same order as the first run, or Restate reports a
 //! journal mismatch. So:
 //! - **Tools do their side effects inside their call.** A call is one step; anything a tool does
-//!   is covered by it. What hooks, approvers and the context factory do runs again on every
-//!   replay, outside any step: keep them free of side effects and decide from their inputs only
-//!   (no clock, no randomness, no reads of data that changes). An approver that needs a person
-//!   defers. Hooks see replayed steps again (`on_model_response`, `on_tool_result`).
+//!   is covered by it. What hooks, approvers, output validators and the context function do runs
+//!   again on every replay, outside any step: keep them free of side effects and decide from their
+//!   inputs only (no clock, no randomness, no reads of data that changes; the context function's
+//!   input is the journaled invocation). An approver that needs a person defers. Hooks see
+//!   replayed steps again (`on_model_response`, `on_tool_result`).
 //! - **The calls of a step run one after another**, in the order the model made them, so that the
 //!   journal's order is the same on every replay.
 //! - **No wall-clock time limit** ([`Agent::time_limit`](crate::Agent::time_limit)) applies: a replay would
@@ -110,11 +167,16 @@
 //! }
 //! ```
 
+mod answer;
+mod discovery;
+mod invocation;
 mod journal;
 mod serve;
 mod service;
 mod wire;
 
+pub use answer::{DurableAnswer, TextAnswer, TypedAnswer};
+pub use invocation::{ContextSource, Contextless, FromInvocation, Invocation, Rejection};
 pub use restate_sdk;
 pub use serve::serve;
 pub use service::DurableAgent;

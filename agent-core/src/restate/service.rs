@@ -1,23 +1,24 @@
-//! The durable agent as a Restate workflow: its handlers (`run`, `output`, `decide`, `pending`), how Restate
-//! reaches them, and what Restate is told about them.
+//! The durable agent as a Restate workflow: how it is set up (its context, its output), its
+//! handlers (`run`, `output`, `decide`, `pending`), and how Restate reaches them.
 
 use std::fmt;
 use std::sync::Arc;
 
-use restate_sdk::discovery;
 use restate_sdk::endpoint::{self, ContextInternal, ServiceOptions};
 use restate_sdk::errors::{HandlerError, HandlerResult, TerminalError};
 use restate_sdk::serde::Json;
 use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
 use restate_sdk::service::{IntoServiceDefinition, Service, ServiceDefinition};
-
-use super::journal::RestateJournal;
-use crate::call_info::RunId;
 use serde::{Deserialize, Serialize};
 
+use super::answer::{DurableAnswer, TextAnswer, TypedAnswer, failed};
+use super::discovery::workflow;
+use super::invocation::{ContextSource, Contextless, FromInvocation, Invocation, Rejection};
+use super::journal::RestateJournal;
 use super::wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};
-use crate::run::Agent;
-use crate::run::{Decision, PendingCall, RunError};
+use crate::call_info::RunId;
+use crate::output::OutputType;
+use crate::run::{Agent, Decision, PendingCall};
 
 /// The workflow state key under which a paused run keeps its [`Waiting`].
 const PENDING: &str = "pending";
@@ -37,14 +38,17 @@ struct Waiting {
     decided: Vec<String>,
 }
 
-/// Makes the context of each run from the run's id.
-type MakeContext<S> = Arc<dyn Fn(&str) -> S + Send + Sync>;
-
 /// An [`Agent`] served as a Restate workflow, so that its runs are durable: each model call and
 /// each tool call is a journaled step, and a run whose process dies goes on where it was when
 /// Restate replays it (on a restart, or on another instance), without calling the model or a
 /// tool again for the steps already done. See the [module](super) for the handlers and the rules a
 /// durable run follows.
+///
+/// Set up like a run: [`context`](DurableAgent::context) makes each run's context from its
+/// invocation (needed, as for a run, by an agent whose tools take one), and
+/// [`output`](DurableAgent::output) asks for a typed answer. `S` is the agent's context, `C` how
+/// it is made ([`Contextless`] or [`FromInvocation`]), `O` what runs answer with ([`TextAnswer`]
+/// or [`TypedAnswer`]).
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -64,42 +68,176 @@ type MakeContext<S> = Arc<dyn Fn(&str) -> S + Send + Sync>;
 /// # Ok(())
 /// # }
 /// ```
-pub struct DurableAgent<S = ()> {
+///
+/// A durable agent of an agent whose runs need a context is not bound to an endpoint until it is
+/// told how to make that context:
+///
+/// ```compile_fail,E0277
+/// use std::sync::Arc;
+/// use agent_core::restate::DurableAgent;
+/// use agent_core::restate::restate_sdk::prelude::Endpoint;
+///
+/// struct User(String);
+///
+/// let agent: agent_core::Agent<User> = agent_core::Agent::new(
+///     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()),
+/// );
+/// // error: this `DurableAgent` serves an `Agent<User>` and cannot make its runs' context
+/// let endpoint = Endpoint::builder().bind(DurableAgent::new("Assistant", Arc::new(agent)));
+/// ```
+pub struct DurableAgent<S = (), C = Contextless, O = TextAnswer> {
     name: String,
     agent: Arc<Agent<S>>,
-    make_context: MakeContext<S>,
+    context: C,
+    answer: O,
     options: Option<ServiceOptions>,
 }
 
-impl DurableAgent<()> {
-    /// Serves `agent` as the Restate workflow `name` (the first segment of its ingress URLs).
+impl<S: Send + Sync + 'static> DurableAgent<S> {
+    /// Serves `agent` as the Restate workflow `name` (the first segment of its ingress URLs). Its
+    /// runs answer in text; an `Agent<()>`'s runs need no context, any other's are given one with
+    /// [`context`](DurableAgent::context) before the workflow is bound to an endpoint.
     ///
     /// # Panics
     ///
     /// When binding it to an endpoint, if `name` is not a valid Restate service name (letters,
     /// digits and `_`, not starting with a digit).
-    pub fn new(name: impl Into<String>, agent: Arc<Agent<()>>) -> Self {
-        DurableAgent::with_context(name, agent, |_| ())
-    }
-}
-
-impl<S: Send + Sync + 'static> DurableAgent<S> {
-    /// Serves an agent whose tools take a context, made for each run from the run's id (the
-    /// workflow key). The id is the same on every replay of the run; tools that only need it for
-    /// an idempotency key take a [`CallInfo`](crate::CallInfo) instead, whose run id it is.
-    pub fn with_context(
-        name: impl Into<String>,
-        agent: Arc<Agent<S>>,
-        make_context: impl Fn(&str) -> S + Send + Sync + 'static,
-    ) -> Self {
+    pub fn new(name: impl Into<String>, agent: Arc<Agent<S>>) -> Self {
         DurableAgent {
             name: name.into(),
             agent,
-            make_context: Arc::new(make_context),
+            context: Contextless,
+            answer: TextAnswer,
             options: None,
         }
     }
+}
 
+impl<S: Send + Sync + 'static, O> DurableAgent<S, Contextless, O> {
+    /// Makes each run's context from its [`Invocation`]: the run id, the request's headers (a
+    /// sign-in token the client sent through Restate's ingress) or the run request's `context`
+    /// (`{"input": "...", "context": {"user": "ada"}}`, read with
+    /// [`Invocation::context`]). The context is what the tools' [`State`](crate::State)
+    /// parameters, the hooks and the approver are handed in that run, as
+    /// [`RunRequest::context`](crate::RunRequest::context) gives it to an ordinary run; an
+    /// `Agent<()>` may be given one too, to refuse runs (a missing token, say).
+    ///
+    /// `make` is called when the invocation starts, before the run, and again on each replay of
+    /// it (after a crash, and when a paused run goes on: Restate replays the invocation then).
+    /// Restate journals the invocation's body and headers, so `make` sees the same invocation
+    /// every time: like hooks, it must decide from it alone (no clock, no randomness, no reads of
+    /// data that changes), so that every replay gets the same context. A [`Rejection`] ends the
+    /// run before it starts, and its client gets the rejection's status (`401`, say) and message;
+    /// the model is never called.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    ///
+    /// use agent_core::restate::restate_sdk::prelude::Endpoint;
+    /// use agent_core::restate::{DurableAgent, Rejection};
+    /// use agent_core::testing::ScriptedModel;
+    /// use agent_core::{Agent, AssistantMessage, State, agent, tool};
+    ///
+    /// #[derive(Clone)]
+    /// struct User(String);
+    ///
+    /// /// Who is asking.
+    /// #[tool]
+    /// fn whoami(State(user): State<User>) -> String {
+    ///     user.0
+    /// }
+    ///
+    /// let model = ScriptedModel::new([AssistantMessage::text("Hello!")]);
+    /// let agent: Agent<User> = agent!(model, whoami);
+    /// let durable = DurableAgent::new("Assistant", Arc::new(agent)).context(|invocation| {
+    ///     // Restate's ingress checked the caller (a request identity key, or a proxy in front of
+    ///     // it) and passes its `x-user` header on.
+    ///     let user = invocation
+    ///         .header("x-user")
+    ///         .ok_or_else(|| Rejection::unauthorized("no x-user header"))?;
+    ///     Ok(User(user.to_owned()))
+    /// });
+    /// let endpoint = Endpoint::builder().bind(durable).build();
+    /// ```
+    pub fn context(
+        self,
+        make: impl Fn(&Invocation<'_>) -> Result<S, Rejection> + Send + Sync + 'static,
+    ) -> DurableAgent<S, FromInvocation<S>, O> {
+        DurableAgent {
+            name: self.name,
+            agent: self.agent,
+            context: FromInvocation::new(make),
+            answer: self.answer,
+            options: self.options,
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static, C> DurableAgent<S, C, TextAnswer> {
+    /// Asks each run for its answer as a `T`, as [`RunRequest::output`](crate::RunRequest::output)
+    /// does: the workflow's output ([`DurableOutput`]) has the value as JSON in its `value`
+    /// ([`DurableOutput::value_as`] reads it back), and Restate's discovery learns its schema.
+    /// The agent's [`output_mode`](Agent::output_mode) and
+    /// [`output_retries`](Agent::output_retries) apply.
+    ///
+    /// A typed run does not pause: a call that would wait for an approval or for the caller is
+    /// answered as not run, and the model goes on without it. A run whose answers are refused past
+    /// its retries, or that ends before it gives one (a limit, a hook), ends the workflow with a
+    /// terminal error that says why, as `run` and `output` answer (`500`).
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    ///
+    /// use agent_core::restate::DurableAgent;
+    /// use agent_core::restate::restate_sdk::prelude::Endpoint;
+    /// use agent_core::testing::ScriptedModel;
+    /// use agent_core::{Agent, AssistantMessage};
+    /// use schemars::JsonSchema;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// /// A support ticket.
+    /// #[derive(Serialize, Deserialize, JsonSchema)]
+    /// struct Ticket {
+    ///     title: String,
+    ///     urgent: bool,
+    /// }
+    ///
+    /// let agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
+    /// let durable = DurableAgent::new("Triage", Arc::new(agent))
+    ///     .output::<Ticket>()
+    ///     .validate(|_, ticket: &Ticket| {
+    ///         if ticket.title.is_empty() { Err("give the ticket a title") } else { Ok(()) }
+    ///     });
+    /// let endpoint = Endpoint::builder().bind(durable).build();
+    /// ```
+    pub fn output<T: OutputType + Serialize>(self) -> DurableAgent<S, C, TypedAnswer<S, T>> {
+        DurableAgent {
+            name: self.name,
+            agent: self.agent,
+            context: self.context,
+            answer: TypedAnswer::new(),
+            options: self.options,
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static, C, T: OutputType + Serialize> DurableAgent<S, C, TypedAnswer<S, T>> {
+    /// Adds a check of each run's value beyond its type, handed the run's context: `Err(message)`
+    /// sends `message` to the model, which tries again, as
+    /// [`RunRequest::validate`](crate::RunRequest::validate) does. Like hooks, it decides from
+    /// its inputs alone: a replay runs it again.
+    pub fn validate<E: fmt::Display>(
+        mut self,
+        validator: impl Fn(&S, &T) -> Result<(), E> + Send + Sync + 'static,
+    ) -> Self {
+        self.answer.validate(move |context, value| {
+            validator(context, value).map_err(|error| error.to_string())
+        });
+        self
+    }
+}
+
+impl<S, C, O> DurableAgent<S, C, O> {
     /// Restate's options for the workflow: timeouts, retention, and the retry policy Restate
     /// applies to the run when a step fails or its process dies.
     pub fn options(mut self, options: ServiceOptions) -> Self {
@@ -108,22 +246,30 @@ impl<S: Send + Sync + 'static> DurableAgent<S> {
     }
 }
 
-impl<S> fmt::Debug for DurableAgent<S> {
+impl<S, C, O: fmt::Debug> fmt::Debug for DurableAgent<S, C, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DurableAgent")
             .field("name", &self.name)
+            .field("context", &std::any::type_name::<C>())
+            .field("answer", &self.answer)
             .field("options", &self.options)
             .finish_non_exhaustive()
     }
 }
 
-impl<S: Send + Sync + 'static> IntoServiceDefinition for DurableAgent<S> {
+impl<S, C, O> IntoServiceDefinition for DurableAgent<S, C, O>
+where
+    S: Send + Sync + 'static,
+    C: ContextSource<S>,
+    O: DurableAnswer<S>,
+{
     fn into_service_definition(self) -> ServiceDefinition {
-        let discovery = workflow(&self.name);
-        let dispatcher = Handlers {
+        let discovery = workflow(&self.name, self.answer.output_schema());
+        let dispatcher = Handlers(Arc::new(Shared {
             agent: self.agent,
-            make_context: self.make_context,
-        };
+            context: self.context,
+            answer: self.answer,
+        }));
         let definition = service_definition(dispatcher, discovery);
         match self.options {
             Some(options) => definition.options(options),
@@ -132,27 +278,47 @@ impl<S: Send + Sync + 'static> IntoServiceDefinition for DurableAgent<S> {
     }
 }
 
-/// What Restate reaches: the four handlers of one durable agent.
-struct Handlers<S> {
+/// What every invocation of one durable agent shares.
+struct Shared<S, C, O> {
     agent: Arc<Agent<S>>,
-    make_context: MakeContext<S>,
+    context: C,
+    answer: O,
 }
 
-impl<S: Send + Sync + 'static> Service for Handlers<S> {
+/// What Restate reaches: the four handlers of one durable agent.
+struct Handlers<S, C, O>(Arc<Shared<S, C, O>>);
+
+impl<S, C, O> Service for Handlers<S, C, O>
+where
+    S: Send + Sync + 'static,
+    C: ContextSource<S>,
+    O: DurableAnswer<S>,
+{
     type Future = ServiceBoxFuture;
 
     fn handle(&self, restate: ContextInternal) -> Self::Future {
-        let agent = Arc::clone(&self.agent);
-        let make_context = Arc::clone(&self.make_context);
+        let shared = Arc::clone(&self.0);
         Box::pin(async move {
             match restate.handler_name() {
                 "run" => {
                     let (Json(body), metadata) = restate.input::<Json<serde_json::Value>>().await;
                     let outcome = match serde_json::from_value::<DurableRequest>(body) {
                         Ok(request) => {
-                            let context = make_context(&metadata.key);
-                            let run_id = RunId::from(metadata.key.as_str());
-                            run(&restate, &agent, &context, request, run_id).await
+                            let invocation = Invocation::new(
+                                &metadata.key,
+                                &metadata.headers,
+                                request.context_value(),
+                            );
+                            match shared.context.make(&invocation) {
+                                Ok(context) => {
+                                    let run_id = RunId::from(metadata.key.as_str());
+                                    run(&restate, &shared, &context, request, run_id).await
+                                }
+                                Err(rejection) => Err(TerminalError::new_with_code(
+                                    rejection.status(),
+                                    rejection.message(),
+                                )),
+                            }
                         }
                         Err(error) => Err(TerminalError::new_with_code(400, error.to_string())),
                     };
@@ -198,28 +364,33 @@ impl<S: Send + Sync + 'static> Service for Handlers<S> {
 }
 
 /// The workflow's `run` handler: one run, from its input to its end, waiting on a durable promise
-/// for each call that waits for a person or the caller.
-async fn run<S: Send + Sync + 'static>(
+/// for each call that waits for a person or the caller (only a text run waits: a typed run
+/// answers such a call as not run).
+async fn run<S, C, O>(
     restate: &ContextInternal,
-    agent: &Agent<S>,
+    shared: &Shared<S, C, O>,
     context: &S,
     request: DurableRequest,
     run_id: RunId,
-) -> Result<Json<DurableOutput>, TerminalError> {
+) -> Result<Json<DurableOutput>, TerminalError>
+where
+    S: Send + Sync + 'static,
+    O: DurableAnswer<S>,
+{
+    let agent = &*shared.agent;
     let journal = RestateJournal { context: restate };
-    let mut outcome = request
+    let first = request
         .into_run(agent)
         .context(context)
         .journal(&journal)
-        .run_id(run_id.clone())
-        .await;
+        .run_id(run_id.clone());
+    let (mut output, value) = shared.answer.answer(first).await?;
     let mut pause = 0;
     let mut decided = Vec::new();
     loop {
         pause += 1;
-        let output = outcome.map_err(failed)?;
-        let Some(paused) = output.paused else {
-            return Ok(Json(DurableOutput::from(output)));
+        let Some(paused) = output.paused.take() else {
+            return Ok(Json(DurableOutput::new(output, value)));
         };
         let calls = paused.pending().to_vec();
         let waiting = Waiting {
@@ -243,12 +414,13 @@ async fn run<S: Send + Sync + 'static>(
             decided: decided.clone(),
         };
         restate.set(PENDING, Json(waiting));
-        outcome = agent
+        output = agent
             .resume(paused, decisions)
             .context(context)
             .journal(&journal)
             .run_id(run_id.clone())
-            .await;
+            .await
+            .map_err(failed)?;
     }
 }
 
@@ -310,84 +482,4 @@ async fn pending(restate: &ContextInternal) -> HandlerResult<Json<Pending>> {
 /// The durable promise the decision on a call waiting in the run's `pause`-th pause arrives on.
 fn promise_name(pause: usize, call_id: &str) -> String {
     format!("decision/{pause}/{call_id}")
-}
-
-/// A run that failed ends its workflow with a terminal error (Restate does not retry it): the
-/// same failure would come back. The error's text says which step failed and why.
-fn failed(error: RunError) -> TerminalError {
-    TerminalError::new_with_code(500, error.to_string())
-}
-
-/// What Restate's discovery learns: a workflow named `name` with its four handlers.
-fn workflow(name: &str) -> discovery::Service {
-    let json = || Some(discovery::OutputPayload::from_metadata::<Json<()>>());
-    let handler = |name: &str, ty, input, output, documentation: &str| discovery::Handler {
-        name: discovery::HandlerName::try_from(name.to_owned()).expect("a valid handler name"),
-        input: Some(input),
-        output,
-        ty: Some(ty),
-        documentation: Some(documentation.to_owned()),
-        metadata: Default::default(),
-        abort_timeout: None,
-        inactivity_timeout: None,
-        journal_retention: None,
-        idempotency_retention: None,
-        workflow_completion_retention: None,
-        enable_lazy_state: None,
-        ingress_private: None,
-        retry_policy_initial_interval: None,
-        retry_policy_max_interval: None,
-        retry_policy_max_attempts: None,
-        retry_policy_exponentiation_factor: None,
-        retry_policy_on_max_attempts: None,
-    };
-    let json_input = || discovery::InputPayload::from_metadata::<Json<()>>();
-    discovery::Service {
-        ty: discovery::ServiceType::Workflow,
-        name: discovery::ServiceName::try_from(name.to_owned())
-            .unwrap_or_else(|error| panic!("`{name}` is not a Restate service name: {error}")),
-        handlers: vec![
-            handler(
-                "run",
-                discovery::HandlerType::Workflow,
-                json_input(),
-                json(),
-                "Runs the agent once for this workflow id: {\"input\": \"...\"}.",
-            ),
-            handler(
-                "output",
-                discovery::HandlerType::Shared,
-                discovery::InputPayload::empty(),
-                json(),
-                "Waits for the run's output (what `run` answers), however often it is asked.",
-            ),
-            handler(
-                "decide",
-                discovery::HandlerType::Shared,
-                json_input(),
-                Some(discovery::OutputPayload::empty()),
-                "Decides a waiting call: {\"call_id\": \"...\", \"decision\": \"approve\"}.",
-            ),
-            handler(
-                "pending",
-                discovery::HandlerType::Shared,
-                discovery::InputPayload::empty(),
-                json(),
-                "The calls the run waits on.",
-            ),
-        ],
-        documentation: Some("An agent-core agent whose runs are durable.".to_owned()),
-        metadata: Default::default(),
-        abort_timeout: None,
-        inactivity_timeout: None,
-        journal_retention: None,
-        idempotency_retention: None,
-        enable_lazy_state: None,
-        ingress_private: None,
-        retry_policy_initial_interval: None,
-        retry_policy_max_interval: None,
-        retry_policy_max_attempts: None,
-        retry_policy_exponentiation_factor: None,
-        retry_policy_on_max_attempts: None,
-    }
 }
