@@ -678,7 +678,11 @@ impl<'a> FloorStream<'a> {
         if reply.tool_calls.is_empty() {
             let text = reply.content.clone();
             self.messages.push(Message::Assistant(reply));
-            self.ready.push_back(RunEvent::StepFinished { step, usage });
+            self.ready.push_back(RunEvent::StepFinished {
+                step,
+                usage,
+                model: None,
+            });
             let messages = std::mem::take(&mut self.messages);
             self.finished = Some(RunEvent::Finished(Ok((text, messages))));
             return;
@@ -697,7 +701,11 @@ impl<'a> FloorStream<'a> {
             self.ready.push_back(RunEvent::ToolResult(result.clone()));
             self.messages.push(Message::Tool(result));
         }
-        self.ready.push_back(RunEvent::StepFinished { step, usage });
+        self.ready.push_back(RunEvent::StepFinished {
+            step,
+            usage,
+            model: None,
+        });
     }
 }
 

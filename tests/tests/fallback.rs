@@ -605,6 +605,15 @@ async fn a_streamed_run_says_which_model_answered_each_step() {
     assert_eq!(streamed_text(&events), "北京今天有小雨，记得带伞。");
     let output = streamed_output(&events);
     assert_eq!(output.step_models, [Some(CLAUDE_ANSWERED.to_owned())]);
+    // The step's end names it too, as it happens.
+    let step_models: Vec<(usize, Option<&str>)> = events
+        .iter()
+        .filter_map(|event| match event {
+            RunEvent::StepFinished { step, model, .. } => Some((*step, model.as_deref())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(step_models, [(1, Some(CLAUDE_ANSWERED))]);
 }
 
 #[tokio::test]

@@ -20,7 +20,9 @@ fn describe(event: &RunEvent) -> String {
         RunEvent::ToolResult(result) => {
             format!("result {} error={}", result.tool_call_id, result.is_error)
         }
-        RunEvent::StepFinished { step, usage } => format!("end {step} ({} in)", usage.input_tokens),
+        RunEvent::StepFinished { step, usage, .. } => {
+            format!("end {step} ({} in)", usage.input_tokens)
+        }
         RunEvent::Finished(Ok(output)) => format!("finished {:?}", output.text),
         RunEvent::Finished(Err(error)) => format!("failed {error}"),
         _ => "other".to_owned(),

@@ -36,6 +36,10 @@ pub enum RunEvent<O = RunOutput> {
         step: usize,
         /// Tokens the step's model call used.
         usage: Usage,
+        /// The model that answered, when its reply named it
+        /// ([`ChatResponse::model`](crate::ChatResponse::model)): with a
+        /// [`Fallback`](crate::Fallback) chain, the one of the chain that answered this step.
+        model: Option<String>,
     },
     /// The run ended, with exactly what the same run not streamed returns. Always last.
     Finished(Result<O, RunError>),
@@ -45,12 +49,18 @@ pub enum RunEvent<O = RunOutput> {
 /// the run's outcome. Kept apart from [`RunEvent`] so the queue cannot hold an end, and so its
 /// items are not the size of `Finished`'s outcome.
 pub(crate) enum LiveEvent {
-    StepStarted { step: usize },
+    StepStarted {
+        step: usize,
+    },
     TextDelta(String),
     ReasoningDelta(String),
     ToolCallRequested(ToolCall),
     ToolResult(ToolResultMessage),
-    StepFinished { step: usize, usage: Usage },
+    StepFinished {
+        step: usize,
+        usage: Usage,
+        model: Option<String>,
+    },
 }
 
 impl<O> From<LiveEvent> for RunEvent<O> {
@@ -61,7 +71,9 @@ impl<O> From<LiveEvent> for RunEvent<O> {
             LiveEvent::ReasoningDelta(text) => RunEvent::ReasoningDelta(text),
             LiveEvent::ToolCallRequested(call) => RunEvent::ToolCallRequested(call),
             LiveEvent::ToolResult(result) => RunEvent::ToolResult(result),
-            LiveEvent::StepFinished { step, usage } => RunEvent::StepFinished { step, usage },
+            LiveEvent::StepFinished { step, usage, model } => {
+                RunEvent::StepFinished { step, usage, model }
+            }
         }
     }
 }

@@ -311,6 +311,7 @@ mod tests {
             RunEvent::StepFinished {
                 step: 1,
                 usage: Default::default(),
+                model: None,
             },
         ] {
             chunks.extend(encoder.encode(event));

@@ -152,8 +152,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     self.step(step, Ask::Next, &mut cancel),
                     info_span!("step", "agent.step" = step)
                 );
-                let usage = self.step_usage.get(step - 1).copied().unwrap_or_default();
-                self.emit(|| LiveEvent::StepFinished { step, usage });
+                self.emit(|| LiveEvent::StepFinished {
+                    step,
+                    usage: self.step_usage.get(step - 1).copied().unwrap_or_default(),
+                    model: self.step_models.get(step - 1).cloned().flatten(),
+                });
                 if let Some(ended) = self.ended(step, outcome) {
                     return ended;
                 }
