@@ -109,9 +109,16 @@ enum Step {
     /// The model wants its results: go on.
     Continue,
     /// The run is over.
-    End(StopReason, Option<String>),
-    /// The model call failed.
-    Failed(ModelError),
+    Ended(Ending),
+}
+
+/// How a run ended, before its output is made (`Run::conclude`, once, at the top: the output is
+/// large, and each layer it passed through would move it).
+pub(super) enum Ending {
+    /// Finished or stopped, with its answer or none.
+    Stopped(StopReason, Option<String>),
+    /// The model call of step `.0` failed.
+    Failed(usize, ModelError),
     /// A typed run's output was rejected once more than it may be.
     OutputRejected,
     /// Calls wait for a person or the caller: the run pauses.
@@ -133,15 +140,12 @@ enum Ask {
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
     /// The loop: a paused run's decisions first, then a step at a time up to the step limit.
-    async fn go<C: Future<Output = ()> + Send>(
-        &mut self,
-        mut cancel: Pin<&mut C>,
-    ) -> Result<RunOutput, RunError> {
+    async fn go<C: Future<Output = ()> + Send>(&mut self, mut cancel: Pin<&mut C>) -> Ending {
         if let Some(resume) = self.resume.take()
             // Boxed: few runs resume, and every run's future would hold its room.
             && let Some(reason) = Box::pin(self.resume(resume, &mut cancel)).await
         {
-            return Ok(self.finish(reason, None));
+            return Ending::Stopped(reason, None);
         }
         let max_steps = self.agent.limits.max_steps;
         for step in self.step_usage.len() + 1..=max_steps {
@@ -157,8 +161,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     usage: self.step_usage.get(step - 1).copied().unwrap_or_default(),
                     model: self.step_models.get(step - 1).cloned().flatten(),
                 });
-                if let Some(ended) = self.ended(step, outcome) {
-                    return ended;
+                if let Step::Ended(ending) = outcome {
+                    return ending;
                 }
             }
             // A streamed run lets its reader see each step's events before the next step.
@@ -169,11 +173,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if self.agent.limits.at_step_limit == AtStepLimit::AskForFinalAnswer {
             let step = max_steps + 1;
             let outcome = Box::pin(self.step(step, Ask::FinalAnswer, &mut cancel)).await;
-            if let Some(ended) = self.ended(step, outcome) {
-                return ended;
+            if let Step::Ended(ending) = outcome {
+                return ending;
             }
         }
-        Ok(self.finish(StopReason::StepLimit { limit: max_steps }, None))
+        Ending::Stopped(StopReason::StepLimit { limit: max_steps }, None)
     }
 
     /// One step: ask the model, check its answer, rule on each call it made, carry the calls
@@ -185,7 +189,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         cancel: &mut Pin<&mut C>,
     ) -> Step {
         if let Some(reason) = self.budget_spent() {
-            return Step::End(reason, None);
+            return Step::Ended(Ending::Stopped(reason, None));
         }
         // The reply is kept; the rest of the response is dropped here, so the step's future does
         // not hold it across the awaits below.
@@ -194,8 +198,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 let cut_off = response.finish_reason == Some(FinishReason::Length);
                 (response.message, cut_off)
             }
-            Ok(Err(error)) => return Step::Failed(error),
-            Err(interrupt) => return Step::End(self.interrupted(interrupt), None),
+            Ok(Err(error)) => return Step::Ended(Ending::Failed(step, error)),
+            Err(interrupt) => {
+                return Step::Ended(Ending::Stopped(self.interrupted(interrupt), None));
+            }
         };
         if ask == Ask::FinalAnswer && self.output.is_none() {
             // Offered no tools, it should call none; calls it makes anyway would stay unanswered.
@@ -255,40 +261,41 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             Ask::Next => StopReason::Finished,
             Ask::FinalAnswer => StopReason::StepLimitAnswered { limit },
         };
-        match (stop, verdict) {
-            (Some(reason), _) => Step::End(reason, None),
-            (None, Verdict::Taken { text }) => Step::End(finished, Some(text)),
+        let ending = match (stop, verdict) {
+            (Some(reason), _) => Ending::Stopped(reason, None),
+            (None, Verdict::Taken { text }) => Ending::Stopped(finished, Some(text)),
             // The last try of a typed run ends it without an output.
             _ if ask == Ask::FinalAnswer && self.output.is_some() => {
-                Step::End(StopReason::StepLimit { limit }, None)
+                Ending::Stopped(StopReason::StepLimit { limit }, None)
             }
-            (None, Verdict::Rejected) if self.output_retries_spent() => Step::OutputRejected,
-            _ if answer.is_some() => Step::End(finished, answer),
+            (None, Verdict::Rejected) if self.output_retries_spent() => Ending::OutputRejected,
+            _ if answer.is_some() => Ending::Stopped(finished, answer),
             _ => match self.agent.limits.max_tool_calls {
-                Some(limit) if over_limit => Step::End(StopReason::ToolCallLimit { limit }, None),
-                _ => Step::Continue,
+                Some(limit) if over_limit => {
+                    Ending::Stopped(StopReason::ToolCallLimit { limit }, None)
+                }
+                _ => return Step::Continue,
             },
-        }
+        };
+        Step::Ended(ending)
     }
 
-    /// How the run ends after `step` came to `outcome`: `None` if it goes on.
-    #[inline]
-    fn ended(&mut self, step: usize, outcome: Step) -> Option<Result<RunOutput, RunError>> {
-        Some(match outcome {
-            Step::Continue => return None,
-            Step::End(reason, text) => Ok(self.finish(reason, text)),
-            Step::Paused {
+    /// The run's output, or its error, from how it ended.
+    pub(super) fn conclude(&mut self, ending: Ending) -> Result<RunOutput, RunError> {
+        match ending {
+            Ending::Stopped(reason, text) => Ok(self.finish(reason, text)),
+            Ending::Paused {
                 pending,
                 finished,
                 over_limit,
             } => Ok(self.pause(pending, finished, over_limit)),
-            Step::Failed(source) => Err(RunError::Model {
+            Ending::Failed(step, source) => Err(RunError::Model {
                 step,
                 source,
                 messages: std::mem::take(&mut self.messages),
                 usage: self.usage,
             }),
-            Step::OutputRejected => Err(RunError::Output {
+            Ending::OutputRejected => Err(RunError::Output {
                 attempts: self
                     .output
                     .as_mut()
@@ -297,7 +304,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 messages: std::mem::take(&mut self.messages),
                 usage: self.usage,
             }),
-        })
+        }
     }
 
     /// The transcript: the reply first, then one result per call, in call order, each also
@@ -339,10 +346,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.emit(|| LiveEvent::ToolResult(result.clone()));
         }
         self.messages.push(Message::Assistant(reply));
-        Step::Paused {
+        Step::Ended(Ending::Paused {
             pending,
             finished,
             over_limit,
-        }
+        })
     }
 }

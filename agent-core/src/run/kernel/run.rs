@@ -71,13 +71,14 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
             "agent.steps" = Empty,
             "agent.stop_reason" = Empty,
         );
-        // As `traced!`, keeping the span to record the run's figures in.
-        let (mut outcome, span) = if let Some(span) = enabled(run_span) {
-            let outcome = Box::pin(run.go(cancel)).instrument(span.clone()).await;
-            (outcome, Some(span))
-        } else {
-            (run.go(cancel).await, None)
+        // As `traced!`, keeping the span to record the run's figures in; the output is made here,
+        // once, from how the run ended.
+        let span = enabled(run_span);
+        let ending = match &span {
+            Some(span) => Box::pin(run.go(cancel)).instrument(span.clone()).await,
+            None => run.go(cancel).await,
         };
+        let mut outcome = run.conclude(ending);
         // A typed run that ended without its output did not do what it was asked.
         if let Some(output) = &mut run.output
             && !output.taken
