@@ -251,7 +251,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         call: &ToolCall,
         decision: CallDecision<'_>,
     ) -> ToolResultMessage {
-        let outcome = self.outcome(context, call, decision, None).await;
+        let tool = self.get(&call.name);
+        let outcome = self.outcome(tool, context, call, decision, None).await;
         self.result_message(call, outcome)
     }
 
@@ -265,7 +266,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         decision: CallDecision<'_>,
         run: &RunId,
     ) -> ToolResultMessage {
-        let outcome = self.outcome(context, call, decision, Some(run)).await;
+        let tool = self.get(&call.name);
+        let outcome = self.outcome(tool, context, call, decision, Some(run)).await;
         self.result_message(call, outcome)
     }
 
@@ -284,17 +286,19 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// What becomes of a call, before it becomes the text the model sees: the first half of
     /// [`execute`](ToolSet::execute), for the MCP server, which also needs a JSON result whole.
-    /// The call's tool is looked up and its future made here; the [`Outcome`] awaits it. `run`
-    /// is the id of the run that made the call, if a run did.
+    /// `tool` is the call's tool, as [`get`](ToolSet::get) found it by the call's name (looked up
+    /// by the caller, who may need its definition first); its future is made here, and the
+    /// [`Outcome`] awaits it. `run` is the id of the run that made the call, if a run did.
     pub(crate) fn outcome<'a>(
         &'a self,
+        tool: Option<&'a dyn Tool<S>>,
         context: &'a S,
         call: &'a ToolCall,
         decision: CallDecision<'a>,
         run: Option<&'a RunId>,
     ) -> Outcome<'a, S> {
         match decision {
-            CallDecision::Run => match self.run(context, call, run) {
+            CallDecision::Run => match self.run(tool, context, call, run) {
                 Ok(running) => Outcome::Running(running),
                 Err(error) => Outcome::Ready(Some(Err(error))),
             },
@@ -305,23 +309,22 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                     arguments: arguments.to_owned(),
                     ..call.clone()
                 };
-                self.run(context, &call, run)?.await
+                self.run(tool, context, &call, run)?.await
             })),
             CallDecision::NotRun(why) => Outcome::Ready(Some(Err(self.refusal(why)))),
         }
     }
 
-    /// Starts `call`: its tool's future, run as [`start`](Self::start) says; or why it could not
-    /// start (no tool of that name, a panic while making the future).
+    /// Starts `call` of `tool`: its future, run as [`start`](Self::start) says; or why it could
+    /// not start (no tool of that name, a panic while making the future).
     fn run<'a>(
         &'a self,
+        tool: Option<&'a dyn Tool<S>>,
         context: &'a S,
         call: &'a ToolCall,
         run: Option<&'a RunId>,
     ) -> Result<Running<'a, S>, ToolError> {
-        let tool = self
-            .get(&call.name)
-            .ok_or_else(|| self.unknown_tool(&call.name))?;
+        let tool = tool.ok_or_else(|| self.unknown_tool(&call.name))?;
         self.start(tool, context, call, run)
     }
 

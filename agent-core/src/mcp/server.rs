@@ -230,7 +230,7 @@ impl McpServer {
         // tool, as the agent loop does.
         // `ToolSet::execute` in its two halves, to keep a JSON result whole in between.
         let outcome = tokio::select! {
-            outcome = tools.outcome(&(), &call, decision, None) => outcome,
+            outcome = tools.outcome(tools.get(&call.name), &(), &call, decision, None) => outcome,
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("the call was cancelled", None));
             }

@@ -148,7 +148,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let started = (!self.agent.hooks.is_empty() && ruling.is_none()).then(Instant::now);
         // The ruling is matched as it comes, not kept: held across the call's await, it would
         // take room in every call's future.
-        let rewritten = match self.decide(call, ruling).await {
+        // Looked up once: the policy reads its definition, and the call runs it.
+        let tool = self.agent.tools.get(&call.name);
+        let rewritten = match self.decide(call, tool, ruling).await {
             Ruling::Wait(pending) => return Slot::Waiting(pending),
             Ruling::Answer(outcome) => {
                 let result = self.agent.tools.result_message(call, outcome);
@@ -168,11 +170,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             None => tools.result_message(
                 call,
                 tools
-                    .outcome(self.context, call, decision, Some(&self.run_id))
+                    .outcome(tool, self.context, call, decision, Some(&self.run_id))
                     .await,
             ),
             Some(journal) => {
-                let definition = tools.get(&call.name).map(|tool| tool.definition());
+                let definition = tool.map(|tool| tool.definition());
                 let run =
                     Box::pin(tools.execute_in_run(self.context, call, decision, &self.run_id));
                 match journal.tool_call(call, definition, run).await {

@@ -10,7 +10,7 @@ use crate::message::{AssistantMessage, ToolCall};
 use crate::run::hooks::{Approval, ToolDecision};
 use crate::run::pause::{PendingCall, Waiting};
 use crate::texts::NotRun;
-use crate::tool::ToolOutput;
+use crate::tool::{Tool, ToolOutput};
 use crate::tool_error::ToolError;
 
 /// What is to become of one call.
@@ -88,19 +88,20 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
     }
 
-    /// Rules on a call when it starts, unless the reply already did (`ruled`): the hooks in turn
-    /// (run, run with other arguments, skip, stop the run), then an external tool's call waits
-    /// for the caller, and one that needs approval goes to the approver (approved, denied, or
-    /// left to a person: it waits).
-    pub(super) async fn decide(&self, call: &ToolCall, ruled: Option<Box<Ruling>>) -> Ruling {
+    /// Rules on a call of `tool` (the one of its name, if any) when it starts, unless the reply
+    /// already did (`ruled`): the hooks in turn (run, run with other arguments, skip, stop the
+    /// run), then an external tool's call waits for the caller, and one that needs approval goes to
+    /// the approver (approved, denied, or left to a person: it waits).
+    pub(super) async fn decide(
+        &self,
+        call: &ToolCall,
+        tool: Option<&dyn Tool<S>>,
+        ruled: Option<Box<Ruling>>,
+    ) -> Ruling {
         if let Some(ruling) = ruled {
             return *ruling;
         }
-        let definition = self
-            .agent
-            .tools
-            .get(&call.name)
-            .map(|tool| tool.definition());
+        let definition = tool.map(|tool| tool.definition());
         // Boxed: few hooks rewrite a call, and every call's future would carry room for one.
         let mut rewritten: Option<Box<ToolCall>> = None;
         for hook in &self.agent.hooks {
