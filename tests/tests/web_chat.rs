@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
-use agent_core::{Agent, AssistantMessage, Message, Reasoning, ToolCall};
+use agent_core::{Agent, AssistantMessage, ChatResponse, Message, Reasoning, ToolCall};
 use serde_json::{Value, json};
 use tests::get_weather;
 use tests::node::{AI_SDK, ai_sdk_chat};
@@ -72,6 +72,9 @@ async fn the_ai_sdk_rebuilds_the_message_we_streamed() {
             "finish"
         ]
     );
+    // A server not asked for metadata sends none.
+    let finish = first["chunks"].as_array().unwrap().last().unwrap();
+    assert_eq!(finish.get("messageMetadata"), None);
     let message = &first["message"];
     assert_eq!(message["role"], "assistant");
     let parts = message["parts"].as_array().unwrap();
@@ -108,6 +111,37 @@ async fn the_ai_sdk_rebuilds_the_message_we_streamed() {
     assert!(
         matches!(sent.last(), Some(Message::User { content, .. }) if content == "What did I ask?")
     );
+}
+
+async fn an_answers_metadata_reaches_the_client() {
+    // Two steps answered by two models, as a fallback chain may do.
+    let model = ScriptedModel::new([
+        ChatResponse::new(AssistantMessage::tool_calls([ToolCall::new(
+            "call_1",
+            "get_weather",
+            r#"{"city":"Beijing"}"#,
+        )]))
+        .with_model("primary-1"),
+        ChatResponse::new(AssistantMessage::text("Light rain.")).with_model("backup-2"),
+    ]);
+    let agent: Agent = Agent::new(model).try_tool(get_weather {}).unwrap();
+    let server = ChatServer::new(Arc::new(agent)).metadata(|run| {
+        let model = run.step_models.iter().rev().flatten().next();
+        Some(json!({ "model": model, "steps": run.steps }))
+    });
+    let base = serve(server).await;
+    let answer = ai_sdk_chat(
+        &format!("{base}/api/chat"),
+        "chat-m",
+        &json!([user("m1", "Umbrella?")]),
+    )
+    .await;
+    let finish = answer["chunks"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(finish["type"], "finish");
+    let expected = json!({ "model": "backup-2", "steps": 2 });
+    assert_eq!(finish["messageMetadata"], expected);
+    // What `useChat` keeps on the message.
+    assert_eq!(answer["message"]["metadata"], expected);
 }
 
 async fn bad_requests_get_a_400_and_never_reach_the_model() {
@@ -544,6 +578,11 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "the_ai_sdk_rebuilds_the_message_we_streamed",
             the_ai_sdk_rebuilds_the_message_we_streamed,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "an_answers_metadata_reaches_the_client",
+            an_answers_metadata_reaches_the_client,
         )
         .needs(&AI_SDK),
         Test::tokio(

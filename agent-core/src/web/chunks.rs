@@ -83,6 +83,8 @@ pub(crate) enum Chunk {
     Finish {
         #[serde(rename = "finishReason")]
         finish_reason: &'static str,
+        #[serde(rename = "messageMetadata", skip_serializing_if = "Option::is_none")]
+        message_metadata: Option<Value>,
     },
     Error {
         #[serde(rename = "errorText")]
@@ -160,16 +162,21 @@ impl Encoder {
                 self.close_blocks(&mut chunks);
                 chunks.push(Chunk::FinishStep);
             }
-            RunEvent::Finished(outcome) => return self.finish(&outcome),
+            RunEvent::Finished(outcome) => return self.finish(&outcome, None),
         }
         chunks
     }
 
-    /// The chunks that end an answer: open blocks closed, then how it ended.
-    pub(crate) fn finish(&mut self, outcome: &Result<RunOutput, RunError>) -> Vec<Chunk> {
+    /// The chunks that end an answer: open blocks closed, then how it ended (with the answer's
+    /// `metadata`, if any).
+    pub(crate) fn finish(
+        &mut self,
+        outcome: &Result<RunOutput, RunError>,
+        metadata: Option<Value>,
+    ) -> Vec<Chunk> {
         let mut chunks = Vec::new();
         self.close_blocks(&mut chunks);
-        chunks.extend(finish(outcome));
+        chunks.extend(finish(outcome, metadata));
         chunks
     }
 
@@ -264,7 +271,7 @@ fn tool_output(result: ToolResultMessage) -> Chunk {
 
 /// How the answer ends: approval requests for the calls a paused run waits on, then `finish`;
 /// or the error.
-fn finish(outcome: &Result<RunOutput, RunError>) -> Vec<Chunk> {
+fn finish(outcome: &Result<RunOutput, RunError>, message_metadata: Option<Value>) -> Vec<Chunk> {
     match outcome {
         Ok(output) => {
             let mut chunks: Vec<Chunk> = output
@@ -283,7 +290,10 @@ fn finish(outcome: &Result<RunOutput, RunError>) -> Vec<Chunk> {
                 StopReason::TokenLimit { .. } => "length",
                 _ => "other",
             };
-            chunks.push(Chunk::Finish { finish_reason });
+            chunks.push(Chunk::Finish {
+                finish_reason,
+                message_metadata,
+            });
             chunks
         }
         Err(error) => vec![Chunk::Error {

@@ -30,6 +30,8 @@
 //! that does not exist). Without it, an `Agent<()>` is served to everyone as one anonymous user,
 //! chats kept under the client's ids. [`UserLimits`] caps each user's requests and tokens per
 //! window and runs at once (`429` with `retry-after`), counted in the process.
+//! [`ChatServer::metadata`] sends each answer's metadata with its `finish` chunk (the model that
+//! answered, the tokens used), which `useChat` keeps as `message.metadata`.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -59,7 +61,7 @@ use axum::routing::{get, post};
 use futures_util::StreamExt;
 
 use crate::message::Message;
-use crate::run::{Agent, Decision, Input, ResumeFrom, RunEvent};
+use crate::run::{Agent, Decision, Input, ResumeFrom, RunEvent, RunOutput};
 use crate::session::{Conversation, MemorySessions, SessionError, SessionStore};
 use chunks::{Chunk, Encoder};
 pub use identity::{Anonymous, ChatOwner, Identified, Identity};
@@ -70,6 +72,9 @@ use rewind::{Before, Target, answer_id, edited, rewind};
 
 /// The most a request body may have by default: a message with a few images.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// What an answer's metadata is made from its run (see [`ChatServer::metadata`]).
+type Metadata = Arc<dyn Fn(&RunOutput) -> Option<serde_json::Value> + Send + Sync>;
 
 /// Serves an agent to chat front ends (see [the module](self)).
 ///
@@ -82,6 +87,7 @@ pub struct ChatServer<S = (), I = Anonymous> {
     body_limit: usize,
     allowed_origins: Vec<String>,
     limits: Option<UserLimits>,
+    metadata: Option<Metadata>,
 }
 
 /// What every request of one server shares.
@@ -93,6 +99,7 @@ struct Shared<S, I> {
     /// Answers begun so far, for each answer's message id.
     answers: AtomicU64,
     limiter: Option<Arc<Limiter>>,
+    metadata: Option<Metadata>,
 }
 
 impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
@@ -107,6 +114,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             body_limit: DEFAULT_BODY_LIMIT,
             allowed_origins: Vec::new(),
             limits: None,
+            metadata: None,
         }
     }
 
@@ -180,6 +188,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             body_limit: self.body_limit,
             allowed_origins: self.allowed_origins,
             limits: self.limits,
+            metadata: self.metadata,
         }
     }
 }
@@ -216,6 +225,31 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         self
     }
 
+    /// Sends each answer's metadata, made from its run, with the answer's end (the AI SDK's
+    /// `messageMetadata` on the `finish` chunk; `useChat` merges it into `message.metadata`): the
+    /// model that answered (which a [`Fallback`](crate::Fallback) chain may change from step to
+    /// step), the tokens used, anything the page shows beside the answer. `None` sends none. A run
+    /// that fails ends with an error instead, and sends none.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agent_core::web::ChatServer;
+    /// use serde_json::json;
+    /// # let agent: agent_core::Agent = agent_core::Agent::new(
+    /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
+    /// let server = ChatServer::new(Arc::new(agent)).metadata(|run| {
+    ///     let model = run.step_models.iter().rev().flatten().next();
+    ///     Some(json!({ "model": model, "totalTokens": run.usage.total_tokens() }))
+    /// });
+    /// ```
+    pub fn metadata(
+        mut self,
+        metadata: impl Fn(&RunOutput) -> Option<serde_json::Value> + Send + Sync + 'static,
+    ) -> Self {
+        self.metadata = Some(Arc::new(metadata));
+        self
+    }
+
     /// Refuses bodies over `bytes` with `413`.
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
@@ -243,6 +277,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             body_limit: self.body_limit,
             answers: AtomicU64::new(0),
             limiter: self.limits.map(Limiter::new),
+            metadata: self.metadata,
         });
         let origins = Arc::new(self.allowed_origins);
         axum::Router::new()
@@ -617,7 +652,13 @@ async fn answer<S: Send + Sync + 'static, I>(
             admission.spend(usage.total_tokens());
         }
         let chunks = match event {
-            RunEvent::Finished(result) => encoder.finish(&result),
+            RunEvent::Finished(result) => {
+                let metadata = match (&shared.metadata, &result) {
+                    (Some(metadata), Ok(output)) => metadata(output),
+                    _ => None,
+                };
+                encoder.finish(&result, metadata)
+            }
             event => encoder.encode(event),
         };
         // Once the client is gone the run is being cancelled; what it did is still kept.
