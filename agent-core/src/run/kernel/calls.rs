@@ -146,10 +146,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         // Only a hook reads how long a call took (the policy's time counts: an approver may
         // take long).
         let started = (!self.agent.hooks.is_empty() && ruling.is_none()).then(Instant::now);
-        // The ruling is matched as it comes, not kept: held across the call's await, it would
-        // take room in every call's future.
         // Looked up once: the policy reads its definition, and the call runs it.
         let tool = self.agent.tools.get(&call.name);
+        // The ruling is matched as it comes, not kept: held across the call's await, it would
+        // take room in every call's future.
         let rewritten = match self.decide(call, tool, ruling).await {
             Ruling::Wait(pending) => return Slot::Waiting(pending),
             Ruling::Answer(outcome) => {
