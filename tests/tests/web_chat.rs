@@ -569,8 +569,44 @@ async fn cors_is_for_the_origins_allowed() {
         allowed.headers()["access-control-allow-origin"],
         "https://app.example.com"
     );
+    assert_eq!(
+        allowed.headers()["access-control-allow-headers"],
+        "content-type, authorization"
+    );
+    assert!(
+        allowed
+            .headers()
+            .get("access-control-allow-credentials")
+            .is_none()
+    );
     let other = preflight("https://evil.example").await.unwrap();
     assert!(other.headers().get("access-control-allow-origin").is_none());
+}
+
+async fn cors_lets_an_apps_own_sign_in_header_and_cookies_through() {
+    let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
+    let server = ChatServer::new(Arc::new(agent))
+        .allow_origin("https://app.example.com")
+        .allow_header(axum::http::HeaderName::from_static("x-api-key"))
+        .allow_credentials();
+    let base = serve(server).await;
+    let preflight = reqwest::Client::new()
+        .request(reqwest::Method::OPTIONS, format!("{base}/api/chat"))
+        .header("origin", "https://app.example.com")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", "content-type, x-api-key")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preflight.status().as_u16(), 204);
+    assert_eq!(
+        preflight.headers()["access-control-allow-headers"],
+        "content-type, authorization, x-api-key"
+    );
+    assert_eq!(
+        preflight.headers()["access-control-allow-credentials"],
+        "true"
+    );
 }
 
 fn main() -> std::process::ExitCode {
@@ -616,6 +652,10 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_model_failure_is_one_error_chunk_and_the_question_is_kept",
             a_model_failure_is_one_error_chunk_and_the_question_is_kept,
+        ),
+        Test::tokio(
+            "cors_lets_an_apps_own_sign_in_header_and_cookies_through",
+            cors_lets_an_apps_own_sign_in_header_and_cookies_through,
         ),
         Test::tokio(
             "cors_is_for_the_origins_allowed",

@@ -43,6 +43,7 @@
 //! ```
 
 mod chunks;
+mod cors;
 mod identity;
 mod limits;
 mod request;
@@ -64,6 +65,7 @@ use crate::message::Message;
 use crate::run::{Agent, Decision, Input, ResumeFrom, RunEvent, RunOutput};
 use crate::session::{Conversation, MemorySessions, SessionError, SessionStore};
 use chunks::{Chunk, Encoder};
+use cors::{Cors, cors};
 pub use identity::{Anonymous, ChatOwner, Identified, Identity};
 pub use limits::UserLimits;
 use limits::{Admission, Limiter};
@@ -85,7 +87,7 @@ pub struct ChatServer<S = (), I = Anonymous> {
     identity: I,
     store: Arc<dyn SessionStore>,
     body_limit: usize,
-    allowed_origins: Vec<String>,
+    cors: Cors,
     limits: Option<UserLimits>,
     metadata: Option<Metadata>,
 }
@@ -112,7 +114,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             identity: Anonymous,
             store: Arc::new(MemorySessions::new()),
             body_limit: DEFAULT_BODY_LIMIT,
-            allowed_origins: Vec::new(),
+            cors: Cors::default(),
             limits: None,
             metadata: None,
         }
@@ -186,7 +188,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             identity: Identified::new(identify),
             store: self.store,
             body_limit: self.body_limit,
-            allowed_origins: self.allowed_origins,
+            cors: self.cors,
             limits: self.limits,
             metadata: self.metadata,
         }
@@ -213,9 +215,36 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     }
 
     /// Lets pages from `origin` (`https://app.example.com`) call the endpoint from the browser
-    /// (CORS). Without one, only the server's own pages can: browsers refuse other origins.
+    /// (CORS), sending `content-type` and `authorization`. Without one, only the server's own
+    /// pages can: browsers refuse other origins.
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
-        self.allowed_origins.push(origin.into());
+        self.cors.origins.push(origin.into());
+        self
+    }
+
+    /// Lets the pages of the origins allowed send the request header `name` too: a sign-in
+    /// header of the application's own, which [`identify`](ChatServer::identify) reads.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agent_core::web::ChatServer;
+    /// use axum::http::HeaderName;
+    /// # let agent: agent_core::Agent = agent_core::Agent::new(
+    /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
+    /// let server = ChatServer::new(Arc::new(agent))
+    ///     .allow_origin("https://app.example.com")
+    ///     .allow_header(HeaderName::from_static("x-api-key"));
+    /// ```
+    pub fn allow_header(mut self, name: axum::http::HeaderName) -> Self {
+        self.cors.headers.push(name);
+        self
+    }
+
+    /// Lets the pages of the origins allowed send their cookies for this server
+    /// (`access-control-allow-credentials`), for a sign-in kept in a cookie; the page's requests
+    /// must ask for it too (`credentials: "include"`).
+    pub fn allow_credentials(mut self) -> Self {
+        self.cors.credentials = true;
         self
     }
 
@@ -279,47 +308,13 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             limiter: self.limits.map(Limiter::new),
             metadata: self.metadata,
         });
-        let origins = Arc::new(self.allowed_origins);
+        let cors_rules = Arc::new(self.cors);
         axum::Router::new()
             .route("/", get(page))
             .route("/api/chat", post(chat::<S, I>))
             .with_state(shared)
-            .layer(axum::middleware::from_fn_with_state(origins, cors))
+            .layer(axum::middleware::from_fn_with_state(cors_rules, cors))
     }
-}
-
-/// CORS for the origins allowed: preflights answered, responses marked. Other origins get no
-/// header, so browsers keep their pages out.
-async fn cors(
-    State(origins): State<Arc<Vec<String>>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    let origin = request
-        .headers()
-        .get(header::ORIGIN)
-        .and_then(|origin| origin.to_str().ok())
-        .filter(|origin| origins.iter().any(|allowed| allowed == origin))
-        .map(str::to_owned);
-    let mut response = if request.method() == axum::http::Method::OPTIONS && origin.is_some() {
-        StatusCode::NO_CONTENT.into_response()
-    } else {
-        next.run(request).await
-    };
-    if let Some(origin) = origin.and_then(|origin| header::HeaderValue::from_str(&origin).ok()) {
-        let headers = response.headers_mut();
-        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
-        headers.insert(
-            header::ACCESS_CONTROL_ALLOW_METHODS,
-            header::HeaderValue::from_static("POST, OPTIONS"),
-        );
-        headers.insert(
-            header::ACCESS_CONTROL_ALLOW_HEADERS,
-            header::HeaderValue::from_static("content-type, authorization"),
-        );
-        headers.insert(header::VARY, header::HeaderValue::from_static("origin"));
-    }
-    response
 }
 
 /// The chat page: HTML, CSS and JavaScript in one file, built into the crate (no bundler, no CDN).
