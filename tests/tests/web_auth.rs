@@ -190,6 +190,21 @@ async fn post(base: &str, who: Option<&str>, body: &Value) -> Reply {
     }
 }
 
+/// Asks the endpoint to forget chat `chat`, as `who`.
+async fn forget(base: &str, who: &str, chat: &str) -> Reply {
+    let reply = reqwest::Client::new()
+        .delete(format!("{base}/api/chat/{chat}"))
+        .header("authorization", format!("Bearer {who}"))
+        .send()
+        .await
+        .unwrap();
+    Reply {
+        status: reply.status().as_u16(),
+        retry_after: None,
+        body: reply.text().await.unwrap(),
+    }
+}
+
 /// The chat `chat` of `owner` as stored.
 async fn stored(store: &MemorySessions, owner: &str, chat: &str) -> Conversation {
     store.load(&format!("{owner}\u{1f}{chat}")).await.unwrap()
@@ -278,6 +293,9 @@ async fn another_users_chat_is_a_404_on_every_route_and_stays_as_it_was() {
                 "{route}"
             );
         }
+        let deleted = forget(&base, "token-bob", chat).await;
+        assert_eq!(deleted.status, 404, "a delete on {chat}: {}", deleted.body);
+        assert_eq!(deleted.error(), format!("there is no chat `{chat}`"));
     }
     assert_eq!(stored(&store, "ann", "chat-a").await, before);
     assert_eq!(model.requests().len(), asked_model, "Bob reached the model");
@@ -313,6 +331,26 @@ async fn another_users_chat_is_a_404_on_every_route_and_stays_as_it_was() {
     .await;
     assert_eq!(resumed.status, 200, "{}", resumed.body);
     assert_eq!(resumed.outputs(), [json!("wiped /tmp/old")]);
+
+    // Ann forgets her chat: gone from the store, Bob's untouched; a second delete finds nothing,
+    // and her next message under that id starts afresh.
+    let deleted = forget(&base, "token-ann", "chat-a").await;
+    assert_eq!(deleted.status, 204, "{}", deleted.body);
+    let forgotten = stored(&store, "ann", "chat-a").await;
+    assert!(forgotten.messages.is_empty() && forgotten.paused.is_none());
+    assert_eq!(stored(&store, "bob", "chat-a").await.messages.len(), 5);
+    assert_eq!(forget(&base, "token-ann", "chat-a").await.status, 404);
+    model.push(AssistantMessage::text("Hello again."));
+    let again = post(
+        &base,
+        Some("token-ann"),
+        &json!({ "id": "chat-a", "messages": [user("n1", "Hi")] }),
+    )
+    .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    let shown = model.last_request().unwrap();
+    assert_eq!(shown.messages.len(), 2, "the model saw the forgotten chat");
+    assert_eq!(stored(&store, "ann", "chat-a").await.messages.len(), 3);
 }
 
 /// The texts of a stored chat's messages after its system prompt.

@@ -144,6 +144,26 @@ async fn an_answers_metadata_reaches_the_client() {
     assert_eq!(answer["message"]["metadata"], expected);
 }
 
+async fn a_forgotten_chat_starts_afresh() {
+    let model = Arc::new(ScriptedModel::new([
+        AssistantMessage::text("Noted: you like tea."),
+        AssistantMessage::text("Hello."),
+    ]));
+    let agent: Agent = Agent::new(Arc::clone(&model));
+    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let api = format!("{base}/api/chat");
+    ai_sdk_chat(&api, "chat-f", &json!([user("m1", "I like tea.")])).await;
+    let http = reqwest::Client::new();
+    let forget = |chat: &str| http.delete(format!("{api}/{chat}")).send();
+    assert_eq!(forget("chat-f").await.unwrap().status().as_u16(), 204);
+    assert_eq!(forget("chat-f").await.unwrap().status().as_u16(), 404);
+    assert_eq!(forget("chat-none").await.unwrap().status().as_u16(), 404);
+    assert_eq!(forget("a%1Fb").await.unwrap().status().as_u16(), 400);
+    ai_sdk_chat(&api, "chat-f", &json!([user("m2", "Hi")])).await;
+    let shown = model.last_request().unwrap();
+    assert_eq!(shown.messages.len(), 2, "the model saw the forgotten chat");
+}
+
 async fn bad_requests_get_a_400_and_never_reach_the_model() {
     let model = Arc::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
     let agent: Agent = Agent::new(Arc::clone(&model));
@@ -614,6 +634,11 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "the_ai_sdk_rebuilds_the_message_we_streamed",
             the_ai_sdk_rebuilds_the_message_we_streamed,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "a_forgotten_chat_starts_afresh",
+            a_forgotten_chat_starts_afresh,
         )
         .needs(&AI_SDK),
         Test::tokio(

@@ -53,7 +53,7 @@ pub(super) async fn cors(
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_METHODS,
-            HeaderValue::from_static("POST, OPTIONS"),
+            HeaderValue::from_static("POST, DELETE, OPTIONS"),
         );
         headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, cors.allowed_headers());
         if cors.credentials {

@@ -19,7 +19,9 @@
 //! after the rest, and a `messageId` that is not the request's last message, or an answer before it
 //! the chat does not have, is a `404`. A body that does not fit is a `400` with a JSON error and
 //! never reaches the model; a client that goes away cancels its run, whose transcript is still
-//! kept. `GET /` serves a chat page built into the crate: messages stream in, reasoning folds away,
+//! kept. `DELETE /api/chat/{id}` forgets a chat (`204`; `404` for a chat the caller does not
+//! have), its messages and any call waiting in it gone from the store. `GET /` serves a chat page
+//! built into the crate: messages stream in, reasoning folds away,
 //! each tool call shows its arguments and result, a call awaiting approval has Approve / Deny
 //! buttons.
 //!
@@ -44,6 +46,7 @@
 
 mod chunks;
 mod cors;
+mod forget;
 mod identity;
 mod limits;
 mod request;
@@ -58,7 +61,7 @@ use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use futures_util::StreamExt;
 
 use crate::message::Message;
@@ -293,8 +296,8 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         axum::serve(listener, self.router()).await
     }
 
-    /// The routes (`GET /` the chat page, `POST /api/chat`), to serve or to merge into an
-    /// application's router.
+    /// The routes (`GET /` the chat page, `POST /api/chat`, `DELETE /api/chat/{id}`), to serve or
+    /// to merge into an application's router.
     pub fn router(self) -> axum::Router
     where
         I: Identity<S>,
@@ -312,6 +315,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         axum::Router::new()
             .route("/", get(page))
             .route("/api/chat", post(chat::<S, I>))
+            .route("/api/chat/{id}", delete(forget::forget::<S, I>))
             .with_state(shared)
             .layer(axum::middleware::from_fn_with_state(cors_rules, cors))
     }

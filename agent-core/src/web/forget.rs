@@ -1,0 +1,50 @@
+//! `DELETE /api/chat/{id}`: a chat forgotten at its owner's request (a "delete this conversation"
+//! button), its messages and any run waiting in it gone from the session store.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+use super::identity::Identity;
+use super::{Shared, refuse, store_failed};
+
+/// Forgets the caller's chat `chat_id`: `204`, or `404` when the caller has no chat of that id
+/// (another user's chat included, as everywhere). A chat a run is answering is forgotten once the
+/// run has ended (the run holds the conversation until then).
+pub(super) async fn forget<S: Send + Sync + 'static, I: Identity<S>>(
+    State(shared): State<Arc<Shared<S, I>>>,
+    Path(chat_id): Path<String>,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, _) = request.into_parts();
+    let caller = match shared.identity.caller(parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    if chat_id.chars().any(char::is_control) {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "the chat id has a control character",
+        );
+    }
+    let key = caller.key(&chat_id);
+    let store = &*shared.store;
+    let _hold = store.hold(&key).await;
+    let conversation = match store.load(&key).await {
+        Ok(conversation) => conversation,
+        Err(error) => return store_failed(error),
+    };
+    let len = conversation.messages.len();
+    if len == 0 && conversation.paused.is_none() {
+        return refuse(
+            StatusCode::NOT_FOUND,
+            &format!("there is no chat `{chat_id}`"),
+        );
+    }
+    match store.truncate(&key, len, 0).await {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(error) => store_failed(error),
+    }
+}
