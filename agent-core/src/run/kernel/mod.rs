@@ -315,13 +315,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         self.messages.reserve(1 + slots.len());
         self.messages.push(Message::Assistant(reply));
-        for slot in slots.drain(..) {
+        for slot in slots.iter_mut() {
             // Every slot was answered above.
-            if let Slot::Answered(result) = slot {
+            if let Slot::Answered(result) = std::mem::replace(slot, Slot::Open(None)) {
                 self.emit(|| LiveEvent::ToolResult(result.clone()));
                 self.messages.push(Message::Tool(result));
             }
         }
+        slots.clear();
     }
 
     /// The step when some of its calls wait: the reply goes into the transcript, the results of
