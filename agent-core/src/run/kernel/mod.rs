@@ -148,12 +148,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             return Ending::Stopped(reason, None);
         }
         let max_steps = self.agent.limits.max_steps;
+        // The places of a step's calls, kept from step to step for their room (see [`Slot`]).
+        let mut slots = Vec::new();
         for step in self.step_usage.len() + 1..=max_steps {
             // In a block of its own: the step's outcome is not kept across the hand-over.
             {
                 self.emit(|| LiveEvent::StepStarted { step });
                 let outcome = traced!(
-                    self.step(step, Ask::Next, &mut cancel),
+                    self.step(step, Ask::Next, &mut cancel, &mut slots),
                     info_span!("step", "agent.step" = step)
                 );
                 self.emit(|| LiveEvent::StepFinished {
@@ -172,7 +174,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         if self.agent.limits.at_step_limit == AtStepLimit::AskForFinalAnswer {
             let step = max_steps + 1;
-            let outcome = Box::pin(self.step(step, Ask::FinalAnswer, &mut cancel)).await;
+            let outcome =
+                Box::pin(self.step(step, Ask::FinalAnswer, &mut cancel, &mut slots)).await;
             if let Step::Ended(ending) = outcome {
                 return ending;
             }
@@ -187,6 +190,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         step: usize,
         ask: Ask,
         cancel: &mut Pin<&mut C>,
+        slots: &mut Vec<Slot>,
     ) -> Step {
         if let Some(reason) = self.budget_spent() {
             return Step::Ended(Ending::Stopped(reason, None));
@@ -220,12 +224,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             return Step::Continue;
         }
 
-        let mut slots = std::mem::take(&mut self.slots);
         // A reply without calls (a run's last, most often) has nothing to rule on or carry out.
         let (over_limit, interrupted) = if reply.tool_calls.is_empty() {
             (false, None)
         } else {
-            let rulings = self.rule(&reply, cut_off, &verdict, ask, &mut slots);
+            let rulings = self.rule(&reply, cut_off, &verdict, ask, slots);
             self.tool_calls += rulings.counted;
             for call in &reply.tool_calls {
                 self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
@@ -233,7 +236,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             // Boxed: the calls' futures are large, and every run's future would carry room for
             // them.
             let calls = &reply.tool_calls;
-            let interrupted = boxed(|| self.carry_out(calls, &mut slots, cancel)).await;
+            let interrupted = boxed(|| self.carry_out(calls, slots, cancel)).await;
             (rulings.over_limit, interrupted)
         };
         if let Some(output) = &mut self.output {
@@ -245,16 +248,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         let answer = reply.tool_calls.is_empty().then(|| reply.content.clone());
         let waits = stop.is_none() && slots.iter().any(Slot::waits);
-        let paused = if waits {
-            Some(self.waiting(reply, &mut slots, over_limit))
-        } else {
-            self.record(reply, &mut slots);
-            None
-        };
-        self.slots = slots;
-        if let Some(paused) = paused {
-            return paused;
+        if waits {
+            return self.waiting(reply, slots, over_limit);
         }
+        self.record(reply, slots);
 
         let limit = self.agent.limits.max_steps;
         let finished = match ask {

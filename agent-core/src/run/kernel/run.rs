@@ -10,7 +10,6 @@ use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
 use super::answer::Output;
-use super::calls::Slot;
 use super::interrupt::{self, Interrupt};
 use super::{Resumption, enabled};
 use crate::call_info::RunId;
@@ -143,8 +142,6 @@ pub(super) struct Run<'a, S> {
     pub(super) resume: Option<Box<Resumption>>,
     /// For a durable run, where its model and tool calls are recorded.
     pub(super) journal: Option<&'a dyn Journal>,
-    /// The places of a step's calls, kept from step to step (see [`Slot`]).
-    pub(super) slots: Vec<Slot>,
     /// The run's id, handed to each tool call.
     pub(super) run_id: RunId,
 }
@@ -207,7 +204,6 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
                 .map_or(Duration::ZERO, |resume| resume.paused.elapsed()),
             resume: plan.resume,
             journal: plan.journal,
-            slots: Vec::new(),
             run_id: plan.run_id,
         }
     }
