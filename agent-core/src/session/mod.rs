@@ -25,6 +25,8 @@ mod memory;
 mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod stored;
 
 pub use crate::run::store::{
     Conversation, ConversationHold, ConversationLocks, SessionError, SessionStore,

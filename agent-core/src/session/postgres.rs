@@ -20,6 +20,7 @@ use deadpool_postgres::tokio_postgres::{self, NoTls};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::stored::{message_bodies, message_from, paused_from};
 use super::{Conversation, ConversationHold, ConversationLocks, SessionError, SessionStore};
 use crate::message::Message;
 use crate::run::PausedRun;
@@ -389,27 +390,14 @@ impl SessionStore for PostgresSessions {
                 .map_err(store_error)?;
             let paused: Option<String> = row.try_get(0).map_err(store_error)?;
             let bodies: Vec<String> = row.try_get(1).map_err(store_error)?;
-            let mut messages = Vec::with_capacity(bodies.len());
-            for (position, body) in bodies.iter().enumerate() {
-                let message =
-                    serde_json::from_str(body).map_err(|error| SessionError::Corrupt {
-                        id: id.to_owned(),
-                        position,
-                        message: error.to_string(),
-                    })?;
-                messages.push(message);
-            }
-            let paused =
-                match paused {
-                    Some(text) => Some(PausedRun::from_json(&text).map_err(|error| {
-                        SessionError::Corrupt {
-                            id: id.to_owned(),
-                            position: messages.len(),
-                            message: format!("its paused run: {error}"),
-                        }
-                    })?),
-                    None => None,
-                };
+            let messages = bodies
+                .iter()
+                .enumerate()
+                .map(|(position, body)| message_from(id, position, body))
+                .collect::<Result<Vec<_>, _>>()?;
+            let paused = paused
+                .map(|text| paused_from(id, messages.len(), &text))
+                .transpose()?;
             Ok(Conversation { messages, paused })
         })
     }
@@ -422,14 +410,7 @@ impl SessionStore for PostgresSessions {
         paused: Option<&'a PausedRun>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         Box::pin(async move {
-            let bodies = messages
-                .iter()
-                .map(|message| {
-                    serde_json::to_string(message).map_err(|error| SessionError::Store {
-                        message: error.to_string(),
-                    })
-                })
-                .collect::<Result<Vec<String>, SessionError>>()?;
+            let bodies = message_bodies(messages)?;
             let paused = paused.map(PausedRun::to_json);
             let mut client = self.client().await?;
             let transaction = client.transaction().await.map_err(store_error)?;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
+use super::stored::{message_bodies, message_from, paused_from};
 use super::{Conversation, ConversationHold, ConversationLocks, SessionError, SessionStore};
 use crate::blocking::run_blocking;
 use crate::message::Message;
@@ -204,14 +205,7 @@ impl SessionStore for SqliteSessions {
         paused: Option<&'a PausedRun>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         // Serialized here, so the blocking thread owns what it writes.
-        let bodies: Result<Vec<String>, SessionError> = messages
-            .iter()
-            .map(|message| {
-                serde_json::to_string(message).map_err(|error| SessionError::Store {
-                    message: error.to_string(),
-                })
-            })
-            .collect();
+        let bodies = message_bodies(messages);
         let paused = paused.map(PausedRun::to_json);
         let id = id.to_owned();
         Box::pin(async move {
@@ -253,23 +247,12 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
     let mut messages = Vec::new();
     for (position, body) in bodies.enumerate() {
         let body = body.map_err(store_error)?;
-        let message = serde_json::from_str(&body).map_err(|error| SessionError::Corrupt {
-            id: id.to_owned(),
-            position,
-            message: error.to_string(),
-        })?;
-        messages.push(message);
+        messages.push(message_from(id, position, &body)?);
     }
-    let paused = match paused.flatten() {
-        Some(text) => Some(
-            PausedRun::from_json(&text).map_err(|error| SessionError::Corrupt {
-                id: id.to_owned(),
-                position: messages.len(),
-                message: format!("its paused run: {error}"),
-            })?,
-        ),
-        None => None,
-    };
+    let paused = paused
+        .flatten()
+        .map(|text| paused_from(id, messages.len(), &text))
+        .transpose()?;
     Ok(Conversation { messages, paused })
 }
 
