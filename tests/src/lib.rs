@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, Message, Part, RunEvent, RunOutput, ToolCall, ToolError,
-    ToolResultMessage, tool,
+    Agent, AssistantMessage, ChatResponse, Message, ModelError, Part, RunEvent, RunOutput,
+    StreamEvent, ToolCall, ToolError, ToolResultMessage, tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -236,6 +236,25 @@ pub fn streamed_output(events: &[RunEvent]) -> &RunOutput {
     match events.last() {
         Some(RunEvent::Finished(Ok(output))) => output,
         other => panic!("expected a finished run, got {other:?}"),
+    }
+}
+
+/// The text deltas of a model's stream and the reply it finished with; fails the test when it did
+/// not finish, or an event before its end was an error.
+pub fn finished_stream(events: &[Result<StreamEvent, ModelError>]) -> (Vec<&str>, &ChatResponse) {
+    let deltas = events
+        .iter()
+        .filter_map(|event| match event {
+            Ok(StreamEvent::TextDelta(text)) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    match events.last() {
+        Some(Ok(StreamEvent::Finished(reply))) => {
+            assert!(events.iter().all(Result::is_ok), "{events:?}");
+            (deltas, reply)
+        }
+        other => panic!("expected a finished stream, got {other:?} in {events:?}"),
     }
 }
 

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tests::http::{
     event_stream_reply, fixture, json_reply, quick_retries, received, request_bodies,
 };
-use tests::{get_weather, streamed_output, streamed_text};
+use tests::{finished_stream, get_weather, streamed_output, streamed_text};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -103,24 +103,6 @@ async fn stream(model: &dyn Model) -> Vec<Result<StreamEvent, ModelError>> {
         .chat_stream(ChatRequest::new(&messages, &[]))
         .collect()
         .await
-}
-
-/// The text deltas of a stream and the reply it finished with.
-fn finished(events: &[Result<StreamEvent, ModelError>]) -> (Vec<&str>, &ChatResponse) {
-    let deltas = events
-        .iter()
-        .filter_map(|event| match event {
-            Ok(StreamEvent::TextDelta(text)) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    match events.last() {
-        Some(Ok(StreamEvent::Finished(reply))) => {
-            assert!(events.iter().all(Result::is_ok), "{events:?}");
-            (deltas, reply)
-        }
-        other => panic!("expected a finished stream, got {other:?} in {events:?}"),
-    }
 }
 
 /// How the first model fails in one case, and how many requests that takes it with its retries.
@@ -266,7 +248,7 @@ async fn each_failure_a_retry_cannot_fix_falls_back_when_streamed_too() {
             .then(claude_at(&backup.uri()))
             .fall_back_when(recording(&seen));
         let events = stream(&chain).await;
-        let (deltas, reply) = finished(&events);
+        let (deltas, reply) = finished_stream(&events);
         // Nothing of the failed model reached the caller: the text is the backup's, once.
         assert_eq!(deltas, ["北京今天有小雨，", "记得带伞。"], "{}", case.name);
         assert_eq!(reply.message.content, "北京今天有小雨，记得带伞。");
@@ -309,7 +291,7 @@ async fn an_error_event_before_the_first_delta_falls_back() {
     )
     .then(openai_at(&backup.uri(), quick_retries()));
     let events = stream(&chain).await;
-    let (deltas, reply) = finished(&events);
+    let (deltas, reply) = finished_stream(&events);
     assert_eq!(deltas.concat(), "北京今天有小雨，记得带伞。");
     assert_eq!(reply.model.as_deref(), Some(OPENAI_ANSWERED));
     // Its own retry first (the stream failed before its first event), then the fallback.

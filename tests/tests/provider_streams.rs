@@ -5,8 +5,7 @@ use std::time::{Duration, Instant};
 
 use agent_core::providers::{Anthropic, Gemini, HttpConfig};
 use agent_core::{
-    ChatRequest, ChatResponse, FinishReason, Message, Model, ModelError, RunError, RunEvent,
-    StreamEvent, agent,
+    ChatRequest, FinishReason, Message, Model, ModelError, RunError, RunEvent, StreamEvent, agent,
 };
 use futures_util::StreamExt;
 use serde_json::json;
@@ -14,7 +13,7 @@ use tests::http::{
     event_stream_reply, fixture, json_reply, no_retries, quick_retries, received,
     serve_event_streams, serve_in_order,
 };
-use tests::{get_weather, now, streamed_output, streamed_text};
+use tests::{finished_stream, get_weather, now, streamed_output, streamed_text};
 use wiremock::ResponseTemplate;
 
 fn model_error(events: &[RunEvent]) -> &ModelError {
@@ -125,21 +124,6 @@ async fn stream_events(model: &dyn Model) -> Vec<Result<StreamEvent, ModelError>
         .await
 }
 
-/// The text deltas of a model stream, and the reply it finished with.
-fn streamed(events: &[Result<StreamEvent, ModelError>]) -> (Vec<&str>, &ChatResponse) {
-    let deltas = events
-        .iter()
-        .filter_map(|event| match event {
-            Ok(StreamEvent::TextDelta(text)) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    match events.last() {
-        Some(Ok(StreamEvent::Finished(reply))) => (deltas, reply),
-        other => panic!("expected a finished stream, got {other:?} in {events:?}"),
-    }
-}
-
 /// The error a model stream ended with, after checking it ended there and nowhere else.
 fn stream_failure(events: &[Result<StreamEvent, ModelError>]) -> &ModelError {
     let (last, before) = events.split_last().expect("an event");
@@ -162,7 +146,7 @@ async fn an_anthropic_overloaded_event_before_any_content_is_retried_like_a_529(
     .await;
     let claude = claude_at(&base, quick_retries());
     let events = stream_events(&claude).await;
-    let (deltas, reply) = streamed(&events);
+    let (deltas, reply) = finished_stream(&events);
     // The failed attempt yielded nothing, so nothing is doubled.
     assert_eq!(deltas, ["北京今天有小雨，", "记得带伞。"]);
     assert_eq!(reply.message.content, "北京今天有小雨，记得带伞。");
@@ -309,7 +293,7 @@ async fn an_anthropic_stream_closed_after_its_stop_reason_is_whole() {
         for piece in [1, 7, 4096] {
             let (base, _) = serve_event_streams(vec![body.to_owned()], piece).await;
             let events = stream_events(&claude_at(&base, no_retries())).await;
-            let (deltas, reply) = streamed(&events);
+            let (deltas, reply) = finished_stream(&events);
             assert_eq!(deltas.concat(), "北京今天有小雨，记得带伞。", "case {case}");
             assert_eq!(reply.message.content, "北京今天有小雨，记得带伞。");
             assert_eq!(reply.finish_reason, Some(FinishReason::Stop), "case {case}");
@@ -397,7 +381,7 @@ async fn a_gemini_error_chunk_before_any_content_is_retried() {
     )
     .await;
     let events = stream_events(&gemini_at(&base, quick_retries())).await;
-    let (deltas, reply) = streamed(&events);
+    let (deltas, reply) = finished_stream(&events);
     assert_eq!(deltas, ["北京今天有小雨，", "记得带伞。"]);
     assert_eq!(reply.finish_reason, Some(FinishReason::Stop));
     assert_eq!(requests.lock().unwrap().len(), 2);
@@ -482,7 +466,7 @@ async fn a_gemini_rate_limit_waits_its_retry_delay_on_the_streamed_path_too() {
     let started = Instant::now();
     let events = stream_events(&gemini_at(&server.uri(), quick_retries())).await;
     assert_eq!(
-        streamed(&events).1.message.content,
+        finished_stream(&events).1.message.content,
         "北京今天有小雨，记得带伞。"
     );
     assert!(
@@ -503,7 +487,7 @@ async fn a_gemini_rate_limit_waits_its_retry_delay_on_the_streamed_path_too() {
     let started = Instant::now();
     let events = stream_events(&gemini_at(&base, quick_retries())).await;
     assert_eq!(
-        streamed(&events).1.message.content,
+        finished_stream(&events).1.message.content,
         "北京今天有小雨，记得带伞。"
     );
     assert!(
@@ -519,7 +503,7 @@ async fn a_gemini_stream_closed_without_its_last_blank_line_is_whole() {
     let body = whole.trim_end().to_owned() + "\r\n";
     let (base, _) = serve_event_streams(vec![body], 16).await;
     let events = stream_events(&gemini_at(&base, no_retries())).await;
-    let (_, reply) = streamed(&events);
+    let (_, reply) = finished_stream(&events);
     assert_eq!(reply.message.content, "北京今天有小雨，记得带伞。");
     assert_eq!(reply.finish_reason, Some(FinishReason::Stop));
 }
