@@ -326,3 +326,43 @@ pub async fn a_cut_refuses_a_stale_append(one: &dyn SessionStore, two: &dyn Sess
     ));
     assert_eq!(two.load("d").await.unwrap().messages, messages[..1]);
 }
+
+/// Messages each append of a crash test's writer makes: a big batch, so a kill lands inside one.
+const CRASH_BATCH: usize = 40;
+
+/// A crash test's writer (run in a child process that the test kills): appends batches of large
+/// messages to conversations `a` and `b` of `store` without end, printing `appended N` after each
+/// round.
+pub async fn append_batches_until_killed(store: &dyn SessionStore) {
+    let text = "x".repeat(16 * 1024);
+    let batch: Vec<Message> = (0..CRASH_BATCH)
+        .map(|_| Message::user(text.clone()))
+        .collect();
+    for round in 0.. {
+        for conversation in ["a", "b"] {
+            let len = store.load(conversation).await.unwrap().messages.len();
+            store.append(conversation, len, &batch, None).await.unwrap();
+        }
+        println!("appended {round}");
+    }
+}
+
+/// After the writer of [`append_batches_until_killed`] was killed (past its third round): whole
+/// batches only, each message whole, and the store takes appends again.
+pub async fn only_whole_batches_survive(store: &dyn SessionStore) {
+    for conversation in ["a", "b"] {
+        let messages = store.load(conversation).await.unwrap().messages;
+        assert!(messages.len() >= 3 * CRASH_BATCH, "{}", messages.len());
+        assert_eq!(messages.len() % CRASH_BATCH, 0, "a partial append survived");
+        assert!(
+            messages
+                .iter()
+                .all(|message| message.content().len() == 16 * 1024)
+        );
+    }
+    let len = store.load("a").await.unwrap().messages.len();
+    store
+        .append("a", len, &[Message::user("after")], None)
+        .await
+        .unwrap();
+}

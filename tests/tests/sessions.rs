@@ -110,9 +110,6 @@ fn set_user_version(path: &std::path::Path, version: u32) {
         .unwrap();
 }
 
-/// Messages each append of the crash test writes: a big batch, so a kill lands inside one.
-const BATCH: usize = 40;
-
 /// Run by the crash test in a child process (ignored otherwise): appends batches of large
 /// messages to the database in `SESSIONS_CRASH_DB` forever, printing a line after each.
 #[test]
@@ -127,15 +124,7 @@ fn crash_test_writer() {
         .unwrap();
     runtime.block_on(async {
         let store = SqliteSessions::open(&path).unwrap();
-        let text = "x".repeat(16 * 1024);
-        let batch: Vec<Message> = (0..BATCH).map(|_| Message::user(text.clone())).collect();
-        for round in 0.. {
-            for conversation in ["a", "b"] {
-                let len = store.load(conversation).await.unwrap().messages.len();
-                store.append(conversation, len, &batch, None).await.unwrap();
-            }
-            println!("appended {round}");
-        }
+        contract::append_batches_until_killed(&store).await;
     });
 }
 
@@ -183,23 +172,7 @@ fn a_writer_killed_mid_append_leaves_the_database_whole() {
         .unwrap();
     runtime.block_on(async {
         let store = SqliteSessions::open(&path).unwrap();
-        for conversation in ["a", "b"] {
-            let messages = store.load(conversation).await.unwrap().messages;
-            // Whole batches only, each message whole.
-            assert!(messages.len() >= 3 * BATCH, "{}", messages.len());
-            assert_eq!(messages.len() % BATCH, 0, "a partial append survived");
-            assert!(
-                messages
-                    .iter()
-                    .all(|message| message.content().len() == 16 * 1024)
-            );
-        }
-        // And it takes appends again.
-        let len = store.load("a").await.unwrap().messages.len();
-        store
-            .append("a", len, &[Message::user("after")], None)
-            .await
-            .unwrap();
+        contract::only_whole_batches_survive(&store).await;
     });
 }
 

@@ -144,9 +144,6 @@ async fn no_password_in_errors_or_debug() {
     assert!(!format!("{error} {error:?}").contains(SECRET), "{error:?}");
 }
 
-/// Messages each append of the crash test writes: a big batch, so a kill lands inside one.
-const BATCH: usize = 40;
-
 /// Set in the crash test's child process: the URL it appends to.
 const CRASH_WRITER: &str = "SESSIONS_POSTGRES_CRASH_URL";
 
@@ -158,15 +155,7 @@ fn crash_test_writer(url: &str) -> ! {
         .unwrap();
     runtime.block_on(async {
         let store = PostgresSessions::connect(url).await.unwrap();
-        let text = "x".repeat(16 * 1024);
-        let batch: Vec<Message> = (0..BATCH).map(|_| Message::user(text.clone())).collect();
-        for round in 0.. {
-            for conversation in ["a", "b"] {
-                let len = store.load(conversation).await.unwrap().messages.len();
-                store.append(conversation, len, &batch, None).await.unwrap();
-            }
-            println!("appended {round}");
-        }
+        contract::append_batches_until_killed(&store).await;
     });
     std::process::exit(0)
 }
@@ -204,21 +193,7 @@ async fn a_writer_killed_mid_append_leaves_nothing_half_written() {
         Some(9)
     );
     drop(lines);
-    for conversation in ["a", "b"] {
-        let messages = store.load(conversation).await.unwrap().messages;
-        assert!(messages.len() >= 3 * BATCH, "{}", messages.len());
-        assert_eq!(messages.len() % BATCH, 0, "a partial append survived");
-        assert!(
-            messages
-                .iter()
-                .all(|message| message.content().len() == 16 * 1024)
-        );
-    }
-    let len = store.load("a").await.unwrap().messages.len();
-    store
-        .append("a", len, &[Message::user("after")], None)
-        .await
-        .unwrap();
+    contract::only_whole_batches_survive(&store).await;
 }
 
 /// Set in the two-servers test's children: the URL their store connects to.
