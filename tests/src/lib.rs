@@ -258,6 +258,18 @@ pub fn finished_stream(events: &[Result<StreamEvent, ModelError>]) -> (Vec<&str>
     }
 }
 
+/// Serves `server`'s routes on a loopback port for the rest of the test; its base URL.
+pub async fn serve_chat<S, I>(server: agent_core::web::ChatServer<S, I>) -> String
+where
+    S: Send + Sync + 'static,
+    I: agent_core::web::Identity<S>,
+{
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(server.serve(listener));
+    base
+}
+
 /// The first bytes of a PNG file: enough for the wire formats, which do not look inside.
 pub const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 

@@ -118,10 +118,7 @@ async fn serve_seeing(
     if let Some(limits) = limits {
         server = server.limits(limits);
     }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, server.router()).await });
-    (base, store, seen)
+    (tests::serve_chat(server).await, store, seen)
 }
 
 fn user(id: &str, text: &str) -> Value {

@@ -8,17 +8,9 @@ use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, ChatResponse, Message, Reasoning, ToolCall};
 use serde_json::{Value, json};
-use tests::get_weather;
 use tests::node::{AI_SDK, ai_sdk_chat};
 use tests::peers::Test;
-
-/// Serves `server` on a loopback port; returns its base URL.
-async fn serve(server: ChatServer) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, server.router()).await });
-    base
-}
+use tests::{get_weather, serve_chat};
 
 fn user(id: &str, text: &str) -> Value {
     json!({ "id": id, "role": "user", "parts": [{ "type": "text", "text": text }] })
@@ -39,7 +31,7 @@ async fn the_ai_sdk_rebuilds_the_message_we_streamed() {
     let agent: Agent = Agent::new(Arc::clone(&model))
         .try_tool(get_weather {})
         .unwrap();
-    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let base = serve_chat(ChatServer::new(Arc::new(agent))).await;
     let api = format!("{base}/api/chat");
 
     let first = ai_sdk_chat(&api, "chat-1", &json!([user("m1", "Umbrella in Beijing?")])).await;
@@ -129,7 +121,7 @@ async fn an_answers_metadata_reaches_the_client() {
         let model = run.step_models.iter().rev().flatten().next();
         Some(json!({ "model": model, "steps": run.steps }))
     });
-    let base = serve(server).await;
+    let base = serve_chat(server).await;
     let answer = ai_sdk_chat(
         &format!("{base}/api/chat"),
         "chat-m",
@@ -150,7 +142,7 @@ async fn a_forgotten_chat_starts_afresh() {
         AssistantMessage::text("Hello."),
     ]));
     let agent: Agent = Agent::new(Arc::clone(&model));
-    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let base = serve_chat(ChatServer::new(Arc::new(agent))).await;
     let api = format!("{base}/api/chat");
     ai_sdk_chat(&api, "chat-f", &json!([user("m1", "I like tea.")])).await;
     let http = reqwest::Client::new();
@@ -167,7 +159,7 @@ async fn a_forgotten_chat_starts_afresh() {
 async fn bad_requests_get_a_400_and_never_reach_the_model() {
     let model = Arc::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
     let agent: Agent = Agent::new(Arc::clone(&model));
-    let base = serve(ChatServer::new(Arc::new(agent)).body_limit(1024)).await;
+    let base = serve_chat(ChatServer::new(Arc::new(agent)).body_limit(1024)).await;
     let http = reqwest::Client::new();
     let cases = [
         ("{\"id\":", 400, "the body is not a chat request"),
@@ -237,7 +229,7 @@ async fn asked_to_wipe(chat: &str, then: &str) -> (Arc<ScriptedModel>, String, V
         .try_tool(wipe {})
         .unwrap()
         .defer_approvals();
-    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let base = serve_chat(ChatServer::new(Arc::new(agent))).await;
     let api = format!("{base}/api/chat");
     let asked = ai_sdk_chat(&api, chat, &json!([user("m1", "Clean /tmp/old")])).await;
     (model, api, asked)
@@ -358,7 +350,7 @@ async fn a_tools_image_reaches_the_client_as_a_file() {
         },
     );
     let agent: Agent = Agent::new(Arc::clone(&model)).try_tool(screenshot).unwrap();
-    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let base = serve_chat(ChatServer::new(Arc::new(agent))).await;
     let answered = ai_sdk_chat(
         &format!("{base}/api/chat"),
         "chat-s",
@@ -396,7 +388,7 @@ async fn a_client_side_tool_is_answered_by_the_client() {
             "Where the user is.",
         ))
         .unwrap();
-    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let base = serve_chat(ChatServer::new(Arc::new(agent))).await;
     let api = format!("{base}/api/chat");
     let asked = ai_sdk_chat(&api, "chat-t", &json!([user("m1", "Where am I?")])).await;
     let mut message = asked["message"].clone();
@@ -465,7 +457,7 @@ async fn a_client_that_goes_away_cancels_its_run() {
     let agent: Agent = Agent::new(Arc::clone(&model)).try_tool(hang {}).unwrap();
     let store = Arc::new(agent_core::session::MemorySessions::new());
     let server = ChatServer::new(Arc::new(agent)).sessions(store.clone());
-    let base = serve(server).await;
+    let base = serve_chat(server).await;
     let body = json!({ "id": "chat-h", "messages": [user("m1", "Look it up")] });
     let reply = reqwest::Client::new()
         .post(format!("{base}/api/chat"))
@@ -512,7 +504,7 @@ async fn a_client_that_goes_away_cancels_its_run() {
 
 async fn the_page_is_served_whole_from_the_crate() {
     let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
-    let base = serve(ChatServer::new(Arc::new(agent))).await;
+    let base = serve_chat(ChatServer::new(Arc::new(agent))).await;
     let reply = reqwest::get(format!("{base}/")).await.unwrap();
     assert_eq!(reply.status().as_u16(), 200);
     assert!(
@@ -543,7 +535,7 @@ async fn a_model_failure_is_one_error_chunk_and_the_question_is_kept() {
     })]);
     let agent: Agent = Agent::new(model);
     let store = Arc::new(agent_core::session::MemorySessions::new());
-    let base = serve(ChatServer::new(Arc::new(agent)).sessions(store.clone())).await;
+    let base = serve_chat(ChatServer::new(Arc::new(agent)).sessions(store.clone())).await;
     let body = json!({ "id": "chat-e", "messages": [user("m1", "Hello?")] });
     let text = reqwest::Client::new()
         .post(format!("{base}/api/chat"))
@@ -575,7 +567,7 @@ async fn a_model_failure_is_one_error_chunk_and_the_question_is_kept() {
 async fn cors_is_for_the_origins_allowed() {
     let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
     let server = ChatServer::new(Arc::new(agent)).allow_origin("https://app.example.com");
-    let base = serve(server).await;
+    let base = serve_chat(server).await;
     let http = reqwest::Client::new();
     let preflight = |origin: &'static str| {
         http.request(reqwest::Method::OPTIONS, format!("{base}/api/chat"))
@@ -609,7 +601,7 @@ async fn cors_lets_an_apps_own_sign_in_header_and_cookies_through() {
         .allow_origin("https://app.example.com")
         .allow_header(axum::http::HeaderName::from_static("x-api-key"))
         .allow_credentials();
-    let base = serve(server).await;
+    let base = serve_chat(server).await;
     let preflight = reqwest::Client::new()
         .request(reqwest::Method::OPTIONS, format!("{base}/api/chat"))
         .header("origin", "https://app.example.com")

@@ -18,10 +18,7 @@ use tests::peers::Test;
 
 /// Serves `server` on a loopback port; returns its chat endpoint's URL.
 async fn serve(server: ChatServer) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let api = format!("http://{}/api/chat", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, server.router()).await });
-    api
+    format!("{}/api/chat", tests::serve_chat(server).await)
 }
 
 /// A message as one line: its role, then its text, calls, results and files.
