@@ -205,6 +205,16 @@ pub enum DefaultValue {
     Expr(Box<Expr>),
 }
 
+impl DefaultValue {
+    /// Where the default was written, for the errors that point at it.
+    pub fn span(&self) -> Span {
+        match self {
+            DefaultValue::Trait(span) => *span,
+            DefaultValue::Expr(expr) => syn::spanned::Spanned::span(&**expr),
+        }
+    }
+}
+
 /// Parses every `#[arg(...)]` among a parameter's attributes.
 pub fn parse_arg_attrs(attrs: &[syn::Attribute], errors: &mut Errors) -> ArgAttrs {
     let mut parsed = ArgAttrs::default();

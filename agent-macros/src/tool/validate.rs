@@ -4,7 +4,6 @@
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::parse::Parse;
-use syn::spanned::Spanned;
 use syn::{
     GenericArgument, Ident, ItemFn, ItemImpl, Pat, Path, PathArguments, Receiver, ReceiverKind,
     Type,
@@ -359,12 +358,8 @@ fn validate_param(
 ) -> Option<ValidParam> {
     if let Some(inner) = param.state {
         if let Some(default) = &param.arg.default {
-            let span = match default {
-                DefaultValue::Trait(span) => *span,
-                DefaultValue::Expr(expr) => expr.span(),
-            };
             errors.push(syn::Error::new(
-                span,
+                default.span(),
                 "a `State` parameter comes from the agent, not the model: it cannot have a default",
             ));
         }
@@ -376,12 +371,8 @@ fn validate_param(
     }
     if param.call_info {
         if let Some(default) = &param.arg.default {
-            let span = match default {
-                DefaultValue::Trait(span) => *span,
-                DefaultValue::Expr(expr) => expr.span(),
-            };
             errors.push(syn::Error::new(
-                span,
+                default.span(),
                 "a `CallInfo` parameter comes from the run, not the model: it cannot have a default",
             ));
         }
