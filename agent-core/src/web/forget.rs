@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use super::identity::Identity;
+use super::request::check_chat_id;
 use super::{Shared, refuse, store_failed};
 
 /// Forgets the caller's chat `chat_id`: `204`, or `404` when the caller has no chat of that id
@@ -23,11 +24,8 @@ pub(super) async fn forget<S: Send + Sync + 'static, I: Identity<S>>(
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
-    if chat_id.chars().any(char::is_control) {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            "the chat id has a control character",
-        );
+    if let Err(problem) = check_chat_id(&chat_id) {
+        return refuse(StatusCode::BAD_REQUEST, &problem);
     }
     let key = caller.key(&chat_id);
     let store = &*shared.store;

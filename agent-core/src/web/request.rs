@@ -135,17 +135,7 @@ pub(crate) fn parse(body: &[u8]) -> Result<Parsed, BadRequest> {
 
 /// The chat id and what to do.
 fn read(chat: ChatBody) -> Result<(String, Turn), BadRequest> {
-    if chat.id.trim().is_empty() || chat.id.len() > MAX_CHAT_ID {
-        return Err(format!(
-            "the chat id must be 1 to {MAX_CHAT_ID} bytes (UTF-8), not {}",
-            chat.id.len()
-        ));
-    }
-    // Control characters are kept out: a caller's store key joins their owner and the chat id
-    // with one.
-    if chat.id.chars().any(char::is_control) {
-        return Err("the chat id has a control character".to_owned());
-    }
+    check_chat_id(&chat.id)?;
     for (at, message) in chat.messages.iter().enumerate() {
         for part in &message.parts {
             check_part(part).map_err(|problem| format!("messages[{at}]: {problem}"))?;
@@ -324,6 +314,22 @@ fn approval(part: &Value, call_id: &str) -> Result<Decision, BadRequest> {
 
 fn part_type(part: &Value) -> &str {
     part.get("type").and_then(Value::as_str).unwrap_or_default()
+}
+
+/// What a chat id must be, wherever a request names one: 1 to [`MAX_CHAT_ID`] bytes, not all
+/// blank, and no control character (a caller's store key joins their owner and the chat id with
+/// one).
+pub(super) fn check_chat_id(id: &str) -> Result<(), BadRequest> {
+    if id.trim().is_empty() || id.len() > MAX_CHAT_ID {
+        return Err(format!(
+            "the chat id must be 1 to {MAX_CHAT_ID} bytes (UTF-8), not {}",
+            id.len()
+        ));
+    }
+    if id.chars().any(char::is_control) {
+        return Err("the chat id has a control character".to_owned());
+    }
+    Ok(())
 }
 
 /// A part of a kind the protocol defines, with the fields its kind needs.
