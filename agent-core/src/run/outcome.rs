@@ -68,6 +68,7 @@ impl RunOutput {
 
 /// Records the model that answered the run's model call number `steps` (from 1; the calls before
 /// it recorded): nothing while no reply of the run named its model, then one entry per call.
+#[inline]
 pub(crate) fn record_step_model(
     models: &mut Vec<Option<String>>,
     steps: usize,

@@ -629,8 +629,8 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
                         .map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
                     let place = Place::of(&stored.messages);
                     let Conversation { messages, paused } = stored;
-                    let (messages, resume) =
-                        begin(agent, start, Some(messages), parts, Some((&id, paused)))?;
+                    let (start, messages) = from_session(start, &id, paused, messages)?;
+                    let (messages, resume) = begin(agent, start, Some(messages), parts)?;
                     let run_id = run_id_of(run_id, resume.as_deref());
                     let plan = RunPlan {
                         context,
@@ -648,7 +648,7 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
                 return Box::pin(run);
             }
         };
-        match begin(agent, start, history, parts, None) {
+        match begin(agent, start, history, parts) {
             Ok((messages, resume)) => {
                 let run_id = run_id_of(run_id, resume.as_deref());
                 let plan = RunPlan {
@@ -668,6 +668,7 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
 
 /// The id of a run: the one it was given, or the one of the paused run it goes on with, or a
 /// fresh one.
+#[inline]
 fn run_id_of(given: Option<RunId>, resume: Option<&Resumption>) -> RunId {
     given
         .or_else(|| resume.and_then(|resume| resume.paused.run_id().cloned()))
@@ -677,45 +678,68 @@ fn run_id_of(given: Option<RunId>, resume: Option<&Resumption>) -> RunId {
 /// A run's first messages, and for a paused run going on, what it resumes.
 type Beginning = (Vec<Message>, Option<Box<Resumption>>);
 
-/// What a run starts from: the conversation of a new run (with its input), or a paused run with
-/// its decisions checked (nothing runs when one does not fit). `session`: the id and the paused
-/// run of the session the history was loaded from, if any.
+/// What a run starts from: the conversation of a new run (with its input, after `history`), or a
+/// paused run with its decisions checked (nothing runs when one does not fit).
+#[inline]
 fn begin<S: Send + Sync + 'static>(
     agent: &Agent<S>,
     start: Start,
     history: Option<Vec<Message>>,
     parts: Vec<Part>,
-    session: Option<(&str, Option<PausedRun>)>,
 ) -> Result<Beginning, RunError> {
     match start {
-        Start::Input(input) => {
-            if let Some((id, Some(paused))) = &session {
-                let source = SessionError::Paused {
-                    id: (*id).to_owned(),
-                    waiting: paused
-                        .pending()
-                        .iter()
-                        .map(|pending| pending.call.id.clone())
-                        .collect(),
-                };
-                let messages = history.unwrap_or_default();
-                return Err(session_error(source, messages, Usage::default()));
-            }
-            Ok((conversation(agent, history, input, parts), None))
+        Start::Input(input) => Ok((conversation(agent, history, input, parts), None)),
+        Start::Resume {
+            from: ResumeFrom::Run(paused),
+            decisions,
+        } => Ok((Vec::new(), Some(resumption(agent, paused, decisions)?))),
+        Start::Resume {
+            from: ResumeFrom::Session,
+            ..
+        } => {
+            let source = SessionError::NotPaused { id: String::new() };
+            let messages = history.unwrap_or_default();
+            Err(session_error(source, messages, Usage::default()))
         }
-        Start::Resume { from, decisions } => {
-            let paused = match (from, session) {
-                (ResumeFrom::Run(paused), _) => paused,
-                (ResumeFrom::Session, Some((_, Some(paused)))) => paused,
-                (ResumeFrom::Session, session) => {
-                    let id = session.map_or("", |(id, _)| id).to_owned();
-                    let source = SessionError::NotPaused { id };
-                    let messages = history.unwrap_or_default();
-                    return Err(session_error(source, messages, Usage::default()));
-                }
-            };
-            Ok((Vec::new(), Some(resumption(agent, paused, decisions)?)))
-        }
+    }
+}
+
+/// How a run of session `id` starts, given the session's `messages` and the paused run it keeps
+/// (if any): a new run's input is refused while calls wait there, and a run resuming from the
+/// session goes on with the paused run kept there (refused when none is).
+fn from_session(
+    start: Start,
+    id: &str,
+    paused: Option<PausedRun>,
+    messages: Vec<Message>,
+) -> Result<(Start, Vec<Message>), RunError> {
+    let start = match (start, paused) {
+        (Start::Input(_), Some(paused)) => Err(SessionError::Paused {
+            id: id.to_owned(),
+            waiting: paused
+                .pending()
+                .iter()
+                .map(|pending| pending.call.id.clone())
+                .collect(),
+        }),
+        (
+            Start::Resume {
+                from: ResumeFrom::Session,
+                decisions,
+            },
+            paused,
+        ) => match paused {
+            Some(paused) => Ok(Start::Resume {
+                from: ResumeFrom::Run(paused),
+                decisions,
+            }),
+            None => Err(SessionError::NotPaused { id: id.to_owned() }),
+        },
+        (start, _) => Ok(start),
+    };
+    match start {
+        Ok(start) => Ok((start, messages)),
+        Err(source) => Err(session_error(source, messages, Usage::default())),
     }
 }
 

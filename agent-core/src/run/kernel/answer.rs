@@ -107,7 +107,16 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// in the check, or the rejected output with the correction for the model. `cut_off`: the
     /// reply stopped at the output-token limit, so an answer that is not whole JSON was cut, not
     /// written wrong, and the model is told so.
+    #[inline]
     pub(super) fn judge_output(&mut self, reply: &AssistantMessage, cut_off: bool) -> Verdict {
+        if self.output.is_none() {
+            return Verdict::NoOutput;
+        }
+        self.judge_typed(reply, cut_off)
+    }
+
+    /// `judge_output` for a typed run.
+    fn judge_typed(&mut self, reply: &AssistantMessage, cut_off: bool) -> Verdict {
         let Some(output) = &mut self.output else {
             return Verdict::NoOutput;
         };

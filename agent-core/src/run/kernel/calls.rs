@@ -150,7 +150,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let tool = self.agent.tools.get(&call.name);
         // The ruling is matched as it comes, not kept: held across the call's await, it would
         // take room in every call's future.
-        let rewritten = match self.decide(call, tool, ruling).await {
+        let ruling = match ruling {
+            Some(ruling) => *ruling,
+            None if self.consults_on(tool) => self.decide(call, tool).await,
+            // Nothing to consult (no hook, a tool that neither waits nor needs approval).
+            None => Ruling::Run,
+        };
+        let rewritten = match ruling {
             Ruling::Wait(pending) => return Slot::Waiting(pending),
             Ruling::Answer(outcome) => {
                 let result = self.agent.tools.result_message(call, outcome);

@@ -278,6 +278,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     }
 
     /// The run's output, or its error, from how it ended.
+    #[inline]
     pub(super) fn conclude(&mut self, ending: Ending) -> Result<RunOutput, RunError> {
         match ending {
             Ending::Stopped(reason, text) => Ok(self.finish(reason, text)),
@@ -306,6 +307,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 
     /// The transcript: the reply first, then one result per call, in call order, each also
     /// sent to the stream. A call that still waits (the run stopped) is answered as not run.
+    #[inline]
     fn record(&mut self, reply: AssistantMessage, slots: &mut Vec<Slot>) {
         for (slot, call) in slots.iter_mut().zip(&reply.tool_calls) {
             self.close(slot, call, NotRun::RunEnded);

@@ -59,10 +59,22 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             _ if ask == Ask::FinalAnswer => Some(NotRun::RunEnded),
             _ => None,
         };
+        slots.clear();
+        if answer_ends.is_none()
+            && cut_off.is_none()
+            && self.output.is_none()
+            && calls.len() <= allowed
+        {
+            // Nothing the reply decides: every call is ruled on when it starts.
+            slots.resize_with(calls.len(), || Slot::Open(None));
+            return Rulings {
+                counted: calls.len(),
+                over_limit: false,
+            };
+        }
         let mut acknowledged = false;
         let mut counted = 0;
         let mut over_limit = false;
-        slots.clear();
         slots.extend(calls.iter().enumerate().map(|(index, call)| {
             if self.is_output_call(call) {
                 return Slot::Open(Some(Box::new(
@@ -88,19 +100,23 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
     }
 
-    /// Rules on a call of `tool` (the one of its name, if any) when it starts, unless the reply
-    /// already did (`ruled`): the hooks in turn (run, run with other arguments, skip, stop the
-    /// run), then an external tool's call waits for the caller, and one that needs approval goes to
-    /// the approver (approved, denied, or left to a person: it waits).
-    pub(super) async fn decide(
-        &self,
-        call: &ToolCall,
-        tool: Option<&dyn Tool<S>>,
-        ruled: Option<Box<Ruling>>,
-    ) -> Ruling {
-        if let Some(ruling) = ruled {
-            return *ruling;
-        }
+    /// Whether a call of `tool` (the one of its name, if any) has anyone to consult when it
+    /// starts: a hook, or, for a tool that waits for the caller or needs approval, the approver.
+    /// A call with no one to consult runs as the model asked.
+    #[inline]
+    pub(super) fn consults_on(&self, tool: Option<&dyn Tool<S>>) -> bool {
+        !self.agent.hooks.is_empty()
+            || tool.is_some_and(|tool| {
+                let annotations = &tool.definition().annotations;
+                annotations.external || annotations.requires_approval
+            })
+    }
+
+    /// Rules on a call of `tool` (the one of its name, if any) when it starts, where the reply
+    /// did not: the hooks in turn (run, run with other arguments, skip, stop the run), then an
+    /// external tool's call waits for the caller, and one that needs approval goes to the
+    /// approver (approved, denied, or left to a person: it waits).
+    pub(super) async fn decide(&self, call: &ToolCall, tool: Option<&dyn Tool<S>>) -> Ruling {
         let definition = tool.map(|tool| tool.definition());
         // Boxed: few hooks rewrite a call, and every call's future would carry room for one.
         let mut rewritten: Option<Box<ToolCall>> = None;
@@ -174,6 +190,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 /// whole JSON. Such a call is answered with [`NotRun::CutOff`] rather than run, or parsed as if
 /// the model had written bad arguments. An empty argument text means `{}`, here as everywhere:
 /// that call runs.
+#[inline]
 fn cut_off_call(reply: &AssistantMessage, at_token_limit: bool) -> Option<usize> {
     if !at_token_limit {
         return None;

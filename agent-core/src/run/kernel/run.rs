@@ -211,6 +211,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
     /// Starts the run's clock: its deadline, when it has a time limit (a resumed run's counts
     /// the time it had used), and its start, when it can pause (a paused run keeps how long it
     /// ran).
+    #[inline]
     fn start_clock(&mut self) {
         self.deadline = interrupt::time_limit(self.agent, self.journal)
             .map(|limit| Instant::now() + limit.saturating_sub(self.elapsed_before));
@@ -222,6 +223,7 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
     /// Sends an event to the stream, if this run is streamed (the event is only made then).
+    #[inline]
     pub(super) fn emit(&self, event: impl FnOnce() -> LiveEvent) {
         if let Some(events) = &self.events {
             // A receiver that went away just stops listening; the run goes on.
@@ -260,6 +262,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     }
 
     /// The run's output when it ends, with `text` or the texts' words for why it stopped.
+    #[inline]
     pub(super) fn finish(&mut self, stop_reason: StopReason, text: Option<String>) -> RunOutput {
         let text = text.unwrap_or_else(|| {
             let texts = self.agent.tools.texts();
