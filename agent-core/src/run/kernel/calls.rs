@@ -51,38 +51,38 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         slots: &mut [Slot],
         cancel: &mut Pin<&mut C>,
     ) -> Option<Interrupt> {
-        let interrupted = if self.agent.concurrent_tools
-            && calls.len() > 1
-            && self.journal.is_none()
-        {
-            let each = slots.iter_mut().zip(calls);
-            raced!(
-                self,
-                join_all(each.map(|(slot, call)| self.fill(slot, call))),
-                cancel
-            )
-            .err()
-        } else {
-            // One at a time, each call raced on its own: a call that finished keeps its slot.
-            // (`fill`, written out: raced as a future of its own, it costs every call a move.)
-            let mut interrupted = None;
-            for (slot, call) in slots.iter_mut().zip(calls) {
-                let Slot::Open(ruling) = slot else { continue };
-                let ruling = ruling.take();
-                let filled = match enabled(tool_span(call)) {
-                    None => raced!(self, self.rule_and_call(call, ruling), cancel),
-                    Some(span) => raced!(self, Box::pin(self.traced(call, ruling, span)), cancel),
-                };
-                match filled {
-                    Ok(filled) => *slot = filled,
-                    Err(interrupt) => {
-                        interrupted = Some(interrupt);
-                        break;
+        let interrupted =
+            if self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none() {
+                let each = slots.iter_mut().zip(calls);
+                // Boxed: the run's future holds the calls' one by one, and would otherwise carry
+                // room for all of them at once as well.
+                let all = Box::pin(join_all(each.map(|(slot, call)| self.fill(slot, call))));
+                raced!(self, all, cancel).err()
+            } else {
+                // One at a time, each call raced on its own: a call that finished keeps its slot.
+                // (`fill`, written out: raced as a future of its own, it costs every call a move.)
+                let mut interrupted = None;
+                for (slot, call) in slots.iter_mut().zip(calls) {
+                    let Slot::Open(ruling) = slot else { continue };
+                    let mut ruling = ruling.take();
+                    // The traced call made here, boxed, so that only its box is kept across the
+                    // await, not the span.
+                    let traced = enabled(tool_span(call))
+                        .map(|span| Box::pin(self.traced(call, ruling.take(), span)));
+                    let filled = match traced {
+                        None => raced!(self, self.rule_and_call(call, ruling), cancel),
+                        Some(traced) => raced!(self, traced, cancel),
+                    };
+                    match filled {
+                        Ok(filled) => *slot = filled,
+                        Err(interrupt) => {
+                            interrupted = Some(interrupt);
+                            break;
+                        }
                     }
                 }
-            }
-            interrupted
-        };
+                interrupted
+            };
         if let Some(interrupt) = interrupted {
             for (slot, call) in slots.iter_mut().zip(calls) {
                 self.close(slot, call, interrupt.not_run());
@@ -148,22 +148,26 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let started = (!self.agent.hooks.is_empty() && ruling.is_none()).then(Instant::now);
         // Looked up once: the policy reads its definition, and the call runs it.
         let tool = self.agent.tools.get(&call.name);
-        // The ruling is matched as it comes, not kept: held across the call's await, it would
-        // take room in every call's future.
-        let ruling = match ruling {
-            Some(ruling) => *ruling,
-            None if self.consults_on(tool) => self.decide(call, tool).await,
-            // Nothing to consult (no hook, a tool that neither waits nor needs approval).
-            None => Ruling::Run,
-        };
-        let rewritten = match ruling {
-            Ruling::Wait(pending) => return Slot::Waiting(pending),
-            Ruling::Answer(outcome) => {
-                let result = self.agent.tools.result_message(call, outcome);
-                return self.answered(call, result, started);
+        // The ruling is matched in a block of its own, not kept: held across the call's await,
+        // it would take room in every call's future.
+        let rewritten = {
+            let ruling = match ruling {
+                Some(ruling) => *ruling,
+                // Boxed: few calls have anyone to consult, and every call's future would carry
+                // room for the policy's.
+                None if self.consults_on(tool) => Box::pin(self.decide(call, tool)).await,
+                // Nothing to consult (no hook, a tool that neither waits nor needs approval).
+                None => Ruling::Run,
+            };
+            match ruling {
+                Ruling::Wait(pending) => return Slot::Waiting(pending),
+                Ruling::Answer(outcome) => {
+                    let result = self.agent.tools.result_message(call, outcome);
+                    return self.answered(call, result, started);
+                }
+                Ruling::Run => None,
+                Ruling::RunWith(arguments) => Some(arguments),
             }
-            Ruling::Run => None,
-            Ruling::RunWith(arguments) => Some(arguments),
         };
         let decision = match &rewritten {
             None => CallDecision::Run,

@@ -150,7 +150,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let max_steps = self.agent.limits.max_steps;
         // The places of a step's calls, kept from step to step for their room (see [`Slot`]).
         let mut slots = Vec::new();
-        for step in self.step_usage.len() + 1..=max_steps {
+        let mut step = self.step_usage.len();
+        while step < max_steps {
+            step += 1;
             // In a block of its own: the step's outcome is not kept across the hand-over.
             {
                 self.emit(|| LiveEvent::StepStarted { step });
@@ -230,14 +232,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         } else {
             let rulings = self.rule(&reply, cut_off, &verdict, ask, slots);
             self.tool_calls += rulings.counted;
+            let over_limit = rulings.over_limit;
             for call in &reply.tool_calls {
                 self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
             }
-            // Boxed: the calls' futures are large, and every run's future would carry room for
-            // them.
-            let calls = &reply.tool_calls;
-            let interrupted = boxed(|| self.carry_out(calls, slots, cancel)).await;
-            (rulings.over_limit, interrupted)
+            let interrupted = self.carry_out(&reply.tool_calls, slots, cancel).await;
+            (over_limit, interrupted)
         };
         if let Some(output) = &mut self.output {
             output.correction = None;
@@ -277,11 +277,23 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         Step::Ended(ending)
     }
 
-    /// The run's output, or its error, from how it ended.
+    /// The run's output, or its error, from how it ended. A typed run that ended without its
+    /// output did not do what it was asked: [`RunError::NoOutput`].
     #[inline]
     pub(super) fn conclude(&mut self, ending: Ending) -> Result<RunOutput, RunError> {
         match ending {
-            Ending::Stopped(reason, text) => Ok(self.finish(reason, text)),
+            Ending::Stopped(reason, text) => {
+                let output = self.finish(reason, text);
+                match &mut self.output {
+                    Some(typed) if !typed.taken => Err(RunError::NoOutput {
+                        stop_reason: output.stop_reason,
+                        attempts: std::mem::take(&mut typed.attempts),
+                        messages: output.messages,
+                        usage: output.usage,
+                    }),
+                    _ => Ok(output),
+                }
+            }
             Ending::Paused {
                 pending,
                 finished,

@@ -3,9 +3,11 @@
 //! run's missing output, the hooks' last word), and how it ends: finished, stopped or paused.
 
 use std::future::{Future, pending};
+use std::pin::Pin;
 use std::pin::pin;
 use std::time::{Duration, Instant};
 
+use futures_util::future::Either;
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
@@ -56,11 +58,9 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
     let mut run = Run::new(agent, plan, messages, cancel.is_some(), events);
     async move {
         run.start_clock();
-        let cancel = pin!(async move {
-            match cancel {
-                Some(cancel) => cancel.await,
-                None => pending().await,
-            }
+        let cancel = pin!(match cancel {
+            Some(cancel) => Either::Left(cancel),
+            None => Either::Right(pending()),
         });
         let run_span = info_span!(
             "invoke_agent",
@@ -70,40 +70,13 @@ pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>
             "agent.steps" = Empty,
             "agent.stop_reason" = Empty,
         );
-        // As `traced!`, keeping the span to record the run's figures in; the output is made here,
-        // once, from how the run ended.
-        let span = enabled(run_span);
-        let ending = match &span {
-            Some(span) => Box::pin(run.go(cancel)).instrument(span.clone()).await,
-            None => run.go(cancel).await,
+        // As `traced!`: a run no subscriber wants a span of keeps none in its future.
+        let outcome = if let Some(span) = enabled(run_span) {
+            Box::pin(run.go_traced(cancel, span)).await
+        } else {
+            let ending = run.go(cancel).await;
+            run.conclude(ending)
         };
-        let mut outcome = run.conclude(ending);
-        // A typed run that ended without its output did not do what it was asked.
-        if let Some(output) = &mut run.output
-            && !output.taken
-            && let Ok(ended) = outcome
-        {
-            outcome = Err(RunError::NoOutput {
-                stop_reason: ended.stop_reason,
-                attempts: std::mem::take(&mut output.attempts),
-                messages: ended.messages,
-                usage: ended.usage,
-            });
-        }
-        if let Some(span) = span {
-            match &outcome {
-                Ok(output) => {
-                    span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);
-                    span.record("gen_ai.usage.output_tokens", output.usage.output_tokens);
-                    span.record("agent.steps", output.steps);
-                    let reason = tracing::field::debug(&output.stop_reason);
-                    span.record("agent.stop_reason", reason);
-                }
-                Err(error) => {
-                    span.record("agent.stop_reason", tracing::field::display(error));
-                }
-            }
-        }
         for hook in &agent.hooks {
             hook.on_run_end(context, outcome.as_ref());
         }
@@ -222,6 +195,30 @@ impl<'a, S: Send + Sync + 'static> Run<'a, S> {
 }
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
+    /// The run to its end inside `span`, which records its figures: the tokens it used, its steps
+    /// and why it stopped (or the error it failed with).
+    async fn go_traced<C: Future<Output = ()> + Send>(
+        &mut self,
+        cancel: Pin<&mut C>,
+        span: tracing::Span,
+    ) -> Result<RunOutput, RunError> {
+        let ending = self.go(cancel).instrument(span.clone()).await;
+        let outcome = self.conclude(ending);
+        match &outcome {
+            Ok(output) => {
+                span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);
+                span.record("gen_ai.usage.output_tokens", output.usage.output_tokens);
+                span.record("agent.steps", output.steps);
+                let reason = tracing::field::debug(&output.stop_reason);
+                span.record("agent.stop_reason", reason);
+            }
+            Err(error) => {
+                span.record("agent.stop_reason", tracing::field::display(error));
+            }
+        }
+        outcome
+    }
+
     /// Sends an event to the stream, if this run is streamed (the event is only made then).
     #[inline]
     pub(super) fn emit(&self, event: impl FnOnce() -> LiveEvent) {
