@@ -282,18 +282,15 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     #[inline]
     pub(super) fn conclude(&mut self, ending: Ending) -> Result<RunOutput, RunError> {
         match ending {
-            Ending::Stopped(reason, text) => {
-                let output = self.finish(reason, text);
-                match &mut self.output {
-                    Some(typed) if !typed.taken => Err(RunError::NoOutput {
-                        stop_reason: output.stop_reason,
-                        attempts: std::mem::take(&mut typed.attempts),
-                        messages: output.messages,
-                        usage: output.usage,
-                    }),
-                    _ => Ok(output),
-                }
-            }
+            Ending::Stopped(reason, text) => match &mut self.output {
+                Some(typed) if !typed.taken => Err(RunError::NoOutput {
+                    stop_reason: reason,
+                    attempts: std::mem::take(&mut typed.attempts),
+                    messages: std::mem::take(&mut self.messages),
+                    usage: self.usage,
+                }),
+                _ => Ok(self.finish(reason, text)),
+            },
             Ending::Paused {
                 pending,
                 finished,
