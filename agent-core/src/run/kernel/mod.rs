@@ -85,7 +85,7 @@ use super::events::{HandOver, LiveEvent};
 use super::outcome::{RunError, RunOutput, StopReason};
 use super::pause::PendingCall;
 use crate::limits::AtStepLimit;
-use crate::message::{AssistantMessage, Message, ToolResultMessage};
+use crate::message::{Message, ToolCall, ToolResultMessage};
 use crate::model::{FinishReason, ModelError};
 use crate::texts::NotRun;
 use answer::Verdict;
@@ -147,11 +147,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         {
             return Ending::Stopped(reason, None);
         }
-        let max_steps = self.agent.limits.max_steps;
         // The places of a step's calls, kept from step to step for their room (see [`Slot`]).
         let mut slots = Vec::new();
         let mut step = self.step_usage.len();
-        while step < max_steps {
+        // The limit is read where it is needed, not kept: the run's future would keep it.
+        while step < self.agent.limits.max_steps {
             step += 1;
             // In a block of its own: the step's outcome is not kept across the hand-over.
             {
@@ -175,14 +175,15 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
         }
         if self.agent.limits.at_step_limit == AtStepLimit::AskForFinalAnswer {
-            let step = max_steps + 1;
+            let step = self.agent.limits.max_steps + 1;
             let outcome =
                 Box::pin(self.step(step, Ask::FinalAnswer, &mut cancel, &mut slots)).await;
             if let Step::Ended(ending) = outcome {
                 return ending;
             }
         }
-        Ending::Stopped(StopReason::StepLimit { limit: max_steps }, None)
+        let limit = self.agent.limits.max_steps;
+        Ending::Stopped(StopReason::StepLimit { limit }, None)
     }
 
     /// One step: ask the model, check its answer, rule on each call it made, carry the calls
@@ -197,62 +198,82 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if let Some(reason) = self.budget_spent() {
             return Step::Ended(Ending::Stopped(reason, None));
         }
-        // The reply is kept; the rest of the response is dropped here, so the step's future does
-        // not hold it across the awaits below.
-        let (mut reply, cut_off) = match self.ask_model(step, ask, cancel).await {
-            Ok(Ok(response)) => {
-                let cut_off = response.finish_reason == Some(FinishReason::Length);
-                (response.message, cut_off)
+        // The reply is read in a block of its own and goes into the transcript there, so that
+        // the step's future does not keep it (or the rest of the response) while its calls run.
+        let (verdict, over_limit, at) = {
+            let (mut reply, cut_off) = match self.ask_model(step, ask, cancel).await {
+                Ok(Ok(response)) => {
+                    let cut_off = response.finish_reason == Some(FinishReason::Length);
+                    (response.message, cut_off)
+                }
+                Ok(Err(error)) => return Step::Ended(Ending::Failed(step, error)),
+                Err(interrupt) => {
+                    return Step::Ended(Ending::Stopped(self.interrupted(interrupt), None));
+                }
+            };
+            if ask == Ask::FinalAnswer && self.output.is_none() {
+                // Offered no tools, it should call none; calls it makes anyway would stay
+                // unanswered.
+                reply.tool_calls.clear();
             }
-            Ok(Err(error)) => return Step::Ended(Ending::Failed(step, error)),
-            Err(interrupt) => {
-                return Step::Ended(Ending::Stopped(self.interrupted(interrupt), None));
+            let verdict = self.judge_output(&reply, cut_off);
+            if matches!(verdict, Verdict::Rejected)
+                && reply.tool_calls.is_empty()
+                && ask == Ask::Next
+                && !self.output_retries_spent()
+            {
+                // A rejected answer in text: the correction goes back as the user's next message.
+                let correction = self.agent.tools.cut_to_limit(self.take_correction());
+                self.messages.push(Message::Assistant(reply));
+                self.messages.push(Message::user(correction));
+                return Step::Continue;
             }
-        };
-        if ask == Ask::FinalAnswer && self.output.is_none() {
-            // Offered no tools, it should call none; calls it makes anyway would stay unanswered.
-            reply.tool_calls.clear();
-        }
-        let verdict = self.judge_output(&reply, cut_off);
-        if matches!(verdict, Verdict::Rejected)
-            && reply.tool_calls.is_empty()
-            && ask == Ask::Next
-            && !self.output_retries_spent()
-        {
-            // A rejected answer in text: the correction goes back as the user's next message.
-            let correction = self.agent.tools.cut_to_limit(self.take_correction());
-            self.messages.push(Message::Assistant(reply));
-            self.messages.push(Message::user(correction));
-            return Step::Continue;
-        }
-
-        // A reply without calls (a run's last, most often) has nothing to rule on or carry out.
-        let (over_limit, interrupted) = if reply.tool_calls.is_empty() {
-            (false, None)
-        } else {
+            // A reply without calls (a run's last, most often) has nothing to rule on or carry
+            // out: its text is the answer, and the step ends here.
+            if reply.tool_calls.is_empty() {
+                let answer = reply.content.clone();
+                self.messages.push(Message::Assistant(reply));
+                return self.step_end(ask, verdict, None, Some(answer), false);
+            }
             let rulings = self.rule(&reply, cut_off, &verdict, ask, slots);
             self.tool_calls += rulings.counted;
-            let over_limit = rulings.over_limit;
             for call in &reply.tool_calls {
                 self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
             }
-            let interrupted = self.carry_out(&reply.tool_calls, slots, cancel).await;
-            (over_limit, interrupted)
+            // The reply first; its calls' results follow it, in call order.
+            self.messages.reserve(1 + reply.tool_calls.len());
+            let at = self.messages.len();
+            self.messages.push(Message::Assistant(reply));
+            (verdict, rulings.over_limit, at)
         };
-        if let Some(output) = &mut self.output {
-            output.correction = None;
-        }
+        let interrupted = self.carry_out(self.calls_at(at), slots, cancel).await;
         let mut stop = interrupted.map(|interrupt| self.interrupted(interrupt));
         if let Some(reason) = self.stop_request.take() {
             stop = stop.or(Some(StopReason::Stopped { reason }));
         }
-        let answer = reply.tool_calls.is_empty().then(|| reply.content.clone());
         let waits = stop.is_none() && slots.iter().any(Slot::waits);
         if waits {
-            return self.waiting(reply, slots, over_limit);
+            return self.waiting(at, slots, over_limit);
         }
-        self.record(reply, slots);
+        self.record(at, slots);
+        self.step_end(ask, verdict, stop, None, over_limit)
+    }
 
+    /// How a step ends once its reply and results are in the transcript: the run goes on, or
+    /// it is over (stopped, its answer taken, its output rejected once too often, a limit).
+    /// `answer`: the text of a reply without calls.
+    #[inline(always)]
+    fn step_end(
+        &mut self,
+        ask: Ask,
+        verdict: Verdict,
+        stop: Option<StopReason>,
+        answer: Option<String>,
+        over_limit: bool,
+    ) -> Step {
+        if let Some(output) = &mut self.output {
+            output.correction = None;
+        }
         let limit = self.agent.limits.max_steps;
         let finished = match ask {
             Ask::Next => StopReason::Finished,
@@ -314,15 +335,21 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
     }
 
-    /// The transcript: the reply first, then one result per call, in call order, each also
+    /// The calls of the reply at `at` in the transcript.
+    fn calls_at(&self, at: usize) -> &[ToolCall] {
+        match self.messages.get(at) {
+            Some(Message::Assistant(reply)) => &reply.tool_calls,
+            _ => &[],
+        }
+    }
+
+    /// The transcript after the reply at `at`: one result per call, in call order, each also
     /// sent to the stream. A call that still waits (the run stopped) is answered as not run.
     #[inline]
-    fn record(&mut self, reply: AssistantMessage, slots: &mut Vec<Slot>) {
-        for (slot, call) in slots.iter_mut().zip(&reply.tool_calls) {
+    fn record(&mut self, at: usize, slots: &mut Vec<Slot>) {
+        for (slot, call) in slots.iter_mut().zip(self.calls_at(at)) {
             self.close(slot, call, NotRun::RunEnded);
         }
-        self.messages.reserve(1 + slots.len());
-        self.messages.push(Message::Assistant(reply));
         for slot in slots.iter_mut() {
             // Every slot was answered above.
             if let Slot::Answered(result) = std::mem::replace(slot, Slot::Open(None)) {
@@ -333,17 +360,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         slots.clear();
     }
 
-    /// The step when some of its calls wait: the reply goes into the transcript, the results of
-    /// the others wait with them in the paused run.
-    fn waiting(
-        &mut self,
-        reply: AssistantMessage,
-        slots: &mut Vec<Slot>,
-        over_limit: bool,
-    ) -> Step {
+    /// The step when some of its calls wait: the reply at `at` stays in the transcript, the
+    /// results of its other calls wait with them in the paused run.
+    fn waiting(&mut self, at: usize, slots: &mut Vec<Slot>, over_limit: bool) -> Step {
         let mut pending = Vec::new();
         let mut finished = Vec::with_capacity(slots.len());
-        for (slot, call) in slots.drain(..).zip(&reply.tool_calls) {
+        for (slot, call) in slots.drain(..).zip(self.calls_at(at)) {
             match slot {
                 Slot::Waiting(waiting) => pending.push(waiting),
                 Slot::Answered(result) => finished.push(result),
@@ -354,7 +376,6 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         for result in &finished {
             self.emit(|| LiveEvent::ToolResult(result.clone()));
         }
-        self.messages.push(Message::Assistant(reply));
         Step::Ended(Ending::Paused {
             pending,
             finished,
