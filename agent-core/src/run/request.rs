@@ -651,15 +651,17 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
         match begin(agent, start, history, parts) {
             Ok((messages, resume)) => {
                 let run_id = run_id_of(run_id, resume.as_deref());
-                let plan = RunPlan {
-                    context,
-                    settings,
-                    output,
-                    resume,
-                    journal,
-                    run_id,
-                };
-                boxed(|| drive(agent, plan, messages, cancel, events))
+                boxed(|| {
+                    let plan = RunPlan {
+                        context,
+                        settings,
+                        output,
+                        resume,
+                        journal,
+                        run_id,
+                    };
+                    drive(agent, plan, messages, cancel, events)
+                })
             }
             Err(error) => Box::pin(std::future::ready(Err(error))),
         }
