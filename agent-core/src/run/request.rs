@@ -600,7 +600,7 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
 
     /// The run to its end, boxed. Not an `async fn`: a run without a session starts the loop at
     /// once, and its box holds the loop's future alone, made in place; a session run loads its
-    /// conversation first, in a future of its own.
+    /// conversation first, in a future of its own, made in its box as well.
     fn go(
         self,
         output: Option<&'a dyn OutputCheck<S>>,
@@ -621,7 +621,7 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
             Source::New => None,
             Source::History(history) => Some(history),
             Source::Session { store, id } => {
-                let run = async move {
+                return boxed(move || async move {
                     let hold = store.hold(&id).await;
                     let stored = store
                         .load(&id)
@@ -644,8 +644,7 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
                     let saved = save(store, &id, place, outcome).await;
                     drop(hold);
                     saved
-                };
-                return Box::pin(run);
+                });
             }
         };
         match begin(agent, start, history, parts) {
