@@ -1,10 +1,9 @@
 //! One run's state and its life around the loop: what a run brings (`RunPlan`), the `Run` it
-//! becomes, how it is driven from its first poll to its end (`drive`: the run's span, a typed
-//! run's missing output, the hooks' last word), and how it ends: finished, stopped or paused.
+//! becomes, how it is driven from its first poll to its end (`drive`: the run's span, the hooks'
+//! last word), and how it ends: finished, stopped or paused.
 
 use std::future::{Future, pending};
-use std::pin::Pin;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::time::{Duration, Instant};
 
 use futures_util::future::Either;
