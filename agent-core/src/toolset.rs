@@ -289,6 +289,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// `tool` is the call's tool, as [`get`](ToolSet::get) found it by the call's name (looked up
     /// by the caller, who may need its definition first); its future is made here, and the
     /// [`Outcome`] awaits it. `run` is the id of the run that made the call, if a run did.
+    #[inline]
     pub(crate) fn outcome<'a>(
         &'a self,
         tool: Option<&'a dyn Tool<S>>,
@@ -317,6 +318,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// Starts `call` of `tool`: its future, run as [`start`](Self::start) says; or why it could
     /// not start (no tool of that name, a panic while making the future).
+    #[inline]
     fn run<'a>(
         &'a self,
         tool: Option<&'a dyn Tool<S>>,
