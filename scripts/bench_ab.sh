@@ -8,10 +8,15 @@
 #
 # Compare within one invocation only: which cases run before a case in the same process moves
 # its figure (the allocator's state), so keep the filters the same across invocations too.
+#
+# With `instructions` for ROUNDS, counts instead the instructions one run of each named case
+# costs in each binary (callgrind, needs valgrind: 300 samples of 10 runs less 100 samples, so the
+# harness's own setup drops out). Deterministic, where the times move by 5-10% between builds:
+#   scripts/bench_ab.sh ae87a4c instructions run1_text loop_10_steps
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
-    sed -n '2,10p' "$0"
+    sed -n '2,15p' "$0"
     exit 2
 fi
 base=$1
@@ -37,6 +42,23 @@ build() {
 }
 before=$(build "$checkout" "$root/target/bench-ab-base")
 after=$(build "$root" "$root/target")
+
+if [ "$rounds" = instructions ]; then
+    # Instructions of `--sample-count $3` samples of case $2 in binary $1.
+    collected() {
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" --bench --sample-size 10 \
+            --sample-count "$3" --exact "overhead::$2" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+    }
+    echo "instructions a run: case base head"
+    for case in "$@"; do
+        counts=()
+        for binary in "$before" "$after"; do
+            counts+=($((($(collected "$binary" "$case" 300) - $(collected "$binary" "$case" 100)) / 2000)))
+        done
+        printf "%-28s %8s %8s\n" "$case" "${counts[0]}" "${counts[1]}"
+    done
+    exit 0
+fi
 
 # One run of a binary: `name=median_ns` for each case it ran.
 medians() {
