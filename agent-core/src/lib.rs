@@ -107,6 +107,14 @@ pub mod web;
 #[doc(hidden)]
 pub mod __private;
 
+/// The seams of a run, as public traits, and the values the crate ships for them: what a feature
+/// of a run plugs into, and what a value of one's own implements (see
+/// [`Agent::policy`] and [`Agent::model_layer`]).
+pub mod seams {
+    pub use crate::run::layers::{Approvals, CannotPause, ChatSpan, CutOffCalls, ExternalTools};
+    pub use crate::run::seams::*;
+}
+
 pub use argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
@@ -135,7 +143,7 @@ pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};
 pub use state::{FromRef, State};
 pub use texts::{Chinese, ContentNote, English, NotRun, ReturnedBy, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
-pub use tool_error::{RemoteProblem, ThreadProblem, ToolError};
+pub use tool_error::{Interruption, RemoteProblem, ThreadProblem, ToolError};
 pub use tool_fn::{ToolClosure, ToolFn, tool_fn};
 pub use tool_result::{IntoToolResult, Json};
 pub use toolbox::ToolBox;

@@ -10,7 +10,7 @@ use crate::argument_issue::{
 };
 use crate::content::Part;
 use crate::output_problem::OutputProblem;
-use crate::tool_error::{RemoteProblem, ThreadProblem, ToolError, human_duration};
+use crate::tool_error::{Interruption, RemoteProblem, ThreadProblem, ToolError, human_duration};
 
 /// Every text the agent writes itself, with no defaults: a language states each one, so none of
 /// another language's words can leak into it.
@@ -154,9 +154,11 @@ pub enum NotRun<'a> {
     NoApprover,
     /// The run's limit of tool calls is reached.
     ToolCallLimit(usize),
-    /// The run's time limit passed while the call was in flight.
+    /// The run's time limit passed before the call started (one that had started is
+    /// [`ToolError::Interrupted`]).
     TimeLimit,
-    /// The run was cancelled while the call was in flight.
+    /// The run was cancelled before the call started (one that had started is
+    /// [`ToolError::Interrupted`]).
     Cancelled,
     /// The model gave its final answer in the same reply, so the run ends without this call.
     AnswerGiven,
@@ -247,8 +249,8 @@ impl Texts for English {
             NotRun::ToolCallLimit(limit) => {
                 format!("the run's limit of {limit} tool calls is reached")
             }
-            NotRun::TimeLimit => "the run's time limit passed before this call finished".to_owned(),
-            NotRun::Cancelled => "the run was cancelled before this call finished".to_owned(),
+            NotRun::TimeLimit => "the run's time limit passed before this call started".to_owned(),
+            NotRun::Cancelled => "the run was cancelled before this call started".to_owned(),
             NotRun::AnswerGiven => {
                 "the final answer was given in the same reply, so the run ended without this call"
                     .to_owned()
@@ -385,6 +387,14 @@ impl Texts for Chinese {
                 "工具在 {} 内未完成，已不再等待；它可能仍会完成，再次调用前请先确认",
                 human_duration(*after)
             ),
+            ToolError::Interrupted { by } => {
+                let when = match by {
+                    Interruption::Cancelled => "运行被取消时",
+                    Interruption::TimeLimit => "运行超过时间上限时",
+                    Interruption::Unrecorded => "在结果记录之前",
+                };
+                format!("此调用{when}被中断：它已开始执行，可能已产生效果，再次调用前请先确认")
+            }
             ToolError::NotRun { reason } => format!("未执行：{reason}"),
             ToolError::Retry { message } => format!("{message}；请修正后再次调用"),
             ToolError::AnswerRejected { correction } => correction.clone(),
@@ -441,8 +451,8 @@ impl Texts for Chinese {
             NotRun::Denied(None) => "用户未批准此调用".to_owned(),
             NotRun::NoApprover => "此工具需要批准，但没有批准人".to_owned(),
             NotRun::ToolCallLimit(limit) => format!("已达到本次运行 {limit} 次工具调用的上限"),
-            NotRun::TimeLimit => "此调用完成前，本次运行已超过时间上限".to_owned(),
-            NotRun::Cancelled => "此调用完成前，运行已取消".to_owned(),
+            NotRun::TimeLimit => "此调用开始前，本次运行已超过时间上限".to_owned(),
+            NotRun::Cancelled => "此调用开始前，运行已取消".to_owned(),
             NotRun::AnswerGiven => "同一回复中已给出最终答案，此调用未执行".to_owned(),
             NotRun::RunEnded => "此调用执行前，运行已结束".to_owned(),
             NotRun::CutOff => {
@@ -880,6 +890,15 @@ mod tests {
     fn every_failure_and_refusal_is_worded_in_chinese() {
         let errors = [
             ToolError::Panicked { message: None },
+            ToolError::Interrupted {
+                by: Interruption::Cancelled,
+            },
+            ToolError::Interrupted {
+                by: Interruption::TimeLimit,
+            },
+            ToolError::Interrupted {
+                by: Interruption::Unrecorded,
+            },
             ToolError::RunByCaller {
                 tool: "locate".into(),
             },

@@ -51,6 +51,13 @@ pub enum ToolError {
         /// The timeout.
         after: Duration,
     },
+    /// The call had started when it was cut off, and may have had its effect: the run was
+    /// cancelled or ran out of time while it ran, or the run stopped (its process died, its
+    /// future was dropped) before its result was recorded.
+    Interrupted {
+        /// What cut it off.
+        by: Interruption,
+    },
     /// The call was not run: not approved, skipped by a hook, or past a limit of the run.
     NotRun {
         /// Why, in words the model can act on.
@@ -107,6 +114,19 @@ pub enum ToolError {
         /// What went wrong.
         problem: RemoteProblem,
     },
+}
+
+/// What cut off a call that had started ([`ToolError::Interrupted`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Interruption {
+    /// The run was cancelled.
+    Cancelled,
+    /// The run's time limit passed.
+    TimeLimit,
+    /// The run stopped before the call's result was recorded (its process died, or its future
+    /// was dropped): found by the next run of the conversation.
+    Unrecorded,
 }
 
 /// What happened to a plain function's blocking thread that gave no result.
@@ -254,6 +274,18 @@ impl ToolError {
                  complete its work, so check before calling it again",
                 human_duration(*after)
             ),
+            ToolError::Interrupted { by } => {
+                let when = match by {
+                    Interruption::Cancelled => "when the run was cancelled",
+                    Interruption::TimeLimit => "when the run's time limit passed",
+                    Interruption::Unrecorded => "before its result was recorded",
+                };
+                write!(
+                    f,
+                    "the call was interrupted {when}: it had started and may have had its \
+                     effect, so check before calling it again"
+                )
+            }
             ToolError::NotRun { reason } => write!(f, "the call was not run: {reason}"),
             ToolError::Retry { message } => {
                 write!(f, "{message}; correct this and call the tool again")

@@ -1,6 +1,8 @@
 //! A cancel or the time limit drops only the calls still in flight: a call of the same step that
 //! finished keeps its real result (its effects happened, the hooks saw it), in a plain run, a
-//! resumed run and a session run, whose store then holds the real result.
+//! resumed run and a session run, whose store then holds the real result. A call cut off after
+//! it started is told as interrupted (it may have had its effect), one that never started as not
+//! run, and the hooks see both.
 
 use std::time::Duration;
 
@@ -25,8 +27,13 @@ async fn slow_report(State(progress): State<Progress>) -> String {
     "report".to_owned()
 }
 
-const CANCELLED: &str =
-    "Error: the call was not run: the run was cancelled before this call finished";
+/// What the model reads of a call the cancel cut off after it started.
+const INTERRUPTED: &str = "Error: the call was interrupted when the run was cancelled: it had \
+     started and may have had its effect, so check before calling it again";
+
+/// What the model reads of a call the cancel came before.
+const NOT_STARTED: &str =
+    "Error: the call was not run: the run was cancelled before this call started";
 
 fn results(messages: &[Message]) -> Vec<&ToolResultMessage> {
     messages
@@ -77,8 +84,8 @@ async fn a_cancelled_run_keeps_the_results_of_calls_that_finished() {
     assert_eq!(output.stop_reason, StopReason::Cancelled);
     assert_eq!(
         contents(&output),
-        ["wrote milk", CANCELLED, "wrote eggs"],
-        "only the call in flight is answered as not run"
+        ["wrote milk", INTERRUPTED, "wrote eggs"],
+        "only the call in flight is answered, as interrupted"
     );
 }
 
@@ -121,7 +128,7 @@ async fn a_cancelled_resume_keeps_finished_and_decided_results() {
     assert_eq!(output.stop_reason, StopReason::Cancelled);
     let contents = contents(&output);
     assert_eq!(contents[0], "wrote milk");
-    assert_eq!(contents[1], CANCELLED);
+    assert_eq!(contents[1], INTERRUPTED);
     assert!(
         contents[2].contains("not eggs"),
         "the denial stays a denial: {}",
@@ -146,5 +153,52 @@ async fn a_cancelled_session_run_stores_the_real_results() {
         .into_iter()
         .map(|result| result.content.as_str())
         .collect();
-    assert_eq!(stored, ["wrote milk", CANCELLED, "wrote eggs"]);
+    assert_eq!(stored, ["wrote milk", INTERRUPTED, "wrote eggs"]);
+}
+
+/// Records each result the hooks are shown.
+#[derive(Clone, Default)]
+struct Seen(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl agent_core::Hooks<Progress> for Seen {
+    fn on_tool_result(
+        &self,
+        _context: &Progress,
+        _call: &agent_core::ToolCall,
+        result: &ToolResultMessage,
+        _elapsed: Duration,
+    ) {
+        self.0.lock().unwrap().push(result.content.clone());
+    }
+}
+
+#[tokio::test]
+async fn one_call_at_a_time_tells_interrupted_from_not_run_and_the_hooks_see_both() {
+    let progress = Progress::default();
+    let seen = Seen::default();
+    let model = model_calling(
+        [
+            call(0, "write_note", r#"{"note":"milk"}"#),
+            call(1, "slow_report", "{}"),
+            call(2, "write_note", r#"{"note":"eggs"}"#),
+        ],
+        "unreachable",
+    );
+    let agent = agent!(model, write_note, slow_report)
+        .sequential_tools()
+        .approve_with(|_, _| std::future::ready(agent_core::Approval::Approve))
+        .hook(seen.clone())
+        .bind_context(progress.clone());
+    // Cancelled once the note is written and the report has begun.
+    let output = agent
+        .run("go")
+        .until(progress.clone().reached(1))
+        .await
+        .unwrap();
+    assert_eq!(output.stop_reason, StopReason::Cancelled);
+    assert_eq!(contents(&output), ["wrote milk", INTERRUPTED, NOT_STARTED]);
+    assert_eq!(
+        *seen.0.lock().unwrap(),
+        ["wrote milk", INTERRUPTED, NOT_STARTED]
+    );
 }

@@ -206,7 +206,10 @@ async fn the_time_limit_cancels_what_is_in_flight() {
     );
     assert_eq!(
         contents(&output),
-        ["Error: the call was not run: the run's time limit passed before this call finished"]
+        [
+            "Error: the call was interrupted when the run's time limit passed: it had started and \
+             may have had its effect, so check before calling it again"
+        ]
     );
     assert_eq!(liveness.alive.load(Ordering::SeqCst), 0);
 }
@@ -480,7 +483,8 @@ async fn cancelling_a_run_drops_its_tool_calls_and_keeps_the_transcript() {
     );
     assert_eq!(
         contents(&output),
-        ["Error: the call was not run: the run was cancelled before this call finished"; 2]
+        ["Error: the call was interrupted when the run was cancelled: it had started and may \
+             have had its effect, so check before calling it again"; 2]
     );
     drop(agent);
     assert_eq!(

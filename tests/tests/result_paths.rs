@@ -22,10 +22,10 @@ use agent_core::mcp::{McpClient, McpServer};
 use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{
     Agent, Approval, ArgumentIssue, AssistantMessage, BoxFuture, ChatResponse, Chinese,
-    ContentNote, Decision, Expected, ExternalTool, FinishReason, Found, Hooks, IssueKind, Journal,
-    JsonType, Message, ModelError, NotRun, OutputProblem, Part, RemoteProblem, RunOutput, State,
-    StopReason, SyntaxError, SyntaxProblem, ToolCall, ToolDecision, ToolDef, ToolError, ToolOutput,
-    ToolResultMessage, ToolSet, agent, tool, tools,
+    ContentNote, Decision, Expected, ExternalTool, FinishReason, Found, Hooks, Interruption,
+    IssueKind, Journal, JsonType, Message, ModelError, NotRun, OutputProblem, Part, RemoteProblem,
+    RunOutput, State, StopReason, SyntaxError, SyntaxProblem, ToolCall, ToolDecision, ToolDef,
+    ToolError, ToolOutput, ToolResultMessage, ToolSet, agent, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -488,11 +488,11 @@ async fn interrupted(setup: Setup, seen: &mut Seen) {
         let progress = Progress::default();
         let model = model_calling(&calls);
         let agent: Agent<Progress> = setup.apply(agent!(model.clone(), quick, slow));
-        let (agent, why, path) = if cancel {
-            (agent, NotRun::Cancelled, "cancelled")
+        let (agent, by, path) = if cancel {
+            (agent, Interruption::Cancelled, "cancelled")
         } else {
             let agent = agent.time_limit(Duration::from_millis(300));
-            (agent, NotRun::TimeLimit, "time limit")
+            (agent, Interruption::TimeLimit, "time limit")
         };
         let agent = agent.bind_context(progress.clone());
         let output = if cancel {
@@ -510,7 +510,8 @@ async fn interrupted(setup: Setup, seen: &mut Seen) {
             &calls[0],
             text("马上写好了"),
         );
-        seen.expect(path, tools, m, &calls[1], not_run(tools, why));
+        let interrupted = Err(ToolError::Interrupted { by });
+        seen.expect(path, tools, m, &calls[1], interrupted);
         seen.read_run(&model, &output);
     }
 }

@@ -143,7 +143,10 @@ async fn the_same_run_cancelled_mid_tool_keeps_its_transcript_in_the_session() {
     assert!(contents.contains(&"user 7"), "{contents:?}");
     assert_eq!(
         contents.last(),
-        Some(&"Error: the call was not run: the run was cancelled before this call finished")
+        Some(
+            &"Error: the call was interrupted when the run was cancelled: it had started and may \
+              have had its effect, so check before calling it again"
+        )
     );
 }
 

@@ -331,12 +331,13 @@ async fn two_chat_servers_on_one_database_share_a_chat() {
 }
 
 /// A chat server killed (SIGKILL) while its run's slow tool works, the chat then going on through
-/// another server on the same database. What the design guarantees: a run writes its messages in
-/// one transaction when it ends (or is cancelled), so a process killed before then has written
-/// nothing of the turn, and the conversation is exactly as it was before it; the killed process's
-/// connections close with it, PostgreSQL lets go of their advisory locks, and the other server
-/// takes the conversation at once (not after a timeout).
-async fn a_chat_server_killed_while_a_slow_tool_runs_loses_the_turn_whole() {
+/// another server on the same database. What the design guarantees: a run keeps its transcript
+/// step by step, each part in one transaction (a reply before its calls run, the step's results
+/// when they are in), so a process killed while a tool works has kept the turn up to that call's
+/// reply, whole; the next run answers the call as interrupted (it may have had its effect) before
+/// anything is sent; the killed process's connections close with it, PostgreSQL lets go of their
+/// advisory locks, and the other server takes the conversation at once (not after a timeout).
+async fn a_chat_server_killed_while_a_slow_tool_runs_keeps_the_turn_up_to_its_call() {
     let url = shared().fresh_database("killed").await;
     let (mut one, api_one) = spawn_chat_server(&url).await;
     let (_two, api_two) = spawn_chat_server(&url).await;
@@ -387,9 +388,16 @@ async fn a_chat_server_killed_while_a_slow_tool_runs_loses_the_turn_whole() {
     assert!(rest.is_ok(), "the stream ends with the server");
     assert!(!streamed.contains("[DONE]"), "{streamed}");
 
-    // Nothing of the killed turn was written: the conversation as it was before it.
+    // The killed turn was kept up to the reply whose call was at work: the question and the
+    // reply, whole, and nothing after.
     let after_kill = store.load("killed").await.unwrap();
-    assert_eq!(after_kill.messages, before.messages);
+    assert_eq!(after_kill.messages.len(), 7, "{:?}", after_kill.messages);
+    assert_eq!(after_kill.messages[..5], before.messages[..]);
+    assert_eq!(after_kill.messages[5].content(), slow);
+    let Message::Assistant(cut) = &after_kill.messages[6] else {
+        panic!("the reply of the killed step: {:?}", after_kill.messages[6]);
+    };
+    assert_eq!(cut.tool_calls[0].name, "note");
     assert!(after_kill.paused.is_none());
 
     // The second server takes the chat at once: no advisory lock left behind.
@@ -406,10 +414,21 @@ async fn a_chat_server_killed_while_a_slow_tool_runs_loses_the_turn_whole() {
         chunks.iter().any(|chunk| chunk["type"] == "finish"),
         "{chunks:?}"
     );
+    // The cut call answered as interrupted, then the new turn: every call answered.
     let stored = store.load("killed").await.unwrap();
-    assert_eq!(stored.messages.len(), 9, "{:?}", stored.messages);
-    assert_eq!(stored.messages[..5], before.messages[..]);
+    assert_eq!(stored.messages.len(), 12, "{:?}", stored.messages);
+    assert_eq!(stored.messages[..7], after_kill.messages[..]);
     contract::assert_valid(&stored.messages);
+    let Message::Tool(repaired) = &stored.messages[7] else {
+        panic!("the cut call's answer: {:?}", stored.messages[7]);
+    };
+    assert_eq!(repaired.tool_call_id, cut.tool_calls[0].id);
+    assert!(repaired.is_error);
+    assert!(
+        repaired.content.contains("interrupted"),
+        "{}",
+        repaired.content
+    );
     let asked: Vec<&str> = stored
         .messages
         .iter()
@@ -418,11 +437,11 @@ async fn a_chat_server_killed_while_a_slow_tool_runs_loses_the_turn_whole() {
             _ => None,
         })
         .collect();
-    assert_eq!(asked, ["buy milk", "call mum"]);
+    assert_eq!(asked, ["buy milk", slow.as_str(), "call mum"]);
     // And the next one, on the second server again, goes on from it.
     let chunks = post(&api_two, "killed", user("u3", "water the plants")).await;
     assert!(chunks.iter().any(|chunk| chunk["type"] == "finish"));
-    assert_eq!(store.load("killed").await.unwrap().messages.len(), 13);
+    assert_eq!(store.load("killed").await.unwrap().messages.len(), 16);
 }
 
 fn main() -> ExitCode {
@@ -482,8 +501,8 @@ fn main() -> ExitCode {
             two_chat_servers_on_one_database_share_a_chat,
         ),
         Test::tokio(
-            "a_chat_server_killed_while_a_slow_tool_runs_loses_the_turn_whole",
-            a_chat_server_killed_while_a_slow_tool_runs_loses_the_turn_whole,
+            "a_chat_server_killed_while_a_slow_tool_runs_keeps_the_turn_up_to_its_call",
+            a_chat_server_killed_while_a_slow_tool_runs_keeps_the_turn_up_to_its_call,
         ),
     ];
     let code = tests::peers::main(tests.map(|test| test.needs(&POSTGRES)));

@@ -12,6 +12,8 @@ use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings, OutputShapes};
 use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
+use crate::run::layers::{Approvals, BoundLayer, BoundPolicy, Hooked};
+use crate::run::seams::{CallPolicy, ModelLayer};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::{Tool, ToolDef};
@@ -34,8 +36,13 @@ pub struct Agent<S = ()> {
     pub(crate) system_prompt: Option<String>,
     pub(crate) limits: Limits,
     pub(crate) concurrent_tools: bool,
-    pub(crate) hooks: Vec<Arc<dyn Hooks<S>>>,
-    pub(crate) approver: Option<Arc<dyn Approver<S>>>,
+    pub(crate) hooks: Vec<Hooked<S>>,
+    /// The approver, as the call policy it is.
+    pub(crate) approvals: Approvals<S>,
+    /// Call policies of the user's own (see [`Agent::policy`]).
+    pub(crate) policies: Vec<Arc<dyn CallPolicy<S>>>,
+    /// Model-call layers of the user's own (see [`Agent::model_layer`]).
+    pub(crate) layers: Vec<Arc<dyn ModelLayer<S>>>,
     pub(crate) settings: ModelSettings,
     pub(crate) output: OutputSettings,
     /// The shapes of the output types its typed runs asked for.
@@ -52,7 +59,9 @@ impl<S: Send + Sync + 'static> Agent<S> {
             limits: Limits::default(),
             concurrent_tools: true,
             hooks: Vec::new(),
-            approver: None,
+            approvals: Approvals::default(),
+            policies: Vec::new(),
+            layers: Vec::new(),
             settings: ModelSettings::new(),
             output: OutputSettings::default(),
             output_shapes: OutputShapes::default(),
@@ -134,14 +143,39 @@ impl<S: Send + Sync + 'static> Agent<S> {
 
     /// Adds hooks; several are called in the order they were added.
     pub fn hook(mut self, hooks: impl Hooks<S>) -> Self {
-        self.hooks.push(Arc::new(hooks));
+        self.hooks.push(Hooked(Arc::new(hooks)));
         self
     }
 
     /// Sets who approves calls to tools marked `requires_approval`. Without an approver such calls
     /// are denied.
     pub fn approve_with(mut self, approver: impl Approver<S>) -> Self {
-        self.approver = Some(Arc::new(approver));
+        self.approvals.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Adds a call policy of your own: a value at the call-policy seam (see
+    /// [`CallPolicy`](crate::seams::CallPolicy)) that may stop the run before a model call, rule
+    /// on a reply's calls, rule on each call when it starts, and see (and change) each result.
+    ///
+    /// A run's policies, in order: [`CutOffCalls`](crate::seams::CutOffCalls) (a call cut off at
+    /// the output token limit), the limits, each of the [hooks](Agent::hook), these in the order
+    /// added, [`ExternalTools`](crate::seams::ExternalTools) and
+    /// [`Approvals`](crate::seams::Approvals) (when a tool needs them), and in a run that cannot
+    /// pause, [`CannotPause`](crate::seams::CannotPause). On each call they are folded in that
+    /// order: each sees the call as the ones before left it, and the first that answers it
+    /// without running it has the last word.
+    pub fn policy(mut self, policy: impl CallPolicy<S> + 'static) -> Self {
+        self.policies.push(Arc::new(policy));
+        self
+    }
+
+    /// Adds a model-call layer of your own: a value around each call to the model (see
+    /// [`ModelLayer`](crate::seams::ModelLayer)). A run's layers, outermost first: these in the
+    /// order added, then each of the [hooks](Agent::hook), the call's trace span
+    /// ([`ChatSpan`](crate::seams::ChatSpan)), a durable run's journal, and the model.
+    pub fn model_layer(mut self, layer: impl ModelLayer<S> + 'static) -> Self {
+        self.layers.push(Arc::new(layer));
         self
     }
 
@@ -229,19 +263,31 @@ impl<S: Send + Sync + 'static> Agent<S> {
         let hooks = self
             .hooks
             .into_iter()
-            .map(|hooks| {
-                Arc::new(BoundHooks {
+            .map(|Hooked(hooks)| {
+                Hooked(Arc::new(BoundHooks {
                     hooks,
                     context: Arc::clone(&context),
-                }) as Arc<dyn Hooks>
+                }) as Arc<dyn Hooks>)
             })
             .collect();
-        let approver = self.approver.map(|approver| {
+        let approver = self.approvals.approver.map(|approver| {
             Arc::new(BoundApprover {
                 approver,
                 context: Arc::clone(&context),
             }) as Arc<dyn Approver>
         });
+        let policies = (self.policies.into_iter())
+            .map(|policy| {
+                let context = Arc::clone(&context);
+                Arc::new(BoundPolicy { policy, context }) as Arc<dyn CallPolicy>
+            })
+            .collect();
+        let layers = (self.layers.into_iter())
+            .map(|layer| {
+                let context = Arc::clone(&context);
+                Arc::new(BoundLayer { layer, context }) as Arc<dyn ModelLayer>
+            })
+            .collect();
         Agent {
             model: self.model,
             tools: self.tools.bind_shared_context(context),
@@ -249,7 +295,9 @@ impl<S: Send + Sync + 'static> Agent<S> {
             limits: self.limits,
             concurrent_tools: self.concurrent_tools,
             hooks,
-            approver,
+            approvals: Approvals { approver },
+            policies,
+            layers,
             settings: self.settings,
             output: self.output,
             output_shapes: self.output_shapes,
@@ -347,7 +395,9 @@ impl<S> fmt::Debug for Agent<S> {
             .field("limits", &self.limits)
             .field("concurrent_tools", &self.concurrent_tools)
             .field("hooks", &self.hooks.len())
-            .field("approver", &self.approver.is_some())
+            .field("approver", &self.approvals.approver.is_some())
+            .field("policies", &self.policies.len())
+            .field("layers", &self.layers.len())
             .field("settings", &self.settings)
             .field("output", &self.output)
             .finish_non_exhaustive()

@@ -1,19 +1,25 @@
-//! Running an agent. The agent itself (`agent`), the one way into a run (`request`: what
-//! [`Agent::run`] and [`Agent::resume`] return), the kernel behind it (`kernel`: the loop and its
-//! seams), what a run gives back (`outcome`), its live events (`events`), pausing (`pause`), the
-//! hooks and approver that decide each call (`hooks`), and the seams other layers plug into: the
-//! session store (`store`, with `locks`) and the journal (`journal`).
+//! Running an agent. The agent itself (`agent`), the one way into a run (`request`, and `start`,
+//! where a request becomes a run), the seams a run's features plug into (`seams`, public) and the
+//! values the crate ships for them (`layers`), the kernel that runs the loop over them
+//! (`kernel`), what a run gives back (`outcome`), its live events (`events`), pausing (`pause`),
+//! the hooks and approver (`hooks`), a typed run's answer check (`typed_answer`), the repair of a
+//! history (`repair`), and the session store (`store`, with `locks`) and journal (`journal`).
 
 pub(crate) mod agent;
 mod events;
 pub(crate) mod hooks;
 pub(crate) mod journal;
 mod kernel;
+pub(crate) mod layers;
 mod locks;
 pub(crate) mod outcome;
 pub(crate) mod pause;
+mod repair;
 mod request;
+pub(crate) mod seams;
+mod start;
 pub(crate) mod store;
+mod typed_answer;
 
 pub use agent::{AddToolError, Agent};
 pub use events::{EventSender, RunEvent, RunStream};

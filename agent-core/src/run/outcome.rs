@@ -192,6 +192,18 @@ pub enum RunError {
         /// Tokens the run used.
         usage: Usage,
     },
+    /// The run's future was dropped before the run ended (a timeout around it, an aborted task):
+    /// what its [hooks](crate::Hooks::on_run_end) are told, since no one awaits the run any more.
+    /// Calls in flight were dropped with it (a sync tool's thread runs on); a session run's
+    /// finished steps are in its store, and the next run answers a call whose result was not
+    /// recorded as interrupted.
+    #[error("the run was dropped before it ended")]
+    Dropped {
+        /// The conversation when it was dropped.
+        messages: Vec<Message>,
+        /// Tokens used.
+        usage: Usage,
+    },
     /// A paused run could not be resumed as asked; nothing ran.
     #[error("the paused run cannot be resumed: {source}")]
     Resume {
@@ -219,6 +231,7 @@ impl RunError {
             | RunError::Output { messages, .. }
             | RunError::NoOutput { messages, .. }
             | RunError::Resume { messages, .. }
+            | RunError::Dropped { messages, .. }
             | RunError::Session { messages, .. } => messages,
         }
     }
@@ -230,6 +243,7 @@ impl RunError {
             | RunError::Output { usage, .. }
             | RunError::NoOutput { usage, .. }
             | RunError::Resume { usage, .. }
+            | RunError::Dropped { usage, .. }
             | RunError::Session { usage, .. } => *usage,
         }
     }
@@ -279,6 +293,11 @@ impl fmt::Debug for RunError {
             } => f
                 .debug_struct("Session")
                 .field("source", source)
+                .field("messages", &format_args!("[{} messages]", messages.len()))
+                .field("usage", usage)
+                .finish(),
+            RunError::Dropped { messages, usage } => f
+                .debug_struct("Dropped")
                 .field("messages", &format_args!("[{} messages]", messages.len()))
                 .field("usage", usage)
                 .finish(),

@@ -9,14 +9,16 @@ use std::marker::PhantomData;
 use super::agent::Agent;
 use super::events::{EventSender, RunStream};
 use super::journal::Journal;
-use super::kernel::{Resumption, RunPlan, boxed, drive};
 use super::outcome::{RunError, RunOutput, TypedOutput};
 use super::pause::{Decision, PausedRun};
-use super::store::{Conversation, Place, SessionError, SessionStore, save, session_error};
+use super::seams::{AnswerCheck, TextAnswer};
+use super::start::start;
+use super::store::SessionStore;
+use super::typed_answer::TypedAnswer;
 use crate::call_info::RunId;
 use crate::content::Part;
-use crate::message::{Message, Usage};
-use crate::output::{OutputCheck, OutputMode, OutputType, TypedCheck, Validator};
+use crate::message::Message;
+use crate::output::{OutputMode, OutputType, TypedCheck, Validator};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::tool::BoxFuture;
 
@@ -24,7 +26,7 @@ use crate::tool::BoxFuture;
 /// (to go on with a history as it is, say after a step limit). Made from any text.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Input {
-    text: Option<String>,
+    pub(super) text: Option<String>,
 }
 
 impl Input {
@@ -135,7 +137,7 @@ impl<S, T> fmt::Debug for Typed<'_, S, T> {
 }
 
 /// Where a run's conversation comes from (and, for a session, goes to).
-enum Source<'a> {
+pub(super) enum Source<'a> {
     /// A new conversation: the system prompt, then the input.
     New,
     /// An earlier conversation the caller keeps.
@@ -148,7 +150,7 @@ enum Source<'a> {
 }
 
 /// How the run starts: from an input, or from a paused run with decisions on its waiting calls.
-enum Start {
+pub(super) enum Start {
     Input(Input),
     Resume {
         from: ResumeFrom,
@@ -202,17 +204,24 @@ enum Start {
 /// A run of an agent whose tools need a context does not compile without one.
 #[must_use = "a run does nothing until it is awaited or streamed"]
 pub struct RunRequest<'a, S, C = NoContext, O = Text> {
-    agent: &'a Agent<S>,
-    context: Option<&'a S>,
-    start: Start,
-    source: Source<'a>,
-    parts: Vec<Part>,
-    settings: Option<ModelSettings>,
-    cancel: Option<BoxFuture<'a, ()>>,
-    journal: Option<&'a dyn Journal>,
-    run_id: Option<RunId>,
+    plan: Plan<'a, S>,
     output: O,
     given: PhantomData<fn() -> C>,
+}
+
+/// Everything a run is given but the kind of its answer.
+pub(super) struct Plan<'a, S> {
+    pub(super) agent: &'a Agent<S>,
+    pub(super) context: Option<&'a S>,
+    pub(super) start: Start,
+    pub(super) source: Source<'a>,
+    pub(super) parts: Vec<Part>,
+    pub(super) settings: Option<ModelSettings>,
+    pub(super) cancel: Option<BoxFuture<'a, ()>>,
+    pub(super) journal: Option<&'a dyn Journal>,
+    pub(super) run_id: Option<RunId>,
+    /// A text run's answer check, when not [`TextAnswer`].
+    pub(super) check: Option<Box<dyn AnswerCheck<S> + 'a>>,
 }
 
 impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
@@ -231,7 +240,7 @@ impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
     }
 
     fn starting(agent: &'a Agent<S>, start: Start) -> Self {
-        RunRequest {
+        let plan = Plan {
             agent,
             context: None,
             start,
@@ -241,6 +250,10 @@ impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
             cancel: None,
             journal: None,
             run_id: None,
+            check: None,
+        };
+        RunRequest {
+            plan,
             output: Text,
             given: PhantomData,
         }
@@ -253,16 +266,10 @@ impl<'a, S: Send + Sync + 'static, O> RunRequest<'a, S, NoContext, O> {
     /// its own context (the user a web request is for, say); a tool asking for a part the context
     /// does not have is a compile error where the agent is built.
     pub fn context(self, context: &'a S) -> RunRequest<'a, S, WithContext, O> {
+        let mut plan = self.plan;
+        plan.context = Some(context);
         RunRequest {
-            agent: self.agent,
-            context: Some(context),
-            start: self.start,
-            source: self.source,
-            parts: self.parts,
-            settings: self.settings,
-            cancel: self.cancel,
-            journal: self.journal,
-            run_id: self.run_id,
+            plan,
             output: self.output,
             given: PhantomData,
         }
@@ -312,16 +319,11 @@ impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
     /// # });
     /// ```
     pub fn output<T: OutputType>(self) -> RunRequest<'a, S, C, Typed<'a, S, T>> {
+        let mut plan = self.plan;
+        // A typed run's answer check is its output's.
+        plan.check = None;
         RunRequest {
-            agent: self.agent,
-            context: self.context,
-            start: self.start,
-            source: self.source,
-            parts: self.parts,
-            settings: self.settings,
-            cancel: self.cancel,
-            journal: self.journal,
-            run_id: self.run_id,
+            plan,
             output: Typed {
                 mode: None,
                 retries: None,
@@ -329,6 +331,18 @@ impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
             },
             given: PhantomData,
         }
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
+    /// Reads the run's replies with this answer check instead of [`TextAnswer`] (which takes a
+    /// reply without calls as the answer): a value at the answer-check seam, which decides what
+    /// each request offers, which reply is the answer, and what goes back to the model when a
+    /// reply will not do. The run's text is the answer it takes. [`output`](Self::output)
+    /// replaces it with the typed output's own.
+    pub fn answer_check(mut self, check: impl AnswerCheck<S> + 'a) -> Self {
+        self.plan.check = Some(Box::new(check));
+        self
     }
 }
 
@@ -365,7 +379,7 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     /// the history comes before this run's input, with the system prompt in front if it has none.
     /// Replaces a [`session`](RunRequest::session) set before.
     pub fn history(mut self, history: Vec<Message>) -> Self {
-        self.source = Source::History(history);
+        self.plan.source = Source::History(history);
         self
     }
 
@@ -378,7 +392,7 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     /// a conversation with a paused run waiting is refused ([`SessionError::Paused`]) and nothing
     /// runs. Replaces a [`history`](RunRequest::history) set before.
     pub fn session(mut self, store: &'a dyn SessionStore, id: impl Into<String>) -> Self {
-        self.source = Source::Session {
+        self.plan.source = Source::Session {
             store,
             id: id.into(),
         };
@@ -387,7 +401,7 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
 
     /// Adds parts (images, documents) after the input's text.
     pub fn parts(mut self, parts: impl IntoIterator<Item = Part>) -> Self {
-        self.parts.extend(parts);
+        self.plan.parts.extend(parts);
         self
     }
 
@@ -395,7 +409,7 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     /// the one set before on this run, or else the agent's (a resumed run's: the paused run's).
     /// The same merge, and the same shorthands, as [`Agent::model_settings`].
     pub fn model_settings(mut self, settings: ModelSettings) -> Self {
-        self.settings = Some(match self.settings.take() {
+        self.plan.settings = Some(match self.plan.settings.take() {
             Some(earlier) => settings.or(&earlier),
             None => settings,
         });
@@ -427,7 +441,7 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     /// [`StopReason::Cancelled`](crate::StopReason::Cancelled) and the transcript so far.
     /// Dropping the run's future cancels it as well.
     pub fn until(mut self, cancel: impl Future<Output = ()> + Send + 'a) -> Self {
-        self.cancel = Some(Box::pin(cancel));
+        self.plan.cancel = Some(Box::pin(cancel));
         self
     }
 
@@ -435,7 +449,7 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     /// replayed after a crash gets the recorded replies and results back instead of calling
     /// again (see [`Journal`]).
     pub fn journal(mut self, journal: &'a dyn Journal) -> Self {
-        self.journal = Some(journal);
+        self.plan.journal = Some(journal);
         self
     }
 
@@ -444,27 +458,8 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     /// id it keeps for the run (Restate's workflow key), so a replay sees the same one; a caller
     /// can give its own (an order number, a request id) to find the run's calls by it.
     pub fn run_id(mut self, id: impl Into<RunId>) -> Self {
-        self.run_id = Some(id.into());
+        self.plan.run_id = Some(id.into());
         self
-    }
-
-    /// Splits the request into what the run needs and what it is to answer with.
-    fn split(self) -> (Prepared<'a, S>, O)
-    where
-        C: ContextGiven<'a, S>,
-    {
-        let prepared = Prepared {
-            agent: self.agent,
-            context: C::context(self.context),
-            start: self.start,
-            source: self.source,
-            parts: self.parts,
-            settings: self.settings,
-            cancel: self.cancel,
-            journal: self.journal,
-            run_id: self.run_id,
-        };
-        (prepared, self.output)
     }
 }
 
@@ -512,8 +507,10 @@ impl<'a, S: Send + Sync + 'static> Answer<'a, S> for Text {
         request: RunRequest<'a, S, C, Self>,
         events: Option<EventSender>,
     ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
-        let (prepared, Text) = request.split();
-        prepared.go(None, events)
+        let mut plan = request.plan;
+        let context = C::context(plan.context);
+        let mut check = plan.check.take().unwrap_or_else(|| Box::new(TextAnswer));
+        Box::pin(async move { start(plan, context, &mut *check, events).await })
     }
 }
 
@@ -524,66 +521,20 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> Answer<'a, S> for Typed<'a, S,
         request: RunRequest<'a, S, C, Self>,
         events: Option<EventSender>,
     ) -> BoxFuture<'a, Result<TypedOutput<T>, RunError>> {
-        let (prepared, typed) = request.split();
-        Box::pin(prepared.go_typed(typed, events))
-    }
-}
-
-impl<S, C, O: fmt::Debug> fmt::Debug for RunRequest<'_, S, C, O> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (start, decisions) = match &self.start {
-            Start::Input(input) => ("input", input.text.is_some() as usize),
-            Start::Resume { decisions, .. } => ("resume", decisions.len()),
-        };
-        let source = match &self.source {
-            Source::New => "new".to_owned(),
-            Source::History(history) => format!("history of {}", history.len()),
-            Source::Session { id, .. } => format!("session {id:?}"),
-        };
-        f.debug_struct("RunRequest")
-            .field("start", &start)
-            .field("messages_or_decisions", &decisions)
-            .field("conversation", &source)
-            .field("parts", &self.parts.len())
-            .field("settings", &self.settings)
-            .field("cancel", &self.cancel.is_some())
-            .field("journal", &self.journal.is_some())
-            .field("context", &self.context.is_some())
-            .field("output", &self.output)
-            .finish()
-    }
-}
-
-/// A request with its context known: everything the run needs but the answer's kind.
-struct Prepared<'a, S> {
-    agent: &'a Agent<S>,
-    context: &'a S,
-    start: Start,
-    source: Source<'a>,
-    parts: Vec<Part>,
-    settings: Option<ModelSettings>,
-    cancel: Option<BoxFuture<'a, ()>>,
-    journal: Option<&'a dyn Journal>,
-    run_id: Option<RunId>,
-}
-
-impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
-    /// A typed run to its end: the run with its check, then the value the check took. Not an
-    /// `async fn`: the check is made here, and its future keeps it rather than `typed` too.
-    fn go_typed<T: OutputType>(
-        self,
-        typed: Typed<'a, S, T>,
-        events: Option<EventSender>,
-    ) -> impl Future<Output = Result<TypedOutput<T>, RunError>> + Send + 'a {
-        let defaults = self.agent.output;
+        let RunRequest { plan, output, .. } = request;
+        let context = C::context(plan.context);
+        let agent = plan.agent;
+        let defaults = agent.output;
         let check = TypedCheck::new(
-            typed.mode.unwrap_or(defaults.mode),
-            typed.retries.unwrap_or(defaults.retries),
-            self.agent.output_shapes.of::<T>(),
-            typed.validators,
+            output.mode.unwrap_or(defaults.mode),
+            output.retries.unwrap_or(defaults.retries),
+            agent.output_shapes.of::<T>(),
+            output.validators,
         );
-        async move {
-            let run = self.go(Some(&check), events).await?;
+        Box::pin(async move {
+            let mut answer = TypedAnswer::new(&check, agent);
+            let run = start(plan, context, &mut answer, events).await?;
+            drop(answer);
             match check.into_value() {
                 Some(value) => Ok(TypedOutput { value, run }),
                 // The loop reports a run without its output as `NoOutput`; this is only for
@@ -595,200 +546,32 @@ impl<'a, S: Send + Sync + 'static> Prepared<'a, S> {
                     usage: run.usage,
                 }),
             }
-        }
+        })
     }
+}
 
-    /// The run to its end, boxed. Not an `async fn`: a run without a session starts the loop at
-    /// once, and its box holds the loop's future alone, made in place; a session run loads its
-    /// conversation first, in a future of its own, made in its box as well.
-    fn go(
-        self,
-        output: Option<&'a dyn OutputCheck<S>>,
-        events: Option<EventSender>,
-    ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
-        let Prepared {
-            agent,
-            context,
-            start,
-            source,
-            parts,
-            settings,
-            cancel,
-            journal,
-            run_id,
-        } = self;
-        let history = match source {
-            Source::New => None,
-            Source::History(history) => Some(history),
-            Source::Session { store, id } => {
-                return boxed(move || async move {
-                    let hold = store.hold(&id).await;
-                    let stored = store
-                        .load(&id)
-                        .await
-                        .map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
-                    let place = Place::of(&stored.messages);
-                    let Conversation { messages, paused } = stored;
-                    let (start, messages) = from_session(start, &id, paused, messages)?;
-                    let (messages, resume) = begin(agent, start, Some(messages), parts)?;
-                    let run_id = run_id_of(run_id, resume.as_deref());
-                    let plan = RunPlan {
-                        context,
-                        settings,
-                        output,
-                        resume,
-                        journal,
-                        run_id,
-                    };
-                    let outcome = drive(agent, plan, messages, cancel, events).await;
-                    let saved = save(store, &id, place, outcome).await;
-                    drop(hold);
-                    saved
-                });
-            }
+impl<S, C, O: fmt::Debug> fmt::Debug for RunRequest<'_, S, C, O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plan = &self.plan;
+        let (start, decisions) = match &plan.start {
+            Start::Input(input) => ("input", input.text.is_some() as usize),
+            Start::Resume { decisions, .. } => ("resume", decisions.len()),
         };
-        match begin(agent, start, history, parts) {
-            Ok((messages, resume)) => {
-                let run_id = run_id_of(run_id, resume.as_deref());
-                boxed(|| {
-                    let plan = RunPlan {
-                        context,
-                        settings,
-                        output,
-                        resume,
-                        journal,
-                        run_id,
-                    };
-                    drive(agent, plan, messages, cancel, events)
-                })
-            }
-            Err(error) => Box::pin(std::future::ready(Err(error))),
-        }
-    }
-}
-
-/// The id of a run: the one it was given, or the one of the paused run it goes on with, or a
-/// fresh one.
-#[inline]
-fn run_id_of(given: Option<RunId>, resume: Option<&Resumption>) -> RunId {
-    given
-        .or_else(|| resume.and_then(|resume| resume.paused.run_id().cloned()))
-        .unwrap_or_default()
-}
-
-/// A run's first messages, and for a paused run going on, what it resumes.
-type Beginning = (Vec<Message>, Option<Box<Resumption>>);
-
-/// What a run starts from: the conversation of a new run (with its input, after `history`), or a
-/// paused run with its decisions checked (nothing runs when one does not fit).
-#[inline]
-fn begin<S: Send + Sync + 'static>(
-    agent: &Agent<S>,
-    start: Start,
-    history: Option<Vec<Message>>,
-    parts: Vec<Part>,
-) -> Result<Beginning, RunError> {
-    match start {
-        Start::Input(input) => Ok((conversation(agent, history, input, parts), None)),
-        Start::Resume {
-            from: ResumeFrom::Run(paused),
-            decisions,
-        } => Ok((Vec::new(), Some(resumption(agent, paused, decisions)?))),
-        Start::Resume {
-            from: ResumeFrom::Session,
-            ..
-        } => {
-            let source = SessionError::NotPaused { id: String::new() };
-            let messages = history.unwrap_or_default();
-            Err(session_error(source, messages, Usage::default()))
-        }
-    }
-}
-
-/// How a run of session `id` starts, given the session's `messages` and the paused run it keeps
-/// (if any): a new run's input is refused while calls wait there, and a run resuming from the
-/// session goes on with the paused run kept there (refused when none is).
-fn from_session(
-    start: Start,
-    id: &str,
-    paused: Option<PausedRun>,
-    messages: Vec<Message>,
-) -> Result<(Start, Vec<Message>), RunError> {
-    let start = match (start, paused) {
-        (Start::Input(_), Some(paused)) => Err(SessionError::Paused {
-            id: id.to_owned(),
-            waiting: paused
-                .pending()
-                .iter()
-                .map(|pending| pending.call.id.clone())
-                .collect(),
-        }),
-        (
-            Start::Resume {
-                from: ResumeFrom::Session,
-                decisions,
-            },
-            paused,
-        ) => match paused {
-            Some(paused) => Ok(Start::Resume {
-                from: ResumeFrom::Run(paused),
-                decisions,
-            }),
-            None => Err(SessionError::NotPaused { id: id.to_owned() }),
-        },
-        (start, _) => Ok(start),
-    };
-    match start {
-        Ok(start) => Ok((start, messages)),
-        Err(source) => Err(session_error(source, messages, Usage::default())),
-    }
-}
-
-/// The conversation a new run starts with: its history (the system prompt in front if it has
-/// none) or the system prompt alone, then the input with its parts.
-fn conversation<S: Send + Sync + 'static>(
-    agent: &Agent<S>,
-    history: Option<Vec<Message>>,
-    input: Input,
-    parts: Vec<Part>,
-) -> Vec<Message> {
-    let mut messages = match history {
-        Some(history) if !history.is_empty() => history,
-        // Room for six: a run that calls a tool once and answers never grows it.
-        _ => Vec::with_capacity(6),
-    };
-    if !matches!(messages.first(), Some(Message::System { .. })) {
-        messages.insert(0, Message::system(agent.system_prompt()));
-    }
-    if input.text.is_some() || !parts.is_empty() {
-        messages.push(Message::User {
-            content: input.text.unwrap_or_default(),
-            parts,
-        });
-    }
-    messages
-}
-
-/// A paused run with its decisions checked against its waiting calls: nothing runs when one does
-/// not fit.
-fn resumption<S: Send + Sync + 'static>(
-    agent: &Agent<S>,
-    paused: PausedRun,
-    decisions: Vec<(String, Decision)>,
-) -> Result<Box<Resumption>, RunError> {
-    let matched = paused.match_decisions(decisions, |name| agent.tools.get(name).is_some());
-    match matched {
-        Ok(matched) => {
-            let decisions = matched
-                .into_iter()
-                .map(|(pending, decision)| (pending.clone(), decision))
-                .collect();
-            Ok(Box::new(Resumption { paused, decisions }))
-        }
-        Err(source) => Err(RunError::Resume {
-            source,
-            usage: paused.0.usage,
-            messages: paused.0.messages,
-        }),
+        let source = match &plan.source {
+            Source::New => "new".to_owned(),
+            Source::History(history) => format!("history of {}", history.len()),
+            Source::Session { id, .. } => format!("session {id:?}"),
+        };
+        f.debug_struct("RunRequest")
+            .field("start", &start)
+            .field("messages_or_decisions", &decisions)
+            .field("conversation", &source)
+            .field("parts", &plan.parts.len())
+            .field("settings", &plan.settings)
+            .field("cancel", &plan.cancel.is_some())
+            .field("journal", &plan.journal.is_some())
+            .field("context", &plan.context.is_some())
+            .field("output", &self.output)
+            .finish()
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 pub use super::locks::{ConversationHold, ConversationLocks};
 use super::outcome::{RunError, RunOutput, StopReason};
 use super::pause::PausedRun;
+use super::seams::Transcript;
 use crate::message::{Message, Usage};
 use crate::model::ModelError;
 use crate::tool::BoxFuture;
@@ -149,12 +150,14 @@ pub(super) fn session_error(
 pub(super) struct Place {
     /// How many messages the conversation had.
     pub(super) loaded: usize,
-    /// Where the run's new messages begin: after the loaded ones, and after the system prompt a
-    /// run puts before a stored history that has none (which is not stored).
-    new_from: usize,
+    /// Where the run's new messages begin: after the loaded ones, after the system prompt a run
+    /// puts before a stored history that has none, and after the results a repair put among
+    /// them (neither is stored).
+    pub(super) new_from: usize,
 }
 
 impl Place {
+    /// The place of `messages` as loaded.
     pub(super) fn of(messages: &[Message]) -> Self {
         let prompt_added =
             matches!(messages.first(), Some(first) if !matches!(first, Message::System { .. }));
@@ -165,44 +168,91 @@ impl Place {
     }
 }
 
-/// Appends what a run added to the conversation. A paused run's new messages end at its reply:
-/// the results come, in call order, when it resumes. A run that failed after the model answered
-/// or a call ran appends its transcript too (every call in it is answered): what its tools did is
-/// not done again by the next run, and a paused run whose decisions were carried out is no longer
-/// paused. A request refused as it is, before either, appends nothing.
-pub(super) async fn save(
-    store: &dyn SessionStore,
-    conversation: &str,
+/// A session run's transcript: each part of it the run completes is appended to the
+/// conversation in the store (a step's reply before its calls run, the step's results, a
+/// pause), one transaction each, so a run that dies keeps every step it finished; whatever is
+/// left when it ends is appended by [`close`](SessionTranscript::close).
+pub(super) struct SessionTranscript<'a> {
+    store: &'a dyn SessionStore,
+    id: &'a str,
     place: Place,
-    outcome: Result<RunOutput, RunError>,
-) -> Result<RunOutput, RunError> {
-    let (written, paused) = match &outcome {
-        Ok(output) => match &output.paused {
-            Some(paused) if output.stop_reason == StopReason::Paused => {
-                (paused.messages(), Some(paused))
+    /// The run's messages up to here are stored.
+    kept: usize,
+}
+
+impl<'a> SessionTranscript<'a> {
+    pub(super) fn new(store: &'a dyn SessionStore, id: &'a str, place: Place) -> Self {
+        SessionTranscript {
+            store,
+            id,
+            place,
+            kept: place.new_from,
+        }
+    }
+
+    /// Appends `messages` from where the store's copy ends, and sets the paused run.
+    async fn append(
+        &mut self,
+        messages: &[Message],
+        paused: Option<&PausedRun>,
+    ) -> Result<(), SessionError> {
+        let new = messages.get(self.kept..).unwrap_or_default();
+        let expected = self.place.loaded + (self.kept - self.place.new_from);
+        self.store.append(self.id, expected, new, paused).await?;
+        self.kept = self.kept.max(messages.len());
+        Ok(())
+    }
+
+    /// Appends what the run added and no step kept yet. A paused run was kept when it paused.
+    /// A run that failed after the model answered or a call ran appends its transcript too (every
+    /// call in it is answered): what its tools did is not done again by the next run, and a
+    /// paused run whose decisions were carried out is no longer paused. A request refused as it
+    /// is, before either, appends nothing.
+    pub(super) async fn close(
+        mut self,
+        outcome: Result<RunOutput, RunError>,
+    ) -> Result<RunOutput, RunError> {
+        let messages = match &outcome {
+            Ok(output) if output.stop_reason == StopReason::Paused => return outcome,
+            Ok(output) => &output.messages[..],
+            // Refused before anything ran, or the store already failed: nothing to keep.
+            Err(RunError::Resume { .. } | RunError::Session { .. }) => return outcome,
+            // The request refused as it is (a part the provider cannot take, a body it finds
+            // invalid) before the model answered anything or a call ran: the conversation stays
+            // as it was, or every later run would send the same input and be refused again. (A
+            // provider that is down keeps the question: the next run goes on from it.)
+            Err(RunError::Model {
+                source: ModelError::Unsupported { .. } | ModelError::InvalidRequest { .. },
+                messages,
+                ..
+            }) if !messages
+                .get(self.place.new_from..)
+                .is_some_and(anything_done) =>
+            {
+                return outcome;
             }
-            _ => (&output.messages[..], None),
-        },
-        // Refused before anything ran: nothing to keep, and a paused run stays paused.
-        Err(RunError::Resume { .. } | RunError::Session { .. }) => return outcome,
-        // The request refused as it is (a part the provider cannot take, a body it finds
-        // invalid) before the model answered anything or a call ran: the conversation stays as
-        // it was, or every later run would send the same input and be refused again. (A provider
-        // that is down keeps the question: the next run goes on from it.)
-        Err(RunError::Model {
-            source: ModelError::Unsupported { .. } | ModelError::InvalidRequest { .. },
-            messages,
-            ..
-        }) if !messages.get(place.new_from..).is_some_and(anything_done) => return outcome,
-        Err(error) => (error.messages(), None),
-    };
-    let new = written.get(place.new_from..).unwrap_or_default();
-    let saved = store.append(conversation, place.loaded, new, paused).await;
-    match (outcome, saved) {
-        (outcome, Ok(())) => outcome,
-        (Ok(output), Err(source)) => Err(session_error(source, output.messages, output.usage)),
-        // The run's own failure says more than the store's.
-        (Err(error), Err(_)) => Err(error),
+            Err(error) => error.messages(),
+        };
+        if messages.len() <= self.kept {
+            return outcome;
+        }
+        let saved = self.append(messages, None).await;
+        match (outcome, saved) {
+            (outcome, Ok(())) => outcome,
+            (Ok(output), Err(source)) => Err(session_error(source, output.messages, output.usage)),
+            // The run's own failure says more than the store's.
+            (Err(error), Err(_)) => Err(error),
+        }
+    }
+}
+
+impl Transcript for SessionTranscript<'_> {
+    fn keep<'a>(
+        &'a mut self,
+        messages: &'a [Message],
+        paused: Option<&'a PausedRun>,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        Box::pin(self.append(messages, paused))
     }
 }
 

@@ -1,12 +1,12 @@
-//! The dispatcher seam, as a run uses it: a step's calls (or a resumed run's decided ones)
-//! carried out as ruled, through [`ToolSet::execute`](crate::ToolSet::execute) and the journal
-//! when the run has one, concurrently or one by one, raced against the run's interruption. Each
-//! outcome lands in its slot as soon as it is known, so an interruption drops only the calls
-//! still in flight: one that finished keeps its real result (its effects happened, and the hooks
-//! saw it).
+//! A reply's calls, from its rulings to its results: the answer check and the policies rule on
+//! what the reply as a whole decides, each call left open is ruled on by the policies in order
+//! when it starts, and the calls are carried out through the dispatcher
+//! ([`ToolSet::execute_in_run`](crate::ToolSet::execute_in_run), through the journal when the run
+//! has one), at once or one by one, raced against the run's interruption. Each outcome lands in
+//! its slot as it comes, so an interruption cuts only the calls still in flight: one that had
+//! started is answered as interrupted (it may have had its effect), one that had not as not run.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
@@ -14,212 +14,316 @@ use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
 use super::interrupt::Interrupt;
-use super::policy::Ruling;
-use super::{Run, enabled};
-use crate::message::{ToolCall, ToolResultMessage};
+use super::{Ending, Run};
+use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
+use crate::run::events::LiveEvent;
+use crate::run::outcome::StopReason;
 use crate::run::pause::PendingCall;
+use crate::run::seams::{Judgement, PolicyCall, ReplyRulings, Ruling, RunStatus};
 use crate::texts::NotRun;
 use crate::toolset::CallDecision;
 
-/// One call's place while a step's calls are carried out: opened by the policy, then what the
-/// call came to.
+/// One call's place while a step's calls are carried out.
 pub(super) enum Slot {
-    /// Not carried out (yet): its ruling, or `None` for the policy to rule when it starts (boxed:
-    /// most calls have none yet).
-    Open(Option<Box<Ruling>>),
+    /// Not carried out yet: its ruling, or `None` for the policies to rule when it starts.
+    Open(Option<Ruling>),
+    /// Its tool is running: cut off now, it is interrupted, not "not run".
+    Started,
     /// It waits for a person or the caller.
     Waiting(PendingCall),
     /// Its result.
     Answered(ToolResultMessage),
 }
 
-impl Slot {
-    /// Whether the call waits for a person or the caller.
-    pub(super) fn waits(&self) -> bool {
-        matches!(self, Slot::Waiting(_))
-    }
+/// What a step's calls came to, besides their results in the transcript.
+pub(super) struct Carried {
+    /// The run was interrupted while they ran: it stops, for this reason.
+    pub(super) stop: Option<StopReason>,
+    /// A policy asked the run to end after this step.
+    pub(super) stop_after: Option<StopReason>,
 }
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
-    /// Carries out `calls` as ruled, each into its slot (one per call, in order): concurrently
-    /// unless the agent asks for one at a time or a journal records them in order; raced against
-    /// the run's interruption when it can be interrupted. The interruption that cut them short,
-    /// if one did: the calls it dropped are answered as not run, saying why.
-    pub(super) async fn carry_out<C: Future<Output = ()> + Send>(
+    /// Puts `reply` into the transcript and carries out its calls: ruled on (the answer check's
+    /// say, then `ends` for the calls left when the run ends with this reply, then the
+    /// policies'), run, and their results recorded after it in call order; or, when some wait,
+    /// the run pauses (`Err(Ending::Paused)`). The transcript is kept before calls that may run
+    /// start, and when the step's results are in.
+    pub(super) async fn carry_out(
+        &mut self,
+        step: usize,
+        reply: AssistantMessage,
+        cut_off: bool,
+        judgement: &Judgement,
+        ends: Option<NotRun<'_>>,
+    ) -> Result<Carried, Ending> {
+        let mut rulings: Vec<Option<Ruling>> = reply.tool_calls.iter().map(|_| None).collect();
+        let mut stop_after = None;
+        {
+            let status = self.status(step);
+            let mut on_reply = ReplyRulings::new(&mut rulings, &mut stop_after);
+            self.check.rule_calls(&reply, judgement, &mut on_reply);
+            if let Some(why) = ends {
+                let open: Vec<usize> = on_reply.open().collect();
+                for index in open {
+                    on_reply.rule(index, Ruling::not_run(status.texts, why));
+                }
+            }
+            for policy in &self.policies {
+                policy.on_reply(&status, &reply, cut_off, &mut on_reply);
+            }
+        }
+        self.tally.tool_calls += rulings.iter().filter(|ruling| ruling.is_none()).count();
+        for call in &reply.tool_calls {
+            self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
+        }
+        let has_calls = !reply.tool_calls.is_empty();
+        self.messages.push(Message::Assistant(reply));
+        if has_calls && let Err(error) = self.keep(None).await {
+            return Err(Ending::Error(error));
+        }
+        let at = self.messages.len() - 1;
+        let mut slots: Vec<Slot> = rulings.into_iter().map(Slot::Open).collect();
+        let interrupted = self.run_calls(step, self.calls_at(at), &mut slots).await;
+        let waits = interrupted.is_none()
+            && self.stop_request.get().is_none()
+            && slots.iter().any(|slot| matches!(slot, Slot::Waiting(_)));
+        if waits {
+            return Err(self.pause(at, slots, &stop_after).await);
+        }
+        let why = interrupted.map_or(NotRun::RunEnded, Interrupt::not_run);
+        let results: Vec<ToolResultMessage> = (slots.into_iter())
+            .zip(self.calls_at(at))
+            .map(|(slot, call)| self.result(slot, call, interrupted, why))
+            .collect();
+        for result in results {
+            self.emit(|| LiveEvent::ToolResult(result.clone()));
+            self.messages.push(Message::Tool(result));
+        }
+        if let Err(error) = self.keep(None).await {
+            return Err(Ending::Error(error));
+        }
+        Ok(Carried {
+            stop: interrupted.map(Interrupt::stop_reason),
+            stop_after,
+        })
+    }
+
+    /// The calls of the reply at `at` in the transcript.
+    pub(super) fn calls_at(&self, at: usize) -> &[ToolCall] {
+        match self.messages.get(at) {
+            Some(Message::Assistant(reply)) => &reply.tool_calls,
+            _ => &[],
+        }
+    }
+
+    /// Carries out `calls`, each into its slot: at once unless the agent asks for one at a time
+    /// or a journal records them in order. The interruption that cut them short, if one did.
+    pub(super) async fn run_calls(
         &self,
+        step: usize,
         calls: &[ToolCall],
         slots: &mut [Slot],
-        cancel: &mut Pin<&mut C>,
     ) -> Option<Interrupt> {
-        let interrupted =
-            if self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none() {
-                let each = slots.iter_mut().zip(calls);
-                // Boxed: the run's future holds the calls' one by one, and would otherwise carry
-                // room for all of them at once as well.
-                let all = Box::pin(join_all(each.map(|(slot, call)| self.fill(slot, call))));
-                raced!(self, all, cancel).err()
-            } else {
-                // One at a time, each call raced on its own: a call that finished keeps its slot.
-                // (`fill`, written out: raced as a future of its own, it costs every call a move.)
-                let mut interrupted = None;
-                for (slot, call) in slots.iter_mut().zip(calls) {
-                    let Slot::Open(ruling) = slot else { continue };
-                    let mut ruling = ruling.take();
-                    // The traced call made here, boxed, so that only its box is kept across the
-                    // await, not the span.
-                    let traced = enabled(tool_span(call))
-                        .map(|span| Box::pin(self.traced(call, ruling.take(), span)));
-                    let filled = match traced {
-                        None => raced!(self, self.rule_and_call(call, ruling), cancel),
-                        Some(traced) => raced!(self, traced, cancel),
-                    };
-                    match filled {
-                        Ok(filled) => *slot = filled,
-                        Err(interrupt) => {
-                            interrupted = Some(interrupt);
-                            break;
-                        }
+        let status = self.status(step);
+        let at_once = self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none();
+        if at_once {
+            let each = slots.iter_mut().zip(calls);
+            let all = join_all(each.map(|(slot, call)| self.fill(slot, call, status)));
+            return self.interruption.race(all).await.err();
+        }
+        for (slot, call) in slots.iter_mut().zip(calls) {
+            if let Err(interrupt) = self.interruption.race(self.fill(slot, call, status)).await {
+                return Some(interrupt);
+            }
+        }
+        None
+    }
+
+    /// Carries out the call of an open slot as ruled (ruling on it first if no one has), and
+    /// puts what it came to there.
+    async fn fill(&self, slot: &mut Slot, call: &ToolCall, status: RunStatus<'_>) {
+        let Slot::Open(ruling) = slot else { return };
+        let started = Instant::now();
+        let (current, ruling) = match ruling.take() {
+            Some(ruling) => rewritten(Cow::Borrowed(call), ruling),
+            None => self.rule(call, status).await,
+        };
+        let mut result = match ruling {
+            Ruling::Wait(waits_for) => {
+                let call = current.into_owned();
+                *slot = Slot::Waiting(PendingCall { call, waits_for });
+                return;
+            }
+            Ruling::Answer(outcome) => self.agent.tools.result_message(call, outcome),
+            Ruling::Stop(reason) => {
+                let result = self.agent.tools.not_run(call, NotRun::Skipped(&reason));
+                // The first stop asked for is the one reported.
+                let _ = self.stop_request.set(reason);
+                result
+            }
+            Ruling::Run | Ruling::RunWith(_) => {
+                *slot = Slot::Started;
+                let decision = match &current {
+                    Cow::Borrowed(_) => CallDecision::Run,
+                    Cow::Owned(rewritten) => CallDecision::RunWith {
+                        arguments: &rewritten.arguments,
+                    },
+                };
+                self.dispatch(call, decision).await
+            }
+        };
+        self.after_call(call, &mut result, started.elapsed());
+        *slot = Slot::Answered(result);
+    }
+
+    /// The policies' ruling on `call` when it starts, folded in order: each is shown the call
+    /// as rewritten so far and the ruling so far, and the first that answers or stops it has the
+    /// last word.
+    async fn rule<'c>(
+        &self,
+        call: &'c ToolCall,
+        status: RunStatus<'_>,
+    ) -> (Cow<'c, ToolCall>, Ruling) {
+        let tool = self
+            .agent
+            .tools
+            .get(&call.name)
+            .map(|tool| tool.definition());
+        let mut current = Cow::Borrowed(call);
+        let mut so_far = Ruling::Run;
+        for policy in &self.policies {
+            let asked = PolicyCall {
+                context: self.context,
+                call: &current,
+                tool,
+                so_far,
+                status,
+            };
+            let ruling = policy.rule(asked).get().await;
+            (current, so_far) = rewritten(current, ruling);
+            if matches!(so_far, Ruling::Answer(_) | Ruling::Stop(_)) {
+                break;
+            }
+        }
+        (current, so_far)
+    }
+
+    /// Runs `call` as `decision` says through the dispatcher, or through the journal when the
+    /// run has one, in the call's span.
+    async fn dispatch(&self, call: &ToolCall, decision: CallDecision<'_>) -> ToolResultMessage {
+        let arguments = match decision {
+            CallDecision::RunWith { arguments } => arguments,
+            _ => &call.arguments,
+        };
+        let span = info_span!(
+            "execute_tool",
+            "gen_ai.operation.name" = "execute_tool",
+            "gen_ai.tool.name" = %call.name,
+            "gen_ai.tool.call.id" = %call.id,
+            "gen_ai.tool.type" = "function",
+            "error.type" = Empty,
+        );
+        let tools = &self.agent.tools;
+        let work = async {
+            tracing::debug!(arguments = %arguments, "tool call");
+            let run = tools.execute_in_run(self.context, call, decision, &self.run_id);
+            let result = match self.journal {
+                None => run.await,
+                Some(journal) => {
+                    let definition = tools.get(&call.name).map(|tool| tool.definition());
+                    match journal.tool_call(call, definition, Box::pin(run)).await {
+                        Ok(result) => result,
+                        Err(error) => tools.result_message(call, Err(error)),
                     }
                 }
-                interrupted
             };
-        if let Some(interrupt) = interrupted {
-            for (slot, call) in slots.iter_mut().zip(calls) {
-                self.close(slot, call, interrupt.not_run());
-            }
-        }
-        interrupted
-    }
-
-    /// Answers the call of `slot` as not run, saying `why`, unless it has its result.
-    pub(super) fn close(&self, slot: &mut Slot, call: &ToolCall, why: NotRun<'_>) {
-        if !matches!(slot, Slot::Answered(_)) {
-            let open = std::mem::replace(slot, Slot::Open(None));
-            *slot = Slot::Answered(self.result(open, call, why));
-        }
-    }
-
-    /// The result of `call` from its slot: its own, or, when it has none, that it was not run,
-    /// saying `why`.
-    pub(super) fn result(&self, slot: Slot, call: &ToolCall, why: NotRun<'_>) -> ToolResultMessage {
-        match slot {
-            Slot::Answered(result) => result,
-            Slot::Waiting(pending) => self.agent.tools.not_run(&pending.call, why),
-            Slot::Open(_) => self.agent.tools.not_run(call, why),
-        }
-    }
-
-    /// Carries out the call of an open slot, and puts what it came to there.
-    async fn fill(&self, slot: &mut Slot, call: &ToolCall) {
-        if let Slot::Open(ruling) = slot {
-            let ruling = ruling.take();
-            *slot = match enabled(tool_span(call)) {
-                None => self.rule_and_call(call, ruling).await,
-                Some(span) => Box::pin(self.traced(call, ruling, span)).await,
-            };
-        }
-    }
-
-    /// One call, in `span`: `rule_and_call`, traced.
-    async fn traced(
-        &self,
-        call: &ToolCall,
-        ruling: Option<Box<Ruling>>,
-        span: tracing::Span,
-    ) -> Slot {
-        let slot = self
-            .rule_and_call(call, ruling)
-            .instrument(span.clone())
-            .await;
-        if let Slot::Answered(result) = &slot
-            && result.is_error
-        {
+            tracing::debug!(is_error = result.is_error, content = %result.content, "tool result");
+            result
+        };
+        let result = work.instrument(span.clone()).await;
+        if result.is_error {
             span.record("error.type", "tool_error");
         }
-        slot
+        result
     }
 
-    /// One call: ruled on (unless it was already), then carried out as ruled, through the
-    /// journal when the run has one (a recorded result comes back from it instead of running the
-    /// call again), its result shown to the hooks.
-    async fn rule_and_call(&self, call: &ToolCall, ruling: Option<Box<Ruling>>) -> Slot {
-        // Only a hook reads how long a call took (the policy's time counts: an approver may
-        // take long).
-        let started = (!self.agent.hooks.is_empty() && ruling.is_none()).then(Instant::now);
-        // Looked up once: the policy reads its definition, and the call runs it.
-        let tool = self.agent.tools.get(&call.name);
-        // The ruling is matched in a block of its own, not kept: held across the call's await,
-        // it would take room in every call's future.
-        let rewritten = {
-            let ruling = match ruling {
-                Some(ruling) => *ruling,
-                // Boxed: few calls have anyone to consult, and every call's future would carry
-                // room for the policy's.
-                None if self.consults_on(tool) => Box::pin(self.decide(call, tool)).await,
-                // Nothing to consult (no hook, a tool that neither waits nor needs approval).
-                None => Ruling::Run,
-            };
-            match ruling {
-                Ruling::Wait(pending) => return Slot::Waiting(pending),
-                Ruling::Answer(outcome) => {
-                    let result = self.agent.tools.result_message(call, outcome);
-                    return self.answered(call, result, started);
-                }
-                Ruling::Run => None,
-                Ruling::RunWith(arguments) => Some(arguments),
-            }
-        };
-        let decision = match &rewritten {
-            None => CallDecision::Run,
-            Some(arguments) => CallDecision::RunWith { arguments },
-        };
-        let tools = &self.agent.tools;
-        tracing::debug!(arguments = %call.arguments, "tool call");
-        let result = match self.journal {
-            // What `ToolSet::execute` is, without a layer around it.
-            None => tools.result_message(
-                call,
-                tools
-                    .outcome(tool, self.context, call, decision, Some(&self.run_id))
-                    .await,
-            ),
-            Some(journal) => {
-                let definition = tool.map(|tool| tool.definition());
-                let run =
-                    Box::pin(tools.execute_in_run(self.context, call, decision, &self.run_id));
-                match journal.tool_call(call, definition, run).await {
-                    Ok(result) => result,
-                    Err(error) => tools.result_message(call, Err(error)),
-                }
-            }
-        };
-        tracing::debug!(is_error = result.is_error, content = %result.content, "tool result");
-        self.answered(call, result, started)
-    }
-
-    /// A call's slot once it has its result, which the hooks are shown.
-    fn answered(
+    /// Shows `result` to the policies (which may change it).
+    pub(super) fn after_call(
         &self,
         call: &ToolCall,
-        result: ToolResultMessage,
-        started: Option<Instant>,
-    ) -> Slot {
-        let elapsed = started.map_or(Duration::ZERO, |started| started.elapsed());
-        for hook in &self.agent.hooks {
-            hook.on_tool_result(self.context, call, &result, elapsed);
+        result: &mut ToolResultMessage,
+        elapsed: Duration,
+    ) {
+        for policy in &self.policies {
+            policy.after_call(self.context, call, result, elapsed);
         }
-        Slot::Answered(result)
+    }
+
+    /// The result of `call` from its slot: its own; or, when it has none, that it was
+    /// interrupted (it had started) or not run, saying `why`.
+    pub(super) fn result(
+        &self,
+        slot: Slot,
+        call: &ToolCall,
+        interrupted: Option<Interrupt>,
+        why: NotRun<'_>,
+    ) -> ToolResultMessage {
+        let tools = &self.agent.tools;
+        let mut result = match slot {
+            Slot::Answered(result) => return result,
+            Slot::Started => match interrupted {
+                Some(interrupt) => tools.result_message(call, Err(interrupt.cut_off())),
+                None => tools.not_run(call, why),
+            },
+            Slot::Waiting(_) | Slot::Open(_) => tools.not_run(call, why),
+        };
+        self.after_call(call, &mut result, Duration::ZERO);
+        result
+    }
+
+    /// The step when some of its calls wait: the reply at `at` stays in the transcript, the
+    /// results of its other calls wait with them in the paused run, which the transcript keeps.
+    async fn pause(
+        &mut self,
+        at: usize,
+        slots: Vec<Slot>,
+        stop_after: &Option<StopReason>,
+    ) -> Ending {
+        let mut pending = Vec::new();
+        let mut finished = Vec::with_capacity(slots.len());
+        for (slot, call) in slots.into_iter().zip(self.calls_at(at)) {
+            match slot {
+                Slot::Waiting(waiting) => pending.push(waiting),
+                // Every other slot was answered: a step pauses only when nothing cut its calls.
+                slot => finished.push(self.result(slot, call, None, NotRun::RunEnded)),
+            }
+        }
+        for result in &finished {
+            self.emit(|| LiveEvent::ToolResult(result.clone()));
+        }
+        let over_limit = matches!(stop_after, Some(StopReason::ToolCallLimit { .. }));
+        let paused = self.paused(pending, finished, over_limit);
+        if let Err(error) = self.keep(Some(&paused)).await {
+            return Ending::Error(error);
+        }
+        let text = self.agent.tools.texts().run_paused().to_owned();
+        let mut output = self.finish(StopReason::Paused, Some(text));
+        output.paused = Some(paused);
+        Ending::Paused(output)
     }
 }
 
-/// The span of a tool call.
-fn tool_span(call: &ToolCall) -> tracing::Span {
-    info_span!(
-        "execute_tool",
-        "gen_ai.operation.name" = "execute_tool",
-        "gen_ai.tool.name" = %call.name,
-        "gen_ai.tool.call.id" = %call.id,
-        "gen_ai.tool.type" = "function",
-        "error.type" = Empty,
-    )
+/// `call` as `ruling` leaves it: a rewrite of its arguments is applied (the call then runs).
+fn rewritten(call: Cow<'_, ToolCall>, ruling: Ruling) -> (Cow<'_, ToolCall>, Ruling) {
+    match ruling {
+        Ruling::RunWith(arguments) => {
+            let call = ToolCall {
+                arguments,
+                ..call.into_owned()
+            };
+            (Cow::Owned(call), Ruling::Run)
+        }
+        ruling => (call, ruling),
+    }
 }

@@ -1,81 +1,107 @@
 //! Interruption: what a run's awaits are raced against, its cancel signal and its time limit.
+//! Every run has one; a run with neither never races.
 
-use std::future::{Future, pending};
-use std::pin::{Pin, pin};
+use std::future::Future;
+use std::pin::pin;
 use std::time::{Duration, Instant};
 
-use futures_util::future::{Either, select};
+use futures_util::FutureExt;
+use futures_util::future::{Either, Shared, select};
 
-use super::Run;
-use crate::run::agent::Agent;
-use crate::run::journal::Journal;
 use crate::run::outcome::StopReason;
 use crate::texts::NotRun;
 use crate::tool::BoxFuture;
+use crate::tool_error::{Interruption as CutBy, ToolError};
 
 /// Why something in flight was dropped.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Interrupt {
     Cancelled,
-    TimeLimit,
+    TimeLimit(Duration),
 }
 
 impl Interrupt {
-    /// Why a call it dropped, or one that had not started, was not run.
+    /// Why a call that had not started was not run.
     pub(super) fn not_run(self) -> NotRun<'static> {
         match self {
             Interrupt::Cancelled => NotRun::Cancelled,
-            Interrupt::TimeLimit => NotRun::TimeLimit,
+            Interrupt::TimeLimit(_) => NotRun::TimeLimit,
+        }
+    }
+
+    /// The error of a call it cut off after it started.
+    pub(super) fn cut_off(self) -> ToolError {
+        let by = match self {
+            Interrupt::Cancelled => CutBy::Cancelled,
+            Interrupt::TimeLimit(_) => CutBy::TimeLimit,
+        };
+        ToolError::Interrupted { by }
+    }
+
+    /// The run's stop reason.
+    pub(super) fn stop_reason(self) -> StopReason {
+        match self {
+            Interrupt::Cancelled => StopReason::Cancelled,
+            Interrupt::TimeLimit(limit) => StopReason::TimeLimit { limit },
         }
     }
 }
 
-/// A run's wall-clock limit. A journaled run has none: replayed from its journal, it would fire
-/// at another point than in the first run.
-pub(super) fn time_limit<S>(agent: &Agent<S>, journal: Option<&dyn Journal>) -> Option<Duration> {
-    agent.limits.time_limit.filter(|_| journal.is_none())
+/// A run's cancel signal (shared by every await it cuts) and its deadline.
+pub(super) struct Interruption<'r> {
+    cancel: Option<Shared<BoxFuture<'r, ()>>>,
+    deadline: Option<(Instant, Duration)>,
 }
 
-impl<S: Send + Sync + 'static> Run<'_, S> {
-    /// Races `work` against the run's cancel signal and its deadline: its output, or the
-    /// interruption that came first (`work` is then left unfinished, for the caller to drop).
-    /// Only a run that can be interrupted races its awaits; the race is boxed, so that every
-    /// run's future does not carry room for it, and `work` stays where its caller pinned it.
-    pub(super) fn race<'f, F, C>(
-        &self,
-        work: Pin<&'f mut F>,
-        cancel: &'f mut Pin<&mut C>,
-    ) -> BoxFuture<'f, Result<F::Output, Interrupt>>
-    where
-        F: Future<Output: Send> + Send + ?Sized,
-        C: Future<Output = ()> + Send,
-    {
-        let deadline = self.deadline;
-        Box::pin(async move {
-            let time_up = pin!(async move {
-                match deadline {
-                    Some(deadline) => {
-                        let left = deadline.saturating_duration_since(Instant::now());
-                        futures_timer::Delay::new(left).await;
-                    }
-                    None => pending().await,
-                }
-            });
-            match select(work, select(cancel.as_mut(), time_up)).await {
-                Either::Left((done, _)) => Ok(done),
-                Either::Right((Either::Left(_), _)) => Err(Interrupt::Cancelled),
-                Either::Right((Either::Right(_), _)) => Err(Interrupt::TimeLimit),
-            }
-        })
+impl<'r> Interruption<'r> {
+    /// The run's interruption: `cancel`, and `time_limit` counted from now less the time the run
+    /// had already run (a resumed run's).
+    pub(super) fn new(
+        cancel: Option<BoxFuture<'r, ()>>,
+        time_limit: Option<Duration>,
+        elapsed_before: Duration,
+    ) -> Self {
+        let deadline =
+            time_limit.map(|limit| (Instant::now() + limit.saturating_sub(elapsed_before), limit));
+        Interruption {
+            cancel: cancel.map(FutureExt::shared),
+            deadline,
+        }
     }
 
-    /// The stop reason of an interruption.
-    pub(super) fn interrupted(&self, interrupt: Interrupt) -> StopReason {
-        match interrupt {
-            Interrupt::Cancelled => StopReason::Cancelled,
-            Interrupt::TimeLimit => StopReason::TimeLimit {
-                limit: self.agent.limits.time_limit.unwrap_or_default(),
-            },
+    /// The time limit, if it has passed.
+    pub(super) fn passed(&self) -> Option<Interrupt> {
+        let (deadline, limit) = self.deadline?;
+        (Instant::now() >= deadline).then_some(Interrupt::TimeLimit(limit))
+    }
+
+    /// Awaits `work`, unless the cancel signal or the deadline comes first: then `work` is
+    /// dropped unfinished, and the interruption is returned.
+    pub(super) async fn race<F: Future>(&self, work: F) -> Result<F::Output, Interrupt> {
+        if self.cancel.is_none() && self.deadline.is_none() {
+            return Ok(work.await);
+        }
+        let cancelled = async {
+            match &self.cancel {
+                Some(cancel) => cancel.clone().await,
+                None => std::future::pending().await,
+            }
+        };
+        let time_up = async {
+            match self.deadline {
+                Some((deadline, limit)) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    futures_timer::Delay::new(left).await;
+                    Interrupt::TimeLimit(limit)
+                }
+                None => std::future::pending().await,
+            }
+        };
+        let (work, cancelled, time_up) = (pin!(work), pin!(cancelled), pin!(time_up));
+        match select(work, select(cancelled, time_up)).await {
+            Either::Left((done, _)) => Ok(done),
+            Either::Right((Either::Left(((), _)), _)) => Err(Interrupt::Cancelled),
+            Either::Right((Either::Right((interrupt, _)), _)) => Err(interrupt),
         }
     }
 }

@@ -1,225 +1,144 @@
-//! One run's state and its life around the loop: what a run brings (`RunPlan`), the `Run` it
-//! becomes, how it is driven from its first poll to its end (`drive`: the run's span, the hooks'
-//! last word), and how it ends: finished, stopped or paused.
+//! One run's state, what it starts from (`RunSetup`), and how it ends: finished, stopped, failed,
+//! paused, or dropped before its end (then its hooks are still told).
 
-use std::future::{Future, pending};
-use std::pin::{Pin, pin};
 use std::time::{Duration, Instant};
 
-use futures_util::future::Either;
-use tracing::field::Empty;
-use tracing::{Instrument, info_span};
-
-use super::answer::Output;
-use super::interrupt::{self, Interrupt};
-use super::{Resumption, enabled};
+use super::interrupt::Interruption;
+use super::resume::Resumption;
 use crate::call_info::RunId;
 use crate::message::{Message, ToolResultMessage, Usage};
-use crate::output::OutputCheck;
+use crate::model::Model;
 use crate::run::agent::Agent;
 use crate::run::events::{EventSender, LiveEvent};
 use crate::run::journal::Journal;
-use crate::run::outcome::{RunError, RunOutput, StopReason, TokenKind};
+use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::pause::{PausedRun, PendingCall, Progress};
+use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcript};
 use crate::settings::ModelSettings;
+use crate::tool::BoxFuture;
 
-/// What one run brings besides the agent and its history.
-pub(crate) struct RunPlan<'a, S> {
-    /// The context the tools, hooks and approver are handed.
-    pub(crate) context: &'a S,
-    /// This run's settings, over the agent's.
+/// Everything a run starts from, made by its request.
+pub(crate) struct RunSetup<'r, S> {
+    pub(crate) context: &'r S,
+    /// The model at the end of the layers (the agent's, or the agent's read as a stream).
+    pub(crate) model: &'r dyn Model,
+    pub(crate) layers: Vec<&'r dyn ModelLayer<S>>,
+    pub(crate) policies: Vec<&'r dyn CallPolicy<S>>,
+    pub(crate) check: &'r mut dyn AnswerCheck<S>,
+    pub(crate) transcript: Option<&'r mut dyn Transcript>,
+    /// For a durable run, where its tool calls are recorded (its model calls are, by a layer).
+    pub(crate) journal: Option<&'r dyn Journal>,
+    /// This run's settings, over the agent's (or a paused run's).
     pub(crate) settings: Option<ModelSettings>,
-    /// For a typed run, how its output is asked for and checked.
-    pub(crate) output: Option<&'a dyn OutputCheck<S>>,
-    /// For a paused run going on: where it was, and the decisions on its waiting calls. Boxed:
-    /// every run's future carries the field, and few runs resume.
-    pub(crate) resume: Option<Box<Resumption>>,
-    /// For a durable run, where its model and tool calls are recorded.
-    pub(crate) journal: Option<&'a dyn Journal>,
-    /// The run's id, which its tools may ask for ([`CallInfo`](crate::CallInfo)).
+    pub(crate) messages: Vec<Message>,
+    pub(crate) resume: Option<Resumption>,
     pub(crate) run_id: RunId,
+    pub(crate) events: Option<EventSender>,
+    pub(crate) cancel: Option<BoxFuture<'r, ()>>,
 }
 
-/// Runs `agent` on `messages` until it finishes, stops, fails or `cancel` (if any) completes.
-// Not an `async fn`: the run is set up here and only the `Run` goes into the future, where an
-// `async fn` would keep each argument (and a copy of it) beside it. The clock starts at the
-// first poll, as it would in an `async fn`. Inlined, with `Run::new`, so that a caller that boxes
-// the future (`boxed`) makes the run in its box.
-#[inline(always)]
-pub(crate) fn drive<'a, S: Send + Sync + 'static, C: Future<Output = ()> + Send>(
-    agent: &'a Agent<S>,
-    plan: RunPlan<'a, S>,
-    messages: Vec<Message>,
-    cancel: Option<C>,
-    events: Option<EventSender>,
-) -> impl Future<Output = Result<RunOutput, RunError>> + Send {
-    let context = plan.context;
-    let mut run = Run::new(agent, plan, messages, cancel.is_some(), events);
-    async move {
-        run.start_clock();
-        let cancel = pin!(match cancel {
-            Some(cancel) => Either::Left(cancel),
-            None => Either::Right(pending()),
-        });
-        let run_span = info_span!(
-            "invoke_agent",
-            "gen_ai.operation.name" = "invoke_agent",
-            "gen_ai.usage.input_tokens" = Empty,
-            "gen_ai.usage.output_tokens" = Empty,
-            "agent.steps" = Empty,
-            "agent.stop_reason" = Empty,
-        );
-        // As `traced!`: a run no subscriber wants a span of keeps none in its future.
-        let outcome = if let Some(span) = enabled(run_span) {
-            Box::pin(run.go_traced(cancel, span)).await
-        } else {
-            let ending = run.go(cancel).await;
-            run.conclude(ending)
-        };
-        for hook in &agent.hooks {
-            hook.on_run_end(context, outcome.as_ref());
-        }
-        outcome
-    }
-}
-
-/// One run in progress.
-pub(super) struct Run<'a, S> {
-    pub(super) agent: &'a Agent<S>,
-    pub(super) context: &'a S,
-    /// The settings of the next model call.
-    pub(super) settings: ModelSettings,
-    /// A typed run's output in the making (boxed: only typed runs have one).
-    pub(super) output: Option<Box<Output<'a, S>>>,
-    pub(super) messages: Vec<Message>,
+/// What a run has used, counted against its limits and reported at its end.
+#[derive(Default)]
+pub(super) struct Tally {
     pub(super) usage: Usage,
     pub(super) step_usage: Vec<Usage>,
     /// The model that answered each step (see [`RunOutput::step_models`]).
     pub(super) step_models: Vec<Option<String>>,
-    /// Calls started so far (those over the limit are not counted: they never start).
+    /// Calls that could run so far (those over the limit never start, and are not counted).
     pub(super) tool_calls: usize,
-    /// When the time limit runs out, if the run has one (see `start_clock`).
-    pub(super) deadline: Option<Instant>,
-    /// Whether anything can cut an await short: a cancel signal or a deadline.
-    pub(super) can_be_interrupted: bool,
-    /// Where a streamed run sends its events; `None` for a plain run.
-    pub(super) events: Option<EventSender>,
-    /// The first reason a hook gave to stop the run, set while the calls of a step run.
-    pub(super) stop_request: std::sync::OnceLock<String>,
-    /// When this part of the run began, if it can pause (see `start_clock`).
-    pub(super) started: Option<Instant>,
-    /// How long the run had run before this part (when resumed).
-    pub(super) elapsed_before: Duration,
-    /// A paused run's decisions, settled before its next step.
-    pub(super) resume: Option<Box<Resumption>>,
-    /// For a durable run, where its model and tool calls are recorded.
-    pub(super) journal: Option<&'a dyn Journal>,
-    /// The run's id, handed to each tool call.
-    pub(super) run_id: RunId,
 }
 
-impl<'a, S: Send + Sync + 'static> Run<'a, S> {
-    /// A run of `agent` on `messages` as `plan` says, before its first step: its settings, limits
-    /// and, when resumed, what it had used. Its clock is started by `start_clock`. Inlined: see
-    /// `drive`.
-    #[inline(always)]
-    fn new(
-        agent: &'a Agent<S>,
-        plan: RunPlan<'a, S>,
-        mut messages: Vec<Message>,
-        cancellable: bool,
-        events: Option<EventSender>,
-    ) -> Self {
-        let resumed = plan.resume.as_ref().map(|resume| &*resume.paused.0);
+/// One run in progress.
+pub(super) struct Run<'r, S: Send + Sync + 'static> {
+    pub(super) agent: &'r Agent<S>,
+    pub(super) context: &'r S,
+    pub(super) model: &'r dyn Model,
+    pub(super) layers: Vec<&'r dyn ModelLayer<S>>,
+    pub(super) policies: Vec<&'r dyn CallPolicy<S>>,
+    pub(super) check: &'r mut dyn AnswerCheck<S>,
+    pub(super) transcript: Option<&'r mut dyn Transcript>,
+    pub(super) journal: Option<&'r dyn Journal>,
+    /// The settings of the next model call.
+    pub(super) settings: ModelSettings,
+    pub(super) messages: Vec<Message>,
+    pub(super) tally: Tally,
+    pub(super) run_id: RunId,
+    pub(super) events: Option<EventSender>,
+    pub(super) interruption: Interruption<'r>,
+    /// When this part of the run began, and how long it had run before (a resumed run's).
+    pub(super) started: Instant,
+    pub(super) elapsed_before: Duration,
+    /// The first reason a policy gave to stop the run, set while a step's calls run.
+    pub(super) stop_request: std::sync::OnceLock<String>,
+    /// A paused run's decisions, carried out before the first step.
+    pub(super) resume: Option<Resumption>,
+    /// Whether the run's end was told to its hooks (if not when it is dropped, it was dropped).
+    ended: bool,
+}
+
+impl<'r, S: Send + Sync + 'static> Run<'r, S> {
+    /// A run of `agent` as `setup` says, before its first step; its clock starts now.
+    pub(super) fn new(agent: &'r Agent<S>, setup: RunSetup<'r, S>) -> Self {
+        let resumed = setup.resume.as_ref().map(|resume| &*resume.paused.0);
         // The run's own settings over the agent's, or over the paused run's when it goes on.
         let base = resumed.map_or(&agent.settings, |paused| &paused.settings);
-        let mut settings = match plan.settings {
+        let mut settings = match setup.settings {
             Some(settings) => settings.or(base),
             None => base.clone(),
         };
-        let output = plan
-            .output
-            .map(|check| Box::new(Output::new(check, agent, &mut settings, &mut messages)));
-        // What a resumed run had used; room for a few steps in a new one.
-        let (usage, step_usage, step_models, tool_calls) = match resumed {
-            Some(paused) => (
-                paused.usage,
-                paused.step_usage.clone(),
-                paused.step_models.clone(),
-                paused.tool_calls,
-            ),
-            None => (
-                Usage::default(),
-                Vec::with_capacity(agent.limits.max_steps.min(4)),
-                Vec::new(),
-                0,
-            ),
+        let mut messages = setup.messages;
+        setup.check.prepare(&mut messages, &mut settings);
+        let tally = match resumed {
+            Some(paused) => Tally {
+                usage: paused.usage,
+                step_usage: paused.step_usage.clone(),
+                step_models: paused.step_models.clone(),
+                tool_calls: paused.tool_calls,
+            },
+            None => Tally::default(),
         };
+        let elapsed_before = setup
+            .resume
+            .as_ref()
+            .map_or(Duration::ZERO, |resume| resume.paused.elapsed());
+        // A journaled run has no time limit: replayed, it would fire at another point.
+        let time_limit = agent.limits.time_limit.filter(|_| setup.journal.is_none());
         Run {
             agent,
-            context: plan.context,
+            context: setup.context,
+            model: setup.model,
+            layers: setup.layers,
+            policies: setup.policies,
+            check: setup.check,
+            transcript: setup.transcript,
+            journal: setup.journal,
             settings,
-            output,
-            can_be_interrupted: cancellable || interrupt::time_limit(agent, plan.journal).is_some(),
-            events,
-            deadline: None,
             messages,
-            usage,
-            step_usage,
-            step_models,
-            tool_calls,
+            tally,
+            run_id: setup.run_id,
+            events: setup.events,
+            interruption: Interruption::new(setup.cancel, time_limit, elapsed_before),
+            started: Instant::now(),
+            elapsed_before,
             stop_request: std::sync::OnceLock::new(),
-            started: None,
-            elapsed_before: plan
-                .resume
-                .as_ref()
-                .map_or(Duration::ZERO, |resume| resume.paused.elapsed()),
-            resume: plan.resume,
-            journal: plan.journal,
-            run_id: plan.run_id,
+            resume: setup.resume,
+            ended: false,
         }
     }
 
-    /// Starts the run's clock: its deadline, when it has a time limit (a resumed run's counts
-    /// the time it had used), and its start, when it can pause (a paused run keeps how long it
-    /// ran).
-    #[inline]
-    fn start_clock(&mut self) {
-        self.deadline = interrupt::time_limit(self.agent, self.journal)
-            .map(|limit| Instant::now() + limit.saturating_sub(self.elapsed_before));
-        if self.agent.tools.some_calls_wait() {
-            self.started = Some(Instant::now());
+    /// Where the run stands at `step`, for its policies.
+    pub(super) fn status(&self, step: usize) -> RunStatus<'_> {
+        RunStatus {
+            step,
+            usage: self.tally.usage,
+            tool_calls: self.tally.tool_calls,
+            can_pause: self.check.can_pause(),
+            run_id: &self.run_id,
+            texts: self.agent.tools.texts(),
         }
-    }
-}
-
-impl<S: Send + Sync + 'static> Run<'_, S> {
-    /// The run to its end inside `span`, which records its figures: the tokens it used, its steps
-    /// and why it stopped (or the error it failed with).
-    async fn go_traced<C: Future<Output = ()> + Send>(
-        &mut self,
-        cancel: Pin<&mut C>,
-        span: tracing::Span,
-    ) -> Result<RunOutput, RunError> {
-        let ending = self.go(cancel).instrument(span.clone()).await;
-        let outcome = self.conclude(ending);
-        match &outcome {
-            Ok(output) => {
-                span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);
-                span.record("gen_ai.usage.output_tokens", output.usage.output_tokens);
-                span.record("agent.steps", output.steps);
-                let reason = tracing::field::debug(&output.stop_reason);
-                span.record("agent.stop_reason", reason);
-            }
-            Err(error) => {
-                span.record("agent.stop_reason", tracing::field::display(error));
-            }
-        }
-        outcome
     }
 
     /// Sends an event to the stream, if this run is streamed (the event is only made then).
-    #[inline]
     pub(super) fn emit(&self, event: impl FnOnce() -> LiveEvent) {
         if let Some(events) = &self.events {
             // A receiver that went away just stops listening; the run goes on.
@@ -227,38 +146,31 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
     }
 
-    /// The limit reached before the next model call, if any.
-    pub(super) fn budget_spent(&self) -> Option<StopReason> {
-        let limits = &self.agent.limits;
-        if let Some(limit) = limits.max_input_tokens
-            && self.usage.input_tokens >= limit
-        {
-            return Some(StopReason::TokenLimit {
-                kind: TokenKind::Input,
-                limit,
-                used: self.usage.input_tokens,
-            });
+    /// Hands the transcript to the run's [`Transcript`], if it has one; `paused`: the run pauses
+    /// with it.
+    pub(super) async fn keep(&mut self, paused: Option<&PausedRun>) -> Result<(), RunError> {
+        let Some(transcript) = self.transcript.as_deref_mut() else {
+            return Ok(());
+        };
+        match transcript.keep(&self.messages, paused).await {
+            Ok(()) => Ok(()),
+            Err(source) => Err(RunError::Session {
+                source,
+                messages: std::mem::take(&mut self.messages),
+                usage: self.tally.usage,
+            }),
         }
-        if let Some(limit) = limits.max_output_tokens
-            && self.usage.output_tokens >= limit
-        {
-            return Some(StopReason::TokenLimit {
-                kind: TokenKind::Output,
-                limit,
-                used: self.usage.output_tokens,
-            });
+    }
+
+    /// Tells the hooks how the run ended, once.
+    pub(super) fn tell_end(&mut self, outcome: Result<&RunOutput, &RunError>) {
+        self.ended = true;
+        for hook in &self.agent.hooks {
+            hook.0.on_run_end(self.context, outcome);
         }
-        if self
-            .deadline
-            .is_some_and(|deadline| Instant::now() >= deadline)
-        {
-            return Some(self.interrupted(Interrupt::TimeLimit));
-        }
-        None
     }
 
     /// The run's output when it ends, with `text` or the texts' words for why it stopped.
-    #[inline]
     pub(super) fn finish(&mut self, stop_reason: StopReason, text: Option<String>) -> RunOutput {
         let text = text.unwrap_or_else(|| {
             let texts = self.agent.tools.texts();
@@ -270,44 +182,54 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         RunOutput {
             text,
             messages: std::mem::take(&mut self.messages),
-            steps: self.step_usage.len(),
+            steps: self.tally.step_usage.len(),
             stop_reason,
-            usage: self.usage,
-            step_usage: std::mem::take(&mut self.step_usage),
-            step_models: std::mem::take(&mut self.step_models),
+            usage: self.tally.usage,
+            step_usage: std::mem::take(&mut self.tally.step_usage),
+            step_models: std::mem::take(&mut self.tally.step_models),
             paused: None,
         }
     }
 
-    /// The run's output when calls wait: the transcript up to the reply that made them, and the
-    /// state to resume from (with the results of the reply's other calls).
-    pub(super) fn pause(
-        &mut self,
+    /// The paused run the run ends with when calls wait: the transcript up to the reply that made
+    /// them, and what it needs to go on (with the results of the reply's other calls).
+    pub(super) fn paused(
+        &self,
         pending: Vec<PendingCall>,
         finished: Vec<ToolResultMessage>,
         over_tool_call_limit: bool,
-    ) -> RunOutput {
-        let ran_for = self
-            .started
-            .map_or(Duration::ZERO, |started| started.elapsed());
-        let paused = PausedRun::new(
+    ) -> PausedRun {
+        PausedRun::new(
             self.messages.clone(),
             pending,
             finished,
             Progress {
-                usage: self.usage,
-                step_usage: self.step_usage.clone(),
-                step_models: self.step_models.clone(),
-                tool_calls: self.tool_calls,
-                elapsed: self.elapsed_before + ran_for,
+                usage: self.tally.usage,
+                step_usage: self.tally.step_usage.clone(),
+                step_models: self.tally.step_models.clone(),
+                tool_calls: self.tally.tool_calls,
+                elapsed: self.elapsed_before + self.started.elapsed(),
                 settings: self.settings.clone(),
                 over_tool_call_limit,
                 run_id: self.run_id.clone(),
             },
-        );
-        let text = self.agent.tools.texts().run_paused().to_owned();
-        let mut output = self.finish(StopReason::Paused, Some(text));
-        output.paused = Some(paused);
-        output
+        )
+    }
+}
+
+/// A run dropped before its end (a timeout around its future, an aborted task) still ends
+/// visibly: its hooks are told, with [`RunError::Dropped`] and the transcript so far.
+impl<S: Send + Sync + 'static> Drop for Run<'_, S> {
+    fn drop(&mut self) {
+        if self.ended || self.agent.hooks.is_empty() {
+            return;
+        }
+        let dropped = RunError::Dropped {
+            messages: std::mem::take(&mut self.messages),
+            usage: self.tally.usage,
+        };
+        for hook in &self.agent.hooks {
+            hook.0.on_run_end(self.context, Err(&dropped));
+        }
     }
 }

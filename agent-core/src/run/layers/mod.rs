@@ -1,0 +1,70 @@
+//! The values the crate ships for the run's seams ([`seams`](crate::seams)), and the order a run
+//! puts them in (`Stacks`). Each is a value like any a user writes; the loop knows none of them.
+//!
+//! - model-call layers, outermost first: the agent's own ([`Agent::model_layer`]), each of its
+//!   [`Hooks`](crate::Hooks) (told of each request and reply), [`ChatSpan`], a durable run's
+//!   journal; then the model (read as a stream when the run is streamed).
+//! - call policies, in order: [`CutOffCalls`], the agent's limits, each of its hooks, the
+//!   agent's own ([`Agent::policy`]), [`ExternalTools`], [`Approvals`], and in a run that cannot
+//!   pause, [`CannotPause`].
+//!
+//! [`Agent::model_layer`]: crate::Agent::model_layer
+//! [`Agent::policy`]: crate::Agent::policy
+
+mod bound;
+mod cut_off;
+mod hooks;
+mod journal;
+mod limits;
+mod streamed;
+mod trace;
+mod waiting;
+
+pub(crate) use bound::{BoundLayer, BoundPolicy};
+pub use cut_off::CutOffCalls;
+pub(crate) use hooks::Hooked;
+pub(crate) use journal::Journaled;
+pub(crate) use streamed::Streamed;
+pub use trace::ChatSpan;
+pub use waiting::{Approvals, CannotPause, ExternalTools};
+
+use crate::run::agent::Agent;
+use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer};
+
+/// A run's layers and policies, in their order, borrowed from the agent and the run's own values.
+pub(crate) struct Stacks<'r, S> {
+    pub(crate) layers: Vec<&'r dyn ModelLayer<S>>,
+    pub(crate) policies: Vec<&'r dyn CallPolicy<S>>,
+}
+
+impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
+    /// The stacks of a run of `agent` with `check`, journaled in `journal` when it has one.
+    pub(crate) fn new(
+        agent: &'r Agent<S>,
+        check: &dyn AnswerCheck<S>,
+        journal: Option<&'r Journaled<'r>>,
+    ) -> Self {
+        let mut layers: Vec<&'r dyn ModelLayer<S>> =
+            Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 2);
+        layers.extend(agent.layers.iter().map(|layer| &**layer));
+        layers.extend(agent.hooks.iter().map(|hooks| hooks as &dyn ModelLayer<S>));
+        layers.push(&ChatSpan);
+        if let Some(journal) = journal {
+            layers.push(journal);
+        }
+        let mut policies: Vec<&'r dyn CallPolicy<S>> =
+            Vec::with_capacity(agent.policies.len() + agent.hooks.len() + 5);
+        policies.push(&CutOffCalls);
+        policies.push(&agent.limits);
+        policies.extend(agent.hooks.iter().map(|hooks| hooks as &dyn CallPolicy<S>));
+        policies.extend(agent.policies.iter().map(|policy| &**policy));
+        if agent.tools.some_calls_wait() {
+            policies.push(&ExternalTools);
+            policies.push(&agent.approvals);
+        }
+        if !check.can_pause() {
+            policies.push(&CannotPause);
+        }
+        Stacks { layers, policies }
+    }
+}

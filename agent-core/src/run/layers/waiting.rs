@@ -1,0 +1,74 @@
+//! Calls that wait, as call policies: a tool the caller runs ([`ExternalTools`]), one that needs
+//! a person's approval ([`Approvals`]), and a run that cannot wait for either ([`CannotPause`]).
+
+use std::sync::Arc;
+
+use crate::run::hooks::{Approval, Approver};
+use crate::run::pause::Waiting;
+use crate::run::seams::{CallPolicy, PolicyCall, Ruled, Ruling};
+use crate::texts::NotRun;
+
+/// A call of an [external](crate::ToolAnnotations::external) tool waits for the caller's result.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExternalTools;
+
+impl<S> CallPolicy<S> for ExternalTools {
+    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
+        let external = call.tool.is_some_and(|tool| tool.annotations.external);
+        match call.so_far {
+            ruling if ruling.runs() && external => Ruling::Wait(Waiting::Result).into(),
+            ruling => ruling.into(),
+        }
+    }
+}
+
+/// A call of a tool that [requires approval](crate::ToolAnnotations::requires_approval) goes to
+/// the agent's [`Approver`]: approved, denied, or deferred to a person (it waits). Without an
+/// approver it is denied ([`NotRun::NoApprover`]).
+pub struct Approvals<S> {
+    pub(crate) approver: Option<Arc<dyn Approver<S>>>,
+}
+
+impl<S> Default for Approvals<S> {
+    fn default() -> Self {
+        Approvals { approver: None }
+    }
+}
+
+impl<S: Send + Sync + 'static> CallPolicy<S> for Approvals<S> {
+    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
+        let Some(tool) = call.tool.filter(|tool| tool.annotations.requires_approval) else {
+            return call.so_far.into();
+        };
+        if !call.so_far.runs() {
+            return call.so_far.into();
+        }
+        let Some(approver) = &self.approver else {
+            return Ruling::not_run(call.status.texts, NotRun::NoApprover).into();
+        };
+        let texts = call.status.texts;
+        Ruled::Later(Box::pin(async move {
+            match approver.approve(call.context, call.call, tool).await {
+                Approval::Approve => call.so_far,
+                Approval::Deny { reason } => {
+                    Ruling::not_run(texts, NotRun::Denied(reason.as_deref()))
+                }
+                Approval::Defer => Ruling::Wait(Waiting::Approval),
+            }
+        }))
+    }
+}
+
+/// In a run that cannot pause (a typed run), a call that would wait is answered as not run
+/// ([`NotRun::CannotWait`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CannotPause;
+
+impl<S> CallPolicy<S> for CannotPause {
+    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
+        match call.so_far {
+            Ruling::Wait(_) => Ruling::not_run(call.status.texts, NotRun::CannotWait).into(),
+            ruling => ruling.into(),
+        }
+    }
+}

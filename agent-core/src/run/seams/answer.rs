@@ -1,0 +1,117 @@
+//! The answer-check seam: what a run offers the model on each request, how it reads each reply
+//! (an answer, a correction, or not yet), and what it says of the calls its judgement decides. A
+//! text run's check takes a reply without calls as its answer ([`TextAnswer`]); a typed run's
+//! reads its value ([`RunRequest::output`](crate::RunRequest::output)).
+
+use crate::message::{AssistantMessage, Message};
+use crate::output::RejectedOutput;
+use crate::settings::{ModelSettings, ResponseFormat, ToolChoice};
+use crate::tool::ToolDef;
+
+use super::policy::ReplyRulings;
+
+/// What the next request offers the model, which the answer check may change: made by the run
+/// with the agent's tools and the run's tool choice.
+#[non_exhaustive]
+pub struct Offer<'a> {
+    /// The tools on offer.
+    pub tools: &'a [ToolDef],
+    /// The tool choice; it stays the run's for the requests after.
+    pub tool_choice: Option<ToolChoice>,
+    /// The schema the answer must follow, if any.
+    pub response_format: Option<&'a ResponseFormat>,
+    /// Whether this is the run's last request (at the step limit, asking for a final answer).
+    pub last_try: bool,
+}
+
+/// What a reply is, as the answer check reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Judgement {
+    /// No answer in it: its calls are carried out and the run goes on.
+    Continue,
+    /// The run's answer (its text): the run ends; the reply's other calls are not run.
+    Answer(String),
+    /// An answer that does not do: the model is told this correction (as the user's next message
+    /// when the reply has no calls) and tries again.
+    Retry(String),
+    /// An answer rejected once more than allowed: the run fails.
+    GiveUp,
+}
+
+/// One value at the answer-check seam: one per run, made for it.
+pub trait AnswerCheck<S = ()>: Send + Sync {
+    /// Before the first step: sets up the conversation and settings (instructions in the system
+    /// prompt, say). Nothing by default.
+    fn prepare(&mut self, messages: &mut Vec<Message>, settings: &mut ModelSettings) {
+        let _ = (messages, settings);
+    }
+
+    /// Shapes what the next request offers.
+    fn offer<'a>(&'a self, offer: &mut Offer<'a>);
+
+    /// Reads a reply. `cut_off`: it stopped at the output token limit. `last_try`: the run's
+    /// last request. It may edit the reply before it goes into the transcript.
+    fn judge(
+        &mut self,
+        context: &S,
+        reply: &mut AssistantMessage,
+        cut_off: bool,
+        last_try: bool,
+    ) -> Judgement;
+
+    /// Rules on the calls of the reply its judgement decides (a final-answer tool's calls, say).
+    /// Nothing by default.
+    fn rule_calls(
+        &self,
+        reply: &AssistantMessage,
+        judgement: &Judgement,
+        rulings: &mut ReplyRulings<'_>,
+    ) {
+        let _ = (reply, judgement, rulings);
+    }
+
+    /// Whether calls may wait for a person or the caller in this run (a run that must end with
+    /// an answer cannot pause). Yes by default.
+    fn can_pause(&self) -> bool {
+        true
+    }
+
+    /// The run ended without an answer (`gave_up`: this check gave up): the answers it turned
+    /// down, when an answer was required (the run then fails), or `None` when the run's own text
+    /// will do.
+    fn unanswered(&mut self, gave_up: bool) -> Option<Vec<RejectedOutput>> {
+        let _ = gave_up;
+        None
+    }
+}
+
+/// A text run's answer check: a reply without calls is the answer; at the last try, the reply's
+/// text is, whatever it asked for (it was offered no tools, and its calls are dropped).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextAnswer;
+
+impl<S> AnswerCheck<S> for TextAnswer {
+    fn offer<'a>(&'a self, offer: &mut Offer<'a>) {
+        if offer.last_try {
+            offer.tools = &[];
+        }
+    }
+
+    fn judge(
+        &mut self,
+        _context: &S,
+        reply: &mut AssistantMessage,
+        _cut_off: bool,
+        last_try: bool,
+    ) -> Judgement {
+        if last_try {
+            reply.tool_calls.clear();
+        }
+        if reply.tool_calls.is_empty() {
+            Judgement::Answer(reply.content.clone())
+        } else {
+            Judgement::Continue
+        }
+    }
+}

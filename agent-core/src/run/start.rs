@@ -1,0 +1,217 @@
+//! A request becomes a run: its conversation (a new one, a history, or a session's, repaired so
+//! every call is answered), or a paused run with its decisions checked; its seams' values in
+//! order; then the kernel, and a session's last write.
+
+use super::agent::Agent;
+use super::events::EventSender;
+use super::kernel::{Resumption, RunSetup, drive};
+use super::layers::{Journaled, Stacks, Streamed};
+use super::outcome::{RunError, RunOutput};
+use super::pause::{Decision, PausedRun};
+use super::repair::answer_every_call;
+use super::request::{Input, Plan, ResumeFrom, Source, Start};
+use super::seams::{AnswerCheck, Transcript};
+use super::store::{Conversation, Place, SessionError, SessionTranscript, session_error};
+use crate::content::Part;
+use crate::message::{Message, Usage};
+use crate::model::Model;
+
+/// Runs `plan` in `context` with `check` as its answer check, sending its events to `events`
+/// when streamed. A session run holds its conversation from its load to its last write.
+pub(super) async fn start<S: Send + Sync + 'static>(
+    plan: Plan<'_, S>,
+    context: &S,
+    check: &mut dyn AnswerCheck<S>,
+    events: Option<EventSender>,
+) -> Result<RunOutput, RunError> {
+    let Plan {
+        agent,
+        start,
+        source,
+        parts,
+        settings,
+        cancel,
+        journal,
+        run_id,
+        ..
+    } = plan;
+    let (start, history, session) = match source {
+        Source::New => (start, None, None),
+        Source::History(history) => (start, Some(history), None),
+        Source::Session { store, id } => {
+            let hold = store.hold(&id).await;
+            let stored = store
+                .load(&id)
+                .await
+                .map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
+            let (start, messages) = from_session(start, &id, stored)?;
+            (start, Some(messages), Some((store, id, hold)))
+        }
+    };
+    let (messages, resume, place) = begin(agent, start, history, parts)?;
+    let mut transcript =
+        (session.as_ref()).map(|(store, id, _)| SessionTranscript::new(*store, id, place));
+    let run_id = run_id
+        .or_else(|| {
+            resume
+                .as_ref()
+                .and_then(|resume| resume.paused.run_id().cloned())
+        })
+        .unwrap_or_default();
+    let journaled = journal.map(Journaled);
+    let streamed = (events.clone()).map(|events| Streamed {
+        model: &*agent.model,
+        events,
+    });
+    let model: &dyn Model = match &streamed {
+        Some(streamed) => streamed,
+        None => &*agent.model,
+    };
+    let stacks = Stacks::new(agent, check, journaled.as_ref());
+    let setup = RunSetup {
+        context,
+        model,
+        layers: stacks.layers,
+        policies: stacks.policies,
+        check,
+        transcript: transcript.as_mut().map(|kept| kept as &mut dyn Transcript),
+        journal,
+        settings,
+        messages,
+        resume,
+        run_id,
+        events,
+        cancel,
+    };
+    let outcome = drive(agent, setup).await;
+    match transcript {
+        Some(transcript) => transcript.close(outcome).await,
+        None => outcome,
+    }
+}
+
+/// How a run of session `id` starts, given what the session keeps: a new run's input is refused
+/// while calls wait there, and a run resuming from the session goes on with the paused run kept
+/// there (refused when none is).
+fn from_session(
+    start: Start,
+    id: &str,
+    stored: Conversation,
+) -> Result<(Start, Vec<Message>), RunError> {
+    let Conversation { messages, paused } = stored;
+    let start = match (start, paused) {
+        (Start::Input(_), Some(paused)) => Err(SessionError::Paused {
+            id: id.to_owned(),
+            waiting: (paused.pending().iter())
+                .map(|pending| pending.call.id.clone())
+                .collect(),
+        }),
+        (
+            Start::Resume {
+                from: ResumeFrom::Session,
+                decisions,
+            },
+            Some(paused),
+        ) => Ok(Start::Resume {
+            from: ResumeFrom::Run(paused),
+            decisions,
+        }),
+        (
+            Start::Resume {
+                from: ResumeFrom::Session,
+                ..
+            },
+            None,
+        ) => Err(SessionError::NotPaused { id: id.to_owned() }),
+        (start, _) => Ok(start),
+    };
+    match start {
+        Ok(start) => Ok((start, messages)),
+        Err(source) => Err(session_error(source, messages, Usage::default())),
+    }
+}
+
+/// What a run starts from: the conversation of a new run (its history repaired, then its
+/// input), or a paused run with its decisions checked (nothing runs when one does not fit); and
+/// where its new messages begin, for a session.
+fn begin<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    start: Start,
+    history: Option<Vec<Message>>,
+    parts: Vec<Part>,
+) -> Result<(Vec<Message>, Option<Resumption>, Place), RunError> {
+    match start {
+        Start::Input(input) => {
+            let mut place = Place::of(history.as_deref().unwrap_or_default());
+            let (messages, repaired) = conversation(agent, history, input, parts);
+            place.new_from += repaired;
+            Ok((messages, None, place))
+        }
+        Start::Resume {
+            from: ResumeFrom::Run(paused),
+            decisions,
+        } => {
+            let place = Place::of(&paused.0.messages);
+            let resume = resumption(agent, paused, decisions)?;
+            Ok((Vec::new(), Some(resume), place))
+        }
+        Start::Resume {
+            from: ResumeFrom::Session,
+            ..
+        } => {
+            let source = SessionError::NotPaused { id: String::new() };
+            let messages = history.unwrap_or_default();
+            Err(session_error(source, messages, Usage::default()))
+        }
+    }
+}
+
+/// The conversation a new run starts with: its history (the system prompt in front if it has
+/// none; every call answered) or the system prompt alone, then the input with its parts. With
+/// it, how many results the repair put among the history's messages (not after them).
+fn conversation<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    history: Option<Vec<Message>>,
+    input: Input,
+    parts: Vec<Part>,
+) -> (Vec<Message>, usize) {
+    let mut messages = match history {
+        Some(history) if !history.is_empty() => history,
+        // Room for six: a run that calls a tool once and answers never grows it.
+        _ => Vec::with_capacity(6),
+    };
+    let repaired = answer_every_call(&mut messages, &agent.tools);
+    if !matches!(messages.first(), Some(Message::System { .. })) {
+        messages.insert(0, Message::system(agent.system_prompt()));
+    }
+    if input.text.is_some() || !parts.is_empty() {
+        messages.push(Message::User {
+            content: input.text.unwrap_or_default(),
+            parts,
+        });
+    }
+    (messages, repaired)
+}
+
+/// A paused run with its decisions checked against its waiting calls: nothing runs when one does
+/// not fit.
+fn resumption<S: Send + Sync + 'static>(
+    agent: &Agent<S>,
+    paused: PausedRun,
+    decisions: Vec<(String, Decision)>,
+) -> Result<Resumption, RunError> {
+    let matched = paused.match_decisions(decisions, |name| agent.tools.get(name).is_some());
+    match matched {
+        Ok(matched) => {
+            let decisions = (matched.into_iter())
+                .map(|(pending, decision)| (pending.clone(), decision))
+                .collect();
+            Ok(Resumption { paused, decisions })
+        }
+        Err(source) => Err(RunError::Resume {
+            source,
+            usage: paused.0.usage,
+            messages: paused.0.messages,
+        }),
+    }
+}
