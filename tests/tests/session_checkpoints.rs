@@ -169,9 +169,12 @@ fn a_run_killed_while_a_tool_works_keeps_its_finished_steps() {
     });
 }
 
+/// How a run ended: its messages, or its error's words and messages.
+type End = Result<usize, (String, usize)>;
+
 /// Keeps how each run ended.
 #[derive(Clone, Default)]
-struct Ends(Arc<Mutex<Vec<Result<usize, (String, usize)>>>>);
+struct Ends(Arc<Mutex<Vec<End>>>);
 
 impl Hooks for Ends {
     fn on_run_end(&self, _context: &(), outcome: Result<&RunOutput, &RunError>) {
