@@ -45,9 +45,10 @@ fn call_over_mcp(bencher: Bencher) {
         client.tools().await.expect("listed").remove(0)
     });
     let call = ToolCall::new("call_1", "get_weather", ARGUMENTS);
+    let run = agent_core::RunId::new();
     bencher.bench_local(|| {
         runtime
-            .block_on(Tool::<()>::call(&tool, &(), black_box(&call)))
+            .block_on(Tool::<()>::call(&tool, &(), black_box(&call), &run))
             .expect("the call succeeds")
     });
 }

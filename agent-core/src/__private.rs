@@ -368,12 +368,12 @@ impl<T> AgentState<T> for State<T> {
     note = "for a value from the model, give the type another name: `use path::to::CallInfo as MyCallInfo;`"
 )]
 pub trait AgentCallInfo {
-    /// Which call this is: `call` of the run `run` (a fresh run for a call made outside a run).
-    fn from_call(call: &ToolCall, run: Option<&RunId>) -> Self;
+    /// Which call this is: `call` of the run `run`.
+    fn from_call(call: &ToolCall, run: &RunId) -> Self;
 }
 impl AgentCallInfo for CallInfo {
-    fn from_call(call: &ToolCall, run: Option<&RunId>) -> Self {
-        CallInfo::new(run.cloned().unwrap_or_default(), call)
+    fn from_call(call: &ToolCall, run: &RunId) -> Self {
+        CallInfo::new(run.clone(), call)
     }
 }
 

@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde_json::Value;
 
+use crate::call_info::RunId;
 use crate::message::ToolCall;
 use crate::schema::parameters_schema;
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
@@ -70,6 +71,7 @@ impl<S: Send + Sync + 'static> Tool<S> for ExternalTool {
         &'a self,
         _context: &'a S,
         _call: &'a ToolCall,
+        _run: &'a RunId,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         let error = ToolError::RunByCaller {
             tool: self.definition.name.clone(),

@@ -35,8 +35,9 @@
 //! - [`tool`], [`Tool`], [`ToolSet`]: tools, their definitions and the dispatcher; [`State`] for
 //!   values from the agent rather than the model, [`CallInfo`] for which call (and run) this is.
 //!   `#[tool]` on an `impl` block makes a [`ToolBox`] of its methods; [`tool_fn`] makes a tool of
-//!   a closure at run time. [`ToolSet::execute`] is the one place a call
-//!   becomes a result, whatever was decided about it ([`CallDecision`]); [`ToolError`] is every
+//!   a closure at run time. [`ToolSet::outcome`] is the one way a call is run, whatever was
+//!   decided about it ([`CallDecision`]), and [`ToolSet::result_message`] the one place its
+//!   result is made; [`ToolError`] is every
 //!   way a call fails (an argument's problem an [`IssueKind`], serde's errors sorted into them),
 //!   and [`Texts`] words each one for the model, in one table per language.
 //! - [`Agent`]: the builder (limits, timeouts, texts, [`Hooks`], approval, [`ModelSettings`]) and
@@ -57,8 +58,8 @@
 //!   ([`RunRequest::journal`]), interruption ([`RunRequest::until`], the time limit);
 //! - **the call policy**: limits, [`Hooks::before_tool_call`], the [`Approver`],
 //!   [`ExternalTool`]s and pauses ([`PausedRun`]): one ruling per call;
-//! - **the dispatcher**: [`ToolSet::execute`], where a call and what was decided about it become
-//!   its result, and [`ToolSet::result_message`], the one place any result is made;
+//! - **the dispatcher**: [`ToolSet::outcome`], where a call and what was decided about it become
+//!   its outcome, and [`ToolSet::result_message`], the one place any result is made;
 //! - **the transcript**: the session seam ([`session::SessionStore`], [`RunRequest::session`])
 //!   and the run's events;
 //! - **the answer check**: a typed output ([`RunRequest::output`]).
@@ -144,7 +145,7 @@ pub use state::{FromRef, State};
 pub use texts::{Chinese, ContentNote, English, NotRun, ReturnedBy, Texts};
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 pub use tool_error::{Interruption, RemoteProblem, ThreadProblem, ToolError};
-pub use tool_fn::{ToolClosure, ToolFn, tool_fn};
+pub use tool_fn::{FromCall, ToolClosure, ToolFn, tool_fn};
 pub use tool_result::{IntoToolResult, Json};
 pub use toolbox::ToolBox;
 pub use toolset::{CallDecision, DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};

@@ -35,27 +35,19 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
     /// The name, description and parameter schema the model sees.
     fn definition(&self) -> &ToolDef;
 
-    /// Runs one call. `call.arguments` is the model's raw JSON text; parsing it is the tool's job, and
-    /// every way it can fail is a [`ToolError`], which the dispatcher turns into an error result for the
-    /// model. Panics are caught by the dispatcher.
+    /// Runs one call of the run `run`. `call.arguments` is the model's raw JSON text; parsing it
+    /// is the tool's job, and every way it can fail is a [`ToolError`], which the dispatcher turns
+    /// into an error result for the model. Panics are caught by the dispatcher. `run` is the id of
+    /// the run that made the call (a call made outside a run, by
+    /// [`ToolSet::dispatch`](crate::ToolSet::dispatch) or an MCP client, is a run of its own,
+    /// with a fresh id): with the call's own id, which call this is, for a tool that takes a
+    /// [`CallInfo`](crate::CallInfo).
     fn call<'a>(
         &'a self,
         context: &'a S,
         call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
-
-    /// Runs one call of the run `run`: what a run calls, so a tool that takes a
-    /// [`CallInfo`](crate::CallInfo) learns the run's id. By default, [`call`](Tool::call): a tool
-    /// that has no use for the run's id implements only that.
-    fn call_in_run<'a>(
-        &'a self,
-        context: &'a S,
-        call: &'a ToolCall,
         run: &'a RunId,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        let _ = run;
-        self.call(context, call)
-    }
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
     /// Whether a call runs on a thread of its own that dropping its future cannot stop (what
     /// `#[tool]` does with a plain `fn`). Past its timeout such a call is abandoned, not cancelled,
@@ -79,17 +71,9 @@ impl<S: Send + Sync + 'static> Tool<S> for std::sync::Arc<dyn Tool<S>> {
         &'a self,
         context: &'a S,
         call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        (**self).call(context, call)
-    }
-
-    fn call_in_run<'a>(
-        &'a self,
-        context: &'a S,
-        call: &'a ToolCall,
         run: &'a RunId,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        (**self).call_in_run(context, call, run)
+        (**self).call(context, call, run)
     }
 
     fn runs_on_a_blocking_thread(&self) -> bool {

@@ -144,7 +144,7 @@ where
 }
 
 /// A tool made by [`tool_fn`] from a closure. `M` records the closure's shape: `(Args,)`,
-/// `(State<X>, Args)`, `(CallInfo, Args)` or `(State<X>, CallInfo, Args)`.
+/// `(E1, Args)` or `(E1, E2, Args)`, each `E` a [`FromCall`] value (`State<X>`, `CallInfo`).
 pub struct ToolFn<F, M> {
     definition: ToolDef,
     fit: SchemaFit,
@@ -219,13 +219,47 @@ impl<F, M> std::fmt::Debug for ToolFn<F, M> {
 
 mod sealed {
     pub trait Sealed<M> {}
+
+    /// What may come before a closure tool's arguments, whatever the context: `State<X>` and
+    /// `CallInfo`.
+    pub trait BeforeArguments {}
 }
 
-/// The shape of a closure [`tool_fn`] can make a tool of: `|args: Args| ..`,
-/// `|State(x): State<X>, args: Args| ..`, `|call: CallInfo, args: Args| ..` or
-/// `|State(x): State<X>, call: CallInfo, args: Args| ..`. `M` is that shape, which the compiler infers from the
-/// closure; the rest (the arguments' type, the future, its result) is checked by `tool_fn`, each
-/// with its own message. Implemented for closures and functions of those shapes only.
+impl<X> sealed::BeforeArguments for State<X> {}
+impl sealed::BeforeArguments for CallInfo {}
+
+/// A closure parameter before the arguments that comes from the run, not the model: a part of
+/// the run's context ([`State`]) or which call this is ([`CallInfo`]), as with `#[tool]`
+/// functions. Implemented by those two only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not come from the run",
+    label = "only `State<X>` and `CallInfo` may come before the tool's arguments",
+    note = "the tool's arguments are one value, the closure's last parameter: `|args: Args| ..`"
+)]
+pub trait FromCall<S>: sealed::BeforeArguments + Sized {
+    /// The value for `call` of the run `run`, in `context`.
+    #[doc(hidden)]
+    fn from_call(context: &S, call: &ToolCall, run: &RunId) -> Self;
+}
+
+impl<S, X: FromRef<S>> FromCall<S> for State<X> {
+    fn from_call(context: &S, _call: &ToolCall, _run: &RunId) -> Self {
+        State(X::from_ref(context))
+    }
+}
+
+impl<S> FromCall<S> for CallInfo {
+    fn from_call(_context: &S, call: &ToolCall, run: &RunId) -> Self {
+        CallInfo::new(run.clone(), call)
+    }
+}
+
+/// The shape of a closure [`tool_fn`] can make a tool of: the tool's arguments last, and before
+/// them up to two [`FromCall`] values (`|args: Args| ..`, `|State(x): State<X>, args: Args| ..`,
+/// `|call: CallInfo, args: Args| ..`, `|State(x): State<X>, call: CallInfo, args: Args| ..`). `M`
+/// is that shape, which the compiler infers from the closure; the rest (the arguments' type, the
+/// future, its result) is checked by `tool_fn`, each with its own message. Implemented for
+/// closures and functions of those shapes only.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be made a tool",
     label = "expected an async closure taking the tool's arguments",
@@ -239,182 +273,60 @@ pub trait ToolClosure<M>: sealed::Sealed<M> {
     type Future;
 }
 
-impl<F: Fn(A) -> Fut, A, Fut> sealed::Sealed<(A,)> for F {}
+/// The shape `($($from,)* A)` of closure: the `ToolClosure` marker and the `Tool` impl.
+macro_rules! closure_tool {
+    ($($from:ident),*) => {
+        impl<F, $($from,)* A, Fut> sealed::Sealed<($($from,)* A,)> for F
+        where
+            F: Fn($($from,)* A) -> Fut,
+            $($from: sealed::BeforeArguments,)*
+        {
+        }
 
-impl<F: Fn(A) -> Fut, A, Fut> ToolClosure<(A,)> for F {
-    type Arguments = A;
-    type Future = Fut;
+        impl<F, $($from,)* A, Fut> ToolClosure<($($from,)* A,)> for F
+        where
+            F: Fn($($from,)* A) -> Fut,
+            $($from: sealed::BeforeArguments,)*
+        {
+            type Arguments = A;
+            type Future = Fut;
+        }
+
+        impl<S, F, $($from,)* A, Fut> Tool<S> for ToolFn<F, ($($from,)* A,)>
+        where
+            S: Send + Sync + 'static,
+            F: Fn($($from,)* A) -> Fut + Send + Sync + 'static,
+            Fut: Future<Output: IntoToolResult> + Send + 'static,
+            A: DeserializeOwned + JsonSchema + 'static,
+            $($from: FromCall<S> + 'static,)*
+        {
+            fn definition(&self) -> &ToolDef {
+                &self.definition
+            }
+
+            #[allow(unused_variables)]
+            fn call<'a>(
+                &'a self,
+                context: &'a S,
+                call: &'a ToolCall,
+                run: &'a RunId,
+            ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+                match parse::<A>(&self.fit, &call.arguments) {
+                    Ok(arguments) => {
+                        let running =
+                            (self.function)($($from::from_call(context, call, run),)* arguments);
+                        Box::pin(async move { running.await.into_tool_result() })
+                    }
+                    Err(error) => Box::pin(std::future::ready(Err(error))),
+                }
+            }
+        }
+    };
 }
 
-impl<F: Fn(State<X>, A) -> Fut, X, A, Fut> sealed::Sealed<(State<X>, A)> for F {}
-
-impl<F: Fn(State<X>, A) -> Fut, X, A, Fut> ToolClosure<(State<X>, A)> for F {
-    type Arguments = A;
-    type Future = Fut;
-}
-
-impl<F: Fn(CallInfo, A) -> Fut, A, Fut> sealed::Sealed<(CallInfo, A)> for F {}
-
-impl<F: Fn(CallInfo, A) -> Fut, A, Fut> ToolClosure<(CallInfo, A)> for F {
-    type Arguments = A;
-    type Future = Fut;
-}
-
-impl<F: Fn(State<X>, CallInfo, A) -> Fut, X, A, Fut> sealed::Sealed<(State<X>, CallInfo, A)> for F {}
-
-impl<F: Fn(State<X>, CallInfo, A) -> Fut, X, A, Fut> ToolClosure<(State<X>, CallInfo, A)> for F {
-    type Arguments = A;
-    type Future = Fut;
-}
-
-impl<S, F, A, Fut> Tool<S> for ToolFn<F, (A,)>
-where
-    S: Send + Sync + 'static,
-    F: Fn(A) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned + JsonSchema + 'static,
-{
-    fn definition(&self) -> &ToolDef {
-        &self.definition
-    }
-
-    fn call<'a>(
-        &'a self,
-        _context: &'a S,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        run_call(parse(&self.fit, &call.arguments).map(&self.function))
-    }
-}
-
-impl<S, F, X, A, Fut> Tool<S> for ToolFn<F, (State<X>, A)>
-where
-    S: Send + Sync + 'static,
-    F: Fn(State<X>, A) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned + JsonSchema + 'static,
-    X: FromRef<S> + 'static,
-{
-    fn definition(&self) -> &ToolDef {
-        &self.definition
-    }
-
-    fn call<'a>(
-        &'a self,
-        context: &'a S,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        run_call(
-            parse(&self.fit, &call.arguments)
-                .map(|arguments| (self.function)(State(X::from_ref(context)), arguments)),
-        )
-    }
-}
-
-impl<S, F, A, Fut> Tool<S> for ToolFn<F, (CallInfo, A)>
-where
-    S: Send + Sync + 'static,
-    F: Fn(CallInfo, A) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned + JsonSchema + 'static,
-{
-    fn definition(&self) -> &ToolDef {
-        &self.definition
-    }
-
-    /// A call outside a run: a run of its own, with a fresh id.
-    fn call<'a>(
-        &'a self,
-        context: &'a S,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        self.call_as(context, call, RunId::new())
-    }
-
-    fn call_in_run<'a>(
-        &'a self,
-        context: &'a S,
-        call: &'a ToolCall,
-        run: &'a RunId,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        self.call_as(context, call, run.clone())
-    }
-}
-
-impl<F, A, Fut> ToolFn<F, (CallInfo, A)>
-where
-    F: Fn(CallInfo, A) -> Fut,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned,
-{
-    fn call_as<'a, S>(
-        &'a self,
-        _context: &'a S,
-        call: &'a ToolCall,
-        run: RunId,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        run_call(
-            parse(&self.fit, &call.arguments)
-                .map(|arguments| (self.function)(CallInfo::new(run, call), arguments)),
-        )
-    }
-}
-
-impl<S, F, X, A, Fut> Tool<S> for ToolFn<F, (State<X>, CallInfo, A)>
-where
-    S: Send + Sync + 'static,
-    F: Fn(State<X>, CallInfo, A) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned + JsonSchema + 'static,
-    X: FromRef<S> + 'static,
-{
-    fn definition(&self) -> &ToolDef {
-        &self.definition
-    }
-
-    /// A call outside a run: a run of its own, with a fresh id.
-    fn call<'a>(
-        &'a self,
-        context: &'a S,
-        call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        self.call_as(context, call, RunId::new())
-    }
-
-    fn call_in_run<'a>(
-        &'a self,
-        context: &'a S,
-        call: &'a ToolCall,
-        run: &'a RunId,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        self.call_as(context, call, run.clone())
-    }
-}
-
-impl<F, X, A, Fut> ToolFn<F, (State<X>, CallInfo, A)>
-where
-    F: Fn(State<X>, CallInfo, A) -> Fut,
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-    A: DeserializeOwned,
-{
-    fn call_as<'a, S>(
-        &'a self,
-        context: &'a S,
-        call: &'a ToolCall,
-        run: RunId,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>
-    where
-        X: FromRef<S>,
-    {
-        run_call(parse(&self.fit, &call.arguments).map(|arguments| {
-            (self.function)(
-                State(X::from_ref(context)),
-                CallInfo::new(run, call),
-                arguments,
-            )
-        }))
-    }
-}
+closure_tool!();
+closure_tool!(E1);
+closure_tool!(E1, E2);
 
 /// Parses a call's arguments (`""` is `{}`), every failure a [`ToolError`] for the model.
 fn parse<A: DeserializeOwned>(fit: &SchemaFit, raw: &str) -> Result<A, ToolError> {
@@ -424,17 +336,4 @@ fn parse<A: DeserializeOwned>(fit: &SchemaFit, raw: &str) -> Result<A, ToolError
         Unfit::NotAnObject(value) => ToolError::arguments_not_an_object(&value),
         Unfit::Issues(issues) => ToolError::InvalidArguments { issues },
     })
-}
-
-/// The call's future: the closure's, its result converted; or the argument error at once.
-fn run_call<'a, Fut>(
-    started: Result<Fut, ToolError>,
-) -> BoxFuture<'a, Result<ToolOutput, ToolError>>
-where
-    Fut: Future<Output: IntoToolResult> + Send + 'static,
-{
-    match started {
-        Ok(running) => Box::pin(async move { running.await.into_tool_result() }),
-        Err(error) => Box::pin(std::future::ready(Err(error))),
-    }
 }

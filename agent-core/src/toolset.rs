@@ -46,7 +46,7 @@ pub struct ToolSet<S = ()> {
 }
 
 /// What is to happen to a call the model asked for, decided before it reaches
-/// [`ToolSet::execute`].
+/// [`ToolSet::outcome`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CallDecision<'a> {
@@ -233,46 +233,50 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         self.tools.is_empty()
     }
 
-    /// Runs one call. Never fails: every failure becomes a result with `is_error` set. A call that
-    /// runs past its timeout is cancelled (a sync tool's thread, which cannot be, is abandoned).
-    /// The same as [`execute`](ToolSet::execute) with [`CallDecision::Run`].
+    /// Runs one call as the model asked, outside any run (a run of its own, with a fresh id), to
+    /// the result the model reads. Never fails: every failure becomes a result with `is_error`
+    /// set. [`outcome`](ToolSet::outcome), then [`result_message`](ToolSet::result_message).
     pub async fn dispatch(&self, context: &S, call: &ToolCall) -> ToolResultMessage {
-        self.execute(context, call, CallDecision::Run).await
-    }
-
-    /// The one way a call becomes the result the model sees, whatever was decided about it: run it
-    /// (looked up, parsed, timed, panics caught), run it with other arguments, or answer it without
-    /// running it. The result answers `call.id`, is worded by the set's texts and cut to its
-    /// result limit ([`result_message`](ToolSet::result_message)). The agent loop answers every
-    /// call through here, and the MCP server every call of a tool it has.
-    pub async fn execute(
-        &self,
-        context: &S,
-        call: &ToolCall,
-        decision: CallDecision<'_>,
-    ) -> ToolResultMessage {
-        let tool = self.get(&call.name);
-        let outcome = self.outcome(tool, context, call, decision, None).await;
+        let outcome = self
+            .outcome(context, call, CallDecision::Run, &RunId::new())
+            .await;
         self.result_message(call, outcome)
     }
 
-    /// [`execute`](ToolSet::execute) for a call of the run `run`: a tool that takes a
-    /// [`CallInfo`](crate::CallInfo) is told the run's id (through [`Tool::call_in_run`]). What a
-    /// run does with each call, for a runner of one's own.
-    pub async fn execute_in_run(
+    /// The one way a call is run, whatever was decided about it: run as the model asked (looked
+    /// up, its arguments parsed, its time limited, a panic caught), run with other arguments, or
+    /// answered without running. `run` is the id of the run that made the call (a tool that takes
+    /// a [`CallInfo`](crate::CallInfo) reads it). What becomes of the call goes to
+    /// [`result_message`](ToolSet::result_message), the one place its result is made: the agent
+    /// loop runs every call through these two, and the MCP server every call of a tool it has
+    /// (keeping a JSON result whole in between).
+    pub async fn outcome(
         &self,
         context: &S,
         call: &ToolCall,
         decision: CallDecision<'_>,
         run: &RunId,
-    ) -> ToolResultMessage {
-        let tool = self.get(&call.name);
-        let outcome = self.outcome(tool, context, call, decision, Some(run)).await;
-        self.result_message(call, outcome)
+    ) -> Result<ToolOutput, ToolError> {
+        let rewritten;
+        let call = match decision {
+            CallDecision::Run => call,
+            CallDecision::RunWith { arguments } => {
+                rewritten = ToolCall {
+                    arguments: arguments.to_owned(),
+                    ..call.clone()
+                };
+                &rewritten
+            }
+            CallDecision::NotRun(why) => return Err(self.refusal(why)),
+        };
+        let tool = self
+            .get(&call.name)
+            .ok_or_else(|| self.unknown_tool(&call.name))?;
+        self.start(tool, context, call, run)?.await
     }
 
-    /// The answer to a call that is not run, saying `why`: what `execute` gives for
-    /// [`CallDecision::NotRun`], without awaiting anything.
+    /// The answer to a call that is not run, saying `why`: what `outcome` gives for
+    /// [`CallDecision::NotRun`], as the model reads it.
     pub(crate) fn not_run(&self, call: &ToolCall, why: NotRun<'_>) -> ToolResultMessage {
         self.result_message(call, Err(self.refusal(why)))
     }
@@ -284,52 +288,6 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         }
     }
 
-    /// What becomes of a call, before it becomes the text the model sees: the first half of
-    /// [`execute`](ToolSet::execute), for the MCP server, which also needs a JSON result whole.
-    /// `tool` is the call's tool, as [`get`](ToolSet::get) found it by the call's name (looked up
-    /// by the caller, who may need its definition first); its future is made here, and the
-    /// [`Outcome`] awaits it. `run` is the id of the run that made the call, if a run did.
-    #[inline]
-    pub(crate) fn outcome<'a>(
-        &'a self,
-        tool: Option<&'a dyn Tool<S>>,
-        context: &'a S,
-        call: &'a ToolCall,
-        decision: CallDecision<'a>,
-        run: Option<&'a RunId>,
-    ) -> Outcome<'a, S> {
-        match decision {
-            CallDecision::Run => match self.run(tool, context, call, run) {
-                Ok(running) => Outcome::Running(running),
-                Err(error) => Outcome::Ready(Some(Err(error))),
-            },
-            // Boxed: few calls are rewritten, and the rewritten call must live as long as the
-            // tool's future.
-            CallDecision::RunWith { arguments } => Outcome::Rewritten(Box::pin(async move {
-                let call = ToolCall {
-                    arguments: arguments.to_owned(),
-                    ..call.clone()
-                };
-                self.run(tool, context, &call, run)?.await
-            })),
-            CallDecision::NotRun(why) => Outcome::Ready(Some(Err(self.refusal(why)))),
-        }
-    }
-
-    /// Starts `call` of `tool`: its future, run as [`start`](Self::start) says; or why it could
-    /// not start (no tool of that name, a panic while making the future).
-    #[inline]
-    fn run<'a>(
-        &'a self,
-        tool: Option<&'a dyn Tool<S>>,
-        context: &'a S,
-        call: &'a ToolCall,
-        run: Option<&'a RunId>,
-    ) -> Result<Running<'a, S>, ToolError> {
-        let tool = tool.ok_or_else(|| self.unknown_tool(&call.name))?;
-        self.start(tool, context, call, run)
-    }
-
     /// Starts one call of `tool`: its future, with panics caught and its time limited; or why it
     /// could not start (a panic while making the future).
     fn start<'a>(
@@ -337,18 +295,15 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         tool: &'a dyn Tool<S>,
         context: &'a S,
         call: &'a ToolCall,
-        run: Option<&'a RunId>,
+        run: &'a RunId,
     ) -> Result<Running<'a, S>, ToolError> {
         let limit = tool
             .definition()
             .annotations
             .timeout
             .unwrap_or(self.tool_timeout);
-        let future = catch_unwind(AssertUnwindSafe(|| match run {
-            Some(run) => tool.call_in_run(context, call, run),
-            None => tool.call(context, call),
-        }))
-        .map_err(panicked)?;
+        let future =
+            catch_unwind(AssertUnwindSafe(|| tool.call(context, call, run))).map_err(panicked)?;
         Ok(Running {
             work: AssertUnwindSafe(future).catch_unwind(),
             tool,
@@ -526,40 +481,10 @@ pub(crate) fn is_tool_name_character(character: char) -> bool {
     character.is_ascii_alphanumeric() || character == '_' || character == '-'
 }
 
-/// A call's outcome in the making ([`ToolSet::outcome`]): its tool running, a call run with
-/// other arguments, or an outcome known without running anything. Written out rather than as an
-/// `async fn`: a run awaits one for every call, and a layer of its own would be copied each time.
-pub(crate) enum Outcome<'a, S> {
-    /// The call's tool, running.
-    Running(Running<'a, S>),
-    /// The call with other arguments, running (the rewritten call lives in the future).
-    Rewritten(BoxFuture<'a, Result<ToolOutput, ToolError>>),
-    /// Known at once; taken when polled.
-    Ready(Option<Result<ToolOutput, ToolError>>),
-}
-
-impl<S: 'static> Future for Outcome<'_, S> {
-    type Output = Result<ToolOutput, ToolError>;
-
-    #[inline]
-    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
-        match &mut *self {
-            Outcome::Running(running) => Pin::new(running).poll(context),
-            Outcome::Rewritten(future) => future.as_mut().poll(context),
-            Outcome::Ready(outcome) => Poll::Ready(
-                outcome
-                    .take()
-                    .expect("an outcome is polled until it is ready, once"),
-            ),
-        }
-    }
-}
-
 /// A tool's call in flight: its future, a panic while polling it caught as an error, and at most
 /// `limit` to finish (then dropped, with the error saying so).
 ///
-/// Written out rather than as async layers: it is polled on every call. The timer is armed only
-/// if the call does not finish on its first poll, so quick calls cost nothing, and it is
+/// The timer is armed only if the call does not finish on its first poll, and it is
 /// runtime-independent (`futures-timer`): no executor setting can make it panic.
 pub(crate) struct Running<'a, S> {
     work: CatchUnwind<AssertUnwindSafe<BoxFuture<'a, Result<ToolOutput, ToolError>>>>,
@@ -635,17 +560,9 @@ impl<S: Send + Sync + 'static> Tool<()> for BoundTool<S> {
         &'a self,
         _context: &'a (),
         call: &'a ToolCall,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        self.tool.call(&self.context, call)
-    }
-
-    fn call_in_run<'a>(
-        &'a self,
-        _context: &'a (),
-        call: &'a ToolCall,
         run: &'a RunId,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        self.tool.call_in_run(&self.context, call, run)
+        self.tool.call(&self.context, call, run)
     }
 
     fn runs_on_a_blocking_thread(&self) -> bool {

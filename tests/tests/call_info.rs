@@ -170,8 +170,9 @@ async fn a_call_outside_a_run_is_a_run_of_its_own() {
     tools.dispatch(&(), &call).await;
     tools.dispatch(&(), &call).await;
     let by_run = tools
-        .execute_in_run(&(), &call, agent_core::CallDecision::Run, &RunId::from("r"))
+        .outcome(&(), &call, agent_core::CallDecision::Run, &RunId::from("r"))
         .await;
+    let by_run = tools.result_message(&call, by_run);
     assert_eq!(by_run.content, "t: r/x");
     let seen = seen.lock().unwrap();
     assert_ne!(seen[0].run_id, seen[1].run_id);
@@ -298,8 +299,9 @@ async fn a_closure_tool_called_outside_a_run_is_a_run_of_its_own() {
         tools.dispatch(&(), &call).await;
         tools.dispatch(&(), &call).await;
         let by_run = tools
-            .execute_in_run(&(), &call, agent_core::CallDecision::Run, &RunId::from("r"))
+            .outcome(&(), &call, agent_core::CallDecision::Run, &RunId::from("r"))
             .await;
+        let by_run = tools.result_message(&call, by_run);
         assert_eq!(by_run.content, "t: r/x");
     }
     let seen = seen.lock().unwrap();

@@ -190,7 +190,7 @@ async fn a_failed_tool_call_and_a_run_that_fails_say_so_in_their_spans() {
 #[tokio::test]
 async fn calls_served_over_mcp_are_tool_spans_too() {
     use agent_core::mcp::{McpClient, McpServer};
-    use agent_core::{Tool, ToolCall, ToolSet, tools};
+    use agent_core::{RunId, Tool, ToolCall, ToolSet, tools};
 
     let captured = Captured::default();
     let subscriber = tracing_subscriber::registry().with(Capture(captured.clone()));
@@ -203,7 +203,8 @@ async fn calls_served_over_mcp_are_tool_spans_too() {
     let (read, write) = tokio::io::split(client_end);
     let client = McpClient::connect_io(read, write).await.unwrap();
     for tool in client.tools().await.unwrap() {
-        let _ = Tool::<()>::call(&tool, &(), &ToolCall::new("1", "", r#"{"city":"北京"}"#)).await;
+        let call = ToolCall::new("1", "", r#"{"city":"北京"}"#);
+        let _ = Tool::<()>::call(&tool, &(), &call, &RunId::new()).await;
     }
 
     let spans = captured.spans.lock().unwrap().clone();

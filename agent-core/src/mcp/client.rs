@@ -18,6 +18,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use super::McpError;
 use super::content;
 use crate::arguments::drop_optional_nulls;
+use crate::call_info::RunId;
 use crate::content::Part;
 use crate::message::ToolCall;
 use crate::schema::neutral_parameters;
@@ -318,6 +319,7 @@ impl<S: Send + Sync + 'static> Tool<S> for McpTool {
         &'a self,
         _context: &'a S,
         call: &'a ToolCall,
+        _run: &'a RunId,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let mut arguments = arguments_object(&call.arguments)?;

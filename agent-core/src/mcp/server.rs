@@ -20,6 +20,7 @@ use tokio::net::TcpListener;
 use tracing::Instrument;
 
 use super::{McpError, content};
+use crate::call_info::RunId;
 use crate::message::ToolCall;
 use crate::texts::NotRun;
 use crate::tool::{ToolDef, ToolOutput};
@@ -34,7 +35,7 @@ use crate::toolset::{CallDecision, ToolSet};
 ///
 /// - `tools/list`: each tool's name, description, `inputSchema`, `outputSchema` (when its result is
 ///   a JSON object) and the hints of `#[tool(read_only, destructive, idempotent, open_world)]`.
-/// - `tools/call`: the set's dispatcher runs the call ([`ToolSet::execute`]), with its timeout,
+/// - `tools/call`: the set's dispatcher runs the call ([`ToolSet::outcome`]), with its timeout,
 ///   panic catching and result limit. Every failure of the call (bad arguments, an error, a panic, a
 ///   timeout) is a result with `isError: true` and the words the set's texts have for it, without
 ///   their lead-in (the client's agent adds its own): an agent that uses these tools over MCP shows
@@ -228,9 +229,11 @@ impl McpServer {
         };
         // The SDK does not drop a handler whose request was cancelled; dropping it here cancels the
         // tool, as the agent loop does.
-        // `ToolSet::execute` in its two halves, to keep a JSON result whole in between.
+        // The call's outcome, then its result, keeping a JSON result whole in between.
+        // A call from an MCP client is a run of its own.
+        let run = RunId::new();
         let outcome = tokio::select! {
-            outcome = tools.outcome(tools.get(&call.name), &(), &call, decision, None) => outcome,
+            outcome = tools.outcome(&(), &call, decision, &run) => outcome,
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("the call was cancelled", None));
             }

@@ -68,7 +68,7 @@ pub enum ResumeFrom {
     Run(PausedRun),
     /// The one kept in the run's [`session`](RunRequest::session): a run that resumes from it
     /// without a session, or from a session with none waiting, is refused
-    /// ([`SessionError::NotPaused`]) and nothing runs.
+    /// ([`SessionError::NotPaused`](crate::session::SessionError::NotPaused)) and nothing runs.
     Session,
 }
 
@@ -384,12 +384,15 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     }
 
     /// Runs on conversation `id` of `store`: holds it (runs on one conversation are serialized,
-    /// see [the module](crate::session)), loads it (a new one starts with the system prompt),
-    /// runs, and appends the run's new messages; a run that pauses keeps its paused run in the
-    /// store for `agent.resume(ResumeFrom::Session, ..)`. A run that fails after it began appends
-    /// its transcript as well (the question, and every call it made, answered), so its tools'
-    /// effects are on record and not repeated by the next run; the error is returned. A new run on
-    /// a conversation with a paused run waiting is refused ([`SessionError::Paused`]) and nothing
+    /// see [the module](crate::session)), loads it (a new one starts with the system prompt;
+    /// a call of it that has no result, because the run that made it stopped first, is answered
+    /// as interrupted), runs, and appends the run's new messages as they come: a step's reply
+    /// before its calls run, the step's results when they are in (one append each), so a run that
+    /// dies keeps every step it finished. A run that pauses keeps its paused run in the store for
+    /// `agent.resume(ResumeFrom::Session, ..)`. A run that fails after it began appends its
+    /// transcript as well (the question, and every call it made, answered), so its tools' effects
+    /// are on record and not repeated by the next run; the error is returned. A new run on a
+    /// conversation with a paused run waiting is refused ([`SessionError::Paused`](crate::session::SessionError::Paused)) and nothing
     /// runs. Replaces a [`history`](RunRequest::history) set before.
     pub fn session(mut self, store: &'a dyn SessionStore, id: impl Into<String>) -> Self {
         self.plan.source = Source::Session {
@@ -437,9 +440,16 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     }
 
     /// Cancels the run when `cancel` completes: the model call or tool calls in flight are
-    /// dropped (calls that finished keep their results) and the run ends with
+    /// dropped (calls that finished keep their results; one cut off after it started is answered
+    /// as interrupted, one that had not started as not run) and the run ends with
     /// [`StopReason::Cancelled`](crate::StopReason::Cancelled) and the transcript so far.
-    /// Dropping the run's future cancels it as well.
+    ///
+    /// Dropping the run's future (a timeout around it, an aborted task) stops it too, but
+    /// nothing awaits its end: what was in flight is dropped (a sync tool's thread runs on), the
+    /// hooks' [`on_run_end`](crate::Hooks::on_run_end) is told [`RunError::Dropped`] with the
+    /// transcript so far, and a [session](RunRequest::session) run's store keeps what the run had
+    /// kept: every finished step, and the reply of the step in flight, whose calls the next run
+    /// answers as interrupted.
     pub fn until(mut self, cancel: impl Future<Output = ()> + Send + 'a) -> Self {
         self.plan.cancel = Some(Box::pin(cancel));
         self

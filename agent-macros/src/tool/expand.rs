@@ -212,9 +212,9 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
                 );
             }
         });
-    // A `CallInfo` parameter says which call this is: the model's call and the run's id (`__run`,
-    // `None` for a call made outside a run). It is wrapped through `AgentCallInfo`, which only
-    // agent-core's `CallInfo` implements.
+    // A `CallInfo` parameter says which call this is: the model's call and the run's id (`__run`;
+    // a call made outside a run is a run of its own). It is wrapped through `AgentCallInfo`,
+    // which only agent-core's `CallInfo` implements.
     let call_params: Vec<&Type> = tool
         .params
         .iter()
@@ -337,28 +337,6 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
         })
     };
 
-    // Only a tool that asks which call it is needs the run's id: it alone implements
-    // `call_in_run`, and its `call` (a call outside a run) has no run.
-    let (call_without_run, call_in_run) = if call_params.is_empty() {
-        (None, None)
-    } else {
-        let call_in_run = quote! {
-            fn call_in_run<'__a>(
-                &'__a self,
-                __state: &'__a __S,
-                __call: &'__a #krate::ToolCall,
-                __run: &'__a #krate::RunId,
-            ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
-                let __run = ::core::option::Option::Some(__run);
-                #boxed
-            }
-        };
-        (
-            Some(quote!(let __run = ::core::option::Option::None;)),
-            Some(call_in_run),
-        )
-    };
-
     // `__GLUE` is the one place the parameter types meet their bound: how the model's arguments
     // are read into the parameters, and the table of them.
     quote! {
@@ -410,12 +388,10 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
                 &'__a self,
                 __state: &'__a __S,
                 __call: &'__a #krate::ToolCall,
+                __run: &'__a #krate::RunId,
             ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
-                #call_without_run
                 #boxed
             }
-
-            #call_in_run
         }
     }
 }
@@ -461,6 +437,7 @@ pub fn fallback(tool: &ValidTool) -> TokenStream {
                     &'__a self,
                     _: &'__a __S,
                     _: &'__a #krate::ToolCall,
+                    _: &'__a #krate::RunId,
                 ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
                     #krate::__private::broken_tool_call()
                 }

@@ -1,7 +1,8 @@
 //! A reply's calls, from its rulings to its results: the answer check and the policies rule on
 //! what the reply as a whole decides, each call left open is ruled on by the policies in order
 //! when it starts, and the calls are carried out through the dispatcher
-//! ([`ToolSet::execute_in_run`](crate::ToolSet::execute_in_run), through the journal when the run
+//! ([`ToolSet::outcome`](crate::ToolSet::outcome) and
+//! [`ToolSet::result_message`](crate::ToolSet::result_message), through the journal when the run
 //! has one), at once or one by one, raced against the run's interruption. Each outcome lands in
 //! its slot as it comes, so an interruption cuts only the calls still in flight: one that had
 //! started is answered as interrupted (it may have had its effect), one that had not as not run.
@@ -227,7 +228,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let tools = &self.agent.tools;
         let work = async {
             tracing::debug!(arguments = %arguments, "tool call");
-            let run = tools.execute_in_run(self.context, call, decision, &self.run_id);
+            let run = async {
+                let outcome = tools
+                    .outcome(self.context, call, decision, &self.run_id)
+                    .await;
+                tools.result_message(call, outcome)
+            };
             let result = match self.journal {
                 None => run.await,
                 Some(journal) => {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! policies' before_step -> model-call layers -> answer check -> policies on the reply
-//!   -> policies on each call -> the dispatcher (ToolSet::execute_in_run, the journal)
+//!   -> policies on each call -> the dispatcher (ToolSet::outcome, the journal)
 //!   -> policies' after_call on each result -> the transcript
 //! ```
 //!
