@@ -52,22 +52,29 @@
 //!   next answers.
 //! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
 //!
-//! A run is one request into one small loop (a step asks the model, rules on each call, carries
-//! the calls out and records what happened), and what it can have plugs in at the loop's seams:
-//! - **the model call**: streaming ([`RunRequest::stream`]), a durable engine's [`Journal`]
-//!   ([`RunRequest::journal`]), interruption ([`RunRequest::until`], the time limit);
-//! - **the call policy**: limits, [`Hooks::before_tool_call`], the [`Approver`],
-//!   [`ExternalTool`]s and pauses ([`PausedRun`]): one ruling per call;
+//! A run is one request into one small loop (a step asks the model, has the answer checked, rules
+//! on each call, carries the calls out and records what happened), and everything a run can have
+//! is a value at one of the loop's seams, each a public trait in [`seams`]:
+//! - **the model call** ([`seams::ModelLayer`]): hooks' observers, the `chat` span, a durable
+//!   engine's [`Journal`] ([`RunRequest::journal`]), one's own ([`Agent::model_layer`]); the model
+//!   read as a stream for [`RunRequest::stream`];
+//! - **the call policy** ([`seams::CallPolicy`]): the limits, [`Hooks::before_tool_call`],
+//!   [`ExternalTool`]s, the [`Approver`], one's own ([`Agent::policy`]): one ruling per call, and
+//!   every result seen;
 //! - **the dispatcher**: [`ToolSet::outcome`], where a call and what was decided about it become
 //!   its outcome, and [`ToolSet::result_message`], the one place any result is made;
-//! - **the transcript**: the session seam ([`session::SessionStore`], [`RunRequest::session`])
-//!   and the run's events;
-//! - **the answer check**: a typed output ([`RunRequest::output`]).
+//! - **the answer check** ([`seams::AnswerCheck`]): a reply without calls, a typed output
+//!   ([`RunRequest::output`]), or one's own ([`RunRequest::answer_check`]);
+//! - **the transcript** ([`seams::Transcript`]): a session's store ([`session::SessionStore`],
+//!   [`RunRequest::session`]), kept step by step.
+//!
+//! The cancel signal ([`RunRequest::until`]) and the time limit cut whatever is in flight; pauses
+//! ([`PausedRun`]) and events ([`RunEvent`]) are the run's own.
 //!
 //! Layers, from the ground up, each importing only those before it: the vocabulary (messages,
 //! content, errors, [`Texts`]), tools (the argument engine, the dispatcher), the model and its
-//! providers, typed output, the run (`run/`: the agent, the request, the loop, hooks, pauses,
-//! events and the session and journal seams), the session stores, and the integrations.
+//! providers, typed output, the run (`run/`: the agent, the request, the seams and the crate's
+//! values for them, the loop, hooks, pauses, events), the session stores, and the integrations.
 
 mod argument_issue;
 mod arguments;

@@ -4,7 +4,7 @@
 
 use super::agent::Agent;
 use super::events::EventSender;
-use super::kernel::{Resumption, RunSetup, drive};
+use super::kernel::{Resumption, RunSetup, Seams, drive};
 use super::layers::{Journaled, Stacks, Streamed};
 use super::outcome::{RunError, RunOutput};
 use super::pause::{Decision, PausedRun};
@@ -68,14 +68,17 @@ pub(super) async fn start<S: Send + Sync + 'static>(
         None => &*agent.model,
     };
     let stacks = Stacks::new(agent, check, journaled.as_ref());
-    let setup = RunSetup {
-        context,
+    let seams = Seams {
         model,
         layers: stacks.layers,
         policies: stacks.policies,
         check,
         transcript: transcript.as_mut().map(|kept| kept as &mut dyn Transcript),
         journal,
+    };
+    let setup = RunSetup {
+        context,
+        seams,
         settings,
         messages,
         resume,

@@ -63,14 +63,16 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         {
             let status = self.status(step);
             let mut on_reply = ReplyRulings::new(&mut rulings, &mut stop_after);
-            self.check.rule_calls(&reply, judgement, &mut on_reply);
+            self.seams
+                .check
+                .rule_calls(&reply, judgement, &mut on_reply);
             if let Some(why) = ends {
                 let open: Vec<usize> = on_reply.open().collect();
                 for index in open {
                     on_reply.rule(index, Ruling::not_run(status.texts, why));
                 }
             }
-            for policy in &self.policies {
+            for policy in &self.seams.policies {
                 policy.on_reply(&status, &reply, cut_off, &mut on_reply);
             }
         }
@@ -127,7 +129,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         slots: &mut [Slot],
     ) -> Option<Interrupt> {
         let status = self.status(step);
-        let at_once = self.agent.concurrent_tools && calls.len() > 1 && self.journal.is_none();
+        let at_once =
+            self.agent.concurrent_tools && calls.len() > 1 && self.seams.journal.is_none();
         if at_once {
             let each = slots.iter_mut().zip(calls);
             let all = join_all(each.map(|(slot, call)| self.fill(slot, call, status)));
@@ -193,7 +196,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             .map(|tool| tool.definition());
         let mut current = Cow::Borrowed(call);
         let mut so_far = Ruling::Run;
-        for policy in &self.policies {
+        for policy in &self.seams.policies {
             let asked = PolicyCall {
                 context: self.context,
                 call: &current,
@@ -234,7 +237,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     .await;
                 tools.result_message(call, outcome)
             };
-            let result = match self.journal {
+            let result = match self.seams.journal {
                 None => run.await,
                 Some(journal) => {
                     let definition = tools.get(&call.name).map(|tool| tool.definition());
@@ -261,7 +264,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         result: &mut ToolResultMessage,
         elapsed: Duration,
     ) {
-        for policy in &self.policies {
+        for policy in &self.seams.policies {
             policy.after_call(self.context, call, result, elapsed);
         }
     }

@@ -19,7 +19,7 @@ mod resume;
 mod run;
 
 pub(crate) use resume::Resumption;
-pub(crate) use run::RunSetup;
+pub(crate) use run::{RunSetup, Seams};
 
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
@@ -135,7 +135,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             .passed()
             .map(|interrupt| interrupt.stop_reason()))
         .or_else(|| {
-            self.policies
+            self.seams
+                .policies
                 .iter()
                 .find_map(|policy| policy.before_step(&status))
         });
@@ -151,6 +152,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             Err(interrupt) => return Step::Ended(Ending::Stopped(interrupt.stop_reason(), None)),
         };
         let judgement = self
+            .seams
             .check
             .judge(self.context, &mut reply, cut_off, last_try);
         if let Judgement::Retry(correction) = &judgement
@@ -206,7 +208,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     fn conclude(&mut self, ending: Ending) -> Result<RunOutput, RunError> {
         let usage = self.tally.usage;
         match ending {
-            Ending::Stopped(reason, text) => match self.check.unanswered(false) {
+            Ending::Stopped(reason, text) => match self.seams.check.unanswered(false) {
                 Some(attempts) => Err(RunError::NoOutput {
                     stop_reason: reason,
                     attempts,
@@ -223,7 +225,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 usage,
             }),
             Ending::GaveUp => Err(RunError::Output {
-                attempts: self.check.unanswered(true).unwrap_or_default(),
+                attempts: self.seams.check.unanswered(true).unwrap_or_default(),
                 messages: std::mem::take(&mut self.messages),
                 usage,
             }),

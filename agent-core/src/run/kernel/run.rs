@@ -17,9 +17,8 @@ use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcri
 use crate::settings::ModelSettings;
 use crate::tool::BoxFuture;
 
-/// Everything a run starts from, made by its request.
-pub(crate) struct RunSetup<'r, S> {
-    pub(crate) context: &'r S,
+/// The values at a run's seams, in their order.
+pub(crate) struct Seams<'r, S> {
     /// The model at the end of the layers (the agent's, or the agent's read as a stream).
     pub(crate) model: &'r dyn Model,
     pub(crate) layers: Vec<&'r dyn ModelLayer<S>>,
@@ -28,6 +27,12 @@ pub(crate) struct RunSetup<'r, S> {
     pub(crate) transcript: Option<&'r mut dyn Transcript>,
     /// For a durable run, where its tool calls are recorded (its model calls are, by a layer).
     pub(crate) journal: Option<&'r dyn Journal>,
+}
+
+/// Everything a run starts from, made by its request.
+pub(crate) struct RunSetup<'r, S> {
+    pub(crate) context: &'r S,
+    pub(crate) seams: Seams<'r, S>,
     /// This run's settings, over the agent's (or a paused run's).
     pub(crate) settings: Option<ModelSettings>,
     pub(crate) messages: Vec<Message>,
@@ -52,12 +57,7 @@ pub(super) struct Tally {
 pub(super) struct Run<'r, S: Send + Sync + 'static> {
     pub(super) agent: &'r Agent<S>,
     pub(super) context: &'r S,
-    pub(super) model: &'r dyn Model,
-    pub(super) layers: Vec<&'r dyn ModelLayer<S>>,
-    pub(super) policies: Vec<&'r dyn CallPolicy<S>>,
-    pub(super) check: &'r mut dyn AnswerCheck<S>,
-    pub(super) transcript: Option<&'r mut dyn Transcript>,
-    pub(super) journal: Option<&'r dyn Journal>,
+    pub(super) seams: Seams<'r, S>,
     /// The settings of the next model call.
     pub(super) settings: ModelSettings,
     pub(super) messages: Vec<Message>,
@@ -87,7 +87,8 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             None => base.clone(),
         };
         let mut messages = setup.messages;
-        setup.check.prepare(&mut messages, &mut settings);
+        let seams = setup.seams;
+        seams.check.prepare(&mut messages, &mut settings);
         let tally = match resumed {
             Some(paused) => Tally {
                 usage: paused.usage,
@@ -102,16 +103,11 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             .as_ref()
             .map_or(Duration::ZERO, |resume| resume.paused.elapsed());
         // A journaled run has no time limit: replayed, it would fire at another point.
-        let time_limit = agent.limits.time_limit.filter(|_| setup.journal.is_none());
+        let time_limit = agent.limits.time_limit.filter(|_| seams.journal.is_none());
         Run {
             agent,
             context: setup.context,
-            model: setup.model,
-            layers: setup.layers,
-            policies: setup.policies,
-            check: setup.check,
-            transcript: setup.transcript,
-            journal: setup.journal,
+            seams,
             settings,
             messages,
             tally,
@@ -132,7 +128,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             step,
             usage: self.tally.usage,
             tool_calls: self.tally.tool_calls,
-            can_pause: self.check.can_pause(),
+            can_pause: self.seams.check.can_pause(),
             run_id: &self.run_id,
             texts: self.agent.tools.texts(),
         }
@@ -149,7 +145,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
     /// Hands the transcript to the run's [`Transcript`], if it has one; `paused`: the run pauses
     /// with it.
     pub(super) async fn keep(&mut self, paused: Option<&PausedRun>) -> Result<(), RunError> {
-        let Some(transcript) = self.transcript.as_deref_mut() else {
+        let Some(transcript) = self.seams.transcript.as_deref_mut() else {
             return Ok(());
         };
         match transcript.keep(&self.messages, paused).await {
