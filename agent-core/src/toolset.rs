@@ -257,15 +257,16 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         decision: CallDecision<'_>,
         run: &RunId,
     ) -> Result<ToolOutput, ToolError> {
+        // Boxed: few calls are rewritten, and it is kept while the call runs.
         let rewritten;
         let call = match decision {
             CallDecision::Run => call,
             CallDecision::RunWith { arguments } => {
-                rewritten = ToolCall {
+                rewritten = Box::new(ToolCall {
                     arguments: arguments.to_owned(),
                     ..call.clone()
-                };
-                &rewritten
+                });
+                &*rewritten
             }
             CallDecision::NotRun(why) => return Err(self.refusal(why)),
         };

@@ -58,16 +58,16 @@ impl CallPolicy for HouseRules {
         }
     }
 
-    fn rule<'a>(&'a self, call: PolicyCall<'a, ()>) -> Ruled<'a> {
+    fn rule<'a>(&'a self, call: PolicyCall<'a, ()>) -> Option<Ruled<'a>> {
         if call.call.name != "echo" || !call.so_far.runs() {
-            return call.so_far.into();
+            return None;
         }
         let arguments: serde_json::Value = serde_json::from_str(&call.call.arguments).unwrap();
         let loud = arguments["text"]
             .as_str()
             .unwrap_or_default()
             .to_uppercase();
-        Ruling::RunWith(serde_json::json!({ "text": loud }).to_string()).into()
+        Some(Ruling::RunWith(serde_json::json!({ "text": loud }).to_string()).into())
     }
 
     fn after_call(

@@ -519,8 +519,10 @@ impl<'a, S: Send + Sync + 'static> Answer<'a, S> for Text {
     ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
         let mut plan = request.plan;
         let context = C::context(plan.context);
-        let mut check = plan.check.take().unwrap_or_else(|| Box::new(TextAnswer));
-        Box::pin(async move { start(plan, context, &mut *check, events).await })
+        match plan.check.take() {
+            Some(check) => Box::pin(start(plan, context, check, events)),
+            None => Box::pin(start(plan, context, TextAnswer, events)),
+        }
     }
 }
 
@@ -542,9 +544,7 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> Answer<'a, S> for Typed<'a, S,
             output.validators,
         );
         Box::pin(async move {
-            let mut answer = TypedAnswer::new(&check, agent);
-            let run = start(plan, context, &mut answer, events).await?;
-            drop(answer);
+            let run = start(plan, context, TypedAnswer::new(&check, agent), events).await?;
             match check.into_value() {
                 Some(value) => Ok(TypedOutput { value, run }),
                 // The loop reports a run without its output as `NoOutput`; this is only for

@@ -2,6 +2,8 @@
 //! every call is answered), or a paused run with its decisions checked; its seams' values in
 //! order; then the kernel, and a session's last write.
 
+use std::future::Future;
+
 use super::agent::Agent;
 use super::events::EventSender;
 use super::kernel::{Resumption, RunSetup, Seams, drive};
@@ -17,13 +19,14 @@ use crate::message::{Message, Usage};
 use crate::model::Model;
 
 /// Runs `plan` in `context` with `check` as its answer check, sending its events to `events`
-/// when streamed. A session run holds its conversation from its load to its last write.
-pub(super) async fn start<S: Send + Sync + 'static>(
-    plan: Plan<'_, S>,
-    context: &S,
-    check: &mut dyn AnswerCheck<S>,
+/// when streamed. A session run holds its conversation from its load to its last write. (The
+/// plan is taken apart here, so that the run's future keeps its parts once.)
+pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
+    plan: Plan<'a, S>,
+    context: &'a S,
+    mut check: C,
     events: Option<EventSender>,
-) -> Result<RunOutput, RunError> {
+) -> impl Future<Output = Result<RunOutput, RunError>> + Send + 'a {
     let Plan {
         agent,
         start,
@@ -35,61 +38,66 @@ pub(super) async fn start<S: Send + Sync + 'static>(
         run_id,
         ..
     } = plan;
-    let (start, history, session) = match source {
-        Source::New => (start, None, None),
-        Source::History(history) => (start, Some(history), None),
-        Source::Session { store, id } => {
-            let hold = store.hold(&id).await;
-            let stored = store
-                .load(&id)
-                .await
-                .map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
-            let (start, messages) = from_session(start, &id, stored)?;
-            (start, Some(messages), Some((store, id, hold)))
+    async move {
+        let (start, history, session) = match source {
+            Source::New => (start, None, None),
+            Source::History(history) => (start, Some(history), None),
+            Source::Session { store, id } => {
+                // Boxed, as the session's last write below: only session runs make them.
+                let (hold, stored) = Box::pin(async {
+                    let hold = store.hold(&id).await;
+                    (hold, store.load(&id).await)
+                })
+                .await;
+                let stored =
+                    stored.map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
+                let (start, messages) = from_session(start, &id, stored)?;
+                (start, Some(messages), Some((store, id, hold)))
+            }
+        };
+        let (messages, resume, place) = begin(agent, start, history, parts)?;
+        let mut transcript =
+            (session.as_ref()).map(|(store, id, _)| SessionTranscript::new(*store, id, place));
+        let run_id = run_id
+            .or_else(|| {
+                resume
+                    .as_ref()
+                    .and_then(|resume| resume.paused.run_id().cloned())
+            })
+            .unwrap_or_default();
+        let journaled = journal.map(Journaled);
+        let streamed = (events.clone()).map(|events| Streamed {
+            model: &*agent.model,
+            events,
+        });
+        let model: &dyn Model = match &streamed {
+            Some(streamed) => streamed,
+            None => &*agent.model,
+        };
+        let stacks = Stacks::new(agent, &check, journaled.as_ref());
+        let seams = Seams {
+            model,
+            layers: stacks.layers,
+            policies: stacks.policies,
+            check: &mut check,
+            transcript: transcript.as_mut().map(|kept| kept as &mut dyn Transcript),
+            journal,
+        };
+        let setup = RunSetup {
+            context,
+            seams,
+            settings,
+            messages,
+            resume,
+            run_id,
+            events,
+            cancel,
+        };
+        let outcome = drive(agent, setup).await;
+        match transcript {
+            Some(transcript) => Box::pin(transcript.close(outcome)).await,
+            None => outcome,
         }
-    };
-    let (messages, resume, place) = begin(agent, start, history, parts)?;
-    let mut transcript =
-        (session.as_ref()).map(|(store, id, _)| SessionTranscript::new(*store, id, place));
-    let run_id = run_id
-        .or_else(|| {
-            resume
-                .as_ref()
-                .and_then(|resume| resume.paused.run_id().cloned())
-        })
-        .unwrap_or_default();
-    let journaled = journal.map(Journaled);
-    let streamed = (events.clone()).map(|events| Streamed {
-        model: &*agent.model,
-        events,
-    });
-    let model: &dyn Model = match &streamed {
-        Some(streamed) => streamed,
-        None => &*agent.model,
-    };
-    let stacks = Stacks::new(agent, check, journaled.as_ref());
-    let seams = Seams {
-        model,
-        layers: stacks.layers,
-        policies: stacks.policies,
-        check,
-        transcript: transcript.as_mut().map(|kept| kept as &mut dyn Transcript),
-        journal,
-    };
-    let setup = RunSetup {
-        context,
-        seams,
-        settings,
-        messages,
-        resume,
-        run_id,
-        events,
-        cancel,
-    };
-    let outcome = drive(agent, setup).await;
-    match transcript {
-        Some(transcript) => transcript.close(outcome).await,
-        None => outcome,
     }
 }
 

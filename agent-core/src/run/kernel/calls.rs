@@ -10,6 +10,8 @@
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
+use std::pin::pin;
+
 use futures_util::future::join_all;
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
@@ -20,6 +22,7 @@ use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use crate::run::events::LiveEvent;
 use crate::run::outcome::StopReason;
 use crate::run::pause::PendingCall;
+use crate::run::seams::RulingPlaces;
 use crate::run::seams::{Judgement, PolicyCall, ReplyRulings, Ruling, RunStatus};
 use crate::texts::NotRun;
 use crate::toolset::CallDecision;
@@ -58,11 +61,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         judgement: &Judgement,
         ends: Option<NotRun<'_>>,
     ) -> Result<Carried, Ending> {
-        let mut rulings: Vec<Option<Ruling>> = reply.tool_calls.iter().map(|_| None).collect();
+        let mut slots: Vec<Slot> = reply.tool_calls.iter().map(|_| Slot::Open(None)).collect();
         let mut stop_after = None;
         {
             let status = self.status(step);
-            let mut on_reply = ReplyRulings::new(&mut rulings, &mut stop_after);
+            let mut on_reply = ReplyRulings::new(&mut slots, &mut stop_after);
             self.seams
                 .check
                 .rule_calls(&reply, judgement, &mut on_reply);
@@ -76,17 +79,21 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 policy.on_reply(&status, &reply, cut_off, &mut on_reply);
             }
         }
-        self.tally.tool_calls += rulings.iter().filter(|ruling| ruling.is_none()).count();
+        let open = slots.iter().filter(|slot| matches!(slot, Slot::Open(None)));
+        self.tally.tool_calls += open.count();
         for call in &reply.tool_calls {
             self.emit(|| LiveEvent::ToolCallRequested(call.clone()));
         }
-        let has_calls = !reply.tool_calls.is_empty();
+        // The reply first; its calls' results follow it, in call order.
+        self.messages.reserve(1 + slots.len());
         self.messages.push(Message::Assistant(reply));
-        if has_calls && let Err(error) = self.keep(None).await {
+        if !slots.is_empty()
+            && self.seams.transcript.is_some()
+            && let Err(error) = self.keep(None).await
+        {
             return Err(Ending::Error(error));
         }
         let at = self.messages.len() - 1;
-        let mut slots: Vec<Slot> = rulings.into_iter().map(Slot::Open).collect();
         let interrupted = self.run_calls(step, self.calls_at(at), &mut slots).await;
         let waits = interrupted.is_none()
             && self.stop_request.get().is_none()
@@ -95,15 +102,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             return Err(self.pause(at, slots, &stop_after).await);
         }
         let why = interrupted.map_or(NotRun::RunEnded, Interrupt::not_run);
-        let results: Vec<ToolResultMessage> = (slots.into_iter())
-            .zip(self.calls_at(at))
-            .map(|(slot, call)| self.result(slot, call, interrupted, why))
-            .collect();
-        for result in results {
+        for (index, slot) in slots.into_iter().enumerate() {
+            let result = self.result(slot, &self.calls_at(at)[index], interrupted, why);
             self.emit(|| LiveEvent::ToolResult(result.clone()));
             self.messages.push(Message::Tool(result));
         }
-        if let Err(error) = self.keep(None).await {
+        if self.seams.transcript.is_some()
+            && let Err(error) = self.keep(None).await
+        {
             return Err(Ending::Error(error));
         }
         Ok(Carried {
@@ -133,11 +139,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.agent.concurrent_tools && calls.len() > 1 && self.seams.journal.is_none();
         if at_once {
             let each = slots.iter_mut().zip(calls);
-            let all = join_all(each.map(|(slot, call)| self.fill(slot, call, status)));
-            return self.interruption.race(all).await.err();
+            let all = join_all(each.map(|(slot, call)| self.fill(slot, call, &status)));
+            return self.interruption.race(pin!(all)).await.err();
         }
         for (slot, call) in slots.iter_mut().zip(calls) {
-            if let Err(interrupt) = self.interruption.race(self.fill(slot, call, status)).await {
+            let one = pin!(self.fill(slot, call, &status));
+            if let Err(interrupt) = self.interruption.race(one).await {
                 return Some(interrupt);
             }
         }
@@ -146,19 +153,28 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 
     /// Carries out the call of an open slot as ruled (ruling on it first if no one has), and
     /// puts what it came to there.
-    async fn fill(&self, slot: &mut Slot, call: &ToolCall, status: RunStatus<'_>) {
+    async fn fill(&self, slot: &mut Slot, call: &ToolCall, status: &RunStatus<'_>) {
         let Slot::Open(ruling) = slot else { return };
         let started = Instant::now();
-        let (current, ruling) = match ruling.take() {
-            Some(ruling) => rewritten(Cow::Borrowed(call), ruling),
-            None => self.rule(call, status).await,
+        // The ruling, and the arguments a rewrite gave the call (in a block of its own: the
+        // rewritten call is not kept while the call runs).
+        let (ruling, rewritten) = {
+            let (current, ruling) = match ruling.take() {
+                Some(ruling) => (Cow::Borrowed(call), ruling),
+                None => self.rule(call, status).await,
+            };
+            match (ruling, current) {
+                (Ruling::Wait(waits_for), current) => {
+                    let call = current.into_owned();
+                    *slot = Slot::Waiting(PendingCall { call, waits_for });
+                    return;
+                }
+                (Ruling::RunWith(arguments), _) => (Ruling::Run, Some(arguments)),
+                (ruling, Cow::Owned(current)) => (ruling, Some(current.arguments)),
+                (ruling, Cow::Borrowed(_)) => (ruling, None),
+            }
         };
         let mut result = match ruling {
-            Ruling::Wait(waits_for) => {
-                let call = current.into_owned();
-                *slot = Slot::Waiting(PendingCall { call, waits_for });
-                return;
-            }
             Ruling::Answer(outcome) => self.agent.tools.result_message(call, outcome),
             Ruling::Stop(reason) => {
                 let result = self.agent.tools.not_run(call, NotRun::Skipped(&reason));
@@ -166,13 +182,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 let _ = self.stop_request.set(reason);
                 result
             }
-            Ruling::Run | Ruling::RunWith(_) => {
+            _ => {
                 *slot = Slot::Started;
-                let decision = match &current {
-                    Cow::Borrowed(_) => CallDecision::Run,
-                    Cow::Owned(rewritten) => CallDecision::RunWith {
-                        arguments: &rewritten.arguments,
-                    },
+                let decision = match &rewritten {
+                    Some(arguments) => CallDecision::RunWith { arguments },
+                    None => CallDecision::Run,
                 };
                 self.dispatch(call, decision).await
             }
@@ -187,7 +201,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     async fn rule<'c>(
         &self,
         call: &'c ToolCall,
-        status: RunStatus<'_>,
+        status: &RunStatus<'_>,
     ) -> (Cow<'c, ToolCall>, Ruling) {
         let tool = self
             .agent
@@ -201,13 +215,24 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 context: self.context,
                 call: &current,
                 tool,
-                so_far,
+                so_far: &so_far,
                 status,
             };
-            let ruling = policy.rule(asked).get().await;
-            (current, so_far) = rewritten(current, ruling);
-            if matches!(so_far, Ruling::Answer(_) | Ruling::Stop(_)) {
-                break;
+            let Some(ruled) = policy.rule(asked) else {
+                continue;
+            };
+            match ruled.get().await {
+                // A rewrite of the arguments: the call runs as rewritten, unless a later policy
+                // says otherwise.
+                Ruling::RunWith(arguments) => {
+                    let rewritten = ToolCall {
+                        arguments,
+                        ..current.into_owned()
+                    };
+                    current = Cow::Owned(rewritten);
+                }
+                ruling @ (Ruling::Answer(_) | Ruling::Stop(_)) => return (current, ruling),
+                ruling => so_far = ruling,
             }
         }
         (current, so_far)
@@ -250,7 +275,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             tracing::debug!(is_error = result.is_error, content = %result.content, "tool result");
             result
         };
-        let result = work.instrument(span.clone()).await;
+        // Pinned where it is, so that the span's wrapper holds a pointer, not the call's state.
+        let result = pin!(work).instrument(span.clone()).await;
         if result.is_error {
             span.record("error.type", "tool_error");
         }
@@ -319,20 +345,23 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let text = self.agent.tools.texts().run_paused().to_owned();
         let mut output = self.finish(StopReason::Paused, Some(text));
         output.paused = Some(paused);
-        Ending::Paused(output)
+        Ending::Paused(Box::new(output))
     }
 }
 
-/// `call` as `ruling` leaves it: a rewrite of its arguments is applied (the call then runs).
-fn rewritten(call: Cow<'_, ToolCall>, ruling: Ruling) -> (Cow<'_, ToolCall>, Ruling) {
-    match ruling {
-        Ruling::RunWith(arguments) => {
-            let call = ToolCall {
-                arguments,
-                ..call.into_owned()
-            };
-            (Cow::Owned(call), Ruling::Run)
+/// A reply's slots, as the places of its rulings.
+impl RulingPlaces for Vec<Slot> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn is_open(&self, index: usize) -> bool {
+        matches!(self.get(index), Some(Slot::Open(None)))
+    }
+
+    fn set(&mut self, index: usize, ruling: Ruling) {
+        if let Some(slot) = self.get_mut(index) {
+            *slot = Slot::Open(Some(ruling));
         }
-        ruling => (call, ruling),
     }
 }

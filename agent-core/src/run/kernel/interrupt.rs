@@ -2,11 +2,12 @@
 //! Every run has one; a run with neither never races.
 
 use std::future::Future;
-use std::pin::pin;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use futures_util::future::{Either, Shared, select};
+use futures_util::future::Shared;
 
 use crate::run::outcome::StopReason;
 use crate::texts::NotRun;
@@ -75,33 +76,50 @@ impl<'r> Interruption<'r> {
         (Instant::now() >= deadline).then_some(Interrupt::TimeLimit(limit))
     }
 
-    /// Awaits `work`, unless the cancel signal or the deadline comes first: then `work` is
-    /// dropped unfinished, and the interruption is returned.
-    pub(super) async fn race<F: Future>(&self, work: F) -> Result<F::Output, Interrupt> {
-        if self.cancel.is_none() && self.deadline.is_none() {
-            return Ok(work.await);
+    /// `work` (a future its caller keeps pinned, or boxed), unless the cancel signal or the
+    /// deadline comes first: then `work` is left unfinished, for its caller to drop, and the
+    /// interruption is the race's output.
+    pub(super) fn race<F: Future + Unpin>(&self, work: F) -> Race<'_, 'r, F> {
+        Race {
+            work,
+            interruption: self,
+            cancel: None,
+            timer: None,
         }
-        let cancelled = async {
-            match &self.cancel {
-                Some(cancel) => cancel.clone().await,
-                None => std::future::pending().await,
-            }
-        };
-        let time_up = async {
-            match self.deadline {
-                Some((deadline, limit)) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    futures_timer::Delay::new(left).await;
-                    Interrupt::TimeLimit(limit)
-                }
-                None => std::future::pending().await,
-            }
-        };
-        let (work, cancelled, time_up) = (pin!(work), pin!(cancelled), pin!(time_up));
-        match select(work, select(cancelled, time_up)).await {
-            Either::Left((done, _)) => Ok(done),
-            Either::Right((Either::Left(((), _)), _)) => Err(Interrupt::Cancelled),
-            Either::Right((Either::Right((interrupt, _)), _)) => Err(interrupt),
+    }
+}
+
+/// A future raced against a run's interruption: what [`Interruption::race`] makes. The cancel
+/// signal is cloned and the timer armed only when `work` is not done at its first poll.
+pub(super) struct Race<'i, 'r, F> {
+    work: F,
+    interruption: &'i Interruption<'r>,
+    cancel: Option<Shared<BoxFuture<'r, ()>>>,
+    timer: Option<futures_timer::Delay>,
+}
+
+impl<F: Future + Unpin> Future for Race<'_, '_, F> {
+    type Output = Result<F::Output, Interrupt>;
+
+    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        if let Poll::Ready(done) = Pin::new(&mut this.work).poll(context) {
+            return Poll::Ready(Ok(done));
         }
+        if let Some(signal) = &this.interruption.cancel {
+            let cancel = this.cancel.get_or_insert_with(|| signal.clone());
+            if Pin::new(cancel).poll(context).is_ready() {
+                return Poll::Ready(Err(Interrupt::Cancelled));
+            }
+        }
+        if let Some((deadline, limit)) = this.interruption.deadline {
+            let timer = this.timer.get_or_insert_with(|| {
+                futures_timer::Delay::new(deadline.saturating_duration_since(Instant::now()))
+            });
+            if Pin::new(timer).poll(context).is_ready() {
+                return Poll::Ready(Err(Interrupt::TimeLimit(limit)));
+            }
+        }
+        Poll::Pending
     }
 }

@@ -21,6 +21,9 @@ mod run;
 pub(crate) use resume::Resumption;
 pub(crate) use run::{RunSetup, Seams};
 
+use std::future::Future;
+use std::pin::pin;
+
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
@@ -52,51 +55,54 @@ enum Ending {
     GaveUp,
     /// The transcript could not be kept, or the run could not go on: this error.
     Error(RunError),
-    /// Calls wait for a person or the caller: the run pauses, with this output.
-    Paused(RunOutput),
+    /// Calls wait for a person or the caller: the run pauses, with this output (boxed: few runs
+    /// pause, and every step's outcome would carry its room).
+    Paused(Box<RunOutput>),
 }
 
 /// Runs `agent` as `setup` says until it finishes, stops, fails, pauses or is cancelled, inside
-/// the run's span; its hooks are told how it ended (also when its future is dropped first).
-pub(crate) async fn drive<'r, S: Send + Sync + 'static>(
+/// the run's span; its hooks are told how it ended (also when its future is dropped first). The
+/// run is made here and moved into the future, which then holds it alone, not `setup` too.
+pub(crate) fn drive<'r, S: Send + Sync + 'static>(
     agent: &'r Agent<S>,
     setup: RunSetup<'r, S>,
-) -> Result<RunOutput, RunError> {
-    let span = info_span!(
-        "invoke_agent",
-        "gen_ai.operation.name" = "invoke_agent",
-        "gen_ai.usage.input_tokens" = Empty,
-        "gen_ai.usage.output_tokens" = Empty,
-        "agent.steps" = Empty,
-        "agent.stop_reason" = Empty,
-    );
+) -> impl Future<Output = Result<RunOutput, RunError>> + Send + 'r {
     let mut run = Run::new(agent, setup);
-    let ending = run.go().instrument(span.clone()).await;
-    let outcome = run.conclude(ending);
-    match &outcome {
-        Ok(output) => {
-            span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);
-            span.record("gen_ai.usage.output_tokens", output.usage.output_tokens);
-            span.record("agent.steps", output.steps);
-            span.record(
-                "agent.stop_reason",
-                tracing::field::debug(&output.stop_reason),
-            );
+    async move {
+        let span = info_span!(
+            "invoke_agent",
+            "gen_ai.operation.name" = "invoke_agent",
+            "gen_ai.usage.input_tokens" = Empty,
+            "gen_ai.usage.output_tokens" = Empty,
+            "agent.steps" = Empty,
+            "agent.stop_reason" = Empty,
+        );
+        let ending = pin!(run.go()).instrument(span.clone()).await;
+        let outcome = run.conclude(ending);
+        match &outcome {
+            Ok(output) => {
+                span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);
+                span.record("gen_ai.usage.output_tokens", output.usage.output_tokens);
+                span.record("agent.steps", output.steps);
+                let reason = tracing::field::debug(&output.stop_reason);
+                span.record("agent.stop_reason", reason);
+            }
+            Err(error) => {
+                span.record("agent.stop_reason", tracing::field::display(error));
+            }
         }
-        Err(error) => {
-            span.record("agent.stop_reason", tracing::field::display(error));
-        }
+        run.tell_end(outcome.as_ref());
+        outcome
     }
-    run.tell_end(outcome.as_ref());
-    outcome
 }
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
     /// The loop: a paused run's decisions first, then a step at a time up to the step limit, and
     /// at the limit, if the agent asks for it, one last step for a final answer.
     async fn go(&mut self) -> Ending {
+        // Boxed: few runs resume, and the run's future would otherwise keep room for it.
         if let Some(resume) = self.resume.take()
-            && let Some(ending) = self.resume(resume).await
+            && let Some(ending) = Box::pin(self.resume(resume)).await
         {
             return ending;
         }
@@ -108,7 +114,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         for step in self.tally.step_usage.len() + 1..=last {
             self.emit(|| LiveEvent::StepStarted { step });
             let span = info_span!("step", "agent.step" = step);
-            let outcome = self.step(step, step > limit).instrument(span).await;
+            let outcome = pin!(self.step(step, step > limit)).instrument(span).await;
             self.emit(|| LiveEvent::StepFinished {
                 step,
                 usage: self.tally.step_usage.last().copied().unwrap_or_default(),
@@ -172,7 +178,9 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             _ if last_try => Some(NotRun::RunEnded),
             _ => None,
         };
-        let carried = match self.carry_out(step, reply, cut_off, &judgement, ends).await {
+        // Boxed: only a step with a reply to carry out makes room for its calls, so a run
+        // waiting for its model holds none.
+        let carried = match Box::pin(self.carry_out(step, reply, cut_off, &judgement, ends)).await {
             Ok(carried) => carried,
             Err(ending) => return Step::Ended(ending),
         };
@@ -217,7 +225,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 }),
                 None => Ok(self.finish(reason, text)),
             },
-            Ending::Paused(output) => Ok(output),
+            Ending::Paused(output) => Ok(*output),
             Ending::Failed(step, source) => Err(RunError::Model {
                 step,
                 source,

@@ -82,7 +82,7 @@ impl<S: Send + Sync + 'static> CallPolicy<()> for BoundPolicy<S> {
         self.policy.on_reply(status, reply, cut_off, rulings);
     }
 
-    fn rule<'a>(&'a self, call: PolicyCall<'a, ()>) -> Ruled<'a> {
+    fn rule<'a>(&'a self, call: PolicyCall<'a, ()>) -> Option<Ruled<'a>> {
         self.policy.rule(PolicyCall {
             context: &*self.context,
             call: call.call,

@@ -35,22 +35,22 @@ impl<S: Send + Sync + 'static> ModelLayer<S> for Hooked<S> {
 
 impl<S: Send + Sync + 'static> CallPolicy<S> for Hooked<S> {
     /// [`Hooks::before_tool_call`], for a call still to run.
-    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
+    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
         if !call.so_far.runs() {
-            return call.so_far.into();
+            return None;
         }
-        Ruled::Later(Box::pin(async move {
+        Some(Ruled::Later(Box::pin(async move {
             let texts = call.status.texts;
             let decided = (self.0)
                 .before_tool_call(call.context, call.call, call.tool)
                 .await;
             match decided {
-                ToolDecision::Run => call.so_far,
+                ToolDecision::Run => Ruling::Run,
                 ToolDecision::RunWith { arguments } => Ruling::RunWith(arguments),
                 ToolDecision::Skip { reason } => Ruling::not_run(texts, NotRun::Skipped(&reason)),
                 ToolDecision::Stop { reason } => Ruling::Stop(reason),
             }
-        }))
+        })))
     }
 
     /// [`Hooks::on_tool_result`].

@@ -26,6 +26,9 @@ impl<S: Sync> ModelLayer<S> for ChatSpan {
             "gen_ai.response.finish_reasons" = Empty,
             "gen_ai.response.model" = Empty,
         );
+        if span.is_disabled() {
+            return next.call(call);
+        }
         Box::pin(async move {
             let reply = next.call(call).instrument(span.clone()).await;
             if let Ok(response) = &reply {

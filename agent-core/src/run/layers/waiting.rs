@@ -13,12 +13,9 @@ use crate::texts::NotRun;
 pub struct ExternalTools;
 
 impl<S> CallPolicy<S> for ExternalTools {
-    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
+    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
         let external = call.tool.is_some_and(|tool| tool.annotations.external);
-        match call.so_far {
-            ruling if ruling.runs() && external => Ruling::Wait(Waiting::Result).into(),
-            ruling => ruling.into(),
-        }
+        (external && call.so_far.runs()).then(|| Ruling::Wait(Waiting::Result).into())
     }
 }
 
@@ -36,26 +33,26 @@ impl<S> Default for Approvals<S> {
 }
 
 impl<S: Send + Sync + 'static> CallPolicy<S> for Approvals<S> {
-    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
-        let Some(tool) = call.tool.filter(|tool| tool.annotations.requires_approval) else {
-            return call.so_far.into();
-        };
+    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
+        let tool = call
+            .tool
+            .filter(|tool| tool.annotations.requires_approval)?;
         if !call.so_far.runs() {
-            return call.so_far.into();
+            return None;
         }
-        let Some(approver) = &self.approver else {
-            return Ruling::not_run(call.status.texts, NotRun::NoApprover).into();
-        };
         let texts = call.status.texts;
-        Ruled::Later(Box::pin(async move {
+        let Some(approver) = &self.approver else {
+            return Some(Ruling::not_run(texts, NotRun::NoApprover).into());
+        };
+        Some(Ruled::Later(Box::pin(async move {
             match approver.approve(call.context, call.call, tool).await {
-                Approval::Approve => call.so_far,
+                Approval::Approve => Ruling::Run,
                 Approval::Deny { reason } => {
                     Ruling::not_run(texts, NotRun::Denied(reason.as_deref()))
                 }
                 Approval::Defer => Ruling::Wait(Waiting::Approval),
             }
-        }))
+        })))
     }
 }
 
@@ -65,10 +62,8 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for Approvals<S> {
 pub struct CannotPause;
 
 impl<S> CallPolicy<S> for CannotPause {
-    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
-        match call.so_far {
-            Ruling::Wait(_) => Ruling::not_run(call.status.texts, NotRun::CannotWait).into(),
-            ruling => ruling.into(),
-        }
+    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
+        let waits = matches!(call.so_far, Ruling::Wait(_));
+        waits.then(|| Ruling::not_run(call.status.texts, NotRun::CannotWait).into())
     }
 }

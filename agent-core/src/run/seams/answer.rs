@@ -115,3 +115,43 @@ impl<S> AnswerCheck<S> for TextAnswer {
         }
     }
 }
+
+/// A boxed check is a check (one chosen at run time).
+// Every method forwarded, or the boxed check would lose one.
+#[deny(clippy::missing_trait_methods)]
+impl<S, C: AnswerCheck<S> + ?Sized> AnswerCheck<S> for Box<C> {
+    fn prepare(&mut self, messages: &mut Vec<Message>, settings: &mut ModelSettings) {
+        (**self).prepare(messages, settings);
+    }
+
+    fn offer<'a>(&'a self, offer: &mut Offer<'a>) {
+        (**self).offer(offer);
+    }
+
+    fn judge(
+        &mut self,
+        context: &S,
+        reply: &mut AssistantMessage,
+        cut_off: bool,
+        last_try: bool,
+    ) -> Judgement {
+        (**self).judge(context, reply, cut_off, last_try)
+    }
+
+    fn rule_calls(
+        &self,
+        reply: &AssistantMessage,
+        judgement: &Judgement,
+        rulings: &mut ReplyRulings<'_>,
+    ) {
+        (**self).rule_calls(reply, judgement, rulings);
+    }
+
+    fn can_pause(&self) -> bool {
+        (**self).can_pause()
+    }
+
+    fn unanswered(&mut self, gave_up: bool) -> Option<Vec<RejectedOutput>> {
+        (**self).unanswered(gave_up)
+    }
+}

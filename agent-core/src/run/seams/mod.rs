@@ -26,5 +26,6 @@ mod transcript;
 
 pub use answer::{AnswerCheck, Judgement, Offer, TextAnswer};
 pub use model_call::{ModelCall, ModelLayer, Next};
+pub(crate) use policy::RulingPlaces;
 pub use policy::{CallPolicy, PolicyCall, ReplyRulings, Ruled, Ruling, RunStatus};
 pub use transcript::Transcript;

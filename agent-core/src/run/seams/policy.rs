@@ -112,43 +112,59 @@ pub struct PolicyCall<'a, S> {
     pub tool: Option<&'a ToolDef>,
     /// The ruling of the policies before: [`Ruling::Run`] or [`Ruling::Wait`] (a call answered
     /// or stopped is not shown to the policies after).
-    pub so_far: Ruling,
+    pub so_far: &'a Ruling,
     /// Where the run stands.
-    pub status: RunStatus<'a>,
+    pub status: &'a RunStatus<'a>,
 }
 
-/// The rulings of a reply's calls, as its policies make them before any call runs: one place per
-/// call, in call order, `None` while no one has ruled.
+impl<S> Clone for PolicyCall<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for PolicyCall<'_, S> {}
+
+/// Where the rulings of a reply's calls are kept while they are made: one place per call, in
+/// call order (the kernel's slots).
+pub(crate) trait RulingPlaces {
+    /// How many calls there are.
+    fn count(&self) -> usize;
+    /// Whether no one has ruled on call `index` yet.
+    fn is_open(&self, index: usize) -> bool;
+    /// Rules on call `index`, which is open.
+    fn set(&mut self, index: usize, ruling: Ruling);
+}
+
+/// The rulings of a reply's calls, as the answer check and the policies make them before any
+/// call runs: one per call, in call order, none while no one has ruled.
 pub struct ReplyRulings<'r> {
-    rulings: &'r mut [Option<Ruling>],
+    places: &'r mut dyn RulingPlaces,
     stop_after: &'r mut Option<StopReason>,
 }
 
 impl<'r> ReplyRulings<'r> {
     pub(crate) fn new(
-        rulings: &'r mut [Option<Ruling>],
+        places: &'r mut dyn RulingPlaces,
         stop_after: &'r mut Option<StopReason>,
     ) -> Self {
-        ReplyRulings {
-            rulings,
-            stop_after,
-        }
+        ReplyRulings { places, stop_after }
     }
 
     /// The indices of the calls no one has ruled on yet.
     pub fn open(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.rulings.len()).filter(|&index| self.rulings[index].is_none())
+        (0..self.places.count()).filter(|&index| self.places.is_open(index))
     }
 
     /// Whether call `index` has a ruling.
     pub fn is_ruled(&self, index: usize) -> bool {
-        self.rulings.get(index).is_some_and(Option::is_some)
+        index < self.places.count() && !self.places.is_open(index)
     }
 
     /// Rules on call `index`, unless someone has.
     pub fn rule(&mut self, index: usize, ruling: Ruling) {
-        if let Some(place @ None) = self.rulings.get_mut(index) {
-            *place = Some(ruling);
+        if index < self.places.count() && self.places.is_open(index) {
+            self.places.set(index, ruling);
         }
     }
 
@@ -170,11 +186,9 @@ impl<'r> ReplyRulings<'r> {
 /// struct NoRm;
 ///
 /// impl<S: Send + Sync + 'static> CallPolicy<S> for NoRm {
-///     fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
-///         if call.call.name == "rm" {
-///             return Ruling::Answer(Err(ToolError::NotRun { reason: "rm is off".into() })).into();
-///         }
-///         call.so_far.into()
+///     fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
+///         let refused = ToolError::NotRun { reason: "rm is off".into() };
+///         (call.call.name == "rm").then(|| Ruling::Answer(Err(refused)).into())
 ///     }
 /// }
 /// ```
@@ -197,10 +211,11 @@ pub trait CallPolicy<S = ()>: Send + Sync {
         let _ = (status, reply, cut_off, rulings);
     }
 
-    /// Rules on one call when it starts, given the ruling so far (`call.so_far`): by default,
-    /// that ruling.
-    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
-        call.so_far.into()
+    /// Rules on one call when it starts, given the ruling so far (`call.so_far`): `None` leaves
+    /// it as it is (the default).
+    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
+        let _ = call;
+        None
     }
 
     /// After each call, with the result the model is to read (which a policy may change) and how
@@ -235,7 +250,7 @@ impl<S, P: CallPolicy<S> + ?Sized> CallPolicy<S> for std::sync::Arc<P> {
         (**self).on_reply(status, reply, cut_off, rulings);
     }
 
-    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Ruled<'a> {
+    fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
         (**self).rule(call)
     }
 
