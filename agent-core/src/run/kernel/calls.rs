@@ -118,6 +118,20 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         })
     }
 
+    /// Puts a reply without calls into the transcript, and keeps it.
+    pub(super) async fn record(&mut self, reply: AssistantMessage) -> Result<Carried, Ending> {
+        self.messages.push(Message::Assistant(reply));
+        if self.seams.transcript.is_some()
+            && let Err(error) = self.keep(None).await
+        {
+            return Err(Ending::Error(error));
+        }
+        Ok(Carried {
+            stop: None,
+            stop_after: None,
+        })
+    }
+
     /// The calls of the reply at `at` in the transcript.
     pub(super) fn calls_at(&self, at: usize) -> &[ToolCall] {
         match self.messages.get(at) {

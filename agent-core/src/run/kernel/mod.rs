@@ -178,9 +178,14 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             _ if last_try => Some(NotRun::RunEnded),
             _ => None,
         };
-        // Boxed: only a step with a reply to carry out makes room for its calls, so a run
-        // waiting for its model holds none.
-        let carried = match Box::pin(self.carry_out(step, reply, cut_off, &judgement, ends)).await {
+        // A reply without calls has nothing to rule on or carry out. One with calls carries them
+        // out in a box of its own: a run waiting for its model holds no room for them.
+        let carried = if reply.tool_calls.is_empty() {
+            self.record(reply).await
+        } else {
+            Box::pin(self.carry_out(step, reply, cut_off, &judgement, ends)).await
+        };
+        let carried = match carried {
             Ok(carried) => carried,
             Err(ending) => return Step::Ended(ending),
         };
