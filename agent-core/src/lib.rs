@@ -116,8 +116,30 @@ pub mod web;
 pub mod __private;
 
 /// The seams of a run, as public traits, and the values the crate ships for them: what a feature
-/// of a run plugs into, and what a value of one's own implements (see
-/// [`Agent::policy`] and [`Agent::model_layer`]).
+/// of a run plugs into, and what a value of one's own implements. A step passes them in this
+/// order:
+///
+/// ```text
+/// policies' before_step -> model-call layers -> the model -> the answer check
+///   -> policies on the reply -> policies on each call -> the dispatcher (ToolSet::outcome)
+///   -> policies' after_call on each result -> the transcript
+/// ```
+///
+/// - [`ModelLayer`](seams::ModelLayer): around the call to the model (hooks' observers, the
+///   `chat` span, a durable engine's journal; a cache or a rewrite of the history of one's own,
+///   with [`Agent::model_layer`]), outermost first.
+/// - [`CallPolicy`](seams::CallPolicy): an ordered list folded into one
+///   [`Ruling`](seams::Ruling) per call ([`CutOffCalls`](seams::CutOffCalls), the limits, hooks,
+///   one's own with [`Agent::policy`], [`ExternalTools`](seams::ExternalTools),
+///   [`Approvals`](seams::Approvals), [`CannotPause`](seams::CannotPause)), which also sees every
+///   result.
+/// - [`AnswerCheck`](seams::AnswerCheck): one per run; [`TextAnswer`](seams::TextAnswer) for a
+///   text run, a typed output's for [`RunRequest::output`], one's own with
+///   [`RunRequest::answer_check`].
+/// - [`Transcript`](seams::Transcript): keeps the transcript as it grows; a session's store
+///   does, step by step.
+///
+/// `ARCHITECTURE.md` draws a step through them.
 pub mod seams {
     pub use crate::run::layers::{Approvals, CannotPause, ChatSpan, CutOffCalls, ExternalTools};
     pub use crate::run::seams::*;
