@@ -186,6 +186,17 @@ pub fn tool_results(output: &RunOutput) -> Vec<&ToolResultMessage> {
         .collect()
 }
 
+/// The texts of the tool results in `messages`, in history order.
+pub fn result_texts(messages: &[Message]) -> Vec<&str> {
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::Tool(result) => Some(result.content.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Runs `calls` in one model turn through an agent with every fixture tool, and returns the output.
 pub async fn run_fixture_calls(
     calls: Vec<ToolCall>,

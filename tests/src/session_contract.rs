@@ -84,6 +84,18 @@ pub fn agent() -> Agent {
         .defer_approvals()
 }
 
+/// A fresh SQLite file `{name}-{pid}.db` in `folder` under `target_tmp` (a test's
+/// `CARGO_TARGET_TMPDIR`), with no file of an earlier run left beside it.
+pub fn fresh_database(target_tmp: &str, folder: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(target_tmp).join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}-{}.db", std::process::id()));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    path
+}
+
 /// Every tool call is answered by the results right after its reply, in call order; every
 /// result answers a call; the system prompt comes first.
 pub fn assert_valid(messages: &[Message]) {

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use agent_core::session::MemorySessions;
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, CallInfo, Decision, Message, PausedRun, ResumeFrom, RunId, State,
-    Tool, ToolBox, ToolCall, ToolSet, agent, tool, tool_fn, tools,
+    Agent, AssistantMessage, CallInfo, Decision, PausedRun, ResumeFrom, RunId, State, Tool,
+    ToolBox, ToolCall, ToolSet, agent, tool, tool_fn, tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -39,16 +39,6 @@ fn pay(State(seen): State<Seen>, call: CallInfo, cents: u32) -> String {
     format!("paid {cents}: {key}")
 }
 
-fn tool_results(messages: &[Message]) -> Vec<&str> {
-    messages
-        .iter()
-        .filter_map(|message| match message {
-            Message::Tool(result) => Some(result.content.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn calls(calls: &[(&str, &str, &str)]) -> AssistantMessage {
     AssistantMessage::tool_calls(
         calls
@@ -66,7 +56,10 @@ async fn a_tool_learns_the_run_id_it_was_given_and_its_call_id() {
     let seen = Seen::default();
     let agent = agent!(model, note, note_sync).bind_context(Arc::clone(&seen));
     let out = agent.run("go").run_id("order-7").await.unwrap();
-    assert_eq!(tool_results(&out.messages), ["a: order-7/c1", "order-7/c2"]);
+    assert_eq!(
+        tests::result_texts(&out.messages),
+        ["a: order-7/c1", "order-7/c2"]
+    );
     let seen = seen.lock().unwrap();
     assert_eq!(seen[0].run_id, RunId::from("order-7"));
     assert_eq!(seen[0].call_id, "c1");
@@ -126,7 +119,7 @@ async fn a_paused_run_and_its_resume_share_one_id_even_when_saved_and_loaded() {
     let ids: Vec<&RunId> = seen.iter().map(|call| &call.run_id).collect();
     assert_eq!(ids, [&id, &id, &id]);
     assert_eq!(
-        tool_results(&out.messages),
+        tests::result_texts(&out.messages),
         [
             format!("before: {id}/c1"),
             format!("paid 5: {id}/c2"),
@@ -198,7 +191,7 @@ async fn a_method_tool_learns_its_call_too() {
     ]);
     let agent: Agent = Agent::new(model).try_tools(Ledger.into_tools()).unwrap();
     let out = agent.run("go").run_id("ledger-1").await.unwrap();
-    assert_eq!(tool_results(&out.messages), ["3 under ledger-1/c1"]);
+    assert_eq!(tests::result_texts(&out.messages), ["3 under ledger-1/c1"]);
 }
 
 /// A closure tool's arguments.
@@ -252,7 +245,7 @@ async fn a_closure_tool_learns_the_run_id_it_was_given_and_its_call_id() {
         .bind_context(Arc::clone(&seen));
     let out = agent.run("go").run_id("order-8").await.unwrap();
     assert_eq!(
-        tool_results(&out.messages),
+        tests::result_texts(&out.messages),
         ["a: order-8/c1", "b: order-8/c2", "c: order-8/c3"]
     );
     let seen = seen.lock().unwrap();

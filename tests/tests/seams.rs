@@ -11,8 +11,8 @@ use agent_core::seams::{
 };
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, BoxFuture, ChatResponse, Message, ModelError, StopReason, ToolCall,
-    ToolError, ToolResultMessage, agent, tool,
+    Agent, AssistantMessage, BoxFuture, ChatResponse, ModelError, StopReason, ToolCall, ToolError,
+    ToolResultMessage, agent, tool,
 };
 
 /// Says what it was given.
@@ -82,16 +82,6 @@ impl CallPolicy for HouseRules {
     }
 }
 
-fn results(messages: &[Message]) -> Vec<&str> {
-    messages
-        .iter()
-        .filter_map(|message| match message {
-            Message::Tool(result) => Some(result.content.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn a_call_policy_of_ones_own_rules_rewrites_and_redacts() {
     let model = ScriptedModel::new([
@@ -106,7 +96,7 @@ async fn a_call_policy_of_ones_own_rules_rewrites_and_redacts() {
     let out = agent.run("go").await.unwrap();
     assert_eq!(out.stop_reason, StopReason::Finished);
     assert_eq!(
-        results(&out.messages),
+        tests::result_texts(&out.messages),
         [
             "echo: HI (secret ****)",
             "Error: the call was not run: rm is not allowed here"

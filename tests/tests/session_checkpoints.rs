@@ -45,14 +45,9 @@ fn three_notes() -> ScriptedModel {
     ])
 }
 
+/// A fresh database file under the target directory.
 fn database(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("checkpoints");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}-{}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
+    tests::session_contract::fresh_database(env!("CARGO_TARGET_TMPDIR"), "checkpoints", name)
 }
 
 /// The store after the run was cut while its third note was at work: the question, two whole

@@ -19,13 +19,7 @@ use tests::session_contract::{
 
 /// A fresh database file under the target directory.
 fn database(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sessions");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}-{}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
+    tests::session_contract::fresh_database(env!("CARGO_TARGET_TMPDIR"), "sessions", name)
 }
 
 #[tokio::test]
