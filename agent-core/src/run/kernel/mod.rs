@@ -135,17 +135,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// carry them out, record what happened, and say whether the run goes on. `last_try`: the
     /// step past the limit that asks for a final answer.
     async fn step(&mut self, step: usize, last_try: bool) -> Step {
+        // The time limit, or a policy, may end the run before its next model call.
         let status = self.status(step);
-        let stop = (self
-            .interruption
-            .passed()
-            .map(|interrupt| interrupt.stop_reason()))
-        .or_else(|| {
-            self.seams
-                .policies
-                .iter()
-                .find_map(|policy| policy.before_step(&status))
-        });
+        let stop = match self.interruption.passed() {
+            Some(interrupt) => Some(interrupt.stop_reason()),
+            None => (self.seams.policies.iter()).find_map(|policy| policy.before_step(&status)),
+        };
         if let Some(reason) = stop {
             return Step::Ended(Ending::Stopped(reason, None));
         }
