@@ -4,7 +4,6 @@
 //! have had its effect), in the conversation's language, before anything is sent, so a provider
 //! accepts the request, and the conversation goes on. A dropped run still tells its hooks.
 
-use std::io::BufRead;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -15,6 +14,7 @@ use agent_core::testing::ScriptedModel;
 use agent_core::{
     Agent, AssistantMessage, Chinese, Hooks, Message, RunError, RunOutput, ToolCall, agent, tool,
 };
+use tests::child::{ChildTest, block_on};
 use tests::session_contract::assert_valid;
 
 /// The database the child run writes to.
@@ -109,11 +109,7 @@ fn checkpoint_writer() {
     let Ok(path) = std::env::var(DATABASE) else {
         return;
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    block_on(async {
         let store = SqliteSessions::open(&path).unwrap();
         let agent: Agent = agent!(three_notes(), note);
         let _ = agent
@@ -126,34 +122,14 @@ fn checkpoint_writer() {
 #[test]
 fn a_run_killed_while_a_tool_works_keeps_its_finished_steps() {
     let path = database("killed");
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "checkpoint_writer", "--ignored", "--nocapture"])
-        .env(DATABASE, &path)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let began = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .any(|line| line.contains("the slow note began"));
-    assert!(began, "the run reached its slow note");
-    assert!(child.try_wait().unwrap().is_none(), "the run is at work");
-    // `kill` on Unix is SIGKILL: no destructor, no last write.
-    child.kill().unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(
-        std::os::unix::process::ExitStatusExt::signal(&status),
-        Some(9)
-    );
-    drop(lines);
+    let mut run = ChildTest::start("checkpoint_writer", DATABASE, &path);
+    let began = run.read_until(|line| line.contains("the slow note began"), 1);
+    assert_eq!(began, 1, "the run reached its slow note");
+    assert!(run.is_running(), "the run is at work");
+    // No destructor, no last write.
+    run.kill();
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    block_on(async {
         let store = SqliteSessions::open(&path).unwrap();
         let kept = store.load("notes").await.unwrap();
         assert_kept_up_to_the_slow_call(&kept.messages);

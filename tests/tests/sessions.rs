@@ -12,6 +12,7 @@ use agent_core::session::{MemorySessions, SessionError, SessionStore, SqliteSess
 use agent_core::{
     Agent, BoxFuture, ChatRequest, ChatResponse, Decision, Message, Model, ModelError, RunError,
 };
+use tests::child::{ChildTest, block_on};
 use tests::session_contract::{
     self as contract, agent, assert_valid, fifty_runs_over_five_conversations, note,
     two_runs_see_each_other, wipe,
@@ -112,11 +113,7 @@ fn crash_test_writer() {
     let Ok(path) = std::env::var("SESSIONS_CRASH_DB") else {
         return;
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    block_on(async {
         let store = SqliteSessions::open(&path).unwrap();
         contract::append_batches_until_killed(&store).await;
     });
@@ -124,47 +121,17 @@ fn crash_test_writer() {
 
 #[test]
 fn a_writer_killed_mid_append_leaves_the_database_whole() {
-    use std::io::BufRead;
-
     let path = database("crash");
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "crash_test_writer", "--ignored", "--nocapture"])
-        .env("SESSIONS_CRASH_DB", &path)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut writer = ChildTest::start("crash_test_writer", "SESSIONS_CRASH_DB", &path);
     // Let it write a few rounds, then kill it at some point within a later one.
-    // Kept open until the kill, so the writer never fails on a closed pipe.
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    // The test harness prints its own lines first.
-    let rounds = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .filter(|line| line.starts_with("appended"))
-        .take(3)
-        .count();
+    let rounds = writer.read_until(|line| line.starts_with("appended"), 3);
     assert_eq!(rounds, 3, "the writer stopped early");
     std::thread::sleep(Duration::from_millis(7));
-    assert!(
-        child.try_wait().unwrap().is_none(),
-        "the writer is still writing"
-    );
-    // `kill` on Unix is SIGKILL: no destructor, no rollback by the writer itself.
-    child.kill().unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(
-        std::os::unix::process::ExitStatusExt::signal(&status),
-        Some(9),
-        "killed by SIGKILL"
-    );
-    drop(lines);
+    assert!(writer.is_running(), "the writer is still writing");
+    // No rollback by the writer itself.
+    writer.kill();
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    block_on(async {
         let store = SqliteSessions::open(&path).unwrap();
         contract::only_whole_batches_survive(&store).await;
     });

@@ -87,11 +87,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         // The reply first; its calls' results follow it, in call order.
         self.messages.reserve(1 + slots.len());
         self.messages.push(Message::Assistant(reply));
-        if !slots.is_empty()
-            && self.seams.transcript.is_some()
-            && let Err(error) = self.keep(None).await
-        {
-            return Err(Ending::Error(error));
+        if !slots.is_empty() && self.keeps() {
+            self.keep(None).await?;
         }
         let at = self.messages.len() - 1;
         let interrupted = self.run_calls(step, self.calls_at(at), &mut slots).await;
@@ -107,10 +104,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.emit(|| LiveEvent::ToolResult(result.clone()));
             self.messages.push(Message::Tool(result));
         }
-        if self.seams.transcript.is_some()
-            && let Err(error) = self.keep(None).await
-        {
-            return Err(Ending::Error(error));
+        if self.keeps() {
+            self.keep(None).await?;
         }
         Ok(Carried {
             stop: interrupted.map(Interrupt::stop_reason),
@@ -121,10 +116,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// Puts a reply without calls into the transcript, and keeps it.
     pub(super) async fn record(&mut self, reply: AssistantMessage) -> Result<Carried, Ending> {
         self.messages.push(Message::Assistant(reply));
-        if self.seams.transcript.is_some()
-            && let Err(error) = self.keep(None).await
-        {
-            return Err(Ending::Error(error));
+        if self.keeps() {
+            self.keep(None).await?;
         }
         Ok(Carried {
             stop: None,
@@ -353,8 +346,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         let over_limit = matches!(stop_after, Some(StopReason::ToolCallLimit { .. }));
         let paused = self.paused(pending, finished, over_limit);
-        if let Err(error) = self.keep(Some(&paused)).await {
-            return Ending::Error(error);
+        if let Err(ending) = self.keep(Some(&paused)).await {
+            return ending;
         }
         let text = self.agent.tools.texts().run_paused().to_owned();
         let mut output = self.finish(StopReason::Paused, Some(text));

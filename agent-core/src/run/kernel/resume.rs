@@ -71,8 +71,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         self.messages
             .extend(finished.into_iter().map(Message::Tool));
-        if let Err(error) = self.keep(None).await {
-            return Some(Ending::Error(error));
+        if let Err(ending) = self.keep(None).await {
+            return Some(ending);
         }
         if let Some(interrupt) = interrupted {
             return Some(Ending::Stopped(interrupt.stop_reason(), None));

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::Ending;
 use super::interrupt::Interruption;
 use super::resume::Resumption;
 use crate::call_info::RunId;
@@ -143,19 +144,25 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
     }
 
     /// Hands the transcript to the run's [`Transcript`], if it has one; `paused`: the run pauses
-    /// with it.
-    pub(super) async fn keep(&mut self, paused: Option<&PausedRun>) -> Result<(), RunError> {
+    /// with it. A transcript that cannot be kept ends the run with [`RunError::Session`].
+    pub(super) async fn keep(&mut self, paused: Option<&PausedRun>) -> Result<(), Ending> {
         let Some(transcript) = self.seams.transcript.as_deref_mut() else {
             return Ok(());
         };
         match transcript.keep(&self.messages, paused).await {
             Ok(()) => Ok(()),
-            Err(source) => Err(RunError::Session {
+            Err(source) => Err(Ending::Error(RunError::Session {
                 source,
                 messages: std::mem::take(&mut self.messages),
                 usage: self.tally.usage,
-            }),
+            })),
         }
+    }
+
+    /// Whether the run keeps its transcript anywhere but in memory (then each part is handed to
+    /// [`keep`](Self::keep)).
+    pub(super) fn keeps(&self) -> bool {
+        self.seams.transcript.is_some()
     }
 
     /// Tells the hooks how the run ended, once.
@@ -224,8 +231,6 @@ impl<S: Send + Sync + 'static> Drop for Run<'_, S> {
             messages: std::mem::take(&mut self.messages),
             usage: self.tally.usage,
         };
-        for hook in &self.agent.hooks {
-            hook.0.on_run_end(self.context, Err(&dropped));
-        }
+        self.tell_end(Err(&dropped));
     }
 }
