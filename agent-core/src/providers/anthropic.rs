@@ -47,6 +47,10 @@ use crate::settings::{Thinking, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::BoxFuture;
 
+mod reply;
+pub(crate) use reply::parse_response;
+pub(super) use reply::{redacted_of, thinking_of};
+
 /// What this adapter's [`Reasoning`] says wrote it.
 pub(crate) const PROVIDER: &str = "anthropic";
 
@@ -278,63 +282,6 @@ impl fmt::Debug for Anthropic {
             .field("common", &self.common)
             .finish()
     }
-}
-
-/// Parses a Messages reply body. Never panics, whatever the body (a fuzz target holds it to that).
-pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
-    let reply: WireResponse = parse_reply(body)?;
-    let mut content = String::new();
-    let mut tool_calls = Vec::new();
-    let mut reasoning = Vec::new();
-    for block in reply.content {
-        match block {
-            WireReplyBlock::Text { text } => content.push_str(&text),
-            WireReplyBlock::ToolUse { id, name, input } => {
-                tool_calls.push(ToolCall::new(id, name, input.to_string()));
-            }
-            WireReplyBlock::Thinking {
-                thinking,
-                signature,
-            } => reasoning.push(thinking_of(thinking, signature)),
-            WireReplyBlock::RedactedThinking { data } => reasoning.push(redacted_of(data)),
-            // Server-side blocks are not part of the conversation the core keeps.
-            WireReplyBlock::Other => {}
-        }
-    }
-    let finish_reason = reply.stop_reason.as_deref().map(|reason| match reason {
-        "end_turn" | "stop_sequence" => FinishReason::Stop,
-        "tool_use" => FinishReason::ToolCalls,
-        "max_tokens" => FinishReason::Length,
-        "refusal" => FinishReason::ContentFilter,
-        other => FinishReason::Other(other.to_owned()),
-    });
-    let mut response = ChatResponse::new(AssistantMessage {
-        content,
-        tool_calls,
-        reasoning,
-    })
-    .with_usage(Usage {
-        input_tokens: reply.usage.input_tokens,
-        output_tokens: reply.usage.output_tokens,
-    });
-    response.finish_reason = finish_reason;
-    response.model = reply.model.filter(|model| !model.is_empty());
-    Ok(response)
-}
-
-/// A `thinking` block as reasoning (an empty signature is none: one that never came).
-pub(super) fn thinking_of(text: String, signature: String) -> Reasoning {
-    let reasoning = Reasoning::new(PROVIDER, text);
-    if signature.is_empty() {
-        reasoning
-    } else {
-        reasoning.with_signature(signature)
-    }
-}
-
-/// A `redacted_thinking` block as reasoning: no readable text, the data kept to go back.
-pub(super) fn redacted_of(data: String) -> Reasoning {
-    Reasoning::new(PROVIDER, "").with_encrypted(data)
 }
 
 /// The history as Anthropic wants it: system messages go to their own field, and consecutive
@@ -660,48 +607,4 @@ struct WireTool<'a> {
     name: &'a str,
     description: &'a str,
     input_schema: SchemaJson,
-}
-
-#[derive(Deserialize)]
-struct WireResponse {
-    content: Vec<WireReplyBlock>,
-    stop_reason: Option<String>,
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    usage: WireUsage,
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum WireReplyBlock {
-    Text {
-        text: String,
-    },
-    ToolUse {
-        id: String,
-        name: String,
-        #[serde(default)]
-        input: Value,
-    },
-    Thinking {
-        #[serde(default)]
-        thinking: String,
-        #[serde(default)]
-        signature: String,
-    },
-    RedactedThinking {
-        #[serde(default)]
-        data: String,
-    },
-    #[serde(other)]
-    Other,
-}
-
-#[derive(Deserialize, Default)]
-struct WireUsage {
-    #[serde(default)]
-    input_tokens: u64,
-    #[serde(default)]
-    output_tokens: u64,
 }

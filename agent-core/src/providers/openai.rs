@@ -32,6 +32,10 @@ use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
 use crate::texts::{ReturnedBy, Texts};
 use crate::tool::{BoxFuture, ToolDef};
 
+mod reply;
+pub(super) use reply::finish_reason;
+pub(crate) use reply::parse_response;
+
 /// OpenAI's own service, as the reasoning of its replies names it.
 pub(crate) const OPENAI_SERVICE: &str = "openai";
 
@@ -264,69 +268,6 @@ impl fmt::Debug for OpenAi {
             .field("common", &self.common)
             .field("strict_tools", &self.strict_tools)
             .finish()
-    }
-}
-
-/// Parses a Chat Completions reply body from `service` (its reasoning is tagged with it). A call
-/// without an id gets one made up, arguments sent as a JSON object are taken as their text. Never
-/// panics, whatever the body (a fuzz target holds it to that).
-pub(crate) fn parse_response(body: &[u8], service: &str) -> Result<ChatResponse, ModelError> {
-    let reply: WireResponse = parse_reply(body)?;
-    let Some(choice) = reply.choices.into_iter().next() else {
-        return Err(unexpected_reply("the reply has no choices", body));
-    };
-    let mut finish_reason = choice.finish_reason.as_deref().map(finish_reason);
-    let plain = choice
-        .message
-        .reasoning_content
-        .filter(|text| !text.is_empty())
-        .or(choice.message.reasoning);
-    let reasoning = reasoning_of(plain, choice.message.reasoning_details, service);
-    let content = match (choice.message.content, choice.message.refusal) {
-        (Some(content), _) => content,
-        (None, Some(refusal)) => {
-            finish_reason = Some(FinishReason::ContentFilter);
-            refusal
-        }
-        (None, None) => String::new(),
-    };
-    let tool_calls = choice
-        .message
-        .tool_calls
-        .into_iter()
-        .map(|call| {
-            let id = call
-                .id
-                .filter(|id| !id.is_empty())
-                .unwrap_or_else(made_up_call_id);
-            ToolCall::new(id, call.function.name, call.function.arguments)
-        })
-        .collect();
-    let usage = reply
-        .usage
-        .map(|usage| Usage {
-            input_tokens: usage.prompt_tokens,
-            output_tokens: usage.completion_tokens,
-        })
-        .unwrap_or_default();
-    let mut response = ChatResponse::new(AssistantMessage {
-        content,
-        tool_calls,
-        reasoning,
-    })
-    .with_usage(usage);
-    response.finish_reason = finish_reason;
-    response.model = reply.model.filter(|model| !model.is_empty());
-    Ok(response)
-}
-
-pub(super) fn finish_reason(reason: &str) -> FinishReason {
-    match reason {
-        "stop" => FinishReason::Stop,
-        "tool_calls" | "function_call" => FinishReason::ToolCalls,
-        "length" => FinishReason::Length,
-        "content_filter" => FinishReason::ContentFilter,
-        other => FinishReason::Other(other.to_owned()),
     }
 }
 
@@ -726,67 +667,4 @@ struct WireFunction<'a> {
     parameters: SchemaJson,
     #[serde(skip_serializing_if = "Option::is_none")]
     strict: Option<bool>,
-}
-
-#[derive(Deserialize)]
-struct WireResponse {
-    choices: Vec<WireChoice>,
-    usage: Option<WireUsage>,
-    /// The model that answered (OpenAI's dated name; the model a router chose).
-    #[serde(default)]
-    model: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WireChoice {
-    message: WireReply,
-    finish_reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WireReply {
-    content: Option<String>,
-    refusal: Option<String>,
-    /// DeepSeek, Qwen, vLLM and others.
-    #[serde(default)]
-    reasoning_content: Option<String>,
-    /// OpenRouter's name for it (some servers send both).
-    #[serde(default)]
-    reasoning: Option<String>,
-    /// OpenRouter's pieces of it, signed, summarized or encrypted.
-    #[serde(default, deserialize_with = "lenient_details")]
-    reasoning_details: Vec<WireDetail>,
-    #[serde(default, deserialize_with = "null_as_empty")]
-    tool_calls: Vec<WireReplyCall>,
-}
-
-#[derive(Deserialize)]
-struct WireReplyCall {
-    /// Some compatible servers send none: one is made up.
-    id: Option<String>,
-    function: WireReplyFunction,
-}
-
-#[derive(Deserialize)]
-struct WireReplyFunction {
-    name: String,
-    /// A JSON text the model wrote; it may not be valid JSON, and the tool runner says so. Some
-    /// compatible servers send the object itself.
-    #[serde(default, deserialize_with = "arguments_text")]
-    arguments: String,
-}
-
-#[derive(Deserialize)]
-struct WireUsage {
-    #[serde(default)]
-    prompt_tokens: u64,
-    #[serde(default)]
-    completion_tokens: u64,
-}
-
-/// Some compatible servers send `"tool_calls": null`.
-fn null_as_empty<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
-    deserializer: D,
-) -> Result<Vec<T>, D::Error> {
-    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
 }
