@@ -1,0 +1,163 @@
+//! The English texts (the default).
+
+use super::*;
+
+/// English texts (the default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct English;
+
+/// [`English`]'s lead-in of an error result.
+const ENGLISH_LEAD_IN: &str = "Error: ";
+
+/// `lead_in`, then `error`'s English words, in one allocation with room for a typical error up
+/// front (`format!` guesses from its literal pieces only, and grew the text twice).
+fn english_words(error: &ToolError, lead_in: &str) -> String {
+    let mut text = String::with_capacity(lead_in.len() + 120);
+    text.push_str(lead_in);
+    // Writing into a `String` cannot fail.
+    let _ = error.describe(&mut text);
+    text
+}
+
+impl Texts for English {
+    fn system_prompt(&self) -> &str {
+        "You are a helpful assistant that can use tools. When a tool returns an error, read the error \
+         and adjust your next call. If you cannot complete the task, say so honestly. Never make up \
+         results."
+    }
+
+    // The English table is `ToolError`'s own `Display`.
+    fn tool_error_message(&self, error: &ToolError) -> String {
+        english_words(error, "")
+    }
+
+    fn tool_error_lead_in(&self, error: &ToolError) -> &str {
+        match error {
+            // A correction is the agent's own words, not a failure to report.
+            ToolError::AnswerRejected { .. } => "",
+            _ => ENGLISH_LEAD_IN,
+        }
+    }
+
+    // The same words as the default, written into one allocation.
+    fn tool_error(&self, error: &ToolError) -> String {
+        english_words(error, self.tool_error_lead_in(error))
+    }
+
+    fn tool_done(&self) -> &str {
+        "Done."
+    }
+
+    fn truncated(&self, shown: usize, total: usize) -> String {
+        format!("\n[result truncated: showing the first {shown} of {total} characters]")
+    }
+
+    fn step_limit_reached(&self, steps: usize) -> String {
+        format!("Stopped after {steps} steps without finishing; try narrowing the question.")
+    }
+
+    fn not_run(&self, why: NotRun<'_>) -> String {
+        match why {
+            NotRun::Skipped(reason) => reason.to_owned(),
+            NotRun::Denied(Some(reason)) => format!("the user did not approve this call: {reason}"),
+            NotRun::Denied(None) => "the user did not approve this call".to_owned(),
+            NotRun::NoApprover => {
+                "this tool needs approval and no one is there to approve it".to_owned()
+            }
+            NotRun::ToolCallLimit(limit) => {
+                format!("the run's limit of {limit} tool calls is reached")
+            }
+            NotRun::TimeLimit => "the run's time limit passed before this call started".to_owned(),
+            NotRun::Cancelled => "the run was cancelled before this call started".to_owned(),
+            NotRun::AnswerGiven => {
+                "the final answer was given in the same reply, so the run ended without this call"
+                    .to_owned()
+            }
+            NotRun::RunEnded => "the run ended before this call could run".to_owned(),
+            NotRun::CutOff => "your reply was cut off at the output token limit before this \
+                               call's arguments were complete; call the tool again with shorter \
+                               arguments, or split the work into smaller calls"
+                .to_owned(),
+            NotRun::CannotWait => "this call must wait for a person or for the caller, and this \
+                                   run cannot wait"
+                .to_owned(),
+            NotRun::ApprovalDeclined => "the user declined this call".to_owned(),
+            NotRun::ApprovalCancelled => "the user cancelled this call".to_owned(),
+            NotRun::ApprovalNotAccepted => "the user did not accept this call".to_owned(),
+            NotRun::ApprovalImpossible(tool) => format!(
+                "`{tool}` needs the user's approval, and approval was not possible: this client \
+                 cannot ask the user (it does not support elicitation)"
+            ),
+            NotRun::ApprovalNotAsked(error) => {
+                format!("the user's approval could not be asked: {error}")
+            }
+        }
+    }
+
+    fn run_stopped(&self) -> &str {
+        "Stopped before finishing."
+    }
+
+    fn run_paused(&self) -> &str {
+        "Waiting for a decision before going on."
+    }
+
+    fn output_tool_description(&self, description: Option<&str>) -> String {
+        match description {
+            Some(description) => format!(
+                "Give your final answer with this tool, once you have everything it needs: {description}"
+            ),
+            None => "Give your final answer with this tool, once you have everything it needs."
+                .to_owned(),
+        }
+    }
+
+    fn output_correction(&self, problem: &OutputProblem) -> String {
+        format!("{problem}. Please try again.")
+    }
+
+    fn output_received(&self) -> &str {
+        "Final answer received."
+    }
+
+    fn output_instructions(&self, schema: &str) -> String {
+        format!(
+            "Your final answer must be only a JSON value that matches this JSON schema, with no \
+             other text:\n{schema}"
+        )
+    }
+
+    fn content_note(&self, note: ContentNote<'_>) -> String {
+        match note {
+            ContentNote::Image { media_type } => format!("[image: {media_type}]"),
+            ContentNote::Document { media_type } => format!("[document: {media_type}]"),
+            ContentNote::Audio { media_type } => format!("[audio: {media_type}]"),
+            ContentNote::TextResource { uri } => format!("[resource {uri}]"),
+            ContentNote::BinaryResource {
+                uri,
+                media_type: Some(media_type),
+            } => format!("[resource {uri}: {media_type}]"),
+            ContentNote::BinaryResource {
+                uri,
+                media_type: None,
+            } => format!("[resource {uri}: binary data]"),
+            ContentNote::UnknownResource => "[resource]".to_owned(),
+            ContentNote::ResourceLink { name, uri } => format!("[resource link {name}: {uri}]"),
+            ContentNote::UnknownContent => {
+                "[content of a kind this client does not know]".to_owned()
+            }
+        }
+    }
+
+    fn returned_parts(&self, call: ReturnedBy<'_>) -> String {
+        match call {
+            ReturnedBy::CallId(id) => format!("The tool call {id} returned these:"),
+            ReturnedBy::Tool(name) => format!("The {name} call returned these:"),
+        }
+    }
+
+    fn part_not_shown(&self, part: &Part, reason: &str) -> String {
+        let media_type = part.media().map_or("", |media| media.media_type.as_str());
+        format!("[{} ({media_type}) not shown: {reason}]", part.kind())
+    }
+}

@@ -1,0 +1,193 @@
+//! The texts the agent sends to the model (system prompt, error results, markers) and gives the caller.
+//!
+//! English by default; [`Chinese`] reproduces the reference loop's texts exactly. Implement [`Texts`]
+//! for any other language.
+
+use std::fmt::Write as _;
+
+use crate::argument_issue::{
+    ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
+};
+use crate::content::Part;
+use crate::output_problem::OutputProblem;
+use crate::tool_error::{Interruption, RemoteProblem, ThreadProblem, ToolError, human_duration};
+
+mod chinese;
+mod english;
+#[cfg(test)]
+mod tests;
+
+pub use chinese::Chinese;
+pub use english::English;
+
+/// Every text the agent writes itself, with no defaults: a language states each one, so none of
+/// another language's words can leak into it.
+pub trait Texts: Send + Sync + 'static {
+    /// The system prompt used when the agent is given none.
+    fn system_prompt(&self) -> &str;
+
+    /// What went wrong in a tool call, for each kind of failure: the language's one table of
+    /// error words. An MCP server answers its clients with these alone; their own agents put
+    /// their lead-in in front.
+    fn tool_error_message(&self, error: &ToolError) -> String;
+
+    /// What the model's error result starts with, before the message: `"Error: "` in English.
+    fn tool_error_lead_in(&self, error: &ToolError) -> &str;
+
+    /// The error result the model sees for a failed tool call: the lead-in, then the message.
+    fn tool_error(&self, error: &ToolError) -> String {
+        let mut text = self.tool_error_lead_in(error).to_owned();
+        text.push_str(&self.tool_error_message(error));
+        text
+    }
+
+    /// The result of a tool that succeeded with nothing to return (a `()` tool).
+    fn tool_done(&self) -> &str;
+
+    /// The marker appended to a result cut to `shown` of its `total` characters.
+    fn truncated(&self, shown: usize, total: usize) -> String;
+
+    /// The run's final text when it stopped at the step limit without an answer.
+    fn step_limit_reached(&self, steps: usize) -> String;
+
+    /// Why a call was not run, as the model is told.
+    fn not_run(&self, why: NotRun<'_>) -> String;
+
+    /// The run's final text when it stopped before the model answered for any other reason
+    /// (a limit, a hook, cancellation).
+    fn run_stopped(&self) -> &str;
+
+    /// The run's final text when it paused, waiting for a person or the caller.
+    fn run_paused(&self) -> &str;
+
+    /// The description of a typed run's final-answer tool, from the output type's own
+    /// description when it has one.
+    fn output_tool_description(&self, description: Option<&str>) -> String;
+
+    /// What the model is told when its output was not taken, so it tries again.
+    fn output_correction(&self, problem: &OutputProblem) -> String;
+
+    /// The result of the final-answer tool when the answer was taken.
+    fn output_received(&self) -> &str;
+
+    /// What a typed run in [`OutputMode::Prompted`](crate::OutputMode::Prompted) adds to the
+    /// system prompt, with the output's JSON schema.
+    fn output_instructions(&self, schema: &str) -> String;
+
+    /// The words that name, in a tool result's text, content the model is not shown as itself
+    /// (what an MCP server sent: a resource, a link, content of an unknown kind, or an image in
+    /// an error's text), so the model knows it is there.
+    fn content_note(&self, note: ContentNote<'_>) -> String;
+
+    /// The text before a tool result's images, documents and audio where the provider's wire
+    /// format cannot carry them in the result itself, so an adapter sends them in a user message
+    /// after it (OpenAI Chat Completions, Gemini): it tells the model which call they came from.
+    fn returned_parts(&self, call: ReturnedBy<'_>) -> String;
+
+    /// What a tool result's text says in place of a part its provider cannot take (audio for
+    /// Anthropic Messages, say), so the model knows what it was not shown. `reason` is the
+    /// adapter's own account of why, in English for the developer: the message it would refuse
+    /// such a part of a user message with ([`ModelError::Unsupported`](crate::ModelError)). A
+    /// language other than English may leave it out.
+    fn part_not_shown(&self, part: &Part, reason: &str) -> String;
+}
+
+/// The call a tool result's parts came from, as [`Texts::returned_parts`] names it: by what the
+/// provider's wire format pairs a result with its call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReturnedBy<'a> {
+    /// The call with this id (OpenAI Chat Completions).
+    CallId(&'a str),
+    /// The call of the tool with this name (Gemini, which pairs results with calls by name).
+    Tool(&'a str),
+}
+
+/// Content a tool result names rather than shows: what an MCP client (`mcp::McpClient`, with the
+/// `mcp` feature) makes of a server's content that the model cannot read as it is. The URIs, names and media
+/// types are the server's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ContentNote<'a> {
+    /// An image, in a result that can only be text (an error's).
+    Image {
+        /// Its media type, e.g. `image/png`.
+        media_type: &'a str,
+    },
+    /// A document, in a result that can only be text.
+    Document {
+        /// Its media type, e.g. `application/pdf`.
+        media_type: &'a str,
+    },
+    /// Audio, in a result that can only be text.
+    Audio {
+        /// Its media type, e.g. `audio/wav`.
+        media_type: &'a str,
+    },
+    /// An embedded text resource: the line before its text.
+    TextResource {
+        /// The resource's URI.
+        uri: &'a str,
+    },
+    /// An embedded binary resource the model cannot read: of no stated type, or of a type that is
+    /// not an image, audio or a document.
+    BinaryResource {
+        /// The resource's URI.
+        uri: &'a str,
+        /// Its media type, when the server gave one.
+        media_type: Option<&'a str>,
+    },
+    /// An embedded resource of a kind the client does not know.
+    UnknownResource,
+    /// A link to a resource the server did not send.
+    ResourceLink {
+        /// The resource's name.
+        name: &'a str,
+        /// Its URI.
+        uri: &'a str,
+    },
+    /// Content of a kind the client does not know.
+    UnknownContent,
+}
+
+/// Why the agent did not run a call the model asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotRun<'a> {
+    /// A hook skipped it (or stopped the run), with its reason.
+    Skipped(&'a str),
+    /// The approver said no, with its reason if it gave one.
+    Denied(Option<&'a str>),
+    /// The tool needs approval and the agent has no approver.
+    NoApprover,
+    /// The run's limit of tool calls is reached.
+    ToolCallLimit(usize),
+    /// The run's time limit passed before the call started (one that had started is
+    /// [`ToolError::Interrupted`]).
+    TimeLimit,
+    /// The run was cancelled before the call started (one that had started is
+    /// [`ToolError::Interrupted`]).
+    Cancelled,
+    /// The model gave its final answer in the same reply, so the run ends without this call.
+    AnswerGiven,
+    /// The run ended (a typed run's output was rejected once too often) before this call ran.
+    RunEnded,
+    /// The model's reply was cut off at its output token limit (finish reason
+    /// [`Length`](crate::FinishReason::Length)) before this call's arguments were complete: the
+    /// half-written JSON is not run, nor reported as arguments the model got wrong.
+    CutOff,
+    /// The call would wait for a person's approval or the caller's result, and this run cannot
+    /// pause (a typed run).
+    CannotWait,
+    /// The person, asked through an MCP client, declined the call.
+    ApprovalDeclined,
+    /// The person, asked through an MCP client, cancelled the question.
+    ApprovalCancelled,
+    /// The MCP client answered the question with something other than "accept".
+    ApprovalNotAccepted,
+    /// The tool (named) needs the person's approval, and the MCP client cannot ask them (it does
+    /// not support elicitation).
+    ApprovalImpossible(&'a str),
+    /// The person's approval could not be asked, with the error's message.
+    ApprovalNotAsked(&'a str),
+}
