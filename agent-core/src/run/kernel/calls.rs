@@ -40,6 +40,7 @@ pub(super) enum Slot {
 }
 
 /// What a step's calls came to, besides their results in the transcript.
+#[derive(Default)]
 pub(super) struct Carried {
     /// The run was interrupted while they ran: it stops, for this reason.
     pub(super) stop: Option<StopReason>,
@@ -119,10 +120,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if self.keeps() {
             self.keep(None).await?;
         }
-        Ok(Carried {
-            stop: None,
-            stop_after: None,
-        })
+        Ok(Carried::default())
     }
 
     /// The calls of the reply at `at` in the transcript.
