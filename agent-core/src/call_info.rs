@@ -1,13 +1,12 @@
 //! Who is calling a tool: the run's id and the model's call id, for a tool that needs a key of its
 //! own for the call (an idempotency key for the system it calls, a row in an audit log).
 
-use std::cell::Cell;
 use std::fmt;
-use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::fresh::fresh_u128;
 use crate::message::ToolCall;
 
 /// The id of one run, the same from its start to its end: kept by a [paused](crate::PausedRun) run
@@ -42,27 +41,10 @@ enum Repr {
     Given(Arc<str>),
 }
 
-thread_local! {
-    /// The next fresh id this thread hands out: a random start, counted up. Each thread's start is
-    /// drawn apart, so two ids meet only by a 128-bit chance.
-    static NEXT: Cell<u128> = Cell::new(random_u128());
-}
-
-/// 128 random bits, from the standard library's randomly keyed hasher.
-fn random_u128() -> u128 {
-    let high = RandomState::new().hash_one(0x5eed_u64);
-    let low = RandomState::new().hash_one(std::thread::current().id());
-    (u128::from(high) << 64) | u128::from(low)
-}
-
 impl RunId {
     /// A fresh id, unlike any other.
     pub fn new() -> Self {
-        let id = NEXT.with(|next| {
-            let id = next.get();
-            next.set(id.wrapping_add(1));
-            id
-        });
+        let id = fresh_u128();
         RunId(Repr::Fresh([(id >> 64) as u64, id as u64]))
     }
 }
@@ -179,7 +161,34 @@ impl CallInfo {
     }
 
     /// `{run_id}/{call_id}`: one key per call, the same each time the call is retried or replayed.
+    /// A `/` or `%` in the run id is written `%2F` or `%25`, so the first `/` always ends the run
+    /// id and two different calls never share a key (run `a/b`, call `c` is `a%2Fb/c`; run `a`,
+    /// call `b/c` is `a/b/c`).
+    ///
+    /// ```
+    /// use agent_core::{CallInfo, RunId, ToolCall};
+    ///
+    /// let key = |run: &str, call: &str| {
+    ///     CallInfo::new(RunId::from(run), &ToolCall::new(call, "charge", "{}")).idempotency_key()
+    /// };
+    /// assert_eq!(key("order-7", "call_1"), "order-7/call_1");
+    /// assert_ne!(key("a/b", "c"), key("a", "b/c"));
+    /// ```
     pub fn idempotency_key(&self) -> String {
-        format!("{}/{}", self.run_id, self.call_id)
+        let run_id = self.run_id.to_string();
+        if !run_id.contains(['/', '%']) {
+            return format!("{run_id}/{}", self.call_id);
+        }
+        let mut key = String::with_capacity(run_id.len() + self.call_id.len() + 8);
+        for character in run_id.chars() {
+            match character {
+                '/' => key.push_str("%2F"),
+                '%' => key.push_str("%25"),
+                other => key.push(other),
+            }
+        }
+        key.push('/');
+        key.push_str(&self.call_id);
+        key
     }
 }

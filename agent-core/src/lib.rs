@@ -83,6 +83,7 @@ mod call_info;
 mod content;
 mod external;
 mod fallback;
+mod fresh;
 mod limits;
 mod message;
 mod model;

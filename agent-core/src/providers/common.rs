@@ -199,18 +199,15 @@ fn empty_object() -> &'static serde_json::value::RawValue {
     }
 }
 
-/// Makes call ids unique within the process, so results pair with calls even across turns.
-#[cfg(feature = "openai")]
-static NEXT_CALL_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
-/// An id for a call an OpenAI-compatible server sent without one (some local servers do): unique
-/// in the process, so the call's result pairs with it. It goes back to the server like any id: the
-/// wire format wants an `id` on every call and a `tool_call_id` on every result, and a server that
-/// gave none does not check them.
+/// An id for a call an OpenAI-compatible server sent without one (some local servers do): fresh
+/// (`call_agent_` and 32 hexadecimal digits), never made again in this process or another, so the
+/// call's result pairs with it and its [`CallInfo::idempotency_key`](crate::CallInfo) is its own
+/// even when the run resumes elsewhere. It goes back to the server like any id: the wire format
+/// wants an `id` on every call and a `tool_call_id` on every result, and a server that gave none
+/// does not check them.
 #[cfg(feature = "openai")]
 pub(crate) fn made_up_call_id() -> String {
-    let number = NEXT_CALL_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    format!("call_agent_{number}")
+    crate::fresh::fresh_id("call_agent_")
 }
 
 /// A tool's parameters as both OpenAI APIs take them, kept by the adapter: the strict form when

@@ -29,7 +29,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use reqwest::header::HeaderName;
 use serde::{Deserialize, Serialize};
@@ -66,10 +65,8 @@ pub(crate) const TEXT_SIGNATURE: &str = "text";
 pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
 
 /// Ids this adapter makes up for calls Gemini gave none start with this; they are not sent back.
+/// The rest is fresh (32 hexadecimal digits), never made again in this process or another.
 const SYNTHETIC_ID_PREFIX: &str = "gemini_call_";
-
-/// Makes call ids unique within the process, so results pair with calls even across turns.
-static NEXT_CALL_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A Gemini model behind the `generateContent` API.
 ///

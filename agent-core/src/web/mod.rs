@@ -54,7 +54,6 @@ mod rewind;
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -101,8 +100,6 @@ struct Shared<S, I> {
     identity: I,
     store: Arc<dyn SessionStore>,
     body_limit: usize,
-    /// Answers begun so far, for each answer's message id.
-    answers: AtomicU64,
     limiter: Option<Arc<Limiter>>,
     metadata: Option<Metadata>,
 }
@@ -307,7 +304,6 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             identity: self.identity,
             store: self.store,
             body_limit: self.body_limit,
-            answers: AtomicU64::new(0),
             limiter: self.limits.map(Limiter::new),
             metadata: self.metadata,
         });
@@ -439,13 +435,7 @@ async fn plan<S, I>(
     turn: Turn,
 ) -> Result<Plan, Response> {
     let store = &*shared.store;
-    let new_id = |base: usize| {
-        answer_id(
-            chat_id,
-            base,
-            shared.answers.fetch_add(1, Ordering::Relaxed),
-        )
-    };
+    let new_id = |base: usize| answer_id(chat_id, base);
     let hold = store.hold(key).await;
     let conversation = store.load(key).await.map_err(store_failed)?;
     if must_exist && conversation.messages.is_empty() && conversation.paused.is_none() {

@@ -14,11 +14,13 @@
 
 use crate::message::Message;
 
-/// The message id of an answer in chat `chat_id` to a question that came when the conversation
-/// had `base` messages (the question is the first user message from there on); `serial` makes it
-/// unique in the server, so an answer given again has an id of its own.
-pub(crate) fn answer_id(chat_id: &str, base: usize, serial: u64) -> String {
-    format!("msg-{chat_id}-{base}-{serial}")
+/// A fresh message id for an answer in chat `chat_id` to a question that came when the
+/// conversation had `base` messages (the question is the first user message from there on):
+/// `msg-{chat_id}-{base}-{32 hexadecimal digits}`. The digits are fresh, never made again by this
+/// server or another (two instances on one database), so an answer given again has an id of its
+/// own.
+pub(crate) fn answer_id(chat_id: &str, base: usize) -> String {
+    crate::fresh::fresh_id(&format!("msg-{chat_id}-{base}-"))
 }
 
 /// The `base` of an [`answer_id`] of chat `chat_id`; `None` for any other id.
@@ -28,8 +30,12 @@ fn answer_base(chat_id: &str, id: &str) -> Option<usize> {
         .strip_prefix(chat_id)?
         .strip_prefix('-')?;
     let (base, serial) = rest.split_once('-')?;
-    let digits = |text: &str| !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit());
-    if !digits(base) || !digits(serial) {
+    let digits = |text: &str, digit: fn(&u8) -> bool| {
+        !text.is_empty() && text.bytes().all(|byte| digit(&byte))
+    };
+    // The serial: hexadecimal (ids given by earlier versions counted in decimal, which reads too).
+    let serial_digit = |byte: &u8| byte.is_ascii_digit() || (b'a'..=b'f').contains(byte);
+    if !digits(base, u8::is_ascii_digit) || !digits(serial, serial_digit) {
         return None;
     }
     base.parse().ok()
@@ -180,9 +186,11 @@ mod tests {
 
     #[test]
     fn answer_ids_name_their_base_in_their_chat_only() {
-        let id = answer_id("chat-1", 3, 17);
-        assert_eq!(id, "msg-chat-1-3-17");
+        let id = answer_id("chat-1", 3);
+        assert!(id.starts_with("msg-chat-1-3-"), "{id}");
+        assert_ne!(id, answer_id("chat-1", 3));
         assert_eq!(answer_base("chat-1", &id), Some(3));
+        assert_eq!(answer_base("chat-1", "msg-chat-1-3-17"), Some(3));
         assert_eq!(answer_base("chat", &id), None);
         assert_eq!(answer_base("chat-1-3", &id), None);
         for other in [

@@ -100,12 +100,9 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
         }
         match part.function_call {
             Some(call) => {
-                let id = call.id.unwrap_or_else(|| {
-                    format!(
-                        "{SYNTHETIC_ID_PREFIX}{}",
-                        NEXT_CALL_ID.fetch_add(1, Ordering::Relaxed)
-                    )
-                });
+                let id = call
+                    .id
+                    .unwrap_or_else(|| crate::fresh::fresh_id(SYNTHETIC_ID_PREFIX));
                 let arguments = if call.args.is_null() {
                     "{}".to_owned()
                 } else {
