@@ -329,6 +329,31 @@ impl ModelError {
         ) || matches!(self, ModelError::AllFailed { failures } if failures.iter().any(|failure| failure.error.is_retryable()))
     }
 
+    /// Whether the request was refused as it is: a part or setting the provider cannot take
+    /// ([`Unsupported`](ModelError::Unsupported), nothing was sent) or a request it finds invalid
+    /// ([`InvalidRequest`](ModelError::InvalidRequest)), or a [`Fallback`](crate::Fallback)
+    /// chain's failure when every model refused it so. The same request fails the same way again:
+    /// a session keeps no turn whose request was refused before anything happened, so the next
+    /// one is not refused for it too.
+    ///
+    /// ```
+    /// use agent_core::ModelError;
+    ///
+    /// let refused = ModelError::Unsupported { message: "PDF input".into() };
+    /// assert!(refused.is_refusal());
+    /// let overloaded = ModelError::Overloaded { status: 529, message: "Overloaded".into() };
+    /// assert!(!overloaded.is_refusal());
+    /// ```
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            ModelError::Unsupported { .. } | ModelError::InvalidRequest { .. } => true,
+            ModelError::AllFailed { failures } => {
+                !failures.is_empty() && failures.iter().all(|failure| failure.error.is_refusal())
+            }
+            _ => false,
+        }
+    }
+
     /// Wraps any error.
     pub fn other(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         ModelError::Other(error.into())

@@ -709,3 +709,50 @@ async fn scripted_models_without_names_keep_no_list() {
     assert!(output.step_models.is_empty());
     assert_eq!(output.step_model(0), None);
 }
+
+/// A chain whose every model refuses the request as it is (a part none can take) leaves a
+/// session's conversation as it was, as one model's refusal does: the next message is answered,
+/// and the refused one is neither kept nor sent again.
+#[tokio::test]
+async fn a_chain_that_refuses_a_part_leaves_the_session_as_it_was() {
+    use agent_core::session::{MemorySessions, SessionStore};
+    use agent_core::testing::ScriptStep;
+
+    let refusal = |service: &'static str| {
+        ScriptStep::error(move || ModelError::Unsupported {
+            message: format!("{service} cannot take a PDF by URL"),
+        })
+    };
+    let first = ScriptedModel::from_steps([
+        refusal("the first service"),
+        AssistantMessage::text("Hello again.").into(),
+    ]);
+    let second = ScriptedModel::from_steps([refusal("the second service")]);
+    let agent = Agent::new(Fallback::new(first.clone()).then(second.clone()));
+    let store = MemorySessions::new();
+
+    let pdf = agent_core::Part::document_url("https://example.com/a.pdf");
+    let refused = agent
+        .run("read this PDF")
+        .parts([pdf])
+        .session(&store, "chat")
+        .await;
+    let Err(RunError::Model { source, .. }) = &refused else {
+        panic!("{refused:?}")
+    };
+    assert!(matches!(source, ModelError::AllFailed { .. }), "{source:?}");
+    assert!(source.is_refusal());
+    assert!(store.load("chat").await.unwrap().messages.is_empty());
+
+    let output = agent.run("hello").session(&store, "chat").await.unwrap();
+    assert_eq!(output.text, "Hello again.");
+    let seen = &first.requests()[1].messages;
+    assert!(
+        !seen
+            .iter()
+            .any(|message| message.content() == "read this PDF"),
+        "{seen:?}"
+    );
+    let kept = store.load("chat").await.unwrap().messages;
+    assert_eq!(kept.len(), 3, "{kept:?}");
+}

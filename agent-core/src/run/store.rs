@@ -9,7 +9,6 @@ use super::outcome::{RunError, RunOutput, StopReason};
 use super::pause::PausedRun;
 use super::seams::Transcript;
 use crate::message::{Message, Usage};
-use crate::model::ModelError;
 use crate::tool::BoxFuture;
 
 /// A conversation as stored: its messages, and the paused run waiting in it, if any.
@@ -218,16 +217,16 @@ impl<'a> SessionTranscript<'a> {
             // Refused before anything ran, or the store already failed: nothing to keep.
             Err(RunError::Resume { .. } | RunError::Session { .. }) => return outcome,
             // The request refused as it is (a part the provider cannot take, a body it finds
-            // invalid) before the model answered anything or a call ran: the conversation stays
+            // invalid, by every model of a fallback chain) before the model answered anything or
+            // a call ran: the conversation stays
             // as it was, or every later run would send the same input and be refused again. (A
             // provider that is down keeps the question: the next run goes on from it.)
             Err(RunError::Model {
-                source: ModelError::Unsupported { .. } | ModelError::InvalidRequest { .. },
-                messages,
-                ..
-            }) if !messages
-                .get(self.place.new_from..)
-                .is_some_and(anything_done) =>
+                source, messages, ..
+            }) if source.is_refusal()
+                && !messages
+                    .get(self.place.new_from..)
+                    .is_some_and(anything_done) =>
             {
                 return outcome;
             }
