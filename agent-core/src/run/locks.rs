@@ -58,6 +58,11 @@ impl std::fmt::Debug for Kept {
 }
 
 impl ConversationHold {
+    /// The id of the conversation held.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
     /// Keeps `also` as long as the hold, dropping it just before the next run in this process
     /// is let in: for a store that also holds the conversation elsewhere (an advisory lock in
     /// the database, for runs in other processes) and lets go of it in `also`'s `Drop`.

@@ -13,7 +13,7 @@ use super::outcome::{RunError, RunOutput, TypedOutput};
 use super::pause::{Decision, PausedRun};
 use super::seams::{AnswerCheck, TextAnswer};
 use super::start::start;
-use super::store::SessionStore;
+use super::store::{ConversationHold, SessionStore};
 use super::typed_answer::TypedAnswer;
 use crate::call_info::RunId;
 use crate::content::Part;
@@ -142,10 +142,12 @@ pub(super) enum Source<'a> {
     New,
     /// An earlier conversation the caller keeps.
     History(Vec<Message>),
-    /// A conversation a store keeps: loaded before the run, appended to after it.
+    /// A conversation a store keeps: loaded before the run, appended to after it. `held`: the
+    /// caller holds it already, and the run keeps that hold.
     Session {
         store: &'a dyn SessionStore,
         id: String,
+        held: Option<ConversationHold>,
     },
 }
 
@@ -398,6 +400,40 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
         self.plan.source = Source::Session {
             store,
             id: id.into(),
+            held: None,
+        };
+        self
+    }
+
+    /// Runs on the conversation of `store` that `hold` holds (from [`SessionStore::hold`]), as
+    /// [`session`](RunRequest::session) does, without waiting for it again: the run goes on from
+    /// the conversation exactly as the caller left it under that hold, with no other run in
+    /// between, and lets go of it when it ends. For a caller that reads or changes the
+    /// conversation before the run (deciding what to run, cutting an answer back). Replaces a
+    /// [`history`](RunRequest::history) or a session set before.
+    ///
+    /// ```
+    /// use agent_core::session::{MemorySessions, SessionStore};
+    /// use agent_core::testing::ScriptedModel;
+    /// use agent_core::{Agent, AssistantMessage};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let agent = Agent::new(ScriptedModel::new([AssistantMessage::text("Hi!")]));
+    /// let store = MemorySessions::new();
+    /// let hold = store.hold("chat-1").await;
+    /// // Decide what to run on the conversation as it is now; no other run gets in meanwhile.
+    /// let asked = store.load("chat-1").await?.messages.len();
+    /// assert_eq!(asked, 0);
+    /// let output = agent.run("Hello").session_held(&store, hold).await?;
+    /// assert_eq!(store.load("chat-1").await?.messages, output.messages);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn session_held(mut self, store: &'a dyn SessionStore, hold: ConversationHold) -> Self {
+        self.plan.source = Source::Session {
+            store,
+            id: hold.id().to_owned(),
+            held: Some(hold),
         };
         self
     }

@@ -42,10 +42,13 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
         let (start, history, session) = match source {
             Source::New => (start, None, None),
             Source::History(history) => (start, Some(history), None),
-            Source::Session { store, id } => {
+            Source::Session { store, id, held } => {
                 // Boxed, as the session's last write below: only session runs make them.
                 let (hold, stored) = Box::pin(async {
-                    let hold = store.hold(&id).await;
+                    let hold = match held {
+                        Some(hold) => hold,
+                        None => store.hold(&id).await,
+                    };
                     (hold, store.load(&id).await)
                 })
                 .await;

@@ -65,7 +65,7 @@ use futures_util::StreamExt;
 
 use crate::message::Message;
 use crate::run::{Agent, Decision, Input, ResumeFrom, RunEvent, RunOutput};
-use crate::session::{Conversation, MemorySessions, SessionError, SessionStore};
+use crate::session::{Conversation, ConversationHold, MemorySessions, SessionError, SessionStore};
 use chunks::{Chunk, Encoder};
 use cors::{Cors, cors};
 pub use identity::{Anonymous, ChatOwner, Identified, Identity};
@@ -383,7 +383,7 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
         Err(refused) => return refused,
     };
     let (sender, receiver) = tokio::sync::mpsc::channel::<Bytes>(64);
-    tokio::spawn(answer(shared, key, caller.context, plan, sender, admission));
+    tokio::spawn(answer(shared, caller.context, plan, sender, admission));
     let frames = futures_util::stream::unfold(receiver, |mut receiver| async move {
         let frame = receiver.recv().await?;
         Some((Ok::<_, Infallible>(frame), receiver))
@@ -403,12 +403,15 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
         .into_response()
 }
 
-/// How a request is answered: what the run starts from, the answer's message id, and the calls
-/// the person denied in it.
+/// How a request is answered: what the run starts from, the answer's message id, the calls the
+/// person denied in it, and the hold on the chat's conversation, taken to plan and kept by the run
+/// (so no other request's run gets in between: a regenerate and a new message at once are
+/// answered one after the other, each on the conversation as the other left it).
 struct Plan {
     start: Start,
     message_id: String,
     denied: Vec<String>,
+    hold: ConversationHold,
 }
 
 /// What the run of an answer starts from.
@@ -423,8 +426,9 @@ enum Start {
 
 /// Reads the chat's conversation (kept under `key`) and decides how to answer `turn`: where its
 /// answer begins (for the answer's id), which of the decisions sent back the paused run waits on,
-/// and, for a regenerate or an edit, cuts the conversation back. The conversation is held
-/// meanwhile, so it is not read in the middle of a run. `must_exist`: the request goes on with a
+/// and, for a regenerate or an edit, cuts the conversation back. The conversation is held from
+/// here to the end of the run that answers (the plan keeps the hold), so it is not read in the
+/// middle of a run, and no other run changes it between the plan and its run. `must_exist`: the request goes on with a
 /// chat, and an empty one is not the caller's (`404`). `Err`: the response that refuses the
 /// request.
 async fn plan<S, I>(
@@ -450,6 +454,7 @@ async fn plan<S, I>(
             start: Start::Ask(input),
             message_id: new_id(len),
             denied: Vec::new(),
+            hold,
         },
         // The answer goes on in the message that asked (a new id would make the client show the
         // call twice).
@@ -467,6 +472,7 @@ async fn plan<S, I>(
                 start: Start::Resume(decisions),
                 message_id: message_id.unwrap_or_else(|| new_id(len)),
                 denied,
+                hold,
             }
         }
         Turn::Regenerate {
@@ -503,6 +509,7 @@ async fn plan<S, I>(
                 },
                 message_id: new_id(rewound.base),
                 denied: Vec::new(),
+                hold,
             }
         }
         Turn::Edit {
@@ -551,10 +558,10 @@ async fn plan<S, I>(
                 start: Start::Ask(question),
                 message_id: new_id(at),
                 denied: Vec::new(),
+                hold,
             }
         }
     };
-    drop(hold);
     Ok(plan)
 }
 
@@ -596,12 +603,11 @@ fn frame(data: &str) -> Bytes {
 /// Runs the chat's next turn as `plan` says (the answer to a new message, the same question
 /// answered again, or a paused run going on with the person's decisions) and streams it; when the
 /// client goes away the run is cancelled, and either way what it did is kept in the conversation.
-/// The run has the caller's `context` and runs on the chat kept under `key`; the tokens of each of
+/// The run has the caller's `context` and runs on the chat the plan holds; the tokens of each of
 /// its steps are counted against the caller's budget (`admission`, which lets the caller's next
 /// run in when it drops).
 async fn answer<S: Send + Sync + 'static, I>(
     shared: Arc<Shared<S, I>>,
-    key: String,
     context: S,
     plan: Plan,
     sender: tokio::sync::mpsc::Sender<Bytes>,
@@ -631,7 +637,7 @@ async fn answer<S: Send + Sync + 'static, I>(
     };
     let mut events = run
         .context(&context)
-        .session(store, key.as_str())
+        .session_held(store, plan.hold)
         .until(cancelled)
         .stream();
     let mut encoder = Encoder::denying(plan.denied);
