@@ -159,7 +159,9 @@ async fn a_forgotten_chat_starts_afresh() {
 async fn bad_requests_get_a_400_and_never_reach_the_model() {
     let model = Arc::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
     let agent: Agent = Agent::new(Arc::clone(&model));
-    let base = serve_chat(ChatServer::new(Arc::new(agent)).body_limit(1024)).await;
+    let store = Arc::new(agent_core::session::MemorySessions::new());
+    let server = ChatServer::new(Arc::new(agent)).sessions(store.clone());
+    let base = serve_chat(server.body_limit(1024)).await;
     let http = reqwest::Client::new();
     let cases = [
         ("{\"id\":", 400, "the body is not a chat request"),
@@ -177,6 +179,18 @@ async fn bad_requests_get_a_400_and_never_reach_the_model() {
             r#"{"id":"c","messages":[{"role":"user","parts":[{"type":"file","mediaType":"image/png","url":"data:image/png;base64,%%not-base64%%"}]}]}"#,
             400,
             "a file's data URL does not hold valid base64",
+        ),
+        // Two requests glued together: neither is answered.
+        (
+            r#"{"id":"c","messages":[{"role":"user","parts":[{"type":"text","text":"a"}]}]}{"id":"d","messages":[]}"#,
+            400,
+            "the body has more after its JSON",
+        ),
+        // A text that is not text is not dropped from the message.
+        (
+            r#"{"id":"c","messages":[{"role":"user","parts":[{"type":"text","text":"a"},{"type":"text","text":7}]}]}"#,
+            400,
+            "messages[0]: a `text` part's `text` is not a string: 7",
         ),
     ];
     for (body, status, says) in cases {
@@ -206,6 +220,10 @@ async fn bad_requests_get_a_400_and_never_reach_the_model() {
         .unwrap();
     assert_eq!(reply.status().as_u16(), 413);
     assert!(model.requests().is_empty());
+    for chat in ["c", "d"] {
+        let kept = agent_core::session::SessionStore::load(&*store, chat).await;
+        assert_eq!(kept.unwrap(), Default::default(), "{chat}");
+    }
 }
 
 /// Deletes every file in a folder.
@@ -595,6 +613,40 @@ async fn cors_is_for_the_origins_allowed() {
     assert!(other.headers().get("access-control-allow-origin").is_none());
 }
 
+/// A page on an allowed origin reads how long a `429` asks it to wait: the response exposes its
+/// `retry-after` to the page's script.
+async fn a_page_on_an_allowed_origin_reads_a_429s_retry_after() {
+    let model = ScriptedModel::new([AssistantMessage::text("Hi.")]);
+    let agent: Agent = Agent::new(model);
+    let limits = agent_core::web::UserLimits::new().requests(1, std::time::Duration::from_secs(60));
+    let server = ChatServer::new(Arc::new(agent))
+        .allow_origin("https://app.example.com")
+        .limits(limits);
+    let base = serve_chat(server).await;
+    let http = reqwest::Client::new();
+    let ask = |id: &str| json!({ "id": "c", "messages": [user(id, "Hello")] });
+    let post = |body: Value| {
+        http.post(format!("{base}/api/chat"))
+            .header("origin", "https://app.example.com")
+            .json(&body)
+            .send()
+    };
+    let first = post(ask("m1")).await.unwrap();
+    assert_eq!(first.status().as_u16(), 200);
+    first.text().await.unwrap();
+    let over = post(ask("m2")).await.unwrap();
+    assert_eq!(over.status().as_u16(), 429);
+    assert!(over.headers().contains_key("retry-after"));
+    let exposed = over.headers()["access-control-expose-headers"]
+        .to_str()
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(
+        exposed.split(',').any(|name| name.trim() == "retry-after"),
+        "{exposed}"
+    );
+}
+
 async fn cors_lets_an_apps_own_sign_in_header_and_cookies_through() {
     let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
     let server = ChatServer::new(Arc::new(agent))
@@ -677,6 +729,10 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "cors_is_for_the_origins_allowed",
             cors_is_for_the_origins_allowed,
+        ),
+        Test::tokio(
+            "a_page_on_an_allowed_origin_reads_a_429s_retry_after",
+            a_page_on_an_allowed_origin_reads_a_429s_retry_after,
         ),
         Test::tokio(
             "bad_requests_get_a_400_and_never_reach_the_model",

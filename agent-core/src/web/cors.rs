@@ -56,6 +56,11 @@ pub(super) async fn cors(
             HeaderValue::from_static("POST, DELETE, OPTIONS"),
         );
         headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, cors.allowed_headers());
+        // A `429` says in `retry-after` how long to wait: a page's script may read it.
+        headers.insert(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static("retry-after"),
+        );
         if cors.credentials {
             headers.insert(
                 header::ACCESS_CONTROL_ALLOW_CREDENTIALS,

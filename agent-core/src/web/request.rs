@@ -112,13 +112,17 @@ const MAX_CHAT_ID: usize = 200;
 /// The request, or why the body will not do.
 pub(crate) fn parse(body: &[u8]) -> Result<Parsed, BadRequest> {
     let deserializer = &mut serde_json::Deserializer::from_slice(body);
-    let chat: ChatBody = serde_path_to_error::deserialize(deserializer).map_err(|error| {
+    let chat: ChatBody = serde_path_to_error::deserialize(&mut *deserializer).map_err(|error| {
         format!(
             "the body is not a chat request: {}: {}",
             error.path(),
             error.inner()
         )
     })?;
+    // One request a body: what follows its JSON (a second request glued on) refuses it whole.
+    deserializer
+        .end()
+        .map_err(|error| format!("the body has more after its JSON: {error}"))?;
     let continues = chat.trigger.as_deref() == Some("regenerate-message")
         || chat.message_id.is_some()
         || chat
@@ -332,7 +336,7 @@ pub(super) fn check_chat_id(id: &str) -> Result<(), BadRequest> {
     Ok(())
 }
 
-/// A part of a kind the protocol defines, with the fields its kind needs.
+/// A part of a kind the protocol defines, with the fields its kind needs, each a string.
 fn check_part(part: &Value) -> Result<(), BadRequest> {
     let kind = part_type(part);
     let needs: &[&str] = match kind {
@@ -347,10 +351,19 @@ fn check_part(part: &Value) -> Result<(), BadRequest> {
         "" => return Err("a part has no `type`".to_owned()),
         other => return Err(format!("unknown part type `{other}`")),
     };
-    match needs.iter().find(|field| part.get(**field).is_none()) {
-        Some(missing) => Err(format!("a `{kind}` part has no `{missing}`")),
-        None => Ok(()),
+    // Every field a kind needs is text.
+    for field in needs {
+        match part.get(*field) {
+            None => return Err(format!("a `{kind}` part has no `{field}`")),
+            Some(value) if !value.is_string() => {
+                return Err(format!(
+                    "a `{kind}` part's `{field}` is not a string: {value}"
+                ));
+            }
+            Some(_) => {}
+        }
     }
+    Ok(())
 }
 
 /// A file part (`data:` URL or a URL the provider fetches) as an image, document or audio part.
