@@ -195,7 +195,11 @@ fn service_main(port: u16) -> ExitCode {
             .retry_policy_max_interval(Duration::from_millis(500))
     };
     let endpoint = Endpoint::builder()
-        .bind(DurableAgent::new(SERVICE, Arc::new(agent)).options(options()))
+        .bind(
+            DurableAgent::new(SERVICE, Arc::new(agent))
+                .options(options())
+                .output_waits_for_start(Duration::from_secs(2)),
+        )
         .bind(
             DurableAgent::new(TRIAGE, Arc::new(triage))
                 .output::<Ticket>()
@@ -777,6 +781,27 @@ async fn a_client_drives_a_run_as_the_docs_say() {
     );
     assert!(!refused.contains("untagged"), "{refused}");
 
+    // The output of a run never started: a 404 once the wait for its start is over, not a call
+    // left waiting in Restate.
+    let asked = std::time::Instant::now();
+    let (status, refused) = restate
+        .call(
+            reqwest::Method::POST,
+            &format!("{SERVICE}/never-started/output"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 404, "{refused}");
+    assert!(
+        refused.to_string().contains("no run `never-started`"),
+        "{refused}"
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        asked.elapsed()
+    );
+
     // Restate refuses `idempotency-key` on a workflow's handler: the docs no longer offer it.
     let (status, refused) = restate
         .call_with(
@@ -796,6 +821,12 @@ async fn a_client_drives_a_run_as_the_docs_say() {
         )
         .await;
     assert_eq!(status, 202, "{body}");
+    // Asked for at once, the output is waited for: the run has started (or is about to).
+    let early = tokio::spawn(
+        reqwest::Client::new()
+            .post(format!("{}/{SERVICE}/run-6/output", restate.ingress))
+            .send(),
+    );
     wait_for_pending(&restate, SERVICE, "run-6").await;
     let decide = json!({ "call_id": "call_1", "decision": "approve" });
     let (status, body) = restate
@@ -838,6 +869,9 @@ async fn a_client_drives_a_run_as_the_docs_say() {
         .await;
     assert_eq!(status, 200, "{again}");
     assert_eq!(again, output);
+    let early = early.await.unwrap().unwrap();
+    assert_eq!(early.status(), 200);
+    assert_eq!(early.json::<Value>().await.unwrap(), output);
     assert_eq!(restate.attach(SERVICE, "run-6").await, output);
 
     // A decision repeated once the pause is over.

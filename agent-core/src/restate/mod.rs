@@ -9,7 +9,7 @@
 //! | request | what it does |
 //! |---|---|
 //! | `POST /{name}/{run_id}/run` `{"input": "..."}` | runs the agent and answers with a [`DurableOutput`] (add `/send` to only start it) |
-//! | `POST /{name}/{run_id}/output` | waits for that run's output: what `run` answers, however often it is asked |
+//! | `POST /{name}/{run_id}/output` | waits for that run's output: what `run` answers, however often it is asked; `404` when no run with that id starts within 10 s ([`DurableAgent::output_waits_for_start`]) |
 //! | `GET /restate/workflow/{name}/{run_id}/attach` | the same, through Restate's own endpoint (`/output` there peeks) |
 //! | `POST /{name}/{run_id}/pending` | the calls the run waits on ([`Pending`]) |
 //! | `POST /{name}/{run_id}/decide` `{"call_id": "...", "decision": "approve"}` | settles a waiting call ([`DecisionRequest`]) |

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use restate_sdk::endpoint::{self, ContextInternal, ServiceOptions};
 use restate_sdk::errors::{HandlerError, HandlerResult, TerminalError};
@@ -25,6 +26,13 @@ const PENDING: &str = "pending";
 
 /// The durable promise the `output` handler waits on: the run's output, or its failure.
 const OUTPUT: &str = "output";
+
+/// The durable promise a run resolves as its `run` handler begins: `output` waits on it, for a
+/// while, before it waits for the output.
+const STARTED: &str = "started";
+
+/// How long `output` waits for a run that has not started, by default.
+const START_WAIT: Duration = Duration::from_secs(10);
 
 /// What a paused run keeps in its workflow state: which of its pauses this is, the calls that
 /// wait, and the ids of the calls decided in the pauses before. A model may use a call id again in
@@ -91,6 +99,7 @@ pub struct DurableAgent<S = (), C = Contextless, O = TextAnswer> {
     context: C,
     answer: O,
     options: Option<ServiceOptions>,
+    start_wait: Duration,
 }
 
 impl<S: Send + Sync + 'static> DurableAgent<S> {
@@ -109,6 +118,7 @@ impl<S: Send + Sync + 'static> DurableAgent<S> {
             context: Contextless,
             answer: TextAnswer,
             options: None,
+            start_wait: START_WAIT,
         }
     }
 }
@@ -169,6 +179,7 @@ impl<S: Send + Sync + 'static, O> DurableAgent<S, Contextless, O> {
             context: FromInvocation::new(make),
             answer: self.answer,
             options: self.options,
+            start_wait: self.start_wait,
         }
     }
 }
@@ -217,6 +228,7 @@ impl<S: Send + Sync + 'static, C> DurableAgent<S, C, TextAnswer> {
             context: self.context,
             answer: TypedAnswer::new(),
             options: self.options,
+            start_wait: self.start_wait,
         }
     }
 }
@@ -244,6 +256,15 @@ impl<S, C, O> DurableAgent<S, C, O> {
         self.options = Some(options);
         self
     }
+
+    /// How long `output` waits for a run that has not started (10 s by default): a client that
+    /// sends `run/send` and asks for the output at once gets it, and one that names a run never
+    /// started is answered `404` ("no run ...") after that long, rather than waiting for good
+    /// and leaving its call waiting in Restate.
+    pub fn output_waits_for_start(mut self, wait: Duration) -> Self {
+        self.start_wait = wait;
+        self
+    }
 }
 
 impl<S, C, O: fmt::Debug> fmt::Debug for DurableAgent<S, C, O> {
@@ -253,6 +274,7 @@ impl<S, C, O: fmt::Debug> fmt::Debug for DurableAgent<S, C, O> {
             .field("context", &std::any::type_name::<C>())
             .field("answer", &self.answer)
             .field("options", &self.options)
+            .field("start_wait", &self.start_wait)
             .finish_non_exhaustive()
     }
 }
@@ -269,6 +291,7 @@ where
             agent: self.agent,
             context: self.context,
             answer: self.answer,
+            start_wait: self.start_wait,
         }));
         let definition = service_definition(dispatcher, discovery);
         match self.options {
@@ -283,6 +306,7 @@ struct Shared<S, C, O> {
     agent: Arc<Agent<S>>,
     context: C,
     answer: O,
+    start_wait: Duration,
 }
 
 /// What Restate reaches: the four handlers of one durable agent.
@@ -302,6 +326,7 @@ where
             match restate.handler_name() {
                 "run" => {
                     let (Json(body), metadata) = restate.input::<Json<serde_json::Value>>().await;
+                    restate.resolve_promise(STARTED, Json(true));
                     let outcome = match serde_json::from_value::<DurableRequest>(body) {
                         Ok(request) => {
                             let invocation = Invocation::new(
@@ -333,11 +358,8 @@ where
                     restate.handle_handler_result(outcome.map_err(HandlerError::from));
                 }
                 "output" => {
-                    let ((), _) = restate.input::<()>().await;
-                    let outcome = restate
-                        .promise::<Json<DurableOutput>>(OUTPUT)
-                        .await
-                        .map_err(HandlerError::from);
+                    let ((), metadata) = restate.input::<()>().await;
+                    let outcome = output(&restate, &metadata.key, shared.start_wait).await;
                     restate.handle_handler_result(outcome);
                 }
                 "decide" => {
@@ -361,6 +383,28 @@ where
             Ok(())
         })
     }
+}
+
+/// The shared `output` handler: the run's output, once it has one. A run that has not started
+/// is waited for `start_wait`; one that has not started by then is a `404`.
+async fn output(
+    restate: &ContextInternal,
+    run_id: &str,
+    start_wait: Duration,
+) -> HandlerResult<Json<DurableOutput>> {
+    let started = restate_sdk::select! {
+        started = restate.promise::<Json<bool>>(STARTED) => started.map(|_| true),
+        slept = restate.sleep(start_wait) => slept.map(|()| false),
+    }?;
+    if !started {
+        let message = format!(
+            "no run `{run_id}`: none was started in the {} s this request waited; start it with \
+             `run` or `run/send`",
+            start_wait.as_secs_f64()
+        );
+        return Err(TerminalError::new_with_code(404, message).into());
+    }
+    Ok(restate.promise::<Json<DurableOutput>>(OUTPUT).await?)
 }
 
 /// The workflow's `run` handler: one run, from its input to its end, waiting on a durable promise
