@@ -98,7 +98,7 @@ async fn an_unknown_nested_field_is_reported_beside_other_mistakes() {
     assert_eq!(
         content,
         "Error: invalid arguments: who.agee: unknown field; leave it out or check its spelling against the schema; \
-         others.0: missing field `name`"
+         others.0.name: missing required field"
     );
 }
 
@@ -185,4 +185,42 @@ async fn null_for_an_optional_field_deep_inside_means_left_out() {
         .await;
     assert!(result.is_error);
     assert!(result.content.contains("room.guests"), "{}", result.content);
+}
+
+/// Where to look.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Filter {
+    /// The city
+    city: String,
+}
+
+/// Find places.
+#[tool]
+fn find(
+    /// What to look for
+    what: String,
+    /// Where, if anywhere
+    filter: Option<Filter>,
+) -> String {
+    format!("{what} {:?}", filter.map(|filter| filter.city))
+}
+
+/// A misspelt field inside an optional struct: both problems are named, the unknown field and the
+/// field it leaves missing, as a closure tool and a typed output name them.
+#[tokio::test]
+async fn a_misspelt_field_inside_an_optional_struct_is_named() {
+    let tools: ToolSet = tools!(find);
+    let call = ToolCall::new("1", "find", r#"{"what":"cafe","filter":{"cty":"Paris"}}"#);
+    let result = tools.dispatch(&(), &call).await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.content,
+        "Error: invalid arguments: filter.city: missing required field; filter.cty: unknown \
+         field, expected one of `city`"
+    );
+    let fine = ToolCall::new("2", "find", r#"{"what":"cafe","filter":{"city":"Paris"}}"#);
+    assert_eq!(
+        tools.dispatch(&(), &fine).await.content,
+        r#"cafe Some("Paris")"#
+    );
 }

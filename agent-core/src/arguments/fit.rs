@@ -93,10 +93,7 @@ impl SchemaFit {
         if !value.is_object() {
             return Err(Unfit::NotAnObject(value));
         }
-        let walk = Walk {
-            root: &self.schema,
-            top_level: &self.names,
-        };
+        let walk = Walk { root: &self.schema };
         if walk.drop_optional_nulls(&mut value, &self.schema) {
             match deserialize_strictly_saying::<T, _>(&value, top_level) {
                 Ok(fitting) => return Ok(fitting),
@@ -133,10 +130,7 @@ pub(crate) fn drop_optional_nulls(
     fields: &mut serde_json::Map<String, Value>,
     schema: &Value,
 ) -> bool {
-    let walk = Walk {
-        root: schema,
-        top_level: &[],
-    };
+    let walk = Walk { root: schema };
     walk.drop_optional_nulls_in(fields, schema)
 }
 
@@ -179,10 +173,7 @@ mod tests {
         let value = json!({
             "priority": "urgent", "tags": ["a", 2], "due": 3, "owner": { "nmae": "Li" }, "extra": 1
         });
-        let walk = Walk {
-            root: fit.schema(),
-            top_level: &fit.names,
-        };
+        let walk = Walk { root: fit.schema() };
         let mut issues = Vec::new();
         walk.check(&value, fit.schema(), "", &mut issues);
         let rendered: Vec<String> = issues.iter().map(ToString::to_string).collect();

@@ -7,8 +7,9 @@ use serde_json::{Map, Value};
 
 use super::drop_optional_nulls;
 use super::slots::{ArgumentsSeed, Slots};
+use super::walk::{MAX_ISSUES, Walk};
 use crate::argument_issue::{ArgumentIssue, IssueKind, issue_of};
-use crate::schema::arguments_schema_with;
+use crate::schema::{arguments_schema_with, root_schema};
 use crate::tool_error::ToolError;
 
 /// One model-facing parameter of a `#[tool]`: a row of the table the macro generates, from which
@@ -102,20 +103,50 @@ pub fn arguments_schema(fields: &[FieldSpec]) -> Value {
     })
 }
 
-/// Checks one field's value against its type: the first error with its path, or else every
-/// unknown field inside it.
-pub fn check_field<T: DeserializeOwned>(value: &Value) -> Vec<ArgumentIssue> {
+/// Checks one field's value against its type: every problem inside it, each with its path inside
+/// it. A value serde takes is checked for unknown fields; an object or a list serde refuses is
+/// walked along the type's schema, so a misspelt field and the field it leaves missing are both
+/// named (serde would stop at the first). A plain value, and what the schema cannot say (a range,
+/// a custom deserializer), get serde's error.
+pub fn check_field<T: DeserializeOwned + JsonSchema>(value: &Value) -> Vec<ArgumentIssue> {
     match serde_path_to_error::deserialize::<_, T>(value) {
         Ok(_) => match deserialize_strictly::<T, _>(value) {
             Ok(_) => Vec::new(),
             Err(Strict::Unknown(issues)) => issues,
             Err(Strict::Invalid(error)) => vec![ArgumentIssue::new("", issue_of(&error))],
         },
-        Err(error) => vec![ArgumentIssue::new(
-            render_path(error.path()),
-            issue_of(error.inner()),
-        )],
+        Err(error) => {
+            // A value with fields or items inside may hold several problems: all of them.
+            let nested = value.is_object() || value.is_array();
+            let mut issues = if nested {
+                schema_issues::<T>(value)
+            } else {
+                Vec::new()
+            };
+            if issues.is_empty() {
+                issues.push(ArgumentIssue::new(
+                    render_path(error.path()),
+                    issue_of(error.inner()),
+                ));
+            }
+            issues
+        }
     }
+}
+
+/// Where `value` departs from `T`'s schema, each problem at its path inside the value.
+fn schema_issues<T: JsonSchema>(value: &Value) -> Vec<ArgumentIssue> {
+    let Some(schema) = root_schema::<T>().map(Value::Object) else {
+        return Vec::new();
+    };
+    let walk = Walk { root: &schema };
+    let mut issues = Vec::new();
+    walk.check(value, &schema, "", &mut issues);
+    if issues.len() >= MAX_ISSUES {
+        issues.truncate(MAX_ISSUES);
+        issues.push(ArgumentIssue::new("", IssueKind::MoreNotListed));
+    }
+    issues
 }
 
 /// Why a strict parse failed.

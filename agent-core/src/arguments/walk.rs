@@ -5,17 +5,16 @@ use serde_json::Value;
 use super::fit::is_closed;
 use crate::argument_issue::{ArgumentIssue, Found, IssueKind, JsonType};
 
-/// Finds where a value departs from its schema, by the keywords that say what a type is (`type`,
-/// `enum`, `const`, `required`, `properties`, closed objects, `items`, `anyOf`/`oneOf`, `$ref` into
-/// `$defs`). Bounds and formats are left to serde.
 /// How many problems are told at most: a hostile value can hold millions, and the model needs a
 /// few to fix its answer.
 pub(super) const MAX_ISSUES: usize = 20;
 
+/// Finds where a value departs from its schema, by the keywords that say what a type is (`type`,
+/// `enum`, `const`, `required`, `properties`, closed objects, `items`, `anyOf`/`oneOf`, `$ref` into
+/// `$defs`). Bounds and formats are left to serde.
 pub(super) struct Walk<'a> {
+    /// The schema `$ref`s point into.
     pub(super) root: &'a Value,
-    /// The fields the root names: what the model is told about an unknown field there.
-    pub(super) top_level: &'a [String],
 }
 
 impl Walk<'_> {
@@ -129,13 +128,10 @@ impl Walk<'_> {
             match properties.and_then(|properties| properties.get(name)) {
                 Some(field_schema) => self.check(field, field_schema, &join(path, name), issues),
                 None if closed => {
-                    let expected = if path.is_empty() {
-                        self.top_level.to_vec()
-                    } else {
-                        properties
-                            .map(|properties| properties.keys().cloned().collect())
-                            .unwrap_or_default()
-                    };
+                    // The fields this object has: what the model is told instead.
+                    let expected = properties
+                        .map(|properties| properties.keys().cloned().collect())
+                        .unwrap_or_default();
                     let kind = IssueKind::UnknownField {
                         field: None,
                         expected: Some(expected),
