@@ -16,6 +16,16 @@ use tests::get_weather;
 use tests::node::{AI_SDK, ai_sdk_chat_session};
 use tests::peers::Test;
 
+/// Look up today's weather for a city: a lookup that changes nothing, so an answer that called it
+/// may be taken back whole (a regenerate or an edit keeps the steps of tools with effects).
+#[agent_core::tool(read_only, name = "get_weather")]
+fn weather_lookup(
+    /// The city.
+    city: String,
+) -> String {
+    format!("light rain in {city}")
+}
+
 /// Serves `server` on a loopback port; returns its chat endpoint's URL.
 async fn serve(server: ChatServer) -> String {
     format!("{}/api/chat", tests::serve_chat(server).await)
@@ -311,7 +321,8 @@ async fn a_regenerated_answer_replaces_the_last_one() {
 }
 
 /// `regenerate({messageId})` of an earlier answer: the chat drops everything after its question,
-/// and so does the server; the tool call in the answer taken back is gone with it.
+/// and so does the server; the tool call in the answer taken back (a read-only lookup) is gone
+/// with it.
 async fn regenerating_an_earlier_answer_takes_back_the_turns_after_it() {
     let model = ScriptedModel::new([
         AssistantMessage::tool_calls([ToolCall::new(
@@ -324,7 +335,9 @@ async fn regenerating_an_earlier_answer_takes_back_the_turns_after_it() {
         AssistantMessage::text("Oslo: light rain."),
         AssistantMessage::text("You're welcome."),
     ]);
-    let agent: Agent = Agent::new(model.clone()).try_tool(get_weather {}).unwrap();
+    let agent: Agent = Agent::new(model.clone())
+        .try_tool(weather_lookup {})
+        .unwrap();
     let store = Arc::new(MemorySessions::new());
     let api = serve(ChatServer::new(Arc::new(agent)).sessions(store.clone())).await;
     let session = ai_sdk_chat_session(
@@ -445,7 +458,9 @@ async fn an_edited_question_replaces_it_and_the_turns_after_it() {
             AssistantMessage::text("Sunny in Paris."),
             AssistantMessage::text("You're welcome."),
         ]);
-        let agent: Agent = Agent::new(model.clone()).try_tool(get_weather {}).unwrap();
+        let agent: Agent = Agent::new(model.clone())
+            .try_tool(weather_lookup {})
+            .unwrap();
         let api = serve(ChatServer::new(Arc::new(agent)).sessions(store.clone())).await;
         let session = ai_sdk_chat_session(
             &api,

@@ -72,7 +72,7 @@ pub use identity::{Anonymous, ChatOwner, Identified, Identity};
 pub use limits::UserLimits;
 use limits::{Admission, Limiter};
 use request::{Turn, UserInput};
-use rewind::{Before, Target, answer_id, edited, rewind};
+use rewind::{Before, Target, answer_id, edited, effects, rewind};
 
 /// The most a request body may have by default: a message with a few images.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -431,7 +431,7 @@ enum Start {
 /// middle of a run, and no other run changes it between the plan and its run. `must_exist`: the request goes on with a
 /// chat, and an empty one is not the caller's (`404`). `Err`: the response that refuses the
 /// request.
-async fn plan<S, I>(
+async fn plan<S: Send + Sync + 'static, I>(
     shared: &Shared<S, I>,
     chat_id: &str,
     key: &str,
@@ -493,7 +493,18 @@ async fn plan<S, I>(
                 content: question.text.clone(),
                 parts: question.parts.clone(),
             };
-            let rewound = rewind(&conversation.messages, target, &asked).ok_or_else(unknown)?;
+            let mut rewound = rewind(&conversation.messages, target, &asked).ok_or_else(unknown)?;
+            // What the answer's tools did stays: the steps whose calls had effects are kept (the
+            // model answers again after them, knowing they ran); only what came after them goes.
+            let done = effects(&conversation.messages, rewound.keep, |tool| {
+                harmless(&shared.agent, tool)
+            });
+            if done.in_later_turns || (rewound.ask && done.first_turn_end.is_some()) {
+                return Err(would_repeat(chat_id, "regenerate that answer", &done.tools));
+            }
+            if let Some(end) = done.first_turn_end {
+                rewound.keep = end + 1;
+            }
             // The answer taken back goes, with every turn after it and a run paused in it.
             if rewound.keep < len {
                 store
@@ -550,6 +561,13 @@ async fn plan<S, I>(
                 );
                 return Err(refuse(StatusCode::NOT_FOUND, &message));
             };
+            // An edit takes back the question and its answer: never one whose tools had effects.
+            let done = effects(&conversation.messages, at, |tool| {
+                harmless(&shared.agent, tool)
+            });
+            if !done.tools.is_empty() {
+                return Err(would_repeat(chat_id, "edit that message", &done.tools));
+            }
             // The question replaced goes, with every turn after it and a run paused in them.
             if at < len {
                 store.truncate(key, len, at).await.map_err(store_failed)?;
@@ -563,6 +581,30 @@ async fn plan<S, I>(
         }
     };
     Ok(plan)
+}
+
+/// Whether calling `tool` again unknowingly does no harm: it is marked read-only or idempotent.
+fn harmless<S: Send + Sync + 'static>(agent: &Agent<S>, tool: &str) -> bool {
+    agent
+        .tools()
+        .definitions()
+        .iter()
+        .find(|definition| definition.name == tool)
+        .is_some_and(|definition| {
+            let hints = &definition.annotations;
+            hints.read_only == Some(true) || hints.idempotent == Some(true)
+        })
+}
+
+/// `409` for a regenerate or an edit that would take back what `tools` did, so the model could do
+/// it again without knowing it was done: the person decides what to do instead.
+fn would_repeat(chat_id: &str, what: &str, tools: &[String]) -> Response {
+    let message = format!(
+        "chat `{chat_id}` cannot {what}: it would take back what tools already did ({}), and \
+         they could run again; send a new message instead",
+        tools.join(", ")
+    );
+    refuse(StatusCode::CONFLICT, &message)
 }
 
 /// `409` when another process changed the conversation meanwhile, `500` when the store failed.

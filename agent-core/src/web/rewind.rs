@@ -114,6 +114,73 @@ pub(crate) fn rewind(messages: &[Message], target: Target, question: &Message) -
     })
 }
 
+/// The calls in `messages[from..]` whose effects a cut would hide: each call with a result that
+/// is not an error, to a tool `harmless` does not vouch for (read-only or idempotent); their tool
+/// names, and the place of the last result of each turn (the messages up to the next question)
+/// that holds one. An answer taken back, or a question edited away, must never let the model call
+/// them again without knowing they ran.
+pub(crate) struct Effects {
+    /// The tools whose calls had effects, in order, each once.
+    pub(crate) tools: Vec<String>,
+    /// The first turn's last tool result (its index in the conversation), when the first turn
+    /// holds one of the calls; `None` when none is in it.
+    pub(crate) first_turn_end: Option<usize>,
+    /// Whether a turn after the first holds one.
+    pub(crate) in_later_turns: bool,
+}
+
+/// What [`Effects`] a cut of `messages` back to `from` would hide.
+pub(crate) fn effects(
+    messages: &[Message],
+    from: usize,
+    harmless: impl Fn(&str) -> bool,
+) -> Effects {
+    let mut effects = Effects {
+        tools: Vec::new(),
+        first_turn_end: None,
+        in_later_turns: false,
+    };
+    let mut names = std::collections::HashMap::new();
+    let mut turn = 0;
+    let mut last_result_of_first_turn = None;
+    for (at, message) in messages.iter().enumerate().skip(from) {
+        match message {
+            // A question starts the next turn (the first is the one `from` is in).
+            Message::User { .. } if at > from => turn += 1,
+            Message::Assistant(reply) => {
+                for call in &reply.tool_calls {
+                    names.insert(call.id.as_str(), call.name.as_str());
+                }
+            }
+            Message::Tool(result) => {
+                if turn == 0 {
+                    last_result_of_first_turn = Some(at);
+                }
+                let Some(tool) = names.get(result.tool_call_id.as_str()) else {
+                    continue;
+                };
+                if result.is_error || harmless(tool) {
+                    continue;
+                }
+                if turn == 0 {
+                    effects.first_turn_end = Some(at);
+                } else {
+                    effects.in_later_turns = true;
+                }
+                if !effects.tools.iter().any(|known| known == tool) {
+                    effects.tools.push((*tool).to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    // The first turn is kept through its last result, not only the last one that had effects.
+    if effects.first_turn_end.is_some() {
+        effects.first_turn_end = last_result_of_first_turn;
+    }
+    effects
+}
+
 /// The answer a request shows before an edited question: its message id, and the question it
 /// answered when the request holds it.
 pub(crate) struct Before<'a> {
