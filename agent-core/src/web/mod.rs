@@ -10,7 +10,11 @@
 //! request. A regenerate (`trigger: "regenerate-message"`, what the AI SDK's `regenerate()` sends)
 //! takes back the answer its `messageId` names, or the chat's last, with every turn after it (and a
 //! call in it still waiting for approval: that request is withdrawn), and answers its question
-//! again, the question kept once; the new answer has an id of its own. An answer's id says where in
+//! again, the question kept once; the new answer has an id of its own. What the answer's tools did
+//! is never taken back unknowingly: the answer's steps whose calls had effects (a result of a tool
+//! not marked read-only or idempotent) stay, and the model answers again after them, shown that
+//! they ran; a regenerate or an edit that would take such steps back (in a later turn, or the
+//! edited question's) is a `409` that names the tools, the chat unchanged. An answer's id says where in
 //! the conversation its question came, which is how the server finds an earlier answer; an id the
 //! chat has no answer for is a `404`. An edit (`sendMessage({ text, messageId })`: a submit whose
 //! `messageId` is its last message's, sent with the messages up to it) takes back the question it

@@ -1,6 +1,7 @@
 //! Asking again (`regenerate()` in the AI SDK: `trigger: "regenerate-message"`): the answer asked
 //! for again is taken back from the conversation, with every turn after it, and its question is
-//! answered anew without being stored twice. Editing (`sendMessage({ text, messageId })`): the
+//! answered anew without being stored twice; the answer's steps whose calls had effects stay
+//! ([`effects`] finds them). Editing (`sendMessage({ text, messageId })`): the
 //! question the edited message replaces is taken back with every turn after it, and the edited
 //! one asked in its place.
 //!
