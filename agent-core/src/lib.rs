@@ -163,10 +163,10 @@ pub use output::{DEFAULT_OUTPUT_RETRIES, OutputMode, OutputType, Validator};
 pub use output_problem::{OutputProblem, RejectedOutput};
 pub use reasoning::Reasoning;
 pub use run::{
-    AddToolError, Agent, Answer, ContextGiven, Decision, Input, Journal, NoContext,
-    PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, ResumeFrom, RunError, RunEvent,
-    RunOutput, RunRequest, RunStream, StopReason, Text, TokenKind, Typed, TypedOutput, Waiting,
-    WithContext,
+    AddToolError, Agent, Answer, ContextGiven, Decision, Input, Journal, NewRun, NoContext,
+    PAUSED_RUN_VERSION, PausedRun, PendingCall, Ready, ResumeError, Resuming, ResumingSession,
+    RunError, RunEvent, RunKind, RunOutput, RunRequest, RunStream, Starting, StopReason, Text,
+    TokenKind, Typed, TypedOutput, Waiting, WithContext,
 };
 pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema};

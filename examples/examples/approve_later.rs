@@ -125,7 +125,7 @@ async fn run(
                 .map(|pending| (pending.call.id.clone(), decision.clone()))
                 .collect();
             agent
-                .resume(agent_core::ResumeFrom::Session, decisions)
+                .resume_session(decisions)
                 .session(store, CONVERSATION)
                 .await
                 .map_err(|error| error.to_string())?

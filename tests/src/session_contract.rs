@@ -9,7 +9,7 @@ use std::time::Duration;
 use agent_core::session::{SessionError, SessionStore};
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, Message, Model,
-    ModelError, ResumeFrom, RunError, StopReason, ToolCall, tool,
+    ModelError, RunError, StopReason, ToolCall, tool,
 };
 
 /// What a note begins with to make `note` a slow tool: it takes [`SLOW_NOTE`] (for the tests
@@ -199,7 +199,7 @@ pub async fn a_paused_run_is_kept(first: &dyn SessionStore, second: &dyn Session
     let paused = stored.paused.as_ref().expect("the paused run is kept");
     let id = paused.pending()[0].call.id.clone();
     let done = agent()
-        .resume(ResumeFrom::Session, [(id, Decision::deny("not today"))])
+        .resume_session([(id, Decision::deny("not today"))])
         .session(second, "ops")
         .await
         .unwrap();
@@ -209,7 +209,7 @@ pub async fn a_paused_run_is_kept(first: &dyn SessionStore, second: &dyn Session
     assert_eq!(stored.messages, done.messages);
     assert_valid(&stored.messages);
     let error = agent()
-        .resume(ResumeFrom::Session, Vec::<(String, Decision)>::new())
+        .resume_session(Vec::<(String, Decision)>::new())
         .session(second, "ops")
         .await
         .unwrap_err();

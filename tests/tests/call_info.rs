@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use agent_core::session::MemorySessions;
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, CallInfo, Decision, PausedRun, ResumeFrom, RunId, State, Tool,
-    ToolBox, ToolCall, ToolSet, agent, tool, tool_fn, tools,
+    Agent, AssistantMessage, CallInfo, Decision, PausedRun, RunId, State, Tool, ToolBox, ToolCall,
+    ToolSet, agent, tool, tool_fn, tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -147,7 +147,7 @@ async fn a_session_run_keeps_its_id_through_the_pause_kept_in_the_session() {
         .unwrap();
     assert!(out.paused.is_some());
     let _ = agent
-        .resume(ResumeFrom::Session, [("c1", Decision::Approve)])
+        .resume_session([("c1", Decision::Approve)])
         .session(&store, "chat")
         .await
         .unwrap();

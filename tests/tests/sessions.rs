@@ -170,10 +170,7 @@ async fn an_approved_call_is_not_run_twice_when_the_model_fails_after_it() {
         .try_tool(wipe {})
         .unwrap();
     let error = down
-        .resume(
-            agent_core::ResumeFrom::Session,
-            [(id.clone(), Decision::Approve)],
-        )
+        .resume_session([(id.clone(), Decision::Approve)])
         .session(&store, "ops")
         .await
         .unwrap_err();
@@ -187,7 +184,7 @@ async fn an_approved_call_is_not_run_twice_when_the_model_fails_after_it() {
     )));
     assert_valid(&stored.messages);
     let again = agent()
-        .resume(agent_core::ResumeFrom::Session, [(id, Decision::Approve)])
+        .resume_session([(id, Decision::Approve)])
         .session(&store, "ops")
         .await
         .unwrap_err();

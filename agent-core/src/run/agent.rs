@@ -5,8 +5,10 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::kind::{Resuming, ResumingSession};
 use super::pause::Decision;
-use super::request::{Input, ResumeFrom, RunRequest};
+use super::pause::PausedRun;
+use super::request::{Input, NoContext, RunRequest, Text};
 use crate::limits::{AtStepLimit, Limits};
 use crate::message::ToolCall;
 use crate::model::Model;
@@ -329,8 +331,11 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// ones are answered with the reason, external ones with the caller's result; then the loop
     /// goes on under the same limits, the steps, tokens, tool calls and time already used
     /// counting, with the paused run's settings. `paused` may come from another process
-    /// ([`PausedRun::from_json`](crate::PausedRun::from_json)), or be the one kept in the run's
-    /// session ([`ResumeFrom::Session`]). Decisions that do not fit (an unknown call id, a call
+    /// ([`PausedRun::from_json`](crate::PausedRun::from_json)); the paused run kept in a session
+    /// is resumed with [`resume_session`](Agent::resume_session). The paused run holds the
+    /// conversation, so the request takes no [`parts`](RunRequest::parts) or
+    /// [`history`](RunRequest::history) (they do not compile: to go on with a transcript, run
+    /// `agent.run(Input::nothing()).history(messages)`). Decisions that do not fit (an unknown call id, a call
     /// without a decision or with two, a tool this agent lacks, a result for a call waiting for
     /// approval) are [`RunError::Resume`](crate::RunError::Resume), and nothing runs. The request
     /// takes the same settings as [`run`](Agent::run)'s.
@@ -364,14 +369,52 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// ```
     pub fn resume(
         &self,
-        paused: impl Into<ResumeFrom>,
+        paused: PausedRun,
         decisions: impl IntoIterator<Item = (impl Into<String>, Decision)>,
-    ) -> RunRequest<'_, S> {
-        let decisions = decisions
-            .into_iter()
-            .map(|(id, decision)| (id.into(), decision))
-            .collect();
-        RunRequest::resuming(self, paused.into(), decisions)
+    ) -> RunRequest<'_, S, NoContext, Text, Resuming> {
+        RunRequest::resuming(self, paused, collect(decisions))
+    }
+
+    /// Goes on with the paused run kept in a session, as [`resume`](Agent::resume) does with one
+    /// given: the run is given the session with [`session`](RunRequest::session) (it does not
+    /// start without one: that is a compile error), loads the paused run from it, and keeps what
+    /// it does there. A session with no paused run waiting refuses it
+    /// ([`SessionError::NotPaused`](crate::session::SessionError::NotPaused)), and nothing runs.
+    ///
+    /// ```
+    /// use agent_core::session::MemorySessions;
+    /// use agent_core::testing::ScriptedModel;
+    /// use agent_core::{Agent, AssistantMessage, Decision, StopReason, ToolCall, tool};
+    ///
+    /// /// Deletes a file.
+    /// #[tool(requires_approval)]
+    /// fn delete(path: String) -> String {
+    ///     format!("deleted {path}")
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([
+    ///     AssistantMessage::tool_calls([ToolCall::new("c1", "delete", r#"{"path":"old.log"}"#)]),
+    ///     AssistantMessage::text("Done."),
+    /// ]);
+    /// let agent = Agent::new(model).try_tool(delete {}).unwrap().defer_approvals();
+    /// let store = MemorySessions::new();
+    /// let first = agent.run("Clean up").session(&store, "chat-1").await.unwrap();
+    /// assert_eq!(first.stop_reason, StopReason::Paused);
+    /// // Later, in a request that carries the person's answer:
+    /// let done = agent
+    ///     .resume_session([("c1", Decision::Approve)])
+    ///     .session(&store, "chat-1")
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(done.text, "Done.");
+    /// # });
+    /// ```
+    pub fn resume_session(
+        &self,
+        decisions: impl IntoIterator<Item = (impl Into<String>, Decision)>,
+    ) -> RunRequest<'_, S, NoContext, Text, ResumingSession> {
+        RunRequest::resuming_session(self, collect(decisions))
     }
 
     /// The agent's tools.
@@ -494,4 +537,14 @@ impl<S> From<AddToolError<S>> for ToolSetError {
     fn from(rejected: AddToolError<S>) -> Self {
         rejected.error
     }
+}
+
+/// Decisions by call id, as the loop takes them.
+fn collect(
+    decisions: impl IntoIterator<Item = (impl Into<String>, Decision)>,
+) -> Vec<(String, Decision)> {
+    decisions
+        .into_iter()
+        .map(|(id, decision)| (id.into(), decision))
+        .collect()
 }

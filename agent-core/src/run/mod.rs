@@ -10,6 +10,7 @@ mod events;
 pub(crate) mod hooks;
 pub(crate) mod journal;
 mod kernel;
+pub(crate) mod kind;
 pub(crate) mod layers;
 mod locks;
 pub(crate) mod outcome;
@@ -25,8 +26,7 @@ pub use agent::{AddToolError, Agent};
 pub use events::{EventSender, RunEvent, RunStream};
 pub use hooks::{Approval, Approver, Hooks, ToolDecision};
 pub use journal::Journal;
+pub use kind::{NewRun, Ready, Resuming, ResumingSession, RunKind, Starting};
 pub use outcome::{RunError, RunOutput, StopReason, TokenKind, TypedOutput};
 pub use pause::{Decision, PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, Waiting};
-pub use request::{
-    Answer, ContextGiven, Input, NoContext, ResumeFrom, RunRequest, Text, Typed, WithContext,
-};
+pub use request::{Answer, ContextGiven, Input, NoContext, RunRequest, Text, Typed, WithContext};

@@ -9,6 +9,7 @@ use std::marker::PhantomData;
 use super::agent::Agent;
 use super::events::{EventSender, RunStream};
 use super::journal::Journal;
+use super::kind::{NewRun, Ready, Resuming, ResumingSession, RunKind, Starting};
 use super::outcome::{RunError, RunOutput, TypedOutput};
 use super::pause::{Decision, PausedRun};
 use super::seams::{AnswerCheck, TextAnswer};
@@ -61,21 +62,13 @@ impl From<std::borrow::Cow<'_, str>> for Input {
     }
 }
 
-/// Which paused run [`Agent::resume`] goes on with.
+/// Which paused run a resumed run goes on with.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ResumeFrom {
+pub(crate) enum ResumeFrom {
     /// This one (from a [`RunOutput::paused`], or loaded with [`PausedRun::from_json`]).
     Run(PausedRun),
-    /// The one kept in the run's [`session`](RunRequest::session): a run that resumes from it
-    /// without a session, or from a session with none waiting, is refused
-    /// ([`SessionError::NotPaused`](crate::session::SessionError::NotPaused)) and nothing runs.
+    /// The one kept in the run's session.
     Session,
-}
-
-impl From<PausedRun> for ResumeFrom {
-    fn from(paused: PausedRun) -> Self {
-        ResumeFrom::Run(paused)
-    }
 }
 
 /// A run not given its context yet: [`RunRequest::context`] gives it one. A run of an agent whose
@@ -205,10 +198,10 @@ pub(super) enum Start {
 ///
 /// A run of an agent whose tools need a context does not compile without one.
 #[must_use = "a run does nothing until it is awaited or streamed"]
-pub struct RunRequest<'a, S, C = NoContext, O = Text> {
+pub struct RunRequest<'a, S, C = NoContext, O = Text, K = Starting> {
     plan: Plan<'a, S>,
     output: O,
-    given: PhantomData<fn() -> C>,
+    given: PhantomData<fn() -> (C, K)>,
 }
 
 /// Everything a run is given but the kind of its answer.
@@ -231,16 +224,32 @@ impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
     pub(super) fn new(agent: &'a Agent<S>, input: Input) -> Self {
         Self::starting(agent, Start::Input(input))
     }
+}
 
-    /// A run of `agent` going on with a paused run, given a decision per waiting call.
+impl<'a, S: Send + Sync + 'static> RunRequest<'a, S, NoContext, Text, Resuming> {
+    /// A run of `agent` going on with `paused`, given a decision per waiting call.
     pub(super) fn resuming(
         agent: &'a Agent<S>,
-        from: ResumeFrom,
+        paused: PausedRun,
         decisions: Vec<(String, Decision)>,
     ) -> Self {
+        let from = ResumeFrom::Run(paused);
         Self::starting(agent, Start::Resume { from, decisions })
     }
+}
 
+impl<'a, S: Send + Sync + 'static> RunRequest<'a, S, NoContext, Text, ResumingSession> {
+    /// A run of `agent` going on with the paused run of the session it will be given.
+    pub(super) fn resuming_session(
+        agent: &'a Agent<S>,
+        decisions: Vec<(String, Decision)>,
+    ) -> Self {
+        let from = ResumeFrom::Session;
+        Self::starting(agent, Start::Resume { from, decisions })
+    }
+}
+
+impl<'a, S: Send + Sync + 'static, K> RunRequest<'a, S, NoContext, Text, K> {
     fn starting(agent: &'a Agent<S>, start: Start) -> Self {
         let plan = Plan {
             agent,
@@ -262,12 +271,12 @@ impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
     }
 }
 
-impl<'a, S: Send + Sync + 'static, O> RunRequest<'a, S, NoContext, O> {
+impl<'a, S: Send + Sync + 'static, O, K> RunRequest<'a, S, NoContext, O, K> {
     /// Gives the run its context: the value the tools' [`State`](crate::State) parameters, the
     /// hooks and the approver are handed in this run. One agent serves many runs at once, each with
     /// its own context (the user a web request is for, say); a tool asking for a part the context
     /// does not have is a compile error where the agent is built.
-    pub fn context(self, context: &'a S) -> RunRequest<'a, S, WithContext, O> {
+    pub fn context(self, context: &'a S) -> RunRequest<'a, S, WithContext, O, K> {
         let mut plan = self.plan;
         plan.context = Some(context);
         RunRequest {
@@ -278,7 +287,7 @@ impl<'a, S: Send + Sync + 'static, O> RunRequest<'a, S, NoContext, O> {
     }
 }
 
-impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
+impl<'a, S: Send + Sync + 'static, C, K> RunRequest<'a, S, C, Text, K> {
     /// Asks for the answer as a `T`: `.await` gives a [`TypedOutput<T>`].
     ///
     /// The model may call tools first; its answer is then read as a `T` (see [`OutputMode`] for
@@ -320,7 +329,7 @@ impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
     /// assert_eq!(ticket.value, Ticket { title: "Printer on fire".into(), urgent: true });
     /// # });
     /// ```
-    pub fn output<T: OutputType>(self) -> RunRequest<'a, S, C, Typed<'a, S, T>> {
+    pub fn output<T: OutputType>(self) -> RunRequest<'a, S, C, Typed<'a, S, T>, K> {
         let mut plan = self.plan;
         // A typed run's answer check is its output's.
         plan.check = None;
@@ -336,7 +345,7 @@ impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
     }
 }
 
-impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
+impl<'a, S: Send + Sync + 'static, C, K> RunRequest<'a, S, C, Text, K> {
     /// Reads the run's replies with this answer check instead of [`TextAnswer`] (which takes a
     /// reply without calls as the answer): a value at the answer-check seam, which decides what
     /// each request offers, which reply is the answer, and what goes back to the model when a
@@ -348,7 +357,7 @@ impl<'a, S: Send + Sync + 'static, C> RunRequest<'a, S, C, Text> {
     }
 }
 
-impl<'a, S: Send + Sync + 'static, C, T: OutputType> RunRequest<'a, S, C, Typed<'a, S, T>> {
+impl<'a, S: Send + Sync + 'static, C, T: OutputType, K> RunRequest<'a, S, C, Typed<'a, S, T>, K> {
     /// Sets how the output is asked for (the agent's [`output_mode`](Agent::output_mode)
     /// otherwise).
     pub fn output_mode(mut self, mode: OutputMode) -> Self {
@@ -376,12 +385,28 @@ impl<'a, S: Send + Sync + 'static, C, T: OutputType> RunRequest<'a, S, C, Typed<
     }
 }
 
-impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
+impl<'a, S: Send + Sync + 'static, C, O, K: RunKind> RunRequest<'a, S, C, O, K> {
     /// Goes on with an earlier conversation (say, the `messages` of a previous [`RunOutput`]):
     /// the history comes before this run's input, with the system prompt in front if it has none.
-    /// Replaces a [`session`](RunRequest::session) set before.
-    pub fn history(mut self, history: Vec<Message>) -> Self {
+    /// To go on with a conversation as it is (after a step limit, say), give no input:
+    /// `agent.run(Input::nothing()).history(messages)`. Replaces a
+    /// [`session`](RunRequest::session) set before. A new run's only: a resumed run goes on with
+    /// the conversation its paused run holds.
+    pub fn history(mut self, history: Vec<Message>) -> Self
+    where
+        K: NewRun,
+    {
         self.plan.source = Source::History(history);
+        self
+    }
+
+    /// Adds parts (images, documents) after the input's text. A new run's only: a resumed run
+    /// adds no message.
+    pub fn parts(mut self, parts: impl IntoIterator<Item = Part>) -> Self
+    where
+        K: NewRun,
+    {
+        self.plan.parts.extend(parts);
         self
     }
 
@@ -391,18 +416,22 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     /// as interrupted), runs, and appends the run's new messages as they come: a step's reply
     /// before its calls run, the step's results when they are in (one append each), so a run that
     /// dies keeps every step it finished. A run that pauses keeps its paused run in the store for
-    /// `agent.resume(ResumeFrom::Session, ..)`. A run that fails after it began appends its
+    /// [`Agent::resume_session`]. A run that fails after it began appends its
     /// transcript as well (the question, and every call it made, answered), so its tools' effects
     /// are on record and not repeated by the next run; the error is returned. A new run on a
     /// conversation with a paused run waiting is refused ([`SessionError::Paused`](crate::session::SessionError::Paused)) and nothing
     /// runs. Replaces a [`history`](RunRequest::history) set before.
-    pub fn session(mut self, store: &'a dyn SessionStore, id: impl Into<String>) -> Self {
-        self.plan.source = Source::Session {
+    pub fn session(
+        self,
+        store: &'a dyn SessionStore,
+        id: impl Into<String>,
+    ) -> RunRequest<'a, S, C, O, K::WithSession> {
+        let source = Source::Session {
             store,
             id: id.into(),
             held: None,
         };
-        self
+        self.with_source(source)
     }
 
     /// Runs on the conversation of `store` that `hold` holds (from [`SessionStore::hold`]), as
@@ -429,19 +458,28 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # }).unwrap();
     /// ```
-    pub fn session_held(mut self, store: &'a dyn SessionStore, hold: ConversationHold) -> Self {
-        self.plan.source = Source::Session {
+    pub fn session_held(
+        self,
+        store: &'a dyn SessionStore,
+        hold: ConversationHold,
+    ) -> RunRequest<'a, S, C, O, K::WithSession> {
+        let source = Source::Session {
             store,
             id: hold.id().to_owned(),
             held: Some(hold),
         };
-        self
+        self.with_source(source)
     }
 
-    /// Adds parts (images, documents) after the input's text.
-    pub fn parts(mut self, parts: impl IntoIterator<Item = Part>) -> Self {
-        self.plan.parts.extend(parts);
-        self
+    /// This request with its conversation from `source`, of the kind that gives it.
+    fn with_source<L>(self, source: Source<'a>) -> RunRequest<'a, S, C, O, L> {
+        let mut plan = self.plan;
+        plan.source = source;
+        RunRequest {
+            plan,
+            output: self.output,
+            given: PhantomData,
+        }
     }
 
     /// Sets this run's model settings: each one set here is this run's, each one left `None` is
@@ -509,8 +547,8 @@ impl<'a, S: Send + Sync + 'static, C, O> RunRequest<'a, S, C, O> {
     }
 }
 
-impl<'a, S: Send + Sync + 'static, C: ContextGiven<'a, S>, O: Answer<'a, S>>
-    RunRequest<'a, S, C, O>
+impl<'a, S: Send + Sync + 'static, C: ContextGiven<'a, S>, O: Answer<'a, S>, K: Ready>
+    RunRequest<'a, S, C, O, K>
 {
     /// Runs, streaming what happens: step starts, the model's text as it arrives, each tool call
     /// and result, step ends, and last the very result the run awaited would give (a
@@ -521,8 +559,8 @@ impl<'a, S: Send + Sync + 'static, C: ContextGiven<'a, S>, O: Answer<'a, S>>
     }
 }
 
-impl<'a, S: Send + Sync + 'static, C: ContextGiven<'a, S>, O: Answer<'a, S>> IntoFuture
-    for RunRequest<'a, S, C, O>
+impl<'a, S: Send + Sync + 'static, C: ContextGiven<'a, S>, O: Answer<'a, S>, K: Ready> IntoFuture
+    for RunRequest<'a, S, C, O, K>
 {
     type Output = Result<O::Output, RunError>;
     type IntoFuture = BoxFuture<'a, Result<O::Output, RunError>>;
@@ -540,8 +578,8 @@ pub trait Answer<'a, S>: Sized + Send + 'a {
 
     /// Starts `request`'s run, sending its events to `events` when streamed.
     #[doc(hidden)]
-    fn start<C: ContextGiven<'a, S>>(
-        request: RunRequest<'a, S, C, Self>,
+    fn start<C: ContextGiven<'a, S>, K>(
+        request: RunRequest<'a, S, C, Self, K>,
         events: Option<EventSender>,
     ) -> BoxFuture<'a, Result<Self::Output, RunError>>;
 }
@@ -549,8 +587,8 @@ pub trait Answer<'a, S>: Sized + Send + 'a {
 impl<'a, S: Send + Sync + 'static> Answer<'a, S> for Text {
     type Output = RunOutput;
 
-    fn start<C: ContextGiven<'a, S>>(
-        request: RunRequest<'a, S, C, Self>,
+    fn start<C: ContextGiven<'a, S>, K>(
+        request: RunRequest<'a, S, C, Self, K>,
         events: Option<EventSender>,
     ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
         let mut plan = request.plan;
@@ -565,8 +603,8 @@ impl<'a, S: Send + Sync + 'static> Answer<'a, S> for Text {
 impl<'a, S: Send + Sync + 'static, T: OutputType> Answer<'a, S> for Typed<'a, S, T> {
     type Output = TypedOutput<T>;
 
-    fn start<C: ContextGiven<'a, S>>(
-        request: RunRequest<'a, S, C, Self>,
+    fn start<C: ContextGiven<'a, S>, K>(
+        request: RunRequest<'a, S, C, Self, K>,
         events: Option<EventSender>,
     ) -> BoxFuture<'a, Result<TypedOutput<T>, RunError>> {
         let RunRequest { plan, output, .. } = request;
@@ -596,7 +634,7 @@ impl<'a, S: Send + Sync + 'static, T: OutputType> Answer<'a, S> for Typed<'a, S,
     }
 }
 
-impl<S, C, O: fmt::Debug> fmt::Debug for RunRequest<'_, S, C, O> {
+impl<S, C, O: fmt::Debug, K> fmt::Debug for RunRequest<'_, S, C, O, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let plan = &self.plan;
         let (start, decisions) = match &plan.start {

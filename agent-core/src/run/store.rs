@@ -36,7 +36,7 @@ pub enum SessionError {
         found: usize,
     },
     /// A run waits in the conversation for decisions on its calls: resume it
-    /// (`agent.resume(ResumeFrom::Session, ..)` with [`session`](crate::RunRequest::session)) before starting another.
+    /// (`agent.resume_session(..)` with [`session`](crate::RunRequest::session)) before starting another.
     #[error("conversation `{id}` has a paused run waiting for {waiting:?}; resume it first")]
     Paused {
         /// The conversation.

@@ -68,7 +68,10 @@ use axum::routing::{delete, get, post};
 use futures_util::StreamExt;
 
 use crate::message::Message;
-use crate::run::{Agent, Decision, Input, ResumeFrom, RunEvent, RunOutput};
+use crate::run::{
+    Agent, Decision, Input, NoContext, Ready, RunEvent, RunKind, RunOutput, RunRequest, RunStream,
+    Text,
+};
 use crate::session::{Conversation, ConversationHold, MemorySessions, SessionError, SessionStore};
 use chunks::{Chunk, Encoder};
 use cors::{Cors, cors};
@@ -646,6 +649,19 @@ fn frame(data: &str) -> Bytes {
     Bytes::from(format!("data: {data}\n\n"))
 }
 
+/// The run of an answer, streamed: in the caller's `context`, on the chat `hold` holds (the plan's
+/// hold, kept to the run's end), cancelled when `cancelled` completes (the client went away).
+fn answering<'a, S: Send + Sync + 'static, K: RunKind<WithSession: Ready>>(
+    run: RunRequest<'a, S, NoContext, Text, K>,
+    context: &'a S,
+    store: &'a dyn SessionStore,
+    hold: ConversationHold,
+    cancelled: impl Future<Output = ()> + Send + 'a,
+) -> RunStream<'a, RunOutput> {
+    let run = run.context(context).session_held(store, hold);
+    run.until(cancelled).stream()
+}
+
 /// Runs the chat's next turn as `plan` says (the answer to a new message, the same question
 /// answered again, or a paused run going on with the person's decisions) and streams it; when the
 /// client goes away the run is cancelled, and either way what it did is kept in the conversation.
@@ -676,16 +692,22 @@ async fn answer<S: Send + Sync + 'static, I>(
     // The client going away (the response dropped) cancels the run, even while a tool works.
     let watch = sender.clone();
     let cancelled = async move { watch.closed().await };
-    let run = match plan.start {
-        Start::Ask(input) => shared.agent.run(input.text).parts(input.parts),
-        Start::Again => shared.agent.run(Input::nothing()),
-        Start::Resume(decisions) => shared.agent.resume(ResumeFrom::Session, decisions),
+    let agent = &shared.agent;
+    let (context, hold) = (&context, plan.hold);
+    let mut events = match plan.start {
+        Start::Ask(input) => {
+            let run = agent.run(input.text).parts(input.parts);
+            answering(run, context, store, hold, cancelled)
+        }
+        Start::Again => answering(agent.run(Input::nothing()), context, store, hold, cancelled),
+        Start::Resume(decisions) => answering(
+            agent.resume_session(decisions),
+            context,
+            store,
+            hold,
+            cancelled,
+        ),
     };
-    let mut events = run
-        .context(&context)
-        .session_held(store, plan.hold)
-        .until(cancelled)
-        .stream();
     let mut encoder = Encoder::denying(plan.denied);
     let mut listening = send(vec![Encoder::start(&plan.message_id)]).await;
     while let Some(event) = events.next().await {
