@@ -1,9 +1,15 @@
 //! Limits per user: how many requests and tokens a user may spend in a window, and how many runs
-//! of theirs may be under way at once. Kept in the process: see [`UserLimits`].
+//! of theirs may be under way at once ([`UserLimits`]), counted by a [`LimitStore`]: in the
+//! process ([`MemoryLimits`], the default) or in a database every instance shares
+//! ([`PostgresLimits`](super::PostgresLimits)).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::tool::BoxFuture;
+
+pub use super::memory_limits::MemoryLimits;
 
 /// What one user may ask of a [`ChatServer`](super::ChatServer): requests per window, tokens per
 /// window (counted from the usage the model reports for each step of their runs), and runs under
@@ -16,10 +22,13 @@ use std::time::{Duration, Instant};
 ///
 /// Windows are fixed: a window starts with the user's first request after the last one ended.
 /// A run is let in while the user's tokens in the window are under the budget, so the run that
-/// crosses it finishes; the ones after it wait for the next window. The count is kept in the
-/// process: several instances of a server behind one load balancer share nothing, and each lets
-/// every user have the whole budget (limit at the balancer, or divide the budget, if that
-/// matters); a restart forgets it.
+/// crosses it finishes; the ones after it wait for the next window.
+///
+/// **Where the use is counted.** By default in the process ([`MemoryLimits`]): several instances
+/// of a server behind one load balancer would share nothing, each letting every user have the
+/// whole budget, and a restart forgets it. For several instances, count in the database they
+/// share: [`kept_in`](UserLimits::kept_in) a [`PostgresLimits`](super::PostgresLimits) (cargo
+/// features `web` and `postgres`), on the pool of the sessions' store.
 ///
 /// ```
 /// use std::time::Duration;
@@ -30,11 +39,28 @@ use std::time::{Duration, Instant};
 ///     .tokens(200_000, Duration::from_secs(24 * 60 * 60))
 ///     .concurrent_runs(2);
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct UserLimits {
     requests: Option<(u64, Duration)>,
     tokens: Option<(u64, Duration)>,
     concurrent: Option<usize>,
+    run_lease: Duration,
+    store: Option<Arc<dyn LimitStore>>,
+}
+
+/// How long a run counts as under way, by default, when its instance never says it ended.
+pub const DEFAULT_RUN_LEASE: Duration = Duration::from_secs(15 * 60);
+
+impl Default for UserLimits {
+    fn default() -> Self {
+        UserLimits {
+            requests: None,
+            tokens: None,
+            concurrent: None,
+            run_lease: DEFAULT_RUN_LEASE,
+            store: None,
+        }
+    }
 }
 
 impl UserLimits {
@@ -61,137 +87,135 @@ impl UserLimits {
         self.concurrent = Some(runs);
         self
     }
+
+    /// How long a run counts as under way when the instance running it dies before saying it
+    /// ended (a store shared by instances only; 15 minutes by default): set it above the longest
+    /// run, or a user's runs past it stop counting against [`concurrent_runs`](Self::concurrent_runs).
+    pub fn run_lease(mut self, lease: Duration) -> Self {
+        self.run_lease = lease;
+        self
+    }
+
+    /// Counts the use of these limits in `store` rather than in the process: a database every
+    /// instance of the server shares, so a user has one budget however many there are.
+    pub fn kept_in(mut self, store: impl LimitStore + 'static) -> Self {
+        self.store = Some(Arc::new(store));
+        self
+    }
+
+    /// The request budget: how many, in each window of how long.
+    pub fn request_budget(&self) -> Option<(u64, Duration)> {
+        self.requests
+    }
+
+    /// The token budget: how many, in each window of how long.
+    pub fn token_budget(&self) -> Option<(u64, Duration)> {
+        self.tokens
+    }
+
+    /// How many runs of a user may be under way at once.
+    pub fn run_cap(&self) -> Option<usize> {
+        self.concurrent
+    }
+
+    /// How long a run counts as under way when its instance never says it ended.
+    pub fn lease(&self) -> Duration {
+        self.run_lease
+    }
+}
+
+/// Why a [`LimitStore`] did not let a run in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// Over a limit: how long until the user would be let in (`retry-after`).
+    Wait(Duration),
+    /// The store failed: what went wrong.
+    Failed(String),
+}
+
+/// Where the use of [`UserLimits`] is counted, per user (the [`ChatOwner`](super::ChatOwner)'s
+/// key): [`MemoryLimits`] in the process, [`PostgresLimits`](super::PostgresLimits) in a database
+/// every instance shares. Implement it over your own (a Redis, say): `admit` checks and counts in
+/// one step, so two instances letting the same user in at once cannot both take the last place.
+pub trait LimitStore: Send + Sync + fmt::Debug {
+    /// Lets a request of `owner` in under `limits`, counting the request and the run it starts
+    /// (a number naming the run, for [`release`](Self::release)), or refuses it.
+    fn admit<'a>(
+        &'a self,
+        owner: &'a str,
+        limits: &'a UserLimits,
+    ) -> BoxFuture<'a, Result<u64, Refused>>;
+
+    /// Adds `tokens` to what `owner` spent in the token window of `limits`.
+    fn spend<'a>(
+        &'a self,
+        owner: &'a str,
+        limits: &'a UserLimits,
+        tokens: u64,
+    ) -> BoxFuture<'a, Result<(), String>>;
+
+    /// The run `run` of `owner` ended. Must not wait: a store that writes elsewhere hands the
+    /// write to a task of its own.
+    fn release(&self, owner: &str, run: u64);
 }
 
 /// How long a refused client waits when the wait cannot be known (a run of theirs must end).
-const BUSY_RETRY: Duration = Duration::from_secs(1);
+pub(crate) const BUSY_RETRY: Duration = Duration::from_secs(1);
 
-/// Past this many users kept, those with nothing to remember are forgotten.
-const PRUNE_AT: usize = 4096;
-
-/// A budget's window: when it began and what was spent in it.
-#[derive(Default)]
-struct Window {
-    began: Option<Instant>,
-    spent: u64,
-}
-
-impl Window {
-    /// Starts a new window if this one is over (or none began).
-    fn refresh(&mut self, per: Duration, now: Instant) {
-        if self.began.is_none_or(|began| now >= began + per) {
-            self.began = Some(now);
-            self.spent = 0;
-        }
-    }
-
-    /// How long until this window ends.
-    fn rest(&self, per: Duration, now: Instant) -> Duration {
-        self.began.map_or(Duration::ZERO, |began| {
-            (began + per).saturating_duration_since(now)
-        })
-    }
-
-    fn live(&self, per: Duration, now: Instant) -> bool {
-        self.began.is_some_and(|began| now < began + per)
-    }
-}
-
-/// One user's use.
-#[derive(Default)]
-struct Use {
-    requests: Window,
-    tokens: Window,
-    running: usize,
-}
-
-/// The limits, and every user's use of them.
+/// The limits, and where their use is counted.
 pub(crate) struct Limiter {
     limits: UserLimits,
-    users: Mutex<HashMap<String, Use>>,
+    store: Arc<dyn LimitStore>,
 }
 
 /// A request let in: it counts as one of its user's runs under way until dropped.
 pub(crate) struct Admission {
     limiter: Arc<Limiter>,
     owner: String,
+    run: u64,
 }
 
 impl Limiter {
     pub(crate) fn new(limits: UserLimits) -> Arc<Self> {
-        Arc::new(Limiter {
-            limits,
-            users: Mutex::new(HashMap::new()),
-        })
+        let store = limits
+            .store
+            .clone()
+            .unwrap_or_else(|| Arc::new(MemoryLimits::new()));
+        Arc::new(Limiter { limits, store })
     }
 
-    fn users(&self) -> MutexGuard<'_, HashMap<String, Use>> {
-        // The map stays whole whatever panicked while it was held.
-        self.users
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Lets a request of `owner` in, or says how long until it would be.
-    pub(crate) fn admit(self: &Arc<Self>, owner: &str) -> Result<Admission, Duration> {
-        let now = Instant::now();
-        let limits = &self.limits;
-        let mut users = self.users();
-        if users.len() >= PRUNE_AT {
-            users.retain(|_, user| {
-                user.running > 0
-                    || limits
-                        .requests
-                        .is_some_and(|(_, per)| user.requests.live(per, now))
-                    || limits
-                        .tokens
-                        .is_some_and(|(_, per)| user.tokens.live(per, now))
-            });
-        }
-        let user = users.entry(owner.to_owned()).or_default();
-        if limits.concurrent.is_some_and(|cap| user.running >= cap) {
-            return Err(BUSY_RETRY);
-        }
-        if let Some((count, per)) = limits.requests {
-            user.requests.refresh(per, now);
-            if user.requests.spent >= count {
-                return Err(user.requests.rest(per, now));
-            }
-        }
-        if let Some((tokens, per)) = limits.tokens {
-            user.tokens.refresh(per, now);
-            if user.tokens.spent >= tokens {
-                return Err(user.tokens.rest(per, now));
-            }
-        }
-        user.requests.spent += 1;
-        user.running += 1;
+    /// Lets a request of `owner` in, or says why not.
+    pub(crate) async fn admit(self: &Arc<Self>, owner: &str) -> Result<Admission, Refused> {
+        let run = self.store.admit(owner, &self.limits).await?;
         Ok(Admission {
             limiter: Arc::clone(self),
             owner: owner.to_owned(),
+            run,
         })
     }
 }
 
 impl Admission {
-    /// Counts `tokens` the user's run used.
-    pub(crate) fn spend(&self, tokens: u64) {
-        let Some((_, per)) = self.limiter.limits.tokens else {
+    /// Counts `tokens` the user's run used. A store that fails leaves them uncounted, and says so
+    /// in the log.
+    pub(crate) async fn spend(&self, tokens: u64) {
+        let limiter = &self.limiter;
+        if limiter.limits.tokens.is_none() {
             return;
-        };
-        let mut users = self.limiter.users();
-        let user = users.entry(self.owner.clone()).or_default();
-        user.tokens.refresh(per, Instant::now());
-        user.tokens.spent = user.tokens.spent.saturating_add(tokens);
+        }
+        if let Err(problem) = limiter
+            .store
+            .spend(&self.owner, &limiter.limits, tokens)
+            .await
+        {
+            tracing::warn!(%problem, "the tokens a run used could not be counted");
+        }
     }
 }
 
 impl Drop for Admission {
     fn drop(&mut self) {
-        let mut users = self.limiter.users();
-        if let Some(user) = users.get_mut(&self.owner) {
-            user.running = user.running.saturating_sub(1);
-        }
+        self.limiter.store.release(&self.owner, self.run);
     }
 }
 
@@ -204,36 +228,6 @@ pub(crate) fn retry_after(wait: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn each_user_has_their_own_budget_and_runs() {
-        let limiter = Limiter::new(
-            UserLimits::new()
-                .requests(2, Duration::from_secs(60))
-                .concurrent_runs(1),
-        );
-        let first = limiter.admit("ann").unwrap();
-        // Ann's run is under way; Bob is another user.
-        assert_eq!(limiter.admit("ann").err(), Some(BUSY_RETRY));
-        let bob = limiter.admit("bob").unwrap();
-        drop(first);
-        drop(limiter.admit("ann").unwrap());
-        // Two requests in the window: the third waits for its end.
-        let wait = limiter.admit("ann").err().unwrap();
-        assert!(wait > Duration::from_secs(58) && wait <= Duration::from_secs(60));
-        drop(bob);
-    }
-
-    #[test]
-    fn tokens_spent_close_the_window_to_new_runs() {
-        let limiter = Limiter::new(UserLimits::new().tokens(100, Duration::from_secs(60)));
-        let run = limiter.admit("ann").unwrap();
-        run.spend(60);
-        drop(run);
-        limiter.admit("ann").unwrap().spend(60);
-        assert!(limiter.admit("ann").is_err());
-        assert!(limiter.admit("bob").is_ok());
-    }
 
     #[test]
     fn waits_are_whole_seconds_rounded_up() {

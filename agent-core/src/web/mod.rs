@@ -35,7 +35,9 @@
 //! names only a chat of the caller's own (going on with another user's is a `404`, as for one
 //! that does not exist). Without it, an `Agent<()>` is served to everyone as one anonymous user,
 //! chats kept under the client's ids. [`UserLimits`] caps each user's requests and tokens per
-//! window and runs at once (`429` with `retry-after`), counted in the process.
+//! window and runs at once (`429` with `retry-after`), counted in the process
+//! ([`MemoryLimits`]), or in the database every instance shares ([`PostgresLimits`], with the
+//! `postgres` feature).
 //! [`ChatServer::metadata`] sends each answer's metadata with its `finish` chunk (the model that
 //! answered, the tokens used), which `useChat` keeps as `message.metadata`.
 //!
@@ -53,6 +55,9 @@ mod cors;
 mod forget;
 mod identity;
 mod limits;
+mod memory_limits;
+#[cfg(feature = "postgres")]
+mod postgres_limits;
 mod request;
 mod rewind;
 
@@ -76,8 +81,10 @@ use crate::session::{Conversation, ConversationHold, MemorySessions, SessionErro
 use chunks::{Chunk, Encoder};
 use cors::{Cors, cors};
 pub use identity::{Anonymous, ChatOwner, Identified, Identity};
-pub use limits::UserLimits;
 use limits::{Admission, Limiter};
+pub use limits::{DEFAULT_RUN_LEASE, LimitStore, MemoryLimits, Refused, UserLimits};
+#[cfg(feature = "postgres")]
+pub use postgres_limits::PostgresLimits;
 use request::{Turn, UserInput};
 use rewind::{Before, Target, answer_id, edited, effects, rewind};
 
@@ -376,9 +383,13 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
     };
     let admission = match &shared.limiter {
         None => None,
-        Some(limiter) => match limiter.admit(caller.owner()) {
+        Some(limiter) => match limiter.admit(caller.owner()).await {
             Ok(admission) => Some(admission),
-            Err(wait) => return too_many(wait),
+            Err(Refused::Wait(wait)) => return too_many(wait),
+            Err(Refused::Failed(problem)) => {
+                let message = format!("the limits could not be checked: {problem}");
+                return refuse(StatusCode::INTERNAL_SERVER_ERROR, &message);
+            }
         },
     };
     let chat_id = parsed.id;
@@ -712,7 +723,7 @@ async fn answer<S: Send + Sync + 'static, I>(
     let mut listening = send(vec![Encoder::start(&plan.message_id)]).await;
     while let Some(event) = events.next().await {
         if let (RunEvent::StepFinished { usage, .. }, Some(admission)) = (&event, &admission) {
-            admission.spend(usage.total_tokens());
+            admission.spend(usage.total_tokens()).await;
         }
         let chunks = match event {
             RunEvent::Finished(result) => {
