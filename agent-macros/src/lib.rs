@@ -18,7 +18,8 @@ mod tool;
 /// `Agent::try_toolbox` takes; see `ToolBox` for the rules.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    tool::expand(attr.into(), item.into()).into()
+    let source = tool::Source::of(proc_macro::Span::call_site());
+    tool::expand(attr.into(), item.into(), &source).into()
 }
 
 /// Builds an agent from a model and `#[tool]` functions: `agent!(model, tool_a, module::tool_b)`,

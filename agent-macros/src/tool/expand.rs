@@ -401,8 +401,8 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
 /// tool compile on and add no errors of their own. Nothing of it ever runs: the crate does not build.
 pub fn fallback(tool: &ValidTool) -> TokenStream {
     let function = emitted_function(tool);
-    // A method sits in an `impl` block, where no struct can go.
-    if tool.has_receiver {
+    // A function in an `impl` block: no struct can go there.
+    if tool.in_impl {
         return function.into_token_stream();
     }
     let krate = &tool.krate;

@@ -5,16 +5,26 @@ mod attr;
 mod docs;
 mod expand;
 mod parse;
+mod place;
 mod validate;
+
+pub use place::Source;
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 
-pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+/// Expands `#[tool]` with `attr` on `item`, found in `source`.
+pub fn expand(attr: TokenStream, item: TokenStream, source: &Source) -> TokenStream {
     let mut errors = Errors::default();
     match parse::parse(attr, item, &mut errors) {
         parse::Parsed::Fn(tool) => {
-            let valid = validate::validate(*tool, validate::Place::Free, &mut errors);
+            // An associated function looks free to the attribute: the source says where it is.
+            let name = tool.function.sig.ident.to_string();
+            let place = match tool.receiver.is_none() && source.in_unmarked_impl(&name) {
+                true => validate::Place::UnmarkedImpl,
+                false => validate::Place::Free,
+            };
+            let valid = validate::validate(*tool, place, &mut errors);
             if errors.is_empty() {
                 return expand::expand(&valid);
             }

@@ -29,9 +29,9 @@ pub struct ValidTool {
     pub inline: bool,
     /// The path of agent-core: `::agent_core` unless `crate = "..."` says otherwise.
     pub krate: Path,
-    /// Whether a free function takes `self` (a mistake): it sits in an `impl` block, where no
-    /// struct can go.
-    pub has_receiver: bool,
+    /// Whether the function sits in an impl block not marked `#[tool]` (a mistake: a free
+    /// function taking `self`, or one the source shows there), where no struct can go.
+    pub in_impl: bool,
     /// How a method's tool reaches the value it is a method of.
     pub receiving: Receiving,
 }
@@ -41,6 +41,9 @@ pub struct ValidTool {
 pub enum Place {
     /// A free function, under `#[tool]` of its own (or a method whose impl block lacks `#[tool]`).
     Free,
+    /// An associated function (no `self`) in an impl block not marked `#[tool]`, as its source
+    /// file shows.
+    UnmarkedImpl,
     /// A method marked `#[tool]` in an impl block under `#[tool]`.
     Method,
 }
@@ -94,8 +97,15 @@ pub fn validate(tool: ToolFn, place: Place, errors: &mut Errors) -> ValidTool {
     let sig = &tool.function.sig;
 
     let receiving = match (&tool.receiver, place) {
+        (None, Place::UnmarkedImpl) => {
+            errors.push_spanned(
+                &sig.ident,
+                "a function in an impl block is a tool only when the block is marked #[tool] too: write `#[tool] impl YourType { .. }` (its tools are added with `Agent::try_toolbox(value)`), or move the function out of the impl block",
+            );
+            Receiving::Nothing
+        }
         (None, _) => Receiving::Nothing,
-        (Some(receiver), Place::Free) => {
+        (Some(receiver), Place::Free | Place::UnmarkedImpl) => {
             errors.push_spanned(
                 receiver,
                 "a method is a tool only in an impl block marked #[tool] too: write `#[tool] impl YourType { .. }`, then add the value's tools with `Agent::try_toolbox(value)`",
@@ -177,7 +187,11 @@ pub fn validate(tool: ToolFn, place: Place, errors: &mut Errors) -> ValidTool {
         ));
     }
 
-    let has_receiver = place == Place::Free && tool.receiver.is_some();
+    let in_impl = match place {
+        Place::Free => tool.receiver.is_some(),
+        Place::UnmarkedImpl => true,
+        Place::Method => false,
+    };
     let krate = tool
         .attrs
         .krate
@@ -191,7 +205,7 @@ pub fn validate(tool: ToolFn, place: Place, errors: &mut Errors) -> ValidTool {
         flags: tool.attrs.flags,
         timeout_millis: tool.attrs.timeout_millis,
         krate,
-        has_receiver,
+        in_impl,
         receiving,
         name_span,
     }
