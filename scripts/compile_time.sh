@@ -83,7 +83,7 @@ EOF
 use std::sync::OnceLock;
 
 use agent_core::{
-    BoxFuture, SyntaxError, SyntaxProblem, Tool, ToolCall, ToolDef, ToolError, ToolOutput,
+    BoxFuture, RunId, SyntaxError, SyntaxProblem, Tool, ToolCall, ToolDef, ToolError, ToolOutput,
     parameters_schema,
 };
 use schemars::JsonSchema;
@@ -130,6 +130,7 @@ impl Tool for Lookup$i {
         &'a self,
         _state: &'a (),
         call: &'a ToolCall,
+        _run: &'a RunId,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let args: Lookup${i}Args = parse(call)?;

@@ -30,6 +30,10 @@ pub(crate) fn fresh_u128() -> u128 {
 }
 
 /// A fresh value as 32 lowercase hexadecimal digits, after `prefix`.
+#[cfg_attr(
+    not(any(feature = "openai", feature = "gemini", feature = "web")),
+    allow(dead_code)
+)]
 pub(crate) fn fresh_id(prefix: &str) -> String {
     format!("{prefix}{:032x}", fresh_u128())
 }
