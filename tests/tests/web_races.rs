@@ -13,7 +13,8 @@ use agent_core::session::{
 use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, BoxFuture, Message, PausedRun};
-use serde_json::{Value, json};
+use serde_json::json;
+use tests::chat::{answer_id, post, user};
 use tests::serve_chat;
 
 /// Conversations in memory, whose holds are asked for after a delay each: the first hold asked
@@ -57,34 +58,6 @@ impl SessionStore for SlowHold {
     }
 }
 
-fn user(id: &str, text: &str) -> Value {
-    json!({ "id": id, "role": "user", "parts": [{ "type": "text", "text": text }] })
-}
-
-/// Posts `body` to the chat endpoint at `base`; the status and the response's text.
-async fn post(base: &str, body: Value) -> (u16, String) {
-    let reply = reqwest::Client::new()
-        .post(format!("{base}/api/chat"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (reply.status().as_u16(), reply.text().await.unwrap())
-}
-
-/// The answer id in a UI message stream: its `start` chunk's `messageId`.
-fn answer_id(stream: &str) -> String {
-    stream
-        .lines()
-        .filter_map(|line| line.strip_prefix("data: "))
-        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
-        .find(|chunk| chunk["type"] == "start")
-        .unwrap_or_else(|| panic!("no start chunk in {stream}"))["messageId"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
 /// Each kept message as `role: text`.
 fn lines(conversation: &Conversation) -> Vec<String> {
     conversation
@@ -120,7 +93,7 @@ async fn a_regenerate_and_a_new_message_at_once_are_answered_in_turn() {
     let agent: Agent = Agent::new(model.clone());
     let base = serve_chat(ChatServer::new(Arc::new(agent)).sessions(store.clone())).await;
     let hi = user("u1", "Hi");
-    let (status, stream) = post(&base, json!({ "id": "c", "messages": [hi] })).await;
+    let (status, stream) = post(&base, &json!({ "id": "c", "messages": [hi] })).await;
     assert_eq!(status, 200, "{stream}");
     let first = answer_id(&stream);
 
@@ -130,11 +103,11 @@ async fn a_regenerate_and_a_new_message_at_once_are_answered_in_turn() {
     let next = json!({ "id": "c", "messages": [hi, answer, user("u2", "How are you?")] });
     let regenerate = tokio::spawn({
         let base = base.clone();
-        async move { post(&base, again).await }
+        async move { post(&base, &again).await }
     });
     // The new message comes while the regenerate is under way.
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let (status, stream) = post(&base, next).await;
+    let (status, stream) = post(&base, &next).await;
     assert_eq!(status, 200, "{stream}");
     let (status, stream) = regenerate.await.unwrap();
     assert_eq!(status, 200, "{stream}");

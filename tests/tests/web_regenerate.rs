@@ -11,7 +11,8 @@ use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
-use serde_json::{Value, json};
+use serde_json::json;
+use tests::chat::{answer_id, post, user};
 use tests::serve_chat;
 
 /// Emails sent so far.
@@ -44,40 +45,12 @@ async fn serve(
     (serve_chat(server).await, store, outbox, model)
 }
 
-fn user(id: &str, text: &str) -> Value {
-    json!({ "id": id, "role": "user", "parts": [{ "type": "text", "text": text }] })
-}
-
 fn emailing(to: &str) -> AssistantMessage {
     AssistantMessage::tool_calls([ToolCall::new(
         "call_1",
         "send_email",
         json!({ "to": to }).to_string(),
     )])
-}
-
-/// Posts `body` to the chat endpoint at `base`; the status and the response's text.
-async fn post(base: &str, body: Value) -> (u16, String) {
-    let reply = reqwest::Client::new()
-        .post(format!("{base}/api/chat"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (reply.status().as_u16(), reply.text().await.unwrap())
-}
-
-/// The answer id in a UI message stream: its `start` chunk's `messageId`.
-fn answer_id(stream: &str) -> String {
-    stream
-        .lines()
-        .filter_map(|line| line.strip_prefix("data: "))
-        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
-        .find(|chunk| chunk["type"] == "start")
-        .unwrap_or_else(|| panic!("no start chunk in {stream}"))["messageId"]
-        .as_str()
-        .unwrap()
-        .to_owned()
 }
 
 /// Each kept message as one line.
@@ -108,12 +81,12 @@ async fn a_regenerate_keeps_what_the_answers_tools_did() {
     ])
     .await;
     let ask = user("u1", "Email Ada");
-    let (status, stream) = post(&base, json!({ "id": "c", "messages": [ask] })).await;
+    let (status, stream) = post(&base, &json!({ "id": "c", "messages": [ask] })).await;
     assert_eq!(status, 200, "{stream}");
     assert_eq!(outbox.load(Ordering::SeqCst), 1);
 
     let again = json!({ "id": "c", "trigger": "regenerate-message", "messages": [ask] });
-    let (status, stream) = post(&base, again).await;
+    let (status, stream) = post(&base, &again).await;
     assert_eq!(status, 200, "{stream}");
     assert!(stream.contains("Your email to Ada went out."), "{stream}");
     // The email went out once; the model answered again shown that it had.
@@ -148,11 +121,8 @@ async fn an_edit_that_would_take_back_an_email_is_refused() {
         AssistantMessage::text("Hello."),
     ])
     .await;
-    let (status, stream) = post(
-        &base,
-        json!({ "id": "c", "messages": [user("u1", "Email Ada")] }),
-    )
-    .await;
+    let ask = json!({ "id": "c", "messages": [user("u1", "Email Ada")] });
+    let (status, stream) = post(&base, &ask).await;
     assert_eq!(status, 200, "{stream}");
     let before = kept(&store, "c").await;
 
@@ -162,7 +132,7 @@ async fn an_edit_that_would_take_back_an_email_is_refused() {
         "messageId": "u1",
         "messages": [user("u1", "Email Bob")]
     });
-    let (status, refused) = post(&base, edit).await;
+    let (status, refused) = post(&base, &edit).await;
     assert_eq!(status, 409, "{refused}");
     assert!(refused.contains("send_email"), "{refused}");
     assert_eq!(kept(&store, "c").await, before);
@@ -173,7 +143,7 @@ async fn an_edit_that_would_take_back_an_email_is_refused() {
     let answer = json!({ "id": answer_id(&stream), "role": "assistant", "parts": [] });
     let next =
         json!({ "id": "c", "messages": [user("u1", "Email Ada"), answer, user("u2", "Hi")] });
-    let (status, stream) = post(&base, next).await;
+    let (status, stream) = post(&base, &next).await;
     assert_eq!(status, 200, "{stream}");
     assert!(stream.contains("Hello."), "{stream}");
 }
@@ -186,11 +156,11 @@ async fn regenerating_an_earlier_answer_after_an_email_is_refused() {
         AssistantMessage::text("Sent."),
     ])
     .await;
-    let (status, first) = post(&base, json!({ "id": "c", "messages": [user("u1", "Hi")] })).await;
+    let (status, first) = post(&base, &json!({ "id": "c", "messages": [user("u1", "Hi")] })).await;
     assert_eq!(status, 200, "{first}");
     let hi = json!({ "id": answer_id(&first), "role": "assistant", "parts": [{ "type": "text", "text": "Hi!" }] });
     let body = json!({ "id": "c", "messages": [user("u1", "Hi"), hi, user("u2", "Email Ada")] });
-    let (status, stream) = post(&base, body).await;
+    let (status, stream) = post(&base, &body).await;
     assert_eq!(status, 200, "{stream}");
     let before = kept(&store, "c").await;
 
@@ -200,7 +170,7 @@ async fn regenerating_an_earlier_answer_after_an_email_is_refused() {
         "messageId": answer_id(&first),
         "messages": [user("u1", "Hi")]
     });
-    let (status, refused) = post(&base, again).await;
+    let (status, refused) = post(&base, &again).await;
     assert_eq!(status, 409, "{refused}");
     assert!(refused.contains("send_email"), "{refused}");
     assert_eq!(kept(&store, "c").await, before);
