@@ -1,7 +1,7 @@
-//! Fresh ids: 128 bits that no other process, restart or thread hands out again. Run ids, the ids
-//! made up for calls a provider sent without one, and the web endpoint's answer ids are drawn
-//! here, so a key built from them (an idempotency key, a message id in a shared database) never
-//! meets one made elsewhere.
+//! Fresh ids: 128 bits that no other process, restart or thread hands out again. Run ids and the
+//! ids made up for calls a provider sent without one are drawn here (and through a fresh run id,
+//! the web endpoint's answer ids), so a key built from them (an idempotency key, a message id in a
+//! shared database) never meets one made elsewhere.
 
 use std::cell::Cell;
 use std::hash::{BuildHasher, RandomState};
@@ -30,10 +30,7 @@ pub(crate) fn fresh_u128() -> u128 {
 }
 
 /// A fresh value as 32 lowercase hexadecimal digits, after `prefix`.
-#[cfg_attr(
-    not(any(feature = "openai", feature = "gemini", feature = "web")),
-    allow(dead_code)
-)]
+#[cfg_attr(not(any(feature = "openai", feature = "gemini")), allow(dead_code))]
 pub(crate) fn fresh_id(prefix: &str) -> String {
     format!("{prefix}{:032x}", fresh_u128())
 }

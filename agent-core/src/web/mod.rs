@@ -14,9 +14,9 @@
 //! is never taken back unknowingly: the answer's steps whose calls had effects (a result of a tool
 //! not marked read-only or idempotent) stay, and the model answers again after them, shown that
 //! they ran; a regenerate or an edit that would take such steps back (in a later turn, or the
-//! edited question's) is a `409` that names the tools, the chat unchanged. An answer's id says where in
-//! the conversation its question came, which is how the server finds an earlier answer; an id the
-//! chat has no answer for is a `404`. An edit (`sendMessage({ text, messageId })`: a submit whose
+//! edited question's) is a `409` that names the tools, the chat unchanged. An answer's id says
+//! where in the conversation its question came, which is how the server finds an earlier answer;
+//! an id the chat has no answer for is a `404`. An edit (`sendMessage({ text, messageId })`: a submit whose
 //! `messageId` is its last message's, sent with the messages up to it) takes back the question it
 //! replaces, found after the answer the request shows before it (the first question when none),
 //! with the turns after it, and asks the edited one there; a new message that names itself goes
@@ -56,6 +56,7 @@ mod forget;
 mod identity;
 mod limits;
 mod memory_limits;
+mod plan;
 #[cfg(feature = "postgres")]
 mod postgres_limits;
 mod request;
@@ -72,21 +73,18 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use futures_util::StreamExt;
 
-use crate::message::Message;
 use crate::run::{
-    Agent, Decision, Input, NoContext, Ready, RunEvent, RunKind, RunOutput, RunRequest, RunStream,
-    Text,
+    Agent, Input, NoContext, Ready, RunEvent, RunKind, RunOutput, RunRequest, RunStream, Text,
 };
-use crate::session::{Conversation, ConversationHold, MemorySessions, SessionError, SessionStore};
+use crate::session::{ConversationHold, MemorySessions, SessionStore};
 use chunks::{Chunk, Encoder};
 use cors::{Cors, cors};
 pub use identity::{Anonymous, ChatOwner, Identified, Identity};
 use limits::{Admission, Limiter};
 pub use limits::{DEFAULT_RUN_LEASE, LimitStore, MemoryLimits, Refused, UserLimits};
+use plan::{Plan, Start, plan, store_failed};
 #[cfg(feature = "postgres")]
 pub use postgres_limits::PostgresLimits;
-use request::{Turn, UserInput};
-use rewind::{Before, Target, answer_id, edited, effects, rewind};
 
 /// The most a request body may have by default: a message with a few images.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -419,240 +417,6 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
         Body::from_stream(frames),
     )
         .into_response()
-}
-
-/// How a request is answered: what the run starts from, the answer's message id, the calls the
-/// person denied in it, and the hold on the chat's conversation, taken to plan and kept by the run
-/// (so no other request's run gets in between: a regenerate and a new message at once are
-/// answered one after the other, each on the conversation as the other left it).
-struct Plan {
-    start: Start,
-    message_id: String,
-    denied: Vec<String>,
-    hold: ConversationHold,
-}
-
-/// What the run of an answer starts from.
-enum Start {
-    /// A question, new to the conversation.
-    Ask(UserInput),
-    /// The conversation as it is: its last message is the question, answered again.
-    Again,
-    /// The paused run, given the person's decisions.
-    Resume(Vec<(String, Decision)>),
-}
-
-/// Reads the chat's conversation (kept under `key`) and decides how to answer `turn`: where its
-/// answer begins (for the answer's id), which of the decisions sent back the paused run waits on,
-/// and, for a regenerate or an edit, cuts the conversation back. The conversation is held from
-/// here to the end of the run that answers (the plan keeps the hold), so it is not read in the
-/// middle of a run, and no other run changes it between the plan and its run. `must_exist`: the request goes on with a
-/// chat, and an empty one is not the caller's (`404`). `Err`: the response that refuses the
-/// request.
-async fn plan<S: Send + Sync + 'static, I>(
-    shared: &Shared<S, I>,
-    chat_id: &str,
-    key: &str,
-    must_exist: bool,
-    turn: Turn,
-) -> Result<Plan, Response> {
-    let store = &*shared.store;
-    let new_id = |base: usize| answer_id(chat_id, base);
-    let hold = store.hold(key).await;
-    let conversation = store.load(key).await.map_err(store_failed)?;
-    if must_exist && conversation.messages.is_empty() && conversation.paused.is_none() {
-        return Err(refuse(
-            StatusCode::NOT_FOUND,
-            &format!("there is no chat `{chat_id}`"),
-        ));
-    }
-    let len = conversation.messages.len();
-    let plan = match turn {
-        Turn::Message(input) => Plan {
-            start: Start::Ask(input),
-            message_id: new_id(len),
-            denied: Vec::new(),
-            hold,
-        },
-        // The answer goes on in the message that asked (a new id would make the client show the
-        // call twice).
-        Turn::Approvals {
-            message_id,
-            decisions,
-        } => {
-            let decisions = for_waiting_calls(&conversation, decisions);
-            let denied = decisions
-                .iter()
-                .filter(|(_, decision)| matches!(decision, Decision::Deny { .. }))
-                .map(|(call_id, _)| call_id.clone())
-                .collect();
-            Plan {
-                start: Start::Resume(decisions),
-                message_id: message_id.unwrap_or_else(|| new_id(len)),
-                denied,
-                hold,
-            }
-        }
-        Turn::Regenerate {
-            message_id,
-            question,
-            question_id,
-        } => {
-            let unknown = || {
-                let message = format!(
-                    "chat `{chat_id}` has no answer `{}` to regenerate",
-                    message_id.as_deref().unwrap_or_default()
-                );
-                refuse(StatusCode::NOT_FOUND, &message)
-            };
-            let target = Target::named(chat_id, message_id.as_deref(), question_id.as_deref())
-                .ok_or_else(unknown)?;
-            let asked = Message::User {
-                content: question.text.clone(),
-                parts: question.parts.clone(),
-            };
-            let mut rewound = rewind(&conversation.messages, target, &asked).ok_or_else(unknown)?;
-            // What the answer's tools did stays: the steps whose calls had effects are kept (the
-            // model answers again after them, knowing they ran); only what came after them goes.
-            let done = effects(&conversation.messages, rewound.keep, |tool| {
-                harmless(&shared.agent, tool)
-            });
-            if done.in_later_turns || (rewound.ask && done.first_turn_end.is_some()) {
-                return Err(would_repeat(chat_id, "regenerate that answer", &done.tools));
-            }
-            if let Some(end) = done.first_turn_end {
-                rewound.keep = end + 1;
-            }
-            // The answer taken back goes, with every turn after it and a run paused in it.
-            if rewound.keep < len {
-                store
-                    .truncate(key, len, rewound.keep)
-                    .await
-                    .map_err(store_failed)?;
-            }
-            Plan {
-                start: if rewound.ask {
-                    Start::Ask(question)
-                } else {
-                    Start::Again
-                },
-                message_id: new_id(rewound.base),
-                denied: Vec::new(),
-                hold,
-            }
-        }
-        Turn::Edit {
-            message_id,
-            question,
-            question_id,
-            after,
-            unanswered,
-        } => {
-            let user = |input: &UserInput| Message::User {
-                content: input.text.clone(),
-                parts: input.parts.clone(),
-            };
-            // What the AI SDK sends: the id of the message it ends with. Any other is a message
-            // the request does not place.
-            if question_id.as_deref() != Some(message_id.as_str()) {
-                let message = format!(
-                    "chat `{chat_id}` cannot edit message `{message_id}`: an edit's request ends \
-                     with the message it edits"
-                );
-                return Err(refuse(StatusCode::NOT_FOUND, &message));
-            }
-            let answered = after.as_ref().map(|answer| {
-                (
-                    answer.id.as_deref().unwrap_or_default(),
-                    answer.question.as_ref().map(user),
-                )
-            });
-            let before = answered.as_ref().map(|(answer_id, question)| Before {
-                answer_id,
-                question: question.as_ref(),
-            });
-            let unanswered: Vec<Message> = unanswered.iter().map(user).collect();
-            let Some(at) = edited(chat_id, &conversation.messages, before, &unanswered) else {
-                let message = format!(
-                    "chat `{chat_id}` has no answer `{}` before message `{message_id}` to edit",
-                    answered.map(|(answer_id, _)| answer_id).unwrap_or_default()
-                );
-                return Err(refuse(StatusCode::NOT_FOUND, &message));
-            };
-            // An edit takes back the question and its answer: never one whose tools had effects.
-            let done = effects(&conversation.messages, at, |tool| {
-                harmless(&shared.agent, tool)
-            });
-            if !done.tools.is_empty() {
-                return Err(would_repeat(chat_id, "edit that message", &done.tools));
-            }
-            // The question replaced goes, with every turn after it and a run paused in them.
-            if at < len {
-                store.truncate(key, len, at).await.map_err(store_failed)?;
-            }
-            Plan {
-                start: Start::Ask(question),
-                message_id: new_id(at),
-                denied: Vec::new(),
-                hold,
-            }
-        }
-    };
-    Ok(plan)
-}
-
-/// Whether calling `tool` again unknowingly does no harm: it is marked read-only or idempotent.
-fn harmless<S: Send + Sync + 'static>(agent: &Agent<S>, tool: &str) -> bool {
-    agent
-        .tools()
-        .definitions()
-        .iter()
-        .find(|definition| definition.name == tool)
-        .is_some_and(|definition| {
-            let hints = &definition.annotations;
-            hints.read_only == Some(true) || hints.idempotent == Some(true)
-        })
-}
-
-/// `409` for a regenerate or an edit that would take back what `tools` did, so the model could do
-/// it again without knowing it was done: the person decides what to do instead.
-fn would_repeat(chat_id: &str, what: &str, tools: &[String]) -> Response {
-    let message = format!(
-        "chat `{chat_id}` cannot {what}: it would take back what tools already did ({}), and \
-         they could run again; send a new message instead",
-        tools.join(", ")
-    );
-    refuse(StatusCode::CONFLICT, &message)
-}
-
-/// `409` when another process changed the conversation meanwhile, `500` when the store failed.
-fn store_failed(error: SessionError) -> Response {
-    let status = match error {
-        SessionError::Conflict { .. } => StatusCode::CONFLICT,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    refuse(status, &error.to_string())
-}
-
-/// `decisions` without the results of calls the chat's paused run does not wait on: the message
-/// a client sends back holds every call's part, the server's own calls' results among the
-/// results of its client-side tools. Approvals are kept as they are, to be checked by the run.
-fn for_waiting_calls(
-    conversation: &Conversation,
-    decisions: Vec<(String, Decision)>,
-) -> Vec<(String, Decision)> {
-    let waiting: Vec<&str> = conversation
-        .paused
-        .iter()
-        .flat_map(|paused| paused.pending())
-        .map(|pending| pending.call.id.as_str())
-        .collect();
-    decisions
-        .into_iter()
-        .filter(|(call_id, decision)| {
-            !matches!(decision, Decision::Result { .. }) || waiting.contains(&call_id.as_str())
-        })
-        .collect()
 }
 
 /// One server-sent event carrying `data`.

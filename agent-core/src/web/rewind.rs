@@ -13,6 +13,7 @@
 //! refused before the model answered, and so never kept), the conversation is cut back to where
 //! it would be and the question is asked as a new one.
 
+use crate::call_info::RunId;
 use crate::message::Message;
 
 /// A fresh message id for an answer in chat `chat_id` to a question that came when the
@@ -21,7 +22,8 @@ use crate::message::Message;
 /// server or another (two instances on one database), so an answer given again has an id of its
 /// own.
 pub(crate) fn answer_id(chat_id: &str, base: usize) -> String {
-    crate::fresh::fresh_id(&format!("msg-{chat_id}-{base}-"))
+    // A fresh run id is 32 hexadecimal digits that no server makes twice.
+    format!("msg-{chat_id}-{base}-{}", RunId::new())
 }
 
 /// The `base` of an [`answer_id`] of chat `chat_id`; `None` for any other id.
