@@ -1,5 +1,5 @@
-//! Requests to the web endpoint as a plain HTTP client makes them: a user's message in the AI
-//! SDK's shape, a POST of a chat body, and the answer id a stream starts with.
+//! The web endpoint as clients see it: a user's message in the AI SDK's shape, a POST of a chat
+//! body, the answer id a stream starts with, and UI messages read as lines.
 
 use serde_json::{Value, json};
 
@@ -31,4 +31,46 @@ pub fn answer_id(stream: &str) -> String {
         .as_str()
         .unwrap()
         .to_owned()
+}
+
+/// A chat's UI messages as lines: the role, then each part (a text, a call's tool and state, a
+/// file's type); step starts and reasoning left out.
+pub fn lines(messages: &Value) -> Vec<String> {
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| {
+            let parts: Vec<String> = message["parts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|part| {
+                    let kind = part["type"].as_str().unwrap();
+                    match kind {
+                        "text" => Some(part["text"].as_str().unwrap().to_owned()),
+                        "file" => Some(format!("file {}", part["mediaType"].as_str().unwrap())),
+                        _ if kind.starts_with("tool-") => {
+                            Some(format!("{kind} {}", part["state"].as_str().unwrap()))
+                        }
+                        _ => None,
+                    }
+                })
+                .collect();
+            format!(
+                "{}: {}",
+                message["role"].as_str().unwrap(),
+                parts.join(" | ")
+            )
+        })
+        .collect()
+}
+
+/// The first part of type `kind` in a UI message.
+pub fn part<'m>(message: &'m Value, kind: &str) -> &'m Value {
+    let parts = message["parts"].as_array().unwrap();
+    parts
+        .iter()
+        .find(|part| part["type"] == kind)
+        .unwrap_or_else(|| panic!("no `{kind}` part in {parts:?}"))
 }

@@ -202,6 +202,21 @@ async fn forget(base: &str, who: &str, chat: &str) -> Reply {
     }
 }
 
+/// Reads chat `chat` back, as `who`.
+async fn read_back(base: &str, who: &str, chat: &str) -> Reply {
+    let reply = reqwest::Client::new()
+        .get(format!("{base}/api/chat/{chat}"))
+        .header("authorization", format!("Bearer {who}"))
+        .send()
+        .await
+        .unwrap();
+    Reply {
+        status: reply.status().as_u16(),
+        retry_after: None,
+        body: reply.text().await.unwrap(),
+    }
+}
+
 /// The chat `chat` of `owner` as stored.
 async fn stored(store: &MemorySessions, owner: &str, chat: &str) -> Conversation {
     store.load(&format!("{owner}\u{1f}{chat}")).await.unwrap()
@@ -293,7 +308,15 @@ async fn another_users_chat_is_a_404_on_every_route_and_stays_as_it_was() {
         let deleted = forget(&base, "token-bob", chat).await;
         assert_eq!(deleted.status, 404, "a delete on {chat}: {}", deleted.body);
         assert_eq!(deleted.error(), format!("there is no chat `{chat}`"));
+        let read = read_back(&base, "token-bob", chat).await;
+        assert_eq!(read.status, 404, "a read of {chat}: {}", read.body);
+        assert_eq!(read.error(), format!("there is no chat `{chat}`"));
     }
+    // Ann reads hers back, its approval still asked for.
+    let read = read_back(&base, "token-ann", "chat-a").await;
+    assert_eq!(read.status, 200, "{}", read.body);
+    let messages: Value = serde_json::from_str(&read.body).unwrap();
+    assert_eq!(messages[1]["parts"][1]["state"], "approval-requested");
     assert_eq!(stored(&store, "ann", "chat-a").await, before);
     assert_eq!(model.requests().len(), asked_model, "Bob reached the model");
     assert_eq!(

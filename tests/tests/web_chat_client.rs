@@ -12,6 +12,7 @@ use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, Message, ModelError, Part, ToolCall};
 use serde_json::{Value, json};
+use tests::chat::{lines, part};
 use tests::get_weather;
 use tests::node::{AI_SDK, ai_sdk_chat_session};
 use tests::peers::Test;
@@ -77,48 +78,6 @@ async fn kept(store: &dyn SessionStore, chat: &str) -> Vec<String> {
     let conversation = store.load(chat).await.unwrap();
     assert!(conversation.paused.is_none(), "{:?}", conversation.paused);
     conversation.messages.iter().map(line).collect()
-}
-
-/// A chat's UI messages as lines: the role, then each part (a text, a call's tool and state, a
-/// file's type); step starts and reasoning left out.
-fn lines(messages: &Value) -> Vec<String> {
-    messages
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|message| {
-            let parts: Vec<String> = message["parts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(|part| {
-                    let kind = part["type"].as_str().unwrap();
-                    match kind {
-                        "text" => Some(part["text"].as_str().unwrap().to_owned()),
-                        "file" => Some(format!("file {}", part["mediaType"].as_str().unwrap())),
-                        _ if kind.starts_with("tool-") => {
-                            Some(format!("{kind} {}", part["state"].as_str().unwrap()))
-                        }
-                        _ => None,
-                    }
-                })
-                .collect();
-            format!(
-                "{}: {}",
-                message["role"].as_str().unwrap(),
-                parts.join(" | ")
-            )
-        })
-        .collect()
-}
-
-/// The first part of type `kind` in a UI message.
-fn part<'m>(message: &'m Value, kind: &str) -> &'m Value {
-    let parts = message["parts"].as_array().unwrap();
-    parts
-        .iter()
-        .find(|part| part["type"] == kind)
-        .unwrap_or_else(|| panic!("no `{kind}` part in {parts:?}"))
 }
 
 /// What each request of a session posted: its trigger.

@@ -21,7 +21,9 @@
 //     {"approve": true | false, "reason": "..."},    // every approval asked in the last message
 //     {"regenerate": {}},                           // chat.regenerate()
 //     {"regenerate": {"at": 1}},                    // ... {messageId: chat.messages[1].id}
-//     {"regenerate": {"messageId": "..."}}          // ... {messageId} as given
+//     {"regenerate": {"messageId": "..."}},         // ... {messageId} as given
+//     {"reload": true}                              // the page reloaded: a new `Chat` whose
+//                                                   //   messages are `GET {api}/{chatId}`'s
 //   ]
 // }
 // stdout: {
@@ -42,10 +44,10 @@ import {
 /// Where a `Chat` keeps its state outside React: arrays replaced, never changed in place, and a
 /// copy of each message handed in (the stream goes on changing the one it has).
 class MemoryState {
-  constructor() {
+  constructor(messages = []) {
     this.status = "ready";
     this.error = undefined;
-    this.messages = [];
+    this.messages = structuredClone(messages);
   }
 
   pushMessage = (message) => {
@@ -67,7 +69,7 @@ class MemoryState {
 
 class Chat extends AbstractChat {
   constructor(init) {
-    super({ ...init, state: new MemoryState() });
+    super({ ...init, state: new MemoryState(init.messages) });
   }
 }
 
@@ -95,8 +97,9 @@ async function main() {
   };
 
   let chat;
-  chat = new Chat({
+  const makeChat = (messages) => new Chat({
     id: chatId,
+    messages,
     transport: new DefaultChatTransport({
       api,
       fetch: recording,
@@ -130,6 +133,7 @@ async function main() {
       finished += 1;
     },
   });
+  chat = makeChat([]);
 
   // Until no request is in flight and none is about to be sent (an automatic send is scheduled
   // after the call that answered the last approval returns).
@@ -162,6 +166,11 @@ async function main() {
           reason: step.reason,
         });
       }
+    } else if ("reload" in step) {
+      // What a page does on load: its chat's messages from the server, into a new `Chat`.
+      const response = await fetch(`${api}/${encodeURIComponent(chatId)}`);
+      if (!response.ok) throw new Error(`reading the chat back: ${response.status} ${await response.text()}`);
+      chat = makeChat(await response.json());
     } else if ("regenerate" in step) {
       const { at, messageId } = step.regenerate;
       const id =

@@ -220,14 +220,17 @@ impl Encoder {
     }
 }
 
-/// A call as the model made it: its arguments as JSON when they are JSON, else as the text.
+/// A call's arguments as JSON when they are JSON, else as the text.
+pub(super) fn input_of(call: &ToolCall) -> Value {
+    if call.arguments.trim().is_empty() {
+        return Value::Object(Default::default());
+    }
+    serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()))
+}
+
+/// A call as the model made it.
 fn tool_input(call: &ToolCall) -> [Chunk; 2] {
-    let input = if call.arguments.trim().is_empty() {
-        Value::Object(Default::default())
-    } else {
-        serde_json::from_str(&call.arguments)
-            .unwrap_or_else(|_| Value::String(call.arguments.clone()))
-    };
+    let input = input_of(call);
     [
         Chunk::ToolInputStart {
             tool_call_id: call.id.clone(),
@@ -241,17 +244,21 @@ fn tool_input(call: &ToolCall) -> [Chunk; 2] {
     ]
 }
 
-/// A part as a file chunk: its bytes as a `data:` URL, or its URL; `None` for text.
-fn file(part: &Part) -> Option<Chunk> {
+/// A part's file as the client takes it: its URL (the bytes as a `data:` URL) and its media type;
+/// `None` for text.
+pub(super) fn file_of(part: &Part) -> Option<(String, String)> {
     let media = part.media()?;
     let url = match &media.source {
         Source::Base64(data) => format!("data:{};base64,{data}", media.media_type),
         Source::Url(url) => url.clone(),
     };
-    Some(Chunk::File {
-        url,
-        media_type: media.media_type.clone(),
-    })
+    Some((url, media.media_type.clone()))
+}
+
+/// A part as a file chunk; `None` for text.
+fn file(part: &Part) -> Option<Chunk> {
+    let (url, media_type) = file_of(part)?;
+    Some(Chunk::File { url, media_type })
 }
 
 /// A call's result: its JSON when it is JSON, else its text; an error result as the error.

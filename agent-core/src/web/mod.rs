@@ -23,7 +23,10 @@
 //! after the rest, and a `messageId` that is not the request's last message, or an answer before it
 //! the chat does not have, is a `404`. A body that does not fit is a `400` with a JSON error and
 //! never reaches the model; a client that goes away cancels its run, whose transcript is still
-//! kept. `DELETE /api/chat/{id}` forgets a chat (`204`; `404` for a chat the caller does not
+//! kept. `GET /api/chat/{id}` reads a chat back as the AI SDK's `UIMessage`s (what `useChat` takes
+//! as its `messages` after a reload: each answer one message, its calls in the states they are in,
+//! a pending approval still answerable; `404` for a chat the caller does not have).
+//! `DELETE /api/chat/{id}` forgets a chat (`204`; `404` for a chat the caller does not
 //! have), its messages and any call waiting in it gone from the store. `GET /` serves a chat page
 //! built into the crate: messages stream in, reasoning folds away,
 //! each tool call shows its arguments and result, a call awaiting approval has Approve / Deny
@@ -59,6 +62,7 @@ mod memory_limits;
 mod plan;
 #[cfg(feature = "postgres")]
 mod postgres_limits;
+mod read_back;
 mod request;
 mod rewind;
 
@@ -323,7 +327,10 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         axum::Router::new()
             .route("/", get(page))
             .route("/api/chat", post(chat::<S, I>))
-            .route("/api/chat/{id}", delete(forget::forget::<S, I>))
+            .route(
+                "/api/chat/{id}",
+                delete(forget::forget::<S, I>).get(read_back::read_back::<S, I>),
+            )
             .with_state(shared)
             .layer(axum::middleware::from_fn_with_state(cors_rules, cors))
     }

@@ -26,6 +26,12 @@ pub(crate) fn answer_id(chat_id: &str, base: usize) -> String {
     format!("msg-{chat_id}-{base}-{}", RunId::new())
 }
 
+/// The message id an answer read back from the store has (the stream's own id is not kept): the
+/// same form as [`answer_id`], so the endpoint places it on the next request.
+pub(crate) fn read_back_id(chat_id: &str, base: usize) -> String {
+    format!("msg-{chat_id}-{base}-0")
+}
+
 /// The `base` of an [`answer_id`] of chat `chat_id`; `None` for any other id.
 fn answer_base(chat_id: &str, id: &str) -> Option<usize> {
     let rest = id

@@ -1,0 +1,213 @@
+//! `GET /api/chat/{id}`: a chat read back as the AI SDK's `UIMessage`s, what `useChat` takes as
+//! its `messages` after a reload: each question, and each answer as one message whose parts are its
+//! steps (reasoning, text, each tool call in the state it is in, the files tools returned).
+//!
+//! An answer's id is one the endpoint reads back (it says where its question came, as a streamed
+//! answer's does), so a regenerate or an edit after a reload places it. A call the chat's paused
+//! run waits on is `approval-requested` (its approval's id the call's) or, for a client-side tool,
+//! `input-available`; a call the person denied is `output-denied`. Reading does not wait for a run
+//! under way: it shows what the store holds, every finished step.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+use super::chunks::{file_of, input_of};
+use super::identity::Identity;
+use super::request::check_chat_id;
+use super::rewind::read_back_id;
+use super::{Shared, refuse, store_failed};
+use crate::content::Part;
+use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
+use crate::run::{PausedRun, Waiting};
+use crate::session::Conversation;
+use crate::texts::{NotRun, Texts};
+
+/// The caller's chat `chat_id` as `UIMessage`s (a JSON array); `404` when the caller has no chat
+/// of that id (another user's included, as everywhere).
+pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
+    State(shared): State<Arc<Shared<S, I>>>,
+    Path(chat_id): Path<String>,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, _) = request.into_parts();
+    let caller = match shared.identity.caller(parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    if let Err(problem) = check_chat_id(&chat_id) {
+        return refuse(StatusCode::BAD_REQUEST, &problem);
+    }
+    let conversation = match shared.store.load(&caller.key(&chat_id)).await {
+        Ok(conversation) => conversation,
+        Err(error) => return store_failed(error),
+    };
+    if conversation.messages.is_empty() && conversation.paused.is_none() {
+        let message = format!("there is no chat `{chat_id}`");
+        return refuse(StatusCode::NOT_FOUND, &message);
+    }
+    let texts = shared.agent.tools().texts();
+    let body = Value::Array(ui_messages(&chat_id, &conversation, texts)).to_string();
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// The conversation of chat `chat_id` as `UIMessage`s: the system prompt left out, each question
+/// one message, each answer (every step up to the next question) one more.
+pub(crate) fn ui_messages(
+    chat_id: &str,
+    conversation: &Conversation,
+    texts: &dyn Texts,
+) -> Vec<Value> {
+    let messages = &conversation.messages;
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < messages.len() {
+        match &messages[at] {
+            Message::User { content, parts } => {
+                out.push(json!({
+                    "id": format!("user-{at}"),
+                    "role": "user",
+                    "parts": user_parts(content, parts),
+                }));
+                at += 1;
+            }
+            Message::Assistant(_) | Message::Tool(_) => {
+                // The answer: every message up to the next question. Its id names the question's
+                // place, as the streamed answer's did.
+                let end = messages[at..]
+                    .iter()
+                    .position(|message| matches!(message, Message::User { .. }))
+                    .map_or(messages.len(), |offset| at + offset);
+                let question = messages[..at]
+                    .iter()
+                    .rposition(|message| matches!(message, Message::User { .. }))
+                    .unwrap_or(0);
+                let answer = Answer {
+                    messages: &messages[at..end],
+                    paused: conversation.paused.as_ref(),
+                    denied: texts.not_run(NotRun::Denied(None)),
+                };
+                out.push(json!({
+                    "id": read_back_id(chat_id, question),
+                    "role": "assistant",
+                    "parts": answer.parts(),
+                }));
+                at = end;
+            }
+            _ => at += 1,
+        }
+    }
+    out
+}
+
+/// A question's parts: its text, then its other texts and files.
+fn user_parts(content: &str, parts: &[Part]) -> Vec<Value> {
+    let mut out = Vec::new();
+    if !content.is_empty() {
+        out.push(json!({ "type": "text", "text": content }));
+    }
+    for part in parts {
+        match part {
+            Part::Text { text } => out.push(json!({ "type": "text", "text": text })),
+            other => out.extend(file(other)),
+        }
+    }
+    out
+}
+
+/// One answer's messages, and what is known of its calls.
+struct Answer<'a> {
+    messages: &'a [Message],
+    paused: Option<&'a PausedRun>,
+    /// The text a result of a call the person denied holds.
+    denied: String,
+}
+
+impl Answer<'_> {
+    /// The answer's parts: each step's start, reasoning and text, then its calls in their states
+    /// (each followed by the files its result holds).
+    fn parts(&self) -> Vec<Value> {
+        let mut parts = Vec::new();
+        for message in self.messages {
+            let Message::Assistant(reply) = message else {
+                continue;
+            };
+            parts.push(json!({ "type": "step-start" }));
+            parts.extend(reply_parts(reply));
+            for call in &reply.tool_calls {
+                parts.push(self.call_part(call));
+                if let Some(result) = self.result_of(&call.id) {
+                    parts.extend(result.parts.iter().filter_map(file));
+                }
+            }
+        }
+        parts
+    }
+
+    fn result_of(&self, call_id: &str) -> Option<&ToolResultMessage> {
+        self.messages.iter().find_map(|message| match message {
+            Message::Tool(result) if result.tool_call_id == call_id => Some(result),
+            _ => None,
+        })
+    }
+
+    /// A call as a tool part in the state it is in.
+    fn call_part(&self, call: &ToolCall) -> Value {
+        let mut part = Map::new();
+        part.insert("type".into(), format!("tool-{}", call.name).into());
+        part.insert("toolCallId".into(), call.id.clone().into());
+        part.insert("input".into(), input_of(call));
+        let waiting = self
+            .paused
+            .iter()
+            .flat_map(|paused| paused.pending())
+            .find(|pending| pending.call.id == call.id);
+        let state = match (self.result_of(&call.id), waiting) {
+            (Some(result), _) if result.is_error && result.content.contains(&self.denied) => {
+                let approval = json!({ "id": call.id, "approved": false });
+                part.insert("approval".into(), approval);
+                "output-denied"
+            }
+            (Some(result), _) if result.is_error => {
+                part.insert("errorText".into(), result.content.clone().into());
+                "output-error"
+            }
+            (Some(result), _) => {
+                let output = serde_json::from_str(&result.content)
+                    .unwrap_or_else(|_| Value::String(result.content.clone()));
+                part.insert("output".into(), output);
+                "output-available"
+            }
+            (None, Some(pending)) if pending.waits_for == Waiting::Approval => {
+                part.insert("approval".into(), json!({ "id": call.id }));
+                "approval-requested"
+            }
+            // A client-side call waiting for its result, or (in a store written by hand) a call
+            // with none.
+            (None, _) => "input-available",
+        };
+        part.insert("state".into(), state.into());
+        Value::Object(part)
+    }
+}
+
+/// A reply's reasoning, then its text.
+fn reply_parts(reply: &AssistantMessage) -> Vec<Value> {
+    let reasoning = reply
+        .reasoning
+        .iter()
+        .filter(|piece| !piece.text.is_empty())
+        .map(|piece| json!({ "type": "reasoning", "text": piece.text, "state": "done" }));
+    let text = (!reply.content.is_empty())
+        .then(|| json!({ "type": "text", "text": reply.content, "state": "done" }));
+    reasoning.chain(text).collect()
+}
+
+/// A part as a file part; `None` for text.
+fn file(part: &Part) -> Option<Value> {
+    let (url, media_type) = file_of(part)?;
+    Some(json!({ "type": "file", "mediaType": media_type, "url": url }))
+}
