@@ -211,8 +211,10 @@ fn chat_server(url: &str) -> ! {
         let store = PostgresSessions::connect(url).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("listening {}", listener.local_addr().unwrap().port());
+        // Both servers sign grants with the same key, as instances given it from a secret store.
         agent_core::web::ChatServer::new(Arc::new(contract::agent()))
             .sessions(Arc::new(store))
+            .grant_keys(["the-instances-shared-grant-key"])
             .serve(listener)
             .await
             .unwrap();
@@ -298,6 +300,12 @@ async fn two_chat_servers_on_one_database_share_a_chat() {
     let call = request["toolCallId"].as_str().unwrap().to_owned();
     let approval = request["approvalId"].as_str().unwrap().to_owned();
     let message_id = chunks[0]["messageId"].as_str().unwrap().to_owned();
+    // The grant the first server gave the call, which the client keeps in the message.
+    let grant = chunks
+        .iter()
+        .find(|chunk| chunk["type"] == "data-call-grant")
+        .unwrap_or_else(|| panic!("no grant given: {chunks:?}"))
+        .clone();
     assert!(store.load("shared").await.unwrap().paused.is_some());
     let answer = serde_json::json!({
         "id": message_id,
@@ -308,7 +316,7 @@ async fn two_chat_servers_on_one_database_share_a_chat() {
             "state": "approval-responded",
             "input": {},
             "approval": { "id": approval, "approved": true },
-        }],
+        }, grant],
     });
     let chunks = post(&api_two, "shared", answer).await;
     assert!(

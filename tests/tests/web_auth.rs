@@ -158,6 +158,17 @@ impl Reply {
             .collect()
     }
 
+    /// The grant the stream gave a call the run waits on (its `data-call-grant` part).
+    fn grant(&self) -> Value {
+        let chunks = self.chunks();
+        let grant = chunks
+            .iter()
+            .find(|chunk| chunk["type"] == "data-call-grant");
+        grant
+            .unwrap_or_else(|| panic!("no grant in {chunks:?}"))
+            .clone()
+    }
+
     fn error(&self) -> String {
         let error: Value =
             serde_json::from_str(&self.body).unwrap_or_else(|_| panic!("{}", self.body));
@@ -242,6 +253,7 @@ async fn another_users_chat_is_a_404_on_every_route_and_stays_as_it_was() {
         asked.body
     );
     let answer_id = asked.message_id();
+    let grant = asked.grant();
     let before = stored(&store, "ann", "chat-a").await;
     assert!(before.paused.is_some());
     let asked_model = model.requests().len();
@@ -254,7 +266,7 @@ async fn another_users_chat_is_a_404_on_every_route_and_stays_as_it_was() {
         part.as_object_mut()
             .unwrap()
             .extend(extra.as_object().unwrap().clone());
-        json!({ "id": answer_id, "role": "assistant", "parts": [part] })
+        json!({ "id": answer_id, "role": "assistant", "parts": [part, grant.clone()] })
     };
     let approved = call(
         "approval-responded",

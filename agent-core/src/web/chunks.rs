@@ -73,6 +73,13 @@ pub(crate) enum Chunk {
         #[serde(rename = "toolCallId")]
         tool_call_id: String,
     },
+    /// The grant of a call the run waits on (see `grants`): a data part the client keeps in the
+    /// message, by the call's id, and sends back with its answer.
+    #[serde(rename = "data-call-grant")]
+    CallGrant {
+        id: String,
+        data: Value,
+    },
     /// An image, document or audio a tool returned, for the client to show.
     File {
         url: String,
@@ -162,20 +169,26 @@ impl Encoder {
                 self.close_blocks(&mut chunks);
                 chunks.push(Chunk::FinishStep);
             }
-            RunEvent::Finished(outcome) => return self.finish(&outcome, None),
+            RunEvent::Finished(outcome) => return self.finish(&outcome, None, Vec::new()),
         }
         chunks
     }
 
-    /// The chunks that end an answer: open blocks closed, then how it ended (with the answer's
-    /// `metadata`, if any).
+    /// The chunks that end an answer: open blocks closed, the `grants` of the calls the run waits
+    /// on (call id, grant), then how it ended (with the answer's `metadata`, if any).
     pub(crate) fn finish(
         &mut self,
         outcome: &Result<RunOutput, RunError>,
         metadata: Option<Value>,
+        grants: Vec<(String, String)>,
     ) -> Vec<Chunk> {
         let mut chunks = Vec::new();
         self.close_blocks(&mut chunks);
+        chunks.extend(
+            grants
+                .into_iter()
+                .map(|(call_id, grant)| grant_chunk(call_id, grant)),
+        );
         chunks.extend(finish(outcome, metadata));
         chunks
     }
@@ -217,6 +230,15 @@ impl Encoder {
     fn close_blocks(&mut self, chunks: &mut Vec<Chunk>) {
         self.close_reasoning(chunks);
         self.close_text(chunks);
+    }
+}
+
+/// The grant of call `call_id` as a data chunk (the part the client keeps, upserted by its id).
+pub(super) fn grant_chunk(call_id: String, grant: String) -> Chunk {
+    let data = serde_json::json!({ "toolCallId": call_id, "grant": grant });
+    Chunk::CallGrant {
+        id: format!("grant-{call_id}"),
+        data,
     }
 }
 

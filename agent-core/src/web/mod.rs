@@ -26,6 +26,11 @@
 //! kept. `GET /api/chat/{id}` reads a chat back as the AI SDK's `UIMessage`s (what `useChat` takes
 //! as its `messages` after a reload: each answer one message, its calls in the states they are in,
 //! a pending approval still answerable; `404` for a chat the caller does not have).
+//! An approval, or a client-side tool's result, is taken only with the grant the server gave the
+//! call (a `data-call-grant` part of the answer, an HMAC of the chat, the pause and the call under
+//! the server's key, which the client keeps in the message and sends back): a missing, altered,
+//! replayed or another chat's grant is a `403` with nothing run ([`ChatServer::grant_keys`] shares
+//! the key between instances and rotates it).
 //! `DELETE /api/chat/{id}` forgets a chat (`204`; `404` for a chat the caller does not
 //! have), its messages and any call waiting in it gone from the store. `GET /` serves a chat page
 //! built into the crate: messages stream in, reasoning folds away,
@@ -56,6 +61,7 @@
 mod chunks;
 mod cors;
 mod forget;
+mod grants;
 mod identity;
 mod limits;
 mod memory_limits;
@@ -78,11 +84,13 @@ use axum::routing::{delete, get, post};
 use futures_util::StreamExt;
 
 use crate::run::{
-    Agent, Input, NoContext, Ready, RunEvent, RunKind, RunOutput, RunRequest, RunStream, Text,
+    Agent, Input, NoContext, PausedRun, Ready, RunEvent, RunKind, RunOutput, RunRequest, RunStream,
+    Text,
 };
 use crate::session::{ConversationHold, MemorySessions, SessionStore};
 use chunks::{Chunk, Encoder};
 use cors::{Cors, cors};
+use grants::Grants;
 pub use identity::{Anonymous, ChatOwner, Identified, Identity};
 use limits::{Admission, Limiter};
 pub use limits::{DEFAULT_RUN_LEASE, LimitStore, MemoryLimits, Refused, UserLimits};
@@ -108,6 +116,7 @@ pub struct ChatServer<S = (), I = Anonymous> {
     cors: Cors,
     limits: Option<UserLimits>,
     metadata: Option<Metadata>,
+    grants: Option<Grants>,
 }
 
 /// What every request of one server shares.
@@ -118,6 +127,7 @@ struct Shared<S, I> {
     body_limit: usize,
     limiter: Option<Arc<Limiter>>,
     metadata: Option<Metadata>,
+    grants: Grants,
 }
 
 impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
@@ -133,6 +143,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             cors: Cors::default(),
             limits: None,
             metadata: None,
+            grants: None,
         }
     }
 
@@ -207,6 +218,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             cors: self.cors,
             limits: self.limits,
             metadata: self.metadata,
+            grants: self.grants,
         }
     }
 }
@@ -227,6 +239,28 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     /// ```
     pub fn limits(mut self, limits: UserLimits) -> Self {
         self.limits = Some(limits);
+        self
+    }
+
+    /// The keys the grants of approvals and client-side tool results are signed with (HMAC-SHA256;
+    /// see [the module](self)): the first signs, each verifies, so a key is rotated by putting the
+    /// new one first and dropping the old one once the grants it signed are no longer needed.
+    /// Give every instance of a server the same keys (from a secret store), so a call asked for
+    /// by one is answered through another, and across restarts; without, a server draws a key of
+    /// its own at start. Keys must not be empty.
+    ///
+    /// # Panics
+    ///
+    /// When `keys` is empty or holds an empty key: a server without a usable key cannot tell a
+    /// grant it issued from one it did not.
+    pub fn grant_keys<K: AsRef<[u8]>>(mut self, keys: impl IntoIterator<Item = K>) -> Self {
+        let keys = keys.into_iter().map(|key| key.as_ref().to_vec()).collect();
+        let grants = Grants::with_keys(keys);
+        assert!(
+            grants.is_some(),
+            "grant_keys needs at least one key, none of them empty"
+        );
+        self.grants = grants;
         self
     }
 
@@ -322,6 +356,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             body_limit: self.body_limit,
             limiter: self.limits.map(Limiter::new),
             metadata: self.metadata,
+            grants: self.grants.unwrap_or_else(Grants::drawn),
         });
         let cors_rules = Arc::new(self.cors);
         axum::Router::new()
@@ -426,6 +461,19 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
         .into_response()
 }
 
+/// The grants of the calls `paused` waits on, by call id, for the chat kept under `chat_key`.
+fn granted(grants: &Grants, chat_key: &str, paused: Option<&PausedRun>) -> Vec<(String, String)> {
+    paused
+        .into_iter()
+        .flat_map(|paused| {
+            paused.pending().iter().map(move |pending| {
+                let grant = grants.grant(chat_key, paused, &pending.call);
+                (pending.call.id.clone(), grant)
+            })
+        })
+        .collect()
+}
+
 /// One server-sent event carrying `data`.
 fn frame(data: &str) -> Bytes {
     Bytes::from(format!("data: {data}\n\n"))
@@ -475,6 +523,7 @@ async fn answer<S: Send + Sync + 'static, I>(
     let watch = sender.clone();
     let cancelled = async move { watch.closed().await };
     let agent = &shared.agent;
+    let chat_key = plan.hold.id().to_owned();
     let (context, hold) = (&context, plan.hold);
     let mut events = match plan.start {
         Start::Ask(input) => {
@@ -502,7 +551,12 @@ async fn answer<S: Send + Sync + 'static, I>(
                     (Some(metadata), Ok(output)) => metadata(output),
                     _ => None,
                 };
-                encoder.finish(&result, metadata)
+                // Each call the run now waits on goes out with its grant.
+                let grants = match &result {
+                    Ok(output) => granted(&shared.grants, &chat_key, output.paused.as_ref()),
+                    Err(_) => Vec::new(),
+                };
+                encoder.finish(&result, metadata, grants)
             }
             event => encoder.encode(event),
         };

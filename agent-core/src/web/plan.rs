@@ -70,8 +70,17 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
         Turn::Approvals {
             message_id,
             decisions,
+            grants,
         } => {
             let decisions = for_waiting_calls(&conversation, decisions);
+            // Each answer to a call the run waits on comes with the grant the server gave it.
+            if let Some(call_id) = ungranted(shared, key, &conversation, &decisions, &grants) {
+                let message = format!(
+                    "chat `{chat_id}` was not asked by this server to answer call `{call_id}` \
+                     this way: read the chat again and answer what it asks"
+                );
+                return Err(refuse(StatusCode::FORBIDDEN, &message));
+            }
             let denied = decisions
                 .iter()
                 .filter(|(_, decision)| matches!(decision, Decision::Deny { .. }))
@@ -214,6 +223,29 @@ fn would_repeat(chat_id: &str, what: &str, tools: &[String]) -> Response {
         tools.join(", ")
     );
     refuse(StatusCode::CONFLICT, &message)
+}
+
+/// The first call among `decisions` that the chat's paused run waits on and whose grant in
+/// `grants` is missing or not the one the server gave it (for this chat, this pause, this call);
+/// `None` when every one is granted.
+fn ungranted<'d, S, I>(
+    shared: &Shared<S, I>,
+    key: &str,
+    conversation: &Conversation,
+    decisions: &'d [(String, Decision)],
+    grants: &[(String, String)],
+) -> Option<&'d str> {
+    let paused = conversation.paused.as_ref()?;
+    decisions.iter().find_map(|(call_id, _)| {
+        let pending = paused
+            .pending()
+            .iter()
+            .find(|pending| pending.call.id == *call_id)?;
+        let granted = grants.iter().any(|(granted_id, grant)| {
+            granted_id == call_id && shared.grants.verify(key, paused, &pending.call, grant)
+        });
+        (!granted).then_some(call_id.as_str())
+    })
 }
 
 /// `409` when another process changed the conversation meanwhile, `500` when the store failed.

@@ -5,8 +5,9 @@
 //! An answer's id is one the endpoint reads back (it says where its question came, as a streamed
 //! answer's does), so a regenerate or an edit after a reload places it. A call the chat's paused
 //! run waits on is `approval-requested` (its approval's id the call's) or, for a client-side tool,
-//! `input-available`; a call the person denied is `output-denied`. Reading does not wait for a run
-//! under way: it shows what the store holds, every finished step.
+//! `input-available`, each with its grant (a `data-call-grant` part, as the stream gave it); a call
+//! the person denied is `output-denied`. Reading does not wait for a run under way: it shows what
+//! the store holds, every finished step.
 
 use std::sync::Arc;
 
@@ -15,7 +16,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use super::chunks::{file_of, input_of};
+use super::chunks::{file_of, grant_chunk, input_of};
 use super::identity::Identity;
 use super::request::check_chat_id;
 use super::rewind::read_back_id;
@@ -50,7 +51,19 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
         return refuse(StatusCode::NOT_FOUND, &message);
     }
     let texts = shared.agent.tools().texts();
-    let body = Value::Array(ui_messages(&chat_id, &conversation, texts)).to_string();
+    let key = caller.key(&chat_id);
+    let mut messages = ui_messages(&chat_id, &conversation, texts);
+    // The calls the chat waits on go out with their grants, as the stream gave them.
+    if let (Some(paused), Some(Value::Object(last))) = (&conversation.paused, messages.last_mut())
+        && let Some(Value::Array(parts)) = last.get_mut("parts")
+    {
+        for pending in paused.pending() {
+            let grant = shared.grants.grant(&key, paused, &pending.call);
+            let chunk = grant_chunk(pending.call.id.clone(), grant);
+            parts.push(serde_json::to_value(chunk).unwrap_or_default());
+        }
+    }
+    let body = Value::Array(messages).to_string();
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 

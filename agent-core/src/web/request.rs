@@ -8,6 +8,7 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::grants::GRANT_PART;
 use crate::content::{Media, Part};
 use crate::run::Decision;
 
@@ -80,6 +81,8 @@ pub(crate) enum Turn {
     Approvals {
         message_id: Option<String>,
         decisions: Vec<(String, Decision)>,
+        /// The grants the message holds (`data-call-grant` parts), by call id.
+        grants: Vec<(String, String)>,
     },
 }
 
@@ -179,6 +182,7 @@ fn read(chat: ChatBody) -> Result<(String, Turn), BadRequest> {
             Turn::Approvals {
                 message_id,
                 decisions: approvals,
+                grants: grants(last),
             },
         ));
     }
@@ -293,6 +297,21 @@ fn approvals(message: &UiMessage) -> Result<Vec<(String, Decision)>, BadRequest>
         decisions.push((call_id.to_owned(), decision));
     }
     Ok(decisions)
+}
+
+/// The grants a message holds: its `data-call-grant` parts' `{toolCallId, grant}`, by call id.
+fn grants(message: &UiMessage) -> Vec<(String, String)> {
+    message
+        .parts
+        .iter()
+        .filter(|part| part_type(part) == GRANT_PART)
+        .filter_map(|part| {
+            let data = part.get("data")?;
+            let call_id = data.get("toolCallId")?.as_str()?;
+            let grant = data.get("grant")?.as_str()?;
+            Some((call_id.to_owned(), grant.to_owned()))
+        })
+        .collect()
 }
 
 /// The person's answer to an approval request.

@@ -1,0 +1,102 @@
+//! Grants: what makes an approval or a client-side tool's result one the server asked for. Each call
+//! a paused run waits on goes out with a grant (a `data-call-grant` part of the answer, upserted by
+//! its call id): an HMAC-SHA256, under the server's key, of the chat (its owner's store key), the
+//! pause (the run's id and the conversation's length at the pause) and the call (its id, tool and
+//! arguments). An answer to the call comes back with the message that holds the grant, and is taken
+//! only when the grant is the one for that chat, pause and call: a replayed grant (an earlier pause,
+//! another chat, another user's), an altered one, or none, is refused with nothing run.
+//!
+//! Keys rotate: the first signs, every one verifies, so grants issued before a rotation stay good
+//! while the old key is kept. With keys given, grants hold across restarts and across instances
+//! that share them; a server given none draws a key of its own when it starts.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::call_info::RunId;
+use crate::message::ToolCall;
+use crate::run::PausedRun;
+
+/// The type of the data part a grant goes out in.
+pub(crate) const GRANT_PART: &str = "data-call-grant";
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The keys grants are signed and checked with.
+#[derive(Clone)]
+pub(crate) struct Grants {
+    keys: Vec<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Grants {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the keys.
+        f.debug_struct("Grants")
+            .field("keys", &self.keys.len())
+            .finish()
+    }
+}
+
+impl Grants {
+    /// Grants under `keys`: the first signs, each verifies. `None` when there is no key, or an
+    /// empty one.
+    pub(crate) fn with_keys(keys: Vec<Vec<u8>>) -> Option<Self> {
+        (!keys.is_empty() && keys.iter().all(|key| !key.is_empty())).then_some(Grants { keys })
+    }
+
+    /// Grants under a key drawn now: good in this process only.
+    pub(crate) fn drawn() -> Self {
+        // Two fresh run ids: 256 bits from the operating system's randomness.
+        let key = format!("{}{}", RunId::new(), RunId::new()).into_bytes();
+        Grants { keys: vec![key] }
+    }
+
+    /// The grant for `call` of the paused run `paused` in the chat kept under `chat_key`.
+    pub(crate) fn grant(&self, chat_key: &str, paused: &PausedRun, call: &ToolCall) -> String {
+        let mac = mac(&self.keys[0], chat_key, paused, call);
+        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+    }
+
+    /// Whether `grant` is the one for `call` of `paused` in the chat kept under `chat_key`, under
+    /// any of the keys (compared in constant time).
+    pub(crate) fn verify(
+        &self,
+        chat_key: &str,
+        paused: &PausedRun,
+        call: &ToolCall,
+        grant: &str,
+    ) -> bool {
+        let Ok(tag) = URL_SAFE_NO_PAD.decode(grant) else {
+            return false;
+        };
+        self.keys
+            .iter()
+            .any(|key| mac(key, chat_key, paused, call).verify_slice(&tag).is_ok())
+    }
+}
+
+/// The MAC of one grant's fields, each with its length in front so none runs into the next.
+fn mac(key: &[u8], chat_key: &str, paused: &PausedRun, call: &ToolCall) -> HmacSha256 {
+    let mut mac = match HmacSha256::new_from_slice(key) {
+        Ok(mac) => mac,
+        // HMAC takes a key of any length.
+        Err(_) => unreachable!("HMAC keys have no length limit"),
+    };
+    let run_id = paused.run_id().map(ToString::to_string).unwrap_or_default();
+    let at = paused.messages().len().to_string();
+    for field in [
+        "call-grant/1",
+        chat_key,
+        &run_id,
+        &at,
+        &call.id,
+        &call.name,
+        &call.arguments,
+    ] {
+        mac.update(&(field.len() as u64).to_be_bytes());
+        mac.update(field.as_bytes());
+    }
+    mac
+}
