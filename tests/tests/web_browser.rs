@@ -1,7 +1,8 @@
 //! The chat page in a real browser: headless Chromium (Debian's `chromium` and `chromium-driver`)
 //! driven over WebDriver (fantoccini). A person opens the page, asks a question, sees the answer
-//! stream in with the tool call rendered, asks for something that needs approval, clicks Approve,
-//! and sees the result; a screenshot is saved under the target directory.
+//! stream in with the tool call rendered, asks for something that needs approval, reloads the page
+//! (the chat comes back from the server, the approval still asked), clicks Approve, and sees the
+//! result; a screenshot is saved under the target directory.
 //!
 //! Chromium's background services try the internet on their own, so the test binary runs itself in
 //! a private network namespace with nothing but loopback (`unshare -n`, as root), where the server,
@@ -175,12 +176,21 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
     assert!(card.text().await.unwrap().contains("Beijing"));
 
     ask(&client, "Delete my notes").await;
+    let asking = Locator::Css(".tool-card[data-state='approval-requested'] .approve");
+    client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(asking)
+        .await
+        .unwrap();
+    // The page reloads with the approval pending: the chat comes back from the server, the
+    // request still asking, and the approval given now goes through.
+    client.refresh().await.unwrap();
+    wait_for_text(&client, "Light rain in Beijing: take an umbrella.").await;
     let approve = client
         .wait()
         .at_most(Duration::from_secs(20))
-        .for_element(Locator::Css(
-            ".tool-card[data-state='approval-requested'] .approve",
-        ))
+        .for_element(asking)
         .await
         .unwrap();
     approve.click().await.unwrap();
