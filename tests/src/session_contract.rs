@@ -378,3 +378,58 @@ pub async fn only_whole_batches_survive(store: &dyn SessionStore) {
         .await
         .unwrap();
 }
+
+/// The ids and titles `store.list(prefix)` gives, in its order.
+async fn listed(store: &dyn SessionStore, prefix: &str) -> Vec<(String, Option<String>)> {
+    let listed = store.list(prefix).await.unwrap();
+    // Newest first.
+    assert!(
+        listed
+            .windows(2)
+            .all(|pair| pair[0].updated >= pair[1].updated),
+        "{listed:?}"
+    );
+    listed
+        .into_iter()
+        .map(|chat| (chat.id, chat.title))
+        .collect()
+}
+
+/// A user's conversations listed, newest first, under their prefix only; a title set and kept;
+/// a conversation cut back to nothing gone from the list with its title.
+pub async fn conversations_are_listed_newest_first_with_their_titles(store: &dyn SessionStore) {
+    let agent = agent();
+    let pause = || tokio::time::sleep(Duration::from_millis(20));
+    agent.run("buy milk").session(store, "ann/a").await.unwrap();
+    pause().await;
+    agent.run("call mum").session(store, "ann/b").await.unwrap();
+    pause().await;
+    agent
+        .run("feed the cat")
+        .session(store, "bob/a")
+        .await
+        .unwrap();
+    let id = |id: &str| (id.to_owned(), None);
+    assert_eq!(listed(store, "ann/").await, [id("ann/b"), id("ann/a")]);
+    assert_eq!(listed(store, "bob/").await, [id("bob/a")]);
+    assert!(listed(store, "carol/").await.is_empty());
+
+    // A title, kept as the conversation goes on (which brings it to the top).
+    store.set_title("ann/a", Some("Groceries")).await.unwrap();
+    pause().await;
+    agent.run("and eggs").session(store, "ann/a").await.unwrap();
+    let titled = ("ann/a".to_owned(), Some("Groceries".to_owned()));
+    assert_eq!(listed(store, "ann/").await, [titled.clone(), id("ann/b")]);
+    store.set_title("ann/a", None).await.unwrap();
+    assert_eq!(listed(store, "ann/").await, [id("ann/a"), id("ann/b")]);
+    store.set_title("ann/a", Some("Groceries")).await.unwrap();
+
+    // Cut back to nothing (forgotten): gone from the list, and its title with it.
+    let length = store.load("ann/a").await.unwrap().messages.len();
+    store.truncate("ann/a", length, 0).await.unwrap();
+    assert_eq!(listed(store, "ann/").await, [id("ann/b")]);
+    // A conversation with no messages takes no title.
+    store.set_title("ann/none", Some("Nothing")).await.unwrap();
+    agent.run("again").session(store, "ann/a").await.unwrap();
+    assert_eq!(listed(store, "ann/").await, [id("ann/a"), id("ann/b")]);
+}

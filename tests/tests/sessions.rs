@@ -32,7 +32,46 @@ async fn runs_in_a_conversation_go_on_from_each_other() {
     let reopened = SqliteSessions::open(&path).unwrap();
     assert_eq!(reopened.ids().unwrap(), ["alice"]);
     assert_eq!(reopened.load("alice").await.unwrap().messages.len(), 9);
-    assert_eq!(reopened.schema_version().unwrap(), 1);
+    assert_eq!(reopened.schema_version().unwrap(), 2);
+}
+
+#[tokio::test]
+async fn conversations_are_listed_newest_first_with_their_titles() {
+    contract::conversations_are_listed_newest_first_with_their_titles(&MemorySessions::new()).await;
+    let path = database("listed");
+    let store = SqliteSessions::open(&path).unwrap();
+    contract::conversations_are_listed_newest_first_with_their_titles(&store).await;
+}
+
+/// A database written by the first schema (conversations and messages, no titles) opens at the
+/// current one with its conversations whole, listed, and able to take a title.
+#[tokio::test]
+async fn a_first_schema_database_is_brought_up_to_date() {
+    let path = database("first-schema");
+    {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE conversations (id TEXT PRIMARY KEY NOT NULL, paused TEXT) WITHOUT ROWID;
+                 CREATE TABLE messages (
+                     conversation TEXT NOT NULL REFERENCES conversations(id),
+                     position INTEGER NOT NULL,
+                     body TEXT NOT NULL,
+                     PRIMARY KEY (conversation, position)
+                 ) WITHOUT ROWID;
+                 INSERT INTO conversations (id, paused) VALUES ('old', NULL);
+                 INSERT INTO messages VALUES ('old', 0, '{\"role\":\"user\",\"content\":\"hi\"}');
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+    }
+    let store = SqliteSessions::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 2);
+    assert_eq!(store.load("old").await.unwrap().messages.len(), 1);
+    store.set_title("old", Some("Greeting")).await.unwrap();
+    let listed = store.list("").await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].title.as_deref(), Some("Greeting"));
 }
 
 #[tokio::test]
@@ -87,7 +126,7 @@ fn a_database_from_a_newer_build_is_refused() {
     let path = database("newer");
     {
         let connection = SqliteSessions::open(&path).unwrap();
-        assert_eq!(connection.schema_version().unwrap(), 1);
+        assert_eq!(connection.schema_version().unwrap(), 2);
     }
     // Bump the version as a newer build would, through SQLite itself.
     set_user_version(&path, 99);

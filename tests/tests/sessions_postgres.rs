@@ -34,7 +34,12 @@ async fn runs_in_a_conversation_go_on_from_each_other() {
     let again = PostgresSessions::connect(&url).await.unwrap();
     assert_eq!(again.ids().await.unwrap(), ["alice"]);
     assert_eq!(again.load("alice").await.unwrap().messages.len(), 9);
-    assert_eq!(again.schema_version().await.unwrap(), 1);
+    assert_eq!(again.schema_version().await.unwrap(), 2);
+}
+
+async fn conversations_are_listed_newest_first_with_their_titles() {
+    let (store, _) = fresh("listed").await;
+    contract::conversations_are_listed_newest_first_with_their_titles(&store).await;
 }
 
 async fn a_paused_run_is_kept_and_resumed_by_another_process() {
@@ -97,7 +102,7 @@ async fn a_run_refused_before_the_model_leaves_the_conversation_as_it_was() {
 
 async fn a_database_from_a_newer_build_is_refused() {
     let (store, url) = fresh("newer").await;
-    assert_eq!(store.schema_version().await.unwrap(), 1);
+    assert_eq!(store.schema_version().await.unwrap(), 2);
     let client = store.pool().get().await.unwrap();
     client
         .batch_execute("UPDATE agent_core_schema SET version = 99")
@@ -463,6 +468,10 @@ fn main() -> ExitCode {
         Test::tokio(
             "runs_in_a_conversation_go_on_from_each_other",
             runs_in_a_conversation_go_on_from_each_other,
+        ),
+        Test::tokio(
+            "conversations_are_listed_newest_first_with_their_titles",
+            conversations_are_listed_newest_first_with_their_titles,
         ),
         Test::tokio(
             "a_paused_run_is_kept_and_resumed_by_another_process",

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_core::session::{
-    Conversation, ConversationHold, MemorySessions, SessionError, SessionStore,
+    Conversation, ConversationHold, Listed, MemorySessions, SessionError, SessionStore,
 };
 use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
@@ -55,6 +55,18 @@ impl SessionStore for SlowHold {
         keep: usize,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         self.inner.truncate(id, expected_len, keep)
+    }
+
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<Listed>, SessionError>> {
+        self.inner.list(prefix)
+    }
+
+    fn set_title<'a>(
+        &'a self,
+        id: &'a str,
+        title: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        self.inner.set_title(id, title)
     }
 }
 

@@ -3,6 +3,7 @@
 //! appends what it added; the stores themselves (memory, SQLite) are in `session/`.
 
 use std::sync::Arc;
+use std::time::SystemTime;
 
 pub use super::locks::{ConversationHold, ConversationLocks};
 use super::outcome::{RunError, RunOutput, StopReason};
@@ -100,6 +101,42 @@ pub trait SessionStore: Send + Sync {
         expected_len: usize,
         keep: usize,
     ) -> BoxFuture<'a, Result<(), SessionError>>;
+
+    /// The conversations whose ids start with `prefix` and hold messages, the most recently
+    /// changed first (a chat list: a user's chats are those under their prefix).
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<Listed>, SessionError>>;
+
+    /// Sets conversation `id`'s title (`None` takes it away). A conversation cut back to nothing
+    /// loses its title with its messages; one that has no messages keeps none.
+    fn set_title<'a>(
+        &'a self,
+        id: &'a str,
+        title: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), SessionError>>;
+}
+
+/// A conversation as a list of them shows it: its id, its title if it has one, and when it last
+/// changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Listed {
+    /// The conversation's id in the store.
+    pub id: String,
+    /// Its title, once one was set ([`SessionStore::set_title`]).
+    pub title: Option<String>,
+    /// When a message was last appended to it or it was last cut back.
+    pub updated: SystemTime,
+}
+
+impl Listed {
+    /// A listed conversation.
+    pub fn new(id: impl Into<String>, title: Option<String>, updated: SystemTime) -> Self {
+        Listed {
+            id: id.into(),
+            title,
+            updated,
+        }
+    }
 }
 
 impl<T: SessionStore + ?Sized> SessionStore for Arc<T> {
@@ -128,6 +165,18 @@ impl<T: SessionStore + ?Sized> SessionStore for Arc<T> {
         keep: usize,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         (**self).truncate(id, expected_len, keep)
+    }
+
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<Listed>, SessionError>> {
+        (**self).list(prefix)
+    }
+
+    fn set_title<'a>(
+        &'a self,
+        id: &'a str,
+        title: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        (**self).set_title(id, title)
     }
 }
 

@@ -2,8 +2,11 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
-use super::{Conversation, ConversationHold, ConversationLocks, SessionError, SessionStore};
+use super::{
+    Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
+};
 use crate::message::Message;
 use crate::run::PausedRun;
 use crate::tool::BoxFuture;
@@ -11,8 +14,16 @@ use crate::tool::BoxFuture;
 /// A [`SessionStore`] in memory: gone with the process.
 #[derive(Debug, Default)]
 pub struct MemorySessions {
-    conversations: Mutex<HashMap<String, Conversation>>,
+    conversations: Mutex<HashMap<String, Kept>>,
     locks: Arc<ConversationLocks>,
+}
+
+/// A conversation as kept: with its title and when it last changed.
+#[derive(Debug, Default)]
+struct Kept {
+    conversation: Conversation,
+    title: Option<String>,
+    updated: Option<SystemTime>,
 }
 
 impl MemorySessions {
@@ -26,7 +37,7 @@ impl MemorySessions {
         self.lock().keys().cloned().collect()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Conversation>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Kept>> {
         // A panic elsewhere cannot leave a half-written conversation: appends and cuts are whole.
         self.conversations
             .lock()
@@ -40,8 +51,8 @@ impl SessionStore for MemorySessions {
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Conversation, SessionError>> {
-        let conversation = self.lock().get(id).cloned().unwrap_or_default();
-        Box::pin(std::future::ready(Ok(conversation)))
+        let conversation = self.lock().get(id).map(|kept| kept.conversation.clone());
+        Box::pin(std::future::ready(Ok(conversation.unwrap_or_default())))
     }
 
     fn append<'a>(
@@ -52,10 +63,12 @@ impl SessionStore for MemorySessions {
         paused: Option<&'a PausedRun>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         let mut conversations = self.lock();
-        let conversation = conversations.entry(id.to_owned()).or_default();
+        let kept = conversations.entry(id.to_owned()).or_default();
+        let conversation = &mut kept.conversation;
         let result = if conversation.messages.len() == expected_len {
             conversation.messages.extend_from_slice(messages);
             conversation.paused = paused.cloned();
+            kept.updated = Some(SystemTime::now());
             Ok(())
         } else {
             Err(SessionError::Conflict {
@@ -76,7 +89,7 @@ impl SessionStore for MemorySessions {
         let mut conversations = self.lock();
         let found = conversations
             .get(id)
-            .map_or(0, |conversation| conversation.messages.len());
+            .map_or(0, |kept| kept.conversation.messages.len());
         let result = if found != expected_len {
             Err(SessionError::Conflict {
                 id: id.to_owned(),
@@ -84,14 +97,45 @@ impl SessionStore for MemorySessions {
                 found,
             })
         } else {
-            if let Some(conversation) = conversations.get_mut(id)
+            if let Some(kept) = conversations.get_mut(id)
                 && keep < found
             {
-                conversation.messages.truncate(keep);
-                conversation.paused = None;
+                kept.conversation.messages.truncate(keep);
+                kept.conversation.paused = None;
+                kept.updated = Some(SystemTime::now());
+                if keep == 0 {
+                    kept.title = None;
+                }
             }
             Ok(())
         };
         Box::pin(std::future::ready(result))
+    }
+
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<Listed>, SessionError>> {
+        let mut listed: Vec<Listed> = self
+            .lock()
+            .iter()
+            .filter(|(id, kept)| id.starts_with(prefix) && !kept.conversation.messages.is_empty())
+            .map(|(id, kept)| {
+                let updated = kept.updated.unwrap_or(SystemTime::UNIX_EPOCH);
+                Listed::new(id.clone(), kept.title.clone(), updated)
+            })
+            .collect();
+        listed.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.id.cmp(&b.id)));
+        Box::pin(std::future::ready(Ok(listed)))
+    }
+
+    fn set_title<'a>(
+        &'a self,
+        id: &'a str,
+        title: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        if let Some(kept) = self.lock().get_mut(id)
+            && !kept.conversation.messages.is_empty()
+        {
+            kept.title = title.map(str::to_owned);
+        }
+        Box::pin(std::future::ready(Ok(())))
     }
 }

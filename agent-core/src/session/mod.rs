@@ -29,7 +29,7 @@ mod sqlite;
 mod stored;
 
 pub use crate::run::store::{
-    Conversation, ConversationHold, ConversationLocks, SessionError, SessionStore,
+    Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
 /// The pool [`PostgresSessions::from_pool`] takes, and through it `tokio_postgres`: the versions
 /// the store is built with.

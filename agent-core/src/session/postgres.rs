@@ -15,13 +15,16 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use deadpool_postgres::tokio_postgres::{self, NoTls};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::stored::{message_bodies, message_from, paused_from};
-use super::{Conversation, ConversationHold, ConversationLocks, SessionError, SessionStore};
+use super::{
+    Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
+};
 use crate::message::Message;
 use crate::run::PausedRun;
 use crate::tool::BoxFuture;
@@ -42,6 +45,10 @@ const MIGRATIONS: &[&str] = &[
          body text NOT NULL,
          PRIMARY KEY (conversation, position)
      );",
+    // 2: each conversation's title, and when it last changed, for lists of them.
+    "ALTER TABLE agent_core_conversations
+         ADD COLUMN title text,
+         ADD COLUMN updated timestamptz NOT NULL DEFAULT now();",
 ];
 
 /// The pool size [`PostgresSessions::connect`] makes.
@@ -427,7 +434,8 @@ impl SessionStore for PostgresSessions {
                 .map_err(store_error)?;
             transaction
                 .execute(
-                    "UPDATE agent_core_conversations SET length = $2, paused = $3 WHERE id = $1",
+                    "UPDATE agent_core_conversations SET length = $2, paused = $3, updated = now()
+                     WHERE id = $1",
                     &[&id, &sql_integer(expected_len + bodies.len()), &paused],
                 )
                 .await
@@ -458,15 +466,63 @@ impl SessionStore for PostgresSessions {
                 )
                 .await
                 .map_err(store_error)?;
-            // The paused run waited in the last message, which is gone.
+            // The paused run waited in the last message, which is gone; a conversation cut to
+            // nothing loses its title too.
             transaction
                 .execute(
-                    "UPDATE agent_core_conversations SET length = $2, paused = NULL WHERE id = $1",
+                    "UPDATE agent_core_conversations
+                     SET length = $2::bigint, paused = NULL, updated = now(),
+                         title = CASE WHEN $2::bigint = 0 THEN NULL ELSE title END
+                     WHERE id = $1",
                     &[&id, &sql_integer(keep)],
                 )
                 .await
                 .map_err(store_error)?;
             transaction.commit().await.map_err(store_error)
+        })
+    }
+
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<Listed>, SessionError>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let rows = client
+                .query(
+                    "SELECT id, title, (EXTRACT(EPOCH FROM updated) * 1000)::bigint
+                     FROM agent_core_conversations
+                     WHERE starts_with(id, $1) AND length > 0
+                     ORDER BY updated DESC, id",
+                    &[&prefix],
+                )
+                .await
+                .map_err(store_error)?;
+            rows.iter()
+                .map(|row| {
+                    let millis: i64 = row.try_get(2).map_err(store_error)?;
+                    let updated = SystemTime::UNIX_EPOCH
+                        + Duration::from_millis(u64::try_from(millis).unwrap_or(0));
+                    let id: String = row.try_get(0).map_err(store_error)?;
+                    let title: Option<String> = row.try_get(1).map_err(store_error)?;
+                    Ok(Listed::new(id, title, updated))
+                })
+                .collect()
+        })
+    }
+
+    fn set_title<'a>(
+        &'a self,
+        id: &'a str,
+        title: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            client
+                .execute(
+                    "UPDATE agent_core_conversations SET title = $2 WHERE id = $1 AND length > 0",
+                    &[&id, &title],
+                )
+                .await
+                .map_err(store_error)?;
+            Ok(())
         })
     }
 }

@@ -3,12 +3,14 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::stored::{message_bodies, message_from, paused_from};
-use super::{Conversation, ConversationHold, ConversationLocks, SessionError, SessionStore};
+use super::{
+    Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
+};
 use crate::blocking::run_blocking;
 use crate::message::Message;
 use crate::run::PausedRun;
@@ -46,6 +48,10 @@ const MIGRATIONS: &[&str] = &[
          body TEXT NOT NULL,
          PRIMARY KEY (conversation, position)
      ) WITHOUT ROWID;",
+    // 2: each conversation's title, and when it last changed (milliseconds since 1970), for
+    // lists of them.
+    "ALTER TABLE conversations ADD COLUMN title TEXT;
+     ALTER TABLE conversations ADD COLUMN updated INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// A [`SessionStore`] in an SQLite file. Several processes may share the file: their appends are
@@ -224,6 +230,20 @@ impl SessionStore for SqliteSessions {
         let id = id.to_owned();
         Box::pin(self.with(move |connection| truncate(connection, &id, expected_len, keep)))
     }
+
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<Listed>, SessionError>> {
+        let prefix = prefix.to_owned();
+        Box::pin(self.with(move |connection| list(connection, &prefix)))
+    }
+
+    fn set_title<'a>(
+        &'a self,
+        id: &'a str,
+        title: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), SessionError>> {
+        let (id, title) = (id.to_owned(), title.map(str::to_owned));
+        Box::pin(self.with(move |connection| set_title(connection, &id, title.as_deref())))
+    }
 }
 
 fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionError> {
@@ -296,9 +316,9 @@ fn append(
     check_len(&transaction, id, expected_len)?;
     transaction
         .execute(
-            "INSERT INTO conversations (id, paused) VALUES (?1, ?2)
-             ON CONFLICT (id) DO UPDATE SET paused = excluded.paused",
-            params![id, paused],
+            "INSERT INTO conversations (id, paused, updated) VALUES (?1, ?2, ?3)
+             ON CONFLICT (id) DO UPDATE SET paused = excluded.paused, updated = excluded.updated",
+            params![id, paused, now_millis()],
         )
         .map_err(store_error)?;
     {
@@ -336,9 +356,58 @@ fn truncate(
             params![id, sql_integer(keep)],
         )
         .map_err(store_error)?;
-    // The paused run waited in the last message, which is gone.
+    // The paused run waited in the last message, which is gone; a conversation cut to nothing
+    // loses its title too.
     transaction
-        .execute("UPDATE conversations SET paused = NULL WHERE id = ?1", [id])
+        .execute(
+            "UPDATE conversations SET paused = NULL, updated = ?2,
+                 title = CASE WHEN ?3 = 0 THEN NULL ELSE title END
+             WHERE id = ?1",
+            params![id, now_millis(), sql_integer(keep)],
+        )
         .map_err(store_error)?;
     transaction.commit().map_err(store_error)
+}
+
+fn list(connection: &mut Connection, prefix: &str) -> Result<Vec<Listed>, SessionError> {
+    let mut statement = connection
+        .prepare_cached(
+            "SELECT id, title, updated FROM conversations
+             WHERE substr(id, 1, length(?1)) = ?1
+               AND EXISTS (SELECT 1 FROM messages WHERE conversation = conversations.id)
+             ORDER BY updated DESC, id",
+        )
+        .map_err(store_error)?;
+    let rows = statement
+        .query_map([prefix], |row| {
+            let millis: i64 = row.get(2)?;
+            let updated =
+                SystemTime::UNIX_EPOCH + Duration::from_millis(u64::try_from(millis).unwrap_or(0));
+            Ok(Listed::new(row.get::<_, String>(0)?, row.get(1)?, updated))
+        })
+        .map_err(store_error)?;
+    rows.collect::<Result<_, _>>().map_err(store_error)
+}
+
+fn set_title(
+    connection: &mut Connection,
+    id: &str,
+    title: Option<&str>,
+) -> Result<(), SessionError> {
+    connection
+        .execute(
+            "UPDATE conversations SET title = ?2
+             WHERE id = ?1 AND EXISTS (SELECT 1 FROM messages WHERE conversation = ?1)",
+            params![id, title],
+        )
+        .map_err(store_error)?;
+    Ok(())
+}
+
+/// Now, in milliseconds since 1970.
+fn now_millis() -> i64 {
+    let since = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
 }
