@@ -400,9 +400,9 @@ async fn listed(store: &dyn SessionStore, prefix: &str) -> Vec<(String, Option<S
 pub async fn conversations_are_listed_newest_first_with_their_titles(store: &dyn SessionStore) {
     let agent = agent();
     let pause = || tokio::time::sleep(Duration::from_millis(20));
-    agent.run("buy milk").session(store, "ann/a").await.unwrap();
+    let _ = agent.run("buy milk").session(store, "ann/a").await.unwrap();
     pause().await;
-    agent.run("call mum").session(store, "ann/b").await.unwrap();
+    let _ = agent.run("call mum").session(store, "ann/b").await.unwrap();
     pause().await;
     agent
         .run("feed the cat")
@@ -417,7 +417,7 @@ pub async fn conversations_are_listed_newest_first_with_their_titles(store: &dyn
     // A title, kept as the conversation goes on (which brings it to the top).
     store.set_title("ann/a", Some("Groceries")).await.unwrap();
     pause().await;
-    agent.run("and eggs").session(store, "ann/a").await.unwrap();
+    let _ = agent.run("and eggs").session(store, "ann/a").await.unwrap();
     let titled = ("ann/a".to_owned(), Some("Groceries".to_owned()));
     assert_eq!(listed(store, "ann/").await, [titled.clone(), id("ann/b")]);
     store.set_title("ann/a", None).await.unwrap();
@@ -430,6 +430,6 @@ pub async fn conversations_are_listed_newest_first_with_their_titles(store: &dyn
     assert_eq!(listed(store, "ann/").await, [id("ann/b")]);
     // A conversation with no messages takes no title.
     store.set_title("ann/none", Some("Nothing")).await.unwrap();
-    agent.run("again").session(store, "ann/a").await.unwrap();
+    let _ = agent.run("again").session(store, "ann/a").await.unwrap();
     assert_eq!(listed(store, "ann/").await, [id("ann/a"), id("ann/b")]);
 }
