@@ -404,7 +404,7 @@ pub async fn conversations_are_listed_newest_first_with_their_titles(store: &dyn
     pause().await;
     let _ = agent.run("call mum").session(store, "ann/b").await.unwrap();
     pause().await;
-    agent
+    let _ = agent
         .run("feed the cat")
         .session(store, "bob/a")
         .await
