@@ -593,3 +593,152 @@ async fn over_the_concurrent_runs_cap_is_a_429_while_a_run_holds() {
     assert_eq!(next.status, 200, "{}", next.body);
     assert!(next.body.contains("Next."), "{}", next.body);
 }
+
+/// Sends `method` to `path` of the server at `base` as `who`, with `body` if any.
+async fn call(
+    base: &str,
+    method: reqwest::Method,
+    path: &str,
+    who: &str,
+    body: Option<Value>,
+) -> Reply {
+    let mut request = reqwest::Client::new()
+        .request(method, format!("{base}{path}"))
+        .header("authorization", format!("Bearer {who}"));
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let reply = request.send().await.unwrap();
+    Reply {
+        status: reply.status().as_u16(),
+        retry_after: None,
+        body: reply.text().await.unwrap(),
+    }
+}
+
+/// A user's chats as `GET /api/chats` lists them: id and title, newest first.
+async fn chats(base: &str, who: &str) -> Vec<(String, Option<String>)> {
+    let listed = call(base, reqwest::Method::GET, "/api/chats", who, None).await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let listed: Value = serde_json::from_str(&listed.body).unwrap();
+    listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|chat| {
+            assert!(chat["updatedAt"].as_u64().unwrap() > 0, "{chat}");
+            let title = chat["title"].as_str().map(str::to_owned);
+            (chat["id"].as_str().unwrap().to_owned(), title)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_users_chats_are_listed_titled_renamed_and_forgotten() {
+    let model = Arc::new(ScriptedModel::new(
+        ["Rain.", "Three days.", "Sunny.", "Hi Bob."].map(AssistantMessage::text),
+    ));
+    let (base, _) = serve(&model, None).await;
+    let ask =
+        |chat: &str, id: &str, text: &str| json!({ "id": chat, "messages": [user(id, text)] });
+    for (chat, text) in [("chat-1", "Weather in Oslo?"), ("chat-2", "Plan a trip")] {
+        let reply = post(&base, Some("token-ann"), &ask(chat, "m1", text)).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let titled = |id: &str, title: &str| (id.to_owned(), Some(title.to_owned()));
+    assert_eq!(
+        chats(&base, "token-ann").await,
+        [
+            titled("chat-2", "Plan a trip"),
+            titled("chat-1", "Weather in Oslo?")
+        ]
+    );
+    // A later question keeps the title and brings the chat to the top.
+    let answer = json!({ "id": "x", "role": "assistant", "parts": [] });
+    let next = json!({ "id": "chat-1", "messages": [user("m1", "Weather in Oslo?"), answer, user("m2", "And tomorrow?")] });
+    assert_eq!(post(&base, Some("token-ann"), &next).await.status, 200);
+    assert_eq!(
+        chats(&base, "token-ann").await,
+        [
+            titled("chat-1", "Weather in Oslo?"),
+            titled("chat-2", "Plan a trip")
+        ]
+    );
+    // Bob has chats of his own only.
+    assert_eq!(
+        post(&base, Some("token-bob"), &ask("chat-9", "b1", "Hi"))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(chats(&base, "token-bob").await, [titled("chat-9", "Hi")]);
+
+    // Renamed by its owner; another user's rename of it is a 404, as everywhere.
+    let rename = |title: Value| Some(json!({ "title": title }));
+    let patch = reqwest::Method::PATCH;
+    let renamed = call(
+        &base,
+        patch.clone(),
+        "/api/chat/chat-2",
+        "token-ann",
+        rename(json!("Fjords")),
+    )
+    .await;
+    assert_eq!(renamed.status, 204, "{}", renamed.body);
+    let refused = call(
+        &base,
+        patch.clone(),
+        "/api/chat/chat-2",
+        "token-bob",
+        rename(json!("Mine")),
+    )
+    .await;
+    assert_eq!(refused.status, 404, "{}", refused.body);
+    let bad = call(
+        &base,
+        patch,
+        "/api/chat/chat-2",
+        "token-ann",
+        Some(json!({ "name": "x" })),
+    )
+    .await;
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    assert_eq!(
+        chats(&base, "token-ann").await,
+        [
+            titled("chat-1", "Weather in Oslo?"),
+            titled("chat-2", "Fjords")
+        ]
+    );
+
+    // Forgotten: gone from the list.
+    assert_eq!(forget(&base, "token-ann", "chat-1").await.status, 204);
+    assert_eq!(
+        chats(&base, "token-ann").await,
+        [titled("chat-2", "Fjords")]
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_does_not_identify_callers_lists_nothing_and_titles_its_own_way() {
+    let model = ScriptedModel::new([AssistantMessage::text("Rain.")]);
+    let agent: Agent = Agent::new(model);
+    let store = Arc::new(MemorySessions::new());
+    let server = ChatServer::new(Arc::new(agent))
+        .sessions(store.clone())
+        .title(|question, run| Some(format!("{} ({} step)", question.to_uppercase(), run.steps)));
+    let base = tests::serve_chat(server).await;
+    let reply = post(
+        &base,
+        None,
+        &json!({ "id": "c", "messages": [user("m1", "oslo?")] }),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let listed = reqwest::get(format!("{base}/api/chats")).await.unwrap();
+    assert_eq!(listed.status().as_u16(), 200);
+    assert_eq!(listed.json::<Value>().await.unwrap(), json!([]));
+    let kept = store.list("").await.unwrap();
+    assert_eq!(kept[0].title.as_deref(), Some("OSLO? (1 step)"));
+}

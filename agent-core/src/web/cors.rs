@@ -53,7 +53,7 @@ pub(super) async fn cors(
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_METHODS,
-            HeaderValue::from_static("POST, DELETE, OPTIONS"),
+            HeaderValue::from_static("GET, POST, PATCH, DELETE, OPTIONS"),
         );
         headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, cors.allowed_headers());
         // A `429` says in `retry-after` how long to wait: a page's script may read it.

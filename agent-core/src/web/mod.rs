@@ -31,6 +31,10 @@
 //! the server's key, which the client keeps in the message and sends back): a missing, altered,
 //! replayed or another chat's grant is a `403` with nothing run ([`ChatServer::grant_keys`] shares
 //! the key between instances and rotates it).
+//! `GET /api/chats` lists a signed-in caller's chats, newest first, with their titles (a chat is
+//! titled when its first question is answered: [`ChatServer::title`]), and `PATCH
+//! /api/chat/{id}` with `{"title": "..."}` renames one; a server that does not identify callers
+//! lists nothing.
 //! `DELETE /api/chat/{id}` forgets a chat (`204`; `404` for a chat the caller does not
 //! have), its messages and any call waiting in it gone from the store. `GET /` serves a chat page
 //! built into the crate: messages stream in, reasoning folds away,
@@ -58,6 +62,7 @@
 //! # }
 //! ```
 
+mod chats;
 mod chunks;
 mod cors;
 mod forget;
@@ -88,6 +93,8 @@ use crate::run::{
     Text,
 };
 use crate::session::{ConversationHold, MemorySessions, SessionStore};
+pub use chats::MAX_TITLE;
+use chats::{Titler, clean_title, first_words};
 use chunks::{Chunk, Encoder};
 use cors::{Cors, cors};
 use grants::Grants;
@@ -117,6 +124,7 @@ pub struct ChatServer<S = (), I = Anonymous> {
     limits: Option<UserLimits>,
     metadata: Option<Metadata>,
     grants: Option<Grants>,
+    titler: Titler,
 }
 
 /// What every request of one server shares.
@@ -128,6 +136,7 @@ struct Shared<S, I> {
     limiter: Option<Arc<Limiter>>,
     metadata: Option<Metadata>,
     grants: Grants,
+    titler: Titler,
 }
 
 impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
@@ -144,6 +153,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             limits: None,
             metadata: None,
             grants: None,
+            titler: Arc::new(|question, _| first_words(question)),
         }
     }
 
@@ -219,6 +229,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             limits: self.limits,
             metadata: self.metadata,
             grants: self.grants,
+            titler: self.titler,
         }
     }
 }
@@ -261,6 +272,28 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             "grant_keys needs at least one key, none of them empty"
         );
         self.grants = grants;
+        self
+    }
+
+    /// How a chat is titled once its first question is answered: `title(question, run)` (the
+    /// question's text and the run that answered it) gives the title, or `None` for none; a
+    /// signed-in user's chats are listed with their titles (`GET /api/chats`) and renamed with
+    /// `PATCH /api/chat/{id}`. By default, the question's first words. A title longer than
+    /// [`MAX_TITLE`] characters is cut.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agent_core::web::ChatServer;
+    /// # let agent: agent_core::Agent = agent_core::Agent::new(
+    /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
+    /// let server = ChatServer::new(Arc::new(agent))
+    ///     .title(|question, run| Some(format!("{question} ({} steps)", run.steps)));
+    /// ```
+    pub fn title(
+        mut self,
+        title: impl Fn(&str, &RunOutput) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.titler = Arc::new(title);
         self
     }
 
@@ -343,8 +376,8 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         axum::serve(listener, self.router()).await
     }
 
-    /// The routes (`GET /` the chat page, `POST /api/chat`, `DELETE /api/chat/{id}`), to serve or
-    /// to merge into an application's router.
+    /// The routes (`GET /` the chat page, `POST /api/chat`, `GET`, `PATCH` and `DELETE
+    /// /api/chat/{id}`, `GET /api/chats`), to serve or to merge into an application's router.
     pub fn router(self) -> axum::Router
     where
         I: Identity<S>,
@@ -357,14 +390,18 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             limiter: self.limits.map(Limiter::new),
             metadata: self.metadata,
             grants: self.grants.unwrap_or_else(Grants::drawn),
+            titler: self.titler,
         });
         let cors_rules = Arc::new(self.cors);
         axum::Router::new()
             .route("/", get(page))
             .route("/api/chat", post(chat::<S, I>))
+            .route("/api/chats", get(chats::list::<S, I>))
             .route(
                 "/api/chat/{id}",
-                delete(forget::forget::<S, I>).get(read_back::read_back::<S, I>),
+                delete(forget::forget::<S, I>)
+                    .get(read_back::read_back::<S, I>)
+                    .patch(chats::rename::<S, I>),
             )
             .with_state(shared)
             .layer(axum::middleware::from_fn_with_state(cors_rules, cors))
@@ -524,6 +561,8 @@ async fn answer<S: Send + Sync + 'static, I>(
     let cancelled = async move { watch.closed().await };
     let agent = &shared.agent;
     let chat_key = plan.hold.id().to_owned();
+    let first_question = plan.first_question;
+    let mut title = None;
     let (context, hold) = (&context, plan.hold);
     let mut events = match plan.start {
         Start::Ask(input) => {
@@ -551,6 +590,10 @@ async fn answer<S: Send + Sync + 'static, I>(
                     (Some(metadata), Ok(output)) => metadata(output),
                     _ => None,
                 };
+                // The chat's first exchange titles it.
+                if let (Some(question), Ok(output)) = (&first_question, &result) {
+                    title = (shared.titler)(question, output).and_then(|title| clean_title(&title));
+                }
                 // Each call the run now waits on goes out with its grant.
                 let grants = match &result {
                     Ok(output) => granted(&shared.grants, &chat_key, output.paused.as_ref()),
@@ -566,7 +609,14 @@ async fn answer<S: Send + Sync + 'static, I>(
         }
     }
     drop(events);
-    // The run is over (its transcript kept): the caller's next may start.
+    // The run is over, its transcript kept: now it can be titled, before the stream ends (a list
+    // asked for then has the title).
+    if let Some(title) = title
+        && let Err(problem) = store.set_title(&chat_key, Some(&title)).await
+    {
+        tracing::warn!(%problem, "a chat could not be titled");
+    }
+    // The caller's next run may start.
     drop(admission);
     if listening {
         let _ = sender.send(frame("[DONE]")).await;

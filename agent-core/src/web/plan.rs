@@ -21,6 +21,9 @@ pub(super) struct Plan {
     pub(super) message_id: String,
     pub(super) denied: Vec<String>,
     pub(super) hold: ConversationHold,
+    /// The question's text, when this answer is the chat's first exchange (the chat is titled
+    /// from it once answered).
+    pub(super) first_question: Option<String>,
 }
 
 /// What the run of an answer starts from.
@@ -60,6 +63,7 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
     let len = conversation.messages.len();
     let plan = match turn {
         Turn::Message(input) => Plan {
+            first_question: first_question(&conversation.messages, &input),
             start: Start::Ask(input),
             message_id: new_id(len),
             denied: Vec::new(),
@@ -91,6 +95,7 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 message_id: message_id.unwrap_or_else(|| new_id(len)),
                 denied,
                 hold,
+                first_question: None,
             }
         }
         Turn::Regenerate {
@@ -139,6 +144,7 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 message_id: new_id(rewound.base),
                 denied: Vec::new(),
                 hold,
+                first_question: None,
             }
         }
         Turn::Edit {
@@ -191,6 +197,7 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 store.truncate(key, len, at).await.map_err(store_failed)?;
             }
             Plan {
+                first_question: first_question(&conversation.messages[..at], &question),
                 start: Start::Ask(question),
                 message_id: new_id(at),
                 denied: Vec::new(),
@@ -199,6 +206,14 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
         }
     };
     Ok(plan)
+}
+
+/// The text of `question`, when the messages `before` it hold no question: it starts the chat.
+fn first_question(before: &[Message], question: &UserInput) -> Option<String> {
+    let asked = before
+        .iter()
+        .any(|message| matches!(message, Message::User { .. }));
+    (!asked).then(|| question.text.clone())
 }
 
 /// Whether calling `tool` again unknowingly does no harm: it is marked read-only or idempotent.
