@@ -2,7 +2,8 @@
 //! driven over WebDriver (fantoccini). A person opens the page, asks a question, sees the answer
 //! stream in with the tool call rendered, asks for something that needs approval, reloads the page
 //! (the chat comes back from the server, the approval still asked), clicks Approve, and sees the
-//! result; a screenshot is saved under the target directory.
+//! result; asks for the answer again; starts a second chat and goes back to the first from the
+//! list of chats; a screenshot is saved under the target directory.
 //!
 //! Chromium's background services try the internet on their own, so the test binary runs itself in
 //! a private network namespace with nothing but loopback (`unshare -n`, as root), where the server,
@@ -123,6 +124,18 @@ async fn wait_for_text(client: &Client, text: &str) {
     }
 }
 
+/// The page's text.
+async fn page_text(client: &Client) -> String {
+    let body = client.find(Locator::Css("body")).await.unwrap();
+    body.text().await.unwrap()
+}
+
+/// Clicks the element `css` finds.
+async fn click(client: &Client, css: &str) {
+    let element = client.find(Locator::Css(css)).await.unwrap();
+    element.click().await.unwrap();
+}
+
 async fn ask(client: &Client, question: &str) {
     let composer = client.find(Locator::Id("composer")).await.unwrap();
     composer.send_keys(question).await.unwrap();
@@ -150,6 +163,8 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
         AssistantMessage::text("Light rain in Beijing: take an umbrella."),
         AssistantMessage::tool_calls([ToolCall::new("call_2", "delete_notes", "{}")]),
         AssistantMessage::text("Your notes are gone."),
+        AssistantMessage::text("Gone, as you asked."),
+        AssistantMessage::text("Hi there."),
     ]);
     let agent: Agent = Agent::new(model)
         .try_tool(get_weather {})
@@ -204,6 +219,34 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
         Some("output-available")
     );
     assert!(card.text().await.unwrap().contains("deleted 12 notes"));
+
+    // The last answer asked for again: the new one replaces it (the deletion is not repeated).
+    client
+        .find(Locator::Css("button.regenerate"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_text(&client, "Gone, as you asked.").await;
+    assert!(!page_text(&client).await.contains("Your notes are gone."));
+
+    // A second chat, then back to the first from the list of chats.
+    click(&client, "#new-chat").await;
+    ask(&client, "Hello").await;
+    wait_for_text(&client, "Hi there.").await;
+    click(&client, "#history summary").await;
+    let first = client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::XPath(
+            "//ul[@id='chat-list']//button[@class='open'][starts-with(., 'Do I need an umbrella')]",
+        ))
+        .await
+        .unwrap();
+    first.click().await.unwrap();
+    wait_for_text(&client, "Gone, as you asked.").await;
+    assert!(!page_text(&client).await.contains("Hi there."));
 
     let screenshot = client.screenshot().await.unwrap();
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-chat.png");
