@@ -2,8 +2,8 @@
 //! driven over WebDriver (fantoccini). A person opens the page, asks a question, sees the answer
 //! stream in with the tool call rendered, asks for something that needs approval, reloads the page
 //! (the chat comes back from the server, the approval still asked), clicks Approve, and sees the
-//! result; asks for the answer again; starts a second chat and goes back to the first from the
-//! list of chats; a screenshot is saved under the target directory.
+//! result; asks for the answer again; starts a second chat, edits its question, and goes back to
+//! the first from the list of chats; a screenshot is saved under the target directory.
 //!
 //! Chromium's background services try the internet on their own, so the test binary runs itself in
 //! a private network namespace with nothing but loopback (`unshare -n`, as root), where the server,
@@ -165,6 +165,7 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
         AssistantMessage::text("Your notes are gone."),
         AssistantMessage::text("Gone, as you asked."),
         AssistantMessage::text("Hi there."),
+        AssistantMessage::text("Good evening to you too."),
     ]);
     let agent: Agent = Agent::new(model)
         .try_tool(get_weather {})
@@ -235,6 +236,18 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
     click(&client, "#new-chat").await;
     ask(&client, "Hello").await;
     wait_for_text(&client, "Hi there.").await;
+    // The question edited: its answer taken back, the edited one answered.
+    click(&client, ".message.user button.edit").await;
+    let composer = client.find(Locator::Id("composer")).await.unwrap();
+    composer.clear().await.unwrap();
+    composer.send_keys("Good evening").await.unwrap();
+    click(&client, "#send").await;
+    wait_for_text(&client, "Good evening to you too.").await;
+    let text = page_text(&client).await;
+    assert!(
+        !text.contains("Hi there.") && !text.contains("Hello\n"),
+        "{text}"
+    );
     click(&client, "#history summary").await;
     let first = client
         .wait()
@@ -246,7 +259,11 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
         .unwrap();
     first.click().await.unwrap();
     wait_for_text(&client, "Gone, as you asked.").await;
-    assert!(!page_text(&client).await.contains("Hi there."));
+    assert!(
+        !page_text(&client)
+            .await
+            .contains("Good evening to you too.")
+    );
 
     let screenshot = client.screenshot().await.unwrap();
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-chat.png");
