@@ -474,7 +474,10 @@ async fn a_client_that_goes_away_cancels_its_run() {
     ])]));
     let agent: Agent = Agent::new(Arc::clone(&model)).try_tool(hang {}).unwrap();
     let store = Arc::new(agent_core::session::MemorySessions::new());
-    let server = ChatServer::new(Arc::new(agent)).sessions(store.clone());
+    // Gone for longer than the window a reload has to rejoin the answer.
+    let server = ChatServer::new(Arc::new(agent))
+        .sessions(store.clone())
+        .rejoin_within(std::time::Duration::from_millis(200));
     let base = serve_chat(server).await;
     let body = json!({ "id": "chat-h", "messages": [user("m1", "Look it up")] });
     let reply = reqwest::Client::new()

@@ -69,6 +69,7 @@ mod forget;
 mod grants;
 mod identity;
 mod limits;
+mod live;
 mod memory_limits;
 mod plan;
 #[cfg(feature = "postgres")]
@@ -77,10 +78,10 @@ mod read_back;
 mod request;
 mod rewind;
 
-use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
@@ -101,9 +102,14 @@ use grants::Grants;
 pub use identity::{Anonymous, ChatOwner, Identified, Identity};
 use limits::{Admission, Limiter};
 pub use limits::{DEFAULT_RUN_LEASE, LimitStore, MemoryLimits, Refused, UserLimits};
+use live::{Live, LiveAnswers, event_stream};
 use plan::{Plan, Start, plan, store_failed};
 #[cfg(feature = "postgres")]
 pub use postgres_limits::PostgresLimits;
+
+/// How long an answer goes on with no client reading it, by default, before it is cancelled: long
+/// enough for a reload to rejoin it ([`ChatServer::rejoin_within`]).
+pub const DEFAULT_REJOIN_WITHIN: Duration = Duration::from_secs(5);
 
 /// The most a request body may have by default: a message with a few images.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
@@ -125,6 +131,7 @@ pub struct ChatServer<S = (), I = Anonymous> {
     metadata: Option<Metadata>,
     grants: Option<Grants>,
     titler: Titler,
+    rejoin_within: Duration,
 }
 
 /// What every request of one server shares.
@@ -137,6 +144,8 @@ struct Shared<S, I> {
     metadata: Option<Metadata>,
     grants: Grants,
     titler: Titler,
+    live: LiveAnswers,
+    rejoin_within: Duration,
 }
 
 impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
@@ -154,6 +163,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             metadata: None,
             grants: None,
             titler: Arc::new(|question, _| first_words(question)),
+            rejoin_within: DEFAULT_REJOIN_WITHIN,
         }
     }
 
@@ -230,6 +240,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             metadata: self.metadata,
             grants: self.grants,
             titler: self.titler,
+            rejoin_within: self.rejoin_within,
         }
     }
 }
@@ -294,6 +305,16 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         title: impl Fn(&str, &RunOutput) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
         self.titler = Arc::new(title);
+        self
+    }
+
+    /// How long an answer goes on when no client reads it (the page reloaded, the connection
+    /// dropped) before its run is cancelled: a client that comes back within it rejoins the
+    /// answer (`GET /api/chat/{id}/stream`, what the AI SDK's `resume` asks) from its first chunk.
+    /// 5 s by default; `Duration::ZERO` cancels as soon as the last client goes. A client's stop
+    /// (`DELETE /api/chat/{id}/stream`) cancels at once.
+    pub fn rejoin_within(mut self, window: Duration) -> Self {
+        self.rejoin_within = window;
         self
     }
 
@@ -391,12 +412,18 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             metadata: self.metadata,
             grants: self.grants.unwrap_or_else(Grants::drawn),
             titler: self.titler,
+            live: LiveAnswers::default(),
+            rejoin_within: self.rejoin_within,
         });
         let cors_rules = Arc::new(self.cors);
         axum::Router::new()
             .route("/", get(page))
             .route("/api/chat", post(chat::<S, I>))
             .route("/api/chats", get(chats::list::<S, I>))
+            .route(
+                "/api/chat/{id}/stream",
+                get(live::rejoin::<S, I>).delete(live::stop::<S, I>),
+            )
             .route(
                 "/api/chat/{id}",
                 delete(forget::forget::<S, I>)
@@ -477,25 +504,11 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
         Ok(plan) => plan,
         Err(refused) => return refused,
     };
-    let (sender, receiver) = tokio::sync::mpsc::channel::<Bytes>(64);
-    tokio::spawn(answer(shared, caller.context, plan, sender, admission));
-    let frames = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        let frame = receiver.recv().await?;
-        Some((Ok::<_, Infallible>(frame), receiver))
-    });
-    (
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-            (
-                header::HeaderName::from_static("x-vercel-ai-ui-message-stream"),
-                "v1",
-            ),
-            (header::HeaderName::from_static("x-accel-buffering"), "no"),
-        ],
-        Body::from_stream(frames),
-    )
-        .into_response()
+    // The answer is a log this request reads, as a client that rejoins it would.
+    let live = shared.live.start(&key);
+    let response = event_stream(&live);
+    tokio::spawn(answer(shared, caller.context, plan, live, admission));
+    response
 }
 
 /// The grants of the calls `paused` waits on, by call id, for the chat kept under `chat_key`.
@@ -539,26 +552,20 @@ async fn answer<S: Send + Sync + 'static, I>(
     shared: Arc<Shared<S, I>>,
     context: S,
     plan: Plan,
-    sender: tokio::sync::mpsc::Sender<Bytes>,
+    live: Arc<Live>,
     admission: Option<Admission>,
 ) {
     let store = &*shared.store;
     let send = |chunks: Vec<Chunk>| {
-        let sender = &sender;
-        async move {
-            for chunk in chunks {
-                // A chunk is plain data: serializing cannot fail.
-                let json = serde_json::to_string(&chunk).unwrap_or_default();
-                if sender.send(frame(&json)).await.is_err() {
-                    return false;
-                }
-            }
-            true
+        for chunk in chunks {
+            // A chunk is plain data: serializing cannot fail.
+            let json = serde_json::to_string(&chunk).unwrap_or_default();
+            live.push(frame(&json));
         }
     };
-    // The client going away (the response dropped) cancels the run, even while a tool works.
-    let watch = sender.clone();
-    let cancelled = async move { watch.closed().await };
+    // A stop, or every client gone for the rejoin window, cancels the run, even while a tool
+    // works.
+    let cancelled = Arc::clone(&live).abandoned(shared.rejoin_within);
     let agent = &shared.agent;
     let chat_key = plan.hold.id().to_owned();
     let first_question = plan.first_question;
@@ -579,7 +586,7 @@ async fn answer<S: Send + Sync + 'static, I>(
         ),
     };
     let mut encoder = Encoder::denying(plan.denied);
-    let mut listening = send(vec![Encoder::start(&plan.message_id)]).await;
+    send(vec![Encoder::start(&plan.message_id)]);
     while let Some(event) = events.next().await {
         if let (RunEvent::StepFinished { usage, .. }, Some(admission)) = (&event, &admission) {
             admission.spend(usage.total_tokens()).await;
@@ -603,10 +610,7 @@ async fn answer<S: Send + Sync + 'static, I>(
             }
             event => encoder.encode(event),
         };
-        // Once the client is gone the run is being cancelled; what it did is still kept.
-        if listening && !send(chunks).await {
-            listening = false;
-        }
+        send(chunks);
     }
     drop(events);
     // The run is over, its transcript kept: now it can be titled, before the stream ends (a list
@@ -618,7 +622,7 @@ async fn answer<S: Send + Sync + 'static, I>(
     }
     // The caller's next run may start.
     drop(admission);
-    if listening {
-        let _ = sender.send(frame("[DONE]")).await;
-    }
+    live.push(frame("[DONE]"));
+    live.finish();
+    shared.live.end(&chat_key, &live);
 }
