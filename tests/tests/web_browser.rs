@@ -2,8 +2,9 @@
 //! driven over WebDriver (fantoccini). A person opens the page, asks a question, sees the answer
 //! stream in with the tool call rendered, asks for something that needs approval, reloads the page
 //! (the chat comes back from the server, the approval still asked), clicks Approve, and sees the
-//! result; asks for the answer again; starts a second chat, edits its question, and goes back to
-//! the first from the list of chats; a screenshot is saved under the target directory.
+//! result; asks for the answer again; starts a second chat, edits its question, reloads while a
+//! slow tool runs (the page rejoins the answer in progress), and goes back to the first chat from
+//! the list of chats; a screenshot is saved under the target directory.
 //!
 //! Chromium's background services try the internet on their own, so the test binary runs itself in
 //! a private network namespace with nothing but loopback (`unshare -n`, as root), where the server,
@@ -48,6 +49,13 @@ fn detect_browser() -> Result<(), String> {
 #[tool(requires_approval, destructive)]
 fn delete_notes() -> String {
     "deleted 12 notes".to_owned()
+}
+
+/// Runs the survey (slowly).
+#[tool]
+async fn survey() -> String {
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    "42 answers".to_owned()
 }
 
 /// Starts chromedriver on a free loopback port; returns it and its URL.
@@ -166,10 +174,13 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
         AssistantMessage::text("Gone, as you asked."),
         AssistantMessage::text("Hi there."),
         AssistantMessage::text("Good evening to you too."),
+        AssistantMessage::tool_calls([ToolCall::new("call_3", "survey", "{}")]),
+        AssistantMessage::text("Survey complete."),
     ]);
     let agent: Agent = Agent::new(model)
         .try_tool(get_weather {})
         .and_then(|agent| agent.try_tool(delete_notes {}))
+        .and_then(|agent| agent.try_tool(survey {}))
         .unwrap()
         .defer_approvals();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -248,6 +259,26 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
         !text.contains("Hi there.") && !text.contains("Hello\n"),
         "{text}"
     );
+    // Reloaded while a slow tool runs: the page rejoins the answer, which finishes once.
+    ask(&client, "Run the survey").await;
+    client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::Css(".tool-card[data-tool-name='survey']"))
+        .await
+        .unwrap();
+    client.refresh().await.unwrap();
+    wait_for_text(&client, "Survey complete.").await;
+    let cards = client
+        .find_all(Locator::Css(".tool-card[data-tool-name='survey']"))
+        .await
+        .unwrap();
+    assert_eq!(cards.len(), 1, "the rejoined answer is shown once");
+    assert_eq!(
+        cards[0].attr("data-state").await.unwrap().as_deref(),
+        Some("output-available")
+    );
+
     click(&client, "#history summary").await;
     let first = client
         .wait()

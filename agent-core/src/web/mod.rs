@@ -22,8 +22,8 @@
 //! with the turns after it, and asks the edited one there; a new message that names itself goes
 //! after the rest, and a `messageId` that is not the request's last message, or an answer before it
 //! the chat does not have, is a `404`. A body that does not fit is a `400` with a JSON error and
-//! never reaches the model; a client that goes away cancels its run, whose transcript is still
-//! kept. `GET /api/chat/{id}` reads a chat back as the AI SDK's `UIMessage`s (what `useChat` takes
+//! never reaches the model; a client that goes away and does not rejoin cancels its run, whose
+//! transcript is still kept. `GET /api/chat/{id}` reads a chat back as the AI SDK's `UIMessage`s (what `useChat` takes
 //! as its `messages` after a reload: each answer one message, its calls in the states they are in,
 //! a pending approval still answerable; `404` for a chat the caller does not have).
 //! An approval, or a client-side tool's result, is taken only with the grant the server gave the
@@ -35,6 +35,11 @@
 //! titled when its first question is answered: [`ChatServer::title`]), and `PATCH
 //! /api/chat/{id}` with `{"title": "..."}` renames one; a server that does not identify callers
 //! lists nothing.
+//! An answer outlives its connection for a while ([`ChatServer::rejoin_within`], 5 s): a client
+//! that reloads rejoins it with `GET /api/chat/{id}/stream` (what the AI SDK's `resume: true`
+//! asks; `204` when none is under way) and reads it whole from its first chunk; `DELETE
+//! /api/chat/{id}/stream` stops it at once, what it did kept. The answer's log is kept by the
+//! process running it.
 //! `DELETE /api/chat/{id}` forgets a chat (`204`; `404` for a chat the caller does not
 //! have), its messages and any call waiting in it gone from the store. `GET /` serves a chat page
 //! built into the crate: messages stream in, reasoning folds away,
@@ -398,7 +403,8 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     }
 
     /// The routes (`GET /` the chat page, `POST /api/chat`, `GET`, `PATCH` and `DELETE
-    /// /api/chat/{id}`, `GET /api/chats`), to serve or to merge into an application's router.
+    /// /api/chat/{id}`, `GET` and `DELETE /api/chat/{id}/stream`, `GET /api/chats`), to serve or
+    /// to merge into an application's router.
     pub fn router(self) -> axum::Router
     where
         I: Identity<S>,
@@ -543,8 +549,9 @@ fn answering<'a, S: Send + Sync + 'static, K: RunKind<WithSession: Ready>>(
 }
 
 /// Runs the chat's next turn as `plan` says (the answer to a new message, the same question
-/// answered again, or a paused run going on with the person's decisions) and streams it; when the
-/// client goes away the run is cancelled, and either way what it did is kept in the conversation.
+/// answered again, or a paused run going on with the person's decisions) into the answer's log
+/// `live`, which its clients read; when a client stops it, or none reads it for the rejoin window,
+/// the run is cancelled, and either way what it did is kept in the conversation.
 /// The run has the caller's `context` and runs on the chat the plan holds; the tokens of each of
 /// its steps are counted against the caller's budget (`admission`, which lets the caller's next
 /// run in when it drops).

@@ -6,8 +6,8 @@
 //! answer's does), so a regenerate or an edit after a reload places it. A call the chat's paused
 //! run waits on is `approval-requested` (its approval's id the call's) or, for a client-side tool,
 //! `input-available`, each with its grant (a `data-call-grant` part, as the stream gave it); a call
-//! the person denied is `output-denied`. Reading does not wait for a run under way: it shows what
-//! the store holds, every finished step.
+//! the person denied is `output-denied`. Reading does not wait for a run under way: the answer it
+//! is writing is left out, for the client to rejoin its stream (`GET /api/chat/{id}/stream`).
 
 use std::sync::Arc;
 
@@ -53,6 +53,15 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
     let texts = shared.agent.tools().texts();
     let key = caller.key(&chat_id);
     let mut messages = ui_messages(&chat_id, &conversation, texts);
+    // An answer under way is left out: the client rejoins its stream (`GET .../stream`), which
+    // gives it whole from its first chunk.
+    if shared.live.get(&key).is_some()
+        && messages
+            .last()
+            .is_some_and(|message| message["role"] == "assistant")
+    {
+        messages.pop();
+    }
     // The calls the chat waits on go out with their grants, as the stream gave them.
     if let (Some(paused), Some(Value::Object(last))) = (&conversation.paused, messages.last_mut())
         && let Some(Value::Array(parts)) = last.get_mut("parts")
