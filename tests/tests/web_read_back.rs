@@ -156,6 +156,58 @@ async fn an_answer_read_back_is_regenerated_by_its_id() {
     assert_eq!(kept[2].content(), "Hi there!");
 }
 
+/// Looks something up, slowly.
+#[tool]
+async fn slow_lookup() -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    "found it".to_owned()
+}
+
+/// The page goes away while a slow call runs and comes back: `useChat({ resume: true })` reads
+/// the chat back (the answer under way left out) and rejoins the answer, which it gets whole.
+async fn a_reloaded_chat_resumes_the_answer_under_way() {
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("call_s", "slow_lookup", "{}")]),
+        AssistantMessage::text("Here is what I found."),
+    ]);
+    let agent = Agent::new(model.clone()).try_tool(slow_lookup {}).unwrap();
+    let store = Arc::new(MemorySessions::new());
+    let server = ChatServer::new(Arc::new(agent)).sessions(store.clone());
+    let api = format!("{}/api/chat", tests::serve_chat(server).await);
+    let session = ai_sdk_chat_session(
+        &api,
+        &json!({
+            "chatId": "chat-s",
+            "steps": [
+                { "leave": "Look it up" },
+                { "reload": true, "resume": true }
+            ]
+        }),
+    )
+    .await;
+    let triggers: Vec<&str> = session["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|request| request["trigger"].as_str().unwrap())
+        .collect();
+    assert_eq!(triggers, ["submit-message", "resume-stream"]);
+    assert_eq!(
+        lines(&session["messages"]),
+        [
+            "user: Look it up",
+            "assistant: tool-slow_lookup output-available | Here is what I found."
+        ]
+    );
+    assert_eq!(
+        model.requests().len(),
+        2,
+        "the run went on, never asked again"
+    );
+    let kept = store.load("chat-s").await.unwrap().messages;
+    assert_eq!(kept.last().unwrap().content(), "Here is what I found.");
+}
+
 /// A chat the caller does not have is a `404`, the store untouched.
 async fn a_chat_that_does_not_exist_is_a_404() {
     let model = ScriptedModel::new(Vec::<AssistantMessage>::new());
@@ -179,6 +231,11 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "an_answer_read_back_is_regenerated_by_its_id",
             an_answer_read_back_is_regenerated_by_its_id,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "a_reloaded_chat_resumes_the_answer_under_way",
+            a_reloaded_chat_resumes_the_answer_under_way,
         )
         .needs(&AI_SDK),
         Test::tokio(

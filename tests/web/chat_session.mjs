@@ -22,8 +22,12 @@
 //     {"regenerate": {}},                           // chat.regenerate()
 //     {"regenerate": {"at": 1}},                    // ... {messageId: chat.messages[1].id}
 //     {"regenerate": {"messageId": "..."}},         // ... {messageId} as given
-//     {"reload": true}                              // the page reloaded: a new `Chat` whose
+//     {"reload": true},                             // the page reloaded: a new `Chat` whose
 //                                                   //   messages are `GET {api}/{chatId}`'s
+//     {"reload": true, "resume": true},             // ... and `chat.resumeStream()`, as
+//                                                   //   `useChat({ resume: true })` does
+//     {"leave": "text"}                             // chat.sendMessage({text}), the page gone
+//                                                   //   (`chat.stop()`) once a call is under way
 //   ]
 // }
 // stdout: {
@@ -87,6 +91,11 @@ async function main() {
   const recording = async (url, init) => {
     started += 1;
     if (started > 50) throw new Error("more than 50 requests: the chat is looping");
+    if (init.method === "GET") {
+      // `resumeStream`: the chat's answer in progress, rejoined.
+      requests.push({ trigger: "resume-stream", messageId: null, messages: [] });
+      return fetch(url, init);
+    }
     const body = JSON.parse(init.body);
     requests.push({
       trigger: body.trigger,
@@ -142,7 +151,7 @@ async function main() {
     for (let quiet = 0; quiet < 3; ) {
       if (Date.now() > deadline) throw new Error(`the chat did not settle (${chat.status})`);
       await sleep(10);
-      const busy = chat.status === "submitted" || chat.status === "streaming" || started !== finished;
+      const busy = chat.status === "submitted" || chat.status === "streaming" || started > finished;
       quiet = busy ? 0 : quiet + 1;
     }
   };
@@ -171,6 +180,22 @@ async function main() {
       const response = await fetch(`${api}/${encodeURIComponent(chatId)}`);
       if (!response.ok) throw new Error(`reading the chat back: ${response.status} ${await response.text()}`);
       chat = makeChat(await response.json());
+      if (step.resume) await chat.resumeStream();
+    } else if ("leave" in step) {
+      const sending = chat.sendMessage({ text: step.leave });
+      const deadline = Date.now() + 20_000;
+      const underway = () =>
+        (chat.messages.at(-1)?.parts ?? []).some(
+          (part) => part.type?.startsWith("tool-") && part.state === "input-available",
+        );
+      while (!underway()) {
+        if (Date.now() > deadline) throw new Error("no call got under way");
+        await sleep(10);
+      }
+      // The page goes away: its connection drops mid-answer.
+      await chat.stop();
+      await sending.catch(() => {});
+      finished = started;
     } else if ("regenerate" in step) {
       const { at, messageId } = step.regenerate;
       const id =
