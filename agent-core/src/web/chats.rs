@@ -13,8 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::identity::Identity;
-use super::request::check_chat_id;
-use super::{Shared, refuse, store_failed};
+use super::{Shared, chat_of, refuse, store_failed};
 use crate::run::RunOutput;
 
 /// What a chat's title is made from its first exchange: the question's text and the run that
@@ -103,13 +102,10 @@ pub(super) async fn rename<S: Send + Sync + 'static, I: Identity<S>>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
-    let caller = match shared.identity.caller(parts).await {
-        Ok(caller) => caller,
+    let key = match chat_of(&shared, parts, &chat_id).await {
+        Ok(key) => key,
         Err(refused) => return refused,
     };
-    if let Err(problem) = check_chat_id(&chat_id) {
-        return refuse(StatusCode::BAD_REQUEST, &problem);
-    }
     let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
         return refuse(StatusCode::PAYLOAD_TOO_LARGE, "the body is over 64 KiB");
     };
@@ -117,7 +113,6 @@ pub(super) async fn rename<S: Send + Sync + 'static, I: Identity<S>>(
         Ok(title) => title,
         Err(problem) => return refuse(StatusCode::BAD_REQUEST, &problem),
     };
-    let key = caller.key(&chat_id);
     let store = &*shared.store;
     match store.load(&key).await {
         Ok(conversation) if conversation.messages.is_empty() => {

@@ -8,8 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use super::identity::Identity;
-use super::request::check_chat_id;
-use super::{Shared, refuse, store_failed};
+use super::{Shared, chat_of, refuse, store_failed};
 
 /// Forgets the caller's chat `chat_id`: `204`, or `404` when the caller has no chat of that id
 /// (another user's chat included, as everywhere). A chat a run is answering is forgotten once the
@@ -20,14 +19,10 @@ pub(super) async fn forget<S: Send + Sync + 'static, I: Identity<S>>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, _) = request.into_parts();
-    let caller = match shared.identity.caller(parts).await {
-        Ok(caller) => caller,
+    let key = match chat_of(&shared, parts, &chat_id).await {
+        Ok(key) => key,
         Err(refused) => return refused,
     };
-    if let Err(problem) = check_chat_id(&chat_id) {
-        return refuse(StatusCode::BAD_REQUEST, &problem);
-    }
-    let key = caller.key(&chat_id);
     let store = &*shared.store;
     let _hold = store.hold(&key).await;
     let conversation = match store.load(&key).await {

@@ -21,7 +21,7 @@ use futures_util::{Stream, StreamExt};
 use tokio::sync::Notify;
 
 use super::identity::Identity;
-use super::{Shared, refuse};
+use super::{Shared, chat_of, refuse};
 
 /// The answers in progress, by chat key.
 #[derive(Default)]
@@ -199,11 +199,11 @@ pub(super) async fn rejoin<S: Send + Sync + 'static, I: Identity<S>>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, _) = request.into_parts();
-    let caller = match shared.identity.caller(parts).await {
-        Ok(caller) => caller,
+    let key = match chat_of(&shared, parts, &chat_id).await {
+        Ok(key) => key,
         Err(refused) => return refused,
     };
-    match shared.live.get(&caller.key(&chat_id)) {
+    match shared.live.get(&key) {
         Some(live) => event_stream(&live),
         None => StatusCode::NO_CONTENT.into_response(),
     }
@@ -217,11 +217,11 @@ pub(super) async fn stop<S: Send + Sync + 'static, I: Identity<S>>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, _) = request.into_parts();
-    let caller = match shared.identity.caller(parts).await {
-        Ok(caller) => caller,
+    let key = match chat_of(&shared, parts, &chat_id).await {
+        Ok(key) => key,
         Err(refused) => return refused,
     };
-    match shared.live.get(&caller.key(&chat_id)) {
+    match shared.live.get(&key) {
         Some(live) => {
             live.stop();
             StatusCode::NO_CONTENT.into_response()

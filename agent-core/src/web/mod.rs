@@ -455,6 +455,18 @@ async fn page() -> Response {
         .into_response()
 }
 
+/// The store key of chat `chat_id` of the caller a request is from; or the response that refuses
+/// the request (the identity's, or a `400` for a chat id that cannot be one).
+async fn chat_of<S, I: Identity<S>>(
+    shared: &Shared<S, I>,
+    parts: Parts,
+    chat_id: &str,
+) -> Result<String, Response> {
+    let caller = shared.identity.caller(parts).await?;
+    request::check_chat_id(chat_id).map_err(|problem| refuse(StatusCode::BAD_REQUEST, &problem))?;
+    Ok(caller.key(chat_id).into_owned())
+}
+
 /// `400`, `404`, `413`, `429`: a JSON error the client can show.
 fn refuse(status: StatusCode, message: &str) -> Response {
     let body = serde_json::json!({ "error": message }).to_string();

@@ -18,9 +18,8 @@ use serde_json::{Map, Value, json};
 
 use super::chunks::{file_of, grant_chunk, input_of};
 use super::identity::Identity;
-use super::request::check_chat_id;
 use super::rewind::read_back_id;
-use super::{Shared, refuse, store_failed};
+use super::{Shared, chat_of, refuse, store_failed};
 use crate::content::Part;
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use crate::run::{PausedRun, Waiting};
@@ -35,14 +34,11 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, _) = request.into_parts();
-    let caller = match shared.identity.caller(parts).await {
-        Ok(caller) => caller,
+    let key = match chat_of(&shared, parts, &chat_id).await {
+        Ok(key) => key,
         Err(refused) => return refused,
     };
-    if let Err(problem) = check_chat_id(&chat_id) {
-        return refuse(StatusCode::BAD_REQUEST, &problem);
-    }
-    let conversation = match shared.store.load(&caller.key(&chat_id)).await {
+    let conversation = match shared.store.load(&key).await {
         Ok(conversation) => conversation,
         Err(error) => return store_failed(error),
     };
@@ -51,7 +47,6 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
         return refuse(StatusCode::NOT_FOUND, &message);
     }
     let texts = shared.agent.tools().texts();
-    let key = caller.key(&chat_id);
     let mut messages = ui_messages(&chat_id, &conversation, texts);
     // An answer under way is left out: the client rejoins its stream (`GET .../stream`), which
     // gives it whole from its first chunk.
