@@ -20,6 +20,23 @@ pub async fn post(base: &str, body: &Value) -> (u16, String) {
     (reply.status().as_u16(), reply.text().await.unwrap())
 }
 
+/// Posts `body` to the chat endpoint of the server at `base`, reads the stream until it holds
+/// `until` (a call under way, say), and hangs up; the response's headers.
+pub async fn post_and_hang_up(base: &str, body: &Value, until: &str) -> reqwest::header::HeaderMap {
+    let mut reply = reqwest::Client::new()
+        .post(format!("{base}/api/chat"))
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let mut seen = String::new();
+    while !seen.contains(until) {
+        let piece = reply.chunk().await.unwrap().expect("more of the stream");
+        seen.push_str(&String::from_utf8_lossy(&piece));
+    }
+    reply.headers().clone()
+}
+
 /// The answer id in a UI message stream: its `start` chunk's `messageId`.
 pub fn answer_id(stream: &str) -> String {
     stream

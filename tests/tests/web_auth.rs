@@ -200,32 +200,14 @@ async fn post(base: &str, who: Option<&str>, body: &Value) -> Reply {
 
 /// Asks the endpoint to forget chat `chat`, as `who`.
 async fn forget(base: &str, who: &str, chat: &str) -> Reply {
-    let reply = reqwest::Client::new()
-        .delete(format!("{base}/api/chat/{chat}"))
-        .header("authorization", format!("Bearer {who}"))
-        .send()
-        .await
-        .unwrap();
-    Reply {
-        status: reply.status().as_u16(),
-        retry_after: None,
-        body: reply.text().await.unwrap(),
-    }
+    let path = format!("/api/chat/{chat}");
+    call(base, reqwest::Method::DELETE, &path, who, None).await
 }
 
 /// Reads chat `chat` back, as `who`.
 async fn read_back(base: &str, who: &str, chat: &str) -> Reply {
-    let reply = reqwest::Client::new()
-        .get(format!("{base}/api/chat/{chat}"))
-        .header("authorization", format!("Bearer {who}"))
-        .send()
-        .await
-        .unwrap();
-    Reply {
-        status: reply.status().as_u16(),
-        retry_after: None,
-        body: reply.text().await.unwrap(),
-    }
+    let path = format!("/api/chat/{chat}");
+    call(base, reqwest::Method::GET, &path, who, None).await
 }
 
 /// The chat `chat` of `owner` as stored.

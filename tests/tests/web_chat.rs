@@ -467,8 +467,6 @@ async fn hang() -> String {
 }
 
 async fn a_client_that_goes_away_cancels_its_run() {
-    use futures_util::StreamExt;
-
     let model = Arc::new(ScriptedModel::new([AssistantMessage::tool_calls([
         ToolCall::new("call_h", "hang", "{}"),
     ])]));
@@ -480,21 +478,9 @@ async fn a_client_that_goes_away_cancels_its_run() {
         .rejoin_within(std::time::Duration::from_millis(200));
     let base = serve_chat(server).await;
     let body = json!({ "id": "chat-h", "messages": [user("m1", "Look it up")] });
-    let reply = reqwest::Client::new()
-        .post(format!("{base}/api/chat"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.headers()["x-vercel-ai-ui-message-stream"], "v1");
     // Read until the call is under way, then hang up.
-    let mut stream = reply.bytes_stream();
-    let mut seen = String::new();
-    while !seen.contains("tool-input-available") {
-        let piece = stream.next().await.expect("more of the stream").unwrap();
-        seen.push_str(&String::from_utf8_lossy(&piece));
-    }
-    drop(stream);
+    let headers = tests::chat::post_and_hang_up(&base, &body, "tool-input-available").await;
+    assert_eq!(headers["x-vercel-ai-ui-message-stream"], "v1");
     let started = std::time::Instant::now();
     while !HANG_DROPPED.load(std::sync::atomic::Ordering::SeqCst) {
         assert!(

@@ -12,9 +12,8 @@ use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
-use futures_util::StreamExt;
 use serde_json::json;
-use tests::chat::user;
+use tests::chat::{post_and_hang_up, user};
 use tests::serve_chat;
 
 /// Calls of the slow tool that finished.
@@ -49,18 +48,7 @@ async fn serve() -> (String, Arc<MemorySessions>, Finished) {
 /// Starts an answer in chat `chat` and hangs up once its call is under way.
 async fn start_and_hang_up(base: &str, chat: &str) {
     let body = json!({ "id": chat, "messages": [user("m1", "Look it up")] });
-    let reply = reqwest::Client::new()
-        .post(format!("{base}/api/chat"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let mut stream = reply.bytes_stream();
-    let mut seen = String::new();
-    while !seen.contains("tool-input-available") {
-        let piece = stream.next().await.expect("more of the stream").unwrap();
-        seen.push_str(&String::from_utf8_lossy(&piece));
-    }
+    post_and_hang_up(base, &body, "tool-input-available").await;
 }
 
 #[tokio::test]

@@ -530,7 +530,11 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
 }
 
 /// The grants of the calls `paused` waits on, by call id, for the chat kept under `chat_key`.
-fn granted(grants: &Grants, chat_key: &str, paused: Option<&PausedRun>) -> Vec<(String, String)> {
+pub(super) fn granted(
+    grants: &Grants,
+    chat_key: &str,
+    paused: Option<&PausedRun>,
+) -> Vec<(String, String)> {
     paused
         .into_iter()
         .flat_map(|paused| {

@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use super::chunks::{file_of, grant_chunk, input_of};
 use super::identity::Identity;
 use super::rewind::read_back_id;
-use super::{Shared, chat_of, refuse, store_failed};
+use super::{Shared, chat_of, granted, refuse, store_failed};
 use crate::content::Part;
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use crate::run::{PausedRun, Waiting};
@@ -58,12 +58,12 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
         messages.pop();
     }
     // The calls the chat waits on go out with their grants, as the stream gave them.
-    if let (Some(paused), Some(Value::Object(last))) = (&conversation.paused, messages.last_mut())
+    let grants = granted(&shared.grants, &key, conversation.paused.as_ref());
+    if let Some(Value::Object(last)) = messages.last_mut()
         && let Some(Value::Array(parts)) = last.get_mut("parts")
     {
-        for pending in paused.pending() {
-            let grant = shared.grants.grant(&key, paused, &pending.call);
-            let chunk = grant_chunk(pending.call.id.clone(), grant);
+        for (call_id, grant) in grants {
+            let chunk = grant_chunk(call_id, grant);
             parts.push(serde_json::to_value(chunk).unwrap_or_default());
         }
     }
