@@ -1,6 +1,7 @@
 //! The web endpoint as clients see it: a user's message in the AI SDK's shape, a POST of a chat
-//! body, the answer id a stream starts with, and UI messages read as lines.
+//! body, the answer id a stream starts with, and UI messages and stored messages read as lines.
 
+use agent_core::Message;
 use serde_json::{Value, json};
 
 /// A user's message with the text `text`, the client's id `id`.
@@ -90,4 +91,19 @@ pub fn part<'m>(message: &'m Value, kind: &str) -> &'m Value {
         .iter()
         .find(|part| part["type"] == kind)
         .unwrap_or_else(|| panic!("no `{kind}` part in {parts:?}"))
+}
+
+/// A stored message as one line: `system`, `user: {text}`, `assistant: {text}` (or `assistant:
+/// calls {tool}` for a reply that calls tools), `tool: {result}`.
+pub fn line(message: &Message) -> String {
+    match message {
+        Message::System { .. } => "system".to_owned(),
+        Message::User { content, .. } => format!("user: {content}"),
+        Message::Assistant(reply) if reply.tool_calls.is_empty() => {
+            format!("assistant: {}", reply.content)
+        }
+        Message::Assistant(reply) => format!("assistant: calls {}", reply.tool_calls[0].name),
+        Message::Tool(result) => format!("tool: {}", result.content),
+        other => format!("{other:?}"),
+    }
 }

@@ -14,7 +14,7 @@ use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, BoxFuture, Message, PausedRun};
 use serde_json::json;
-use tests::chat::{answer_id, post, user};
+use tests::chat::{answer_id, line, post, user};
 use tests::serve_chat;
 
 /// Conversations in memory, whose holds are asked for after a delay each: the first hold asked
@@ -72,17 +72,7 @@ impl SessionStore for SlowHold {
 
 /// Each kept message as `role: text`.
 fn lines(conversation: &Conversation) -> Vec<String> {
-    conversation
-        .messages
-        .iter()
-        .map(|message| match message {
-            Message::System { .. } => "system".to_owned(),
-            Message::User { content, .. } => format!("user: {content}"),
-            Message::Assistant(reply) => format!("assistant: {}", reply.content),
-            Message::Tool(result) => format!("tool: {}", result.content),
-            other => format!("{other:?}"),
-        })
-        .collect()
+    conversation.messages.iter().map(line).collect()
 }
 
 /// A regenerate of the last answer, and a new message sent while the regenerate is under way: the

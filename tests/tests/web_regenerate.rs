@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
-use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
+use agent_core::{Agent, AssistantMessage, State, ToolCall, tool};
 use serde_json::json;
-use tests::chat::{answer_id, post, user};
+use tests::chat::{answer_id, line, post, user};
 use tests::serve_chat;
 
 /// Emails sent so far.
@@ -57,19 +57,6 @@ fn emailing(to: &str) -> AssistantMessage {
 async fn kept(store: &MemorySessions, chat: &str) -> Vec<String> {
     let conversation = store.load(chat).await.unwrap();
     conversation.messages.iter().map(line).collect()
-}
-
-fn line(message: &Message) -> String {
-    match message {
-        Message::System { .. } => "system".to_owned(),
-        Message::User { content, .. } => format!("user: {content}"),
-        Message::Assistant(reply) if reply.tool_calls.is_empty() => {
-            format!("assistant: {}", reply.content)
-        }
-        Message::Assistant(reply) => format!("assistant: calls {}", reply.tool_calls[0].name),
-        Message::Tool(result) => format!("tool: {}", result.content),
-        other => format!("{other:?}"),
-    }
 }
 
 #[tokio::test]
