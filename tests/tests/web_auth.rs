@@ -12,6 +12,7 @@ use agent_core::web::{ChatOwner, ChatServer, UserLimits};
 use agent_core::{Agent, AssistantMessage, ChatResponse, State, ToolCall, Usage};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
+use tests::chat::user;
 
 /// The signed-in user: the run's context.
 #[derive(Clone, Debug)]
@@ -119,10 +120,6 @@ async fn serve_seeing(
         server = server.limits(limits);
     }
     (tests::serve_chat(server).await, store, seen)
-}
-
-fn user(id: &str, text: &str) -> Value {
-    json!({ "id": id, "role": "user", "parts": [{ "type": "text", "text": text }] })
 }
 
 /// A reply: its status, `retry-after`, and body (the stream's chunks, or the error).

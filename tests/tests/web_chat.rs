@@ -8,13 +8,10 @@ use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, ChatResponse, Message, Reasoning, ToolCall};
 use serde_json::{Value, json};
+use tests::chat::user;
 use tests::node::{AI_SDK, ai_sdk_chat};
 use tests::peers::Test;
 use tests::{get_weather, serve_chat};
-
-fn user(id: &str, text: &str) -> Value {
-    json!({ "id": id, "role": "user", "parts": [{ "type": "text", "text": text }] })
-}
 
 async fn the_ai_sdk_rebuilds_the_message_we_streamed() {
     let model = Arc::new(ScriptedModel::new([
