@@ -8,12 +8,12 @@ use std::time::SystemTime;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::identity::Identity;
-use super::{Shared, chat_of, refuse, store_failed};
+use super::{Shared, chat_of, json_response, refuse, store_failed};
 use crate::run::RunOutput;
 
 /// What a chat's title is made from its first exchange: the question's text and the run that
@@ -73,10 +73,9 @@ pub(super) async fn list<S: Send + Sync + 'static, I: Identity<S>>(
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
-    let Some(owner) = caller.owner.as_deref() else {
+    let Some(prefix) = caller.prefix() else {
         return json_response(&json!([]));
     };
-    let prefix = format!("{owner}\u{1f}");
     let listed = match shared.store.list(&prefix).await {
         Ok(listed) => listed,
         Err(error) => return store_failed(error),
@@ -137,14 +136,6 @@ fn title_of(body: &Bytes) -> Result<Option<String>, String> {
         Some(Value::Null) => Ok(None),
         _ => Err("a rename is {\"title\": \"...\"} (or null to take the title away)".to_owned()),
     }
-}
-
-fn json_response(value: &Value) -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        value.to_string(),
-    )
-        .into_response()
 }
 
 /// A time in milliseconds since 1970.

@@ -57,10 +57,16 @@ impl<S> Caller<S> {
     /// which no chat id holds (chat ids have no control characters), so two owners' keys never
     /// meet, nor an owner's key an anonymous chat id.
     pub(crate) fn key<'a>(&self, chat_id: &'a str) -> Cow<'a, str> {
-        match &self.owner {
+        match self.prefix() {
             None => Cow::Borrowed(chat_id),
-            Some(owner) => Cow::Owned(format!("{owner}\u{1f}{chat_id}")),
+            Some(prefix) => Cow::Owned(prefix + chat_id),
         }
+    }
+
+    /// What the store keys of this caller's chats start with: the owner and U+001F; `None` on a
+    /// server that does not identify callers (its chats are keyed by their ids alone).
+    pub(crate) fn prefix(&self) -> Option<String> {
+        self.owner.as_ref().map(|owner| format!("{owner}\u{1f}"))
     }
 
     /// The key of the caller's use, for limits (`""`: every caller of a server that does not

@@ -467,6 +467,12 @@ async fn chat_of<S, I: Identity<S>>(
     Ok(caller.key(chat_id).into_owned())
 }
 
+/// `200` with `value` as its JSON body.
+fn json_response(value: &serde_json::Value) -> Response {
+    let body = value.to_string();
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
 /// `400`, `404`, `413`, `429`: a JSON error the client can show.
 fn refuse(status: StatusCode, message: &str) -> Response {
     let body = serde_json::json!({ "error": message }).to_string();

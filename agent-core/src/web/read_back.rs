@@ -12,14 +12,14 @@
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::chunks::{file_of, grant_chunk, input_of};
 use super::identity::Identity;
 use super::rewind::read_back_id;
-use super::{Shared, chat_of, granted, refuse, store_failed};
+use super::{Shared, chat_of, granted, json_response, refuse, store_failed};
 use crate::content::Part;
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use crate::run::{PausedRun, Waiting};
@@ -67,8 +67,7 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
             parts.push(serde_json::to_value(chunk).unwrap_or_default());
         }
     }
-    let body = Value::Array(messages).to_string();
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+    json_response(&Value::Array(messages))
 }
 
 /// The conversation of chat `chat_id` as `UIMessage`s: the system prompt left out, each question
