@@ -1,25 +1,28 @@
-//! 1000 chats at once against the web endpoint over loopback, the model an in-process stand-in
-//! that answers after 200 ms, so every stream is open at the same time: chats per second, the time
-//! to first byte (p50, p99) and the memory each open stream holds at the peak, with each session
-//! store: in memory, an SQLite file, and PostgreSQL (a server of its own, pools of several sizes).
+//! 1000 chats at once against the web endpoint over loopback, the model an in-process stand-in,
+//! with each session store: in memory, an SQLite file, and PostgreSQL (a server of its own, pools
+//! of several sizes). Two measures per store:
+//!
+//! - **Throughput**: three rounds of 1000 chats, the model answering each after 200 ms; chats per
+//!   second and the time to first byte (p50, p99). The clients are raw loopback sockets in this
+//!   process (a request written, the response read into a small buffer).
+//! - **Memory per open stream**: 1000 chats from a child process (this program again, `client`),
+//!   the model holding every answer until all 1000 runs have started; the live heap of this
+//!   process (the server alone) at that moment, above what it was before, divided by 1000.
 //!
 //! ```text
 //! cargo bench -p tests --bench web_load [-- memory sqlite postgres]
 //! ```
 //!
-//! The clients are raw loopback sockets in the same process (a request written, the response read
-//! into a small buffer), so the memory figure is the server's per stream plus a few hundred bytes
-//! of client. The PostgreSQL case starts its own server through the tests' harness
-//! (`tests::postgres`: Debian's binaries, `apt-get install postgresql`, a fresh cluster in a
-//! temporary folder on a loopback port, stopped when the case ends); without the binaries it says
-//! so and is skipped.
+//! The PostgreSQL case starts its own server through the tests' harness (`tests::postgres`:
+//! Debian's binaries, `apt-get install postgresql`, a fresh cluster in a temporary folder on a
+//! loopback port, stopped when the case ends); without the binaries it says so and is skipped.
 
 // The allocation counter agent-core's benches share.
 #[path = "../../agent-core/benches/common/counting_alloc.rs"]
 mod counting_alloc;
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use agent_core::session::{MemorySessions, SessionStore};
@@ -27,7 +30,7 @@ use agent_core::web::ChatServer;
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Model, ModelError,
 };
-use counting_alloc::{CountingAlloc, LIVE, PEAK};
+use counting_alloc::{CountingAlloc, LIVE};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[global_allocator]
@@ -36,16 +39,70 @@ static ALLOCATOR: CountingAlloc = CountingAlloc;
 const CHATS: usize = 1000;
 const LATENCY: Duration = Duration::from_millis(200);
 
-/// Answers every request after [`LATENCY`].
-struct Slow;
+/// Answers every request after [`LATENCY`]; while a memory round holds its gate, once every chat
+/// of the round has reached it instead.
+struct StandIn {
+    gate: Arc<Gate>,
+}
 
-impl Model for Slow {
+/// What holds the answers of a memory round until all its chats are open.
+struct Gate {
+    holding: AtomicBool,
+    arrived: AtomicUsize,
+    /// The live heap when the round's last chat reached the model.
+    all_open: AtomicUsize,
+    opened: tokio::sync::watch::Sender<bool>,
+}
+
+impl Gate {
+    fn new() -> Self {
+        Gate {
+            holding: AtomicBool::new(false),
+            arrived: AtomicUsize::new(0),
+            all_open: AtomicUsize::new(0),
+            opened: tokio::sync::watch::Sender::new(false),
+        }
+    }
+
+    /// Holds the answers from now until [`CHATS`] runs have reached the model.
+    fn hold(&self) {
+        self.arrived.store(0, Ordering::SeqCst);
+        self.opened.send_replace(false);
+        self.holding.store(true, Ordering::SeqCst);
+    }
+
+    fn release(&self) {
+        self.holding.store(false, Ordering::SeqCst);
+    }
+
+    /// Waits until the round's chats have all started (the last one to arrive opens the gate).
+    async fn pass(&self) {
+        if self.arrived.fetch_add(1, Ordering::SeqCst) + 1 == CHATS {
+            self.all_open
+                .store(LIVE.load(Ordering::SeqCst), Ordering::SeqCst);
+            self.opened.send_replace(true);
+            return;
+        }
+        let mut opened = self.opened.subscribe();
+        let waited = tokio::time::timeout(Duration::from_secs(60), opened.wait_for(|open| *open));
+        assert!(
+            waited.await.is_ok(),
+            "every chat of the round reaches the model"
+        );
+    }
+}
+
+impl Model for StandIn {
     fn chat<'a>(
         &'a self,
         _request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         Box::pin(async {
-            tokio::time::sleep(LATENCY).await;
+            if self.gate.holding.load(Ordering::SeqCst) {
+                self.gate.pass().await;
+            } else {
+                tokio::time::sleep(LATENCY).await;
+            }
             Ok(ChatResponse::new(AssistantMessage::text("It rains.")))
         })
     }
@@ -91,10 +148,13 @@ fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
     sorted[at.min(sorted.len() - 1)]
 }
 
-/// Serves `store` on a loopback port and runs three rounds of [`CHATS`] chats at once against it,
-/// printing each round's figures under `case`.
+/// Serves `store` on a loopback port and runs three throughput rounds of [`CHATS`] chats at once
+/// against it and a memory round, printing their figures under `case`.
 async fn measure(case: &str, store: Arc<dyn SessionStore>) {
-    let agent: Agent = Agent::new(Slow);
+    let gate = Arc::new(Gate::new());
+    let agent: Agent = Agent::new(StandIn {
+        gate: Arc::clone(&gate),
+    });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port");
@@ -108,8 +168,6 @@ async fn measure(case: &str, store: Arc<dyn SessionStore>) {
     let _ = chat(address, format!("{case}-warm-up")).await;
 
     for round in 1..=3 {
-        let baseline = LIVE.load(Ordering::Relaxed);
-        PEAK.store(baseline, Ordering::Relaxed);
         let started = Instant::now();
         let chats: Vec<_> = (0..CHATS)
             .map(|chat_id| tokio::spawn(chat(address, format!("{case}-{round}-{chat_id}"))))
@@ -122,19 +180,60 @@ async fn measure(case: &str, store: Arc<dyn SessionStore>) {
             failed += usize::from(!done);
         }
         let wall = started.elapsed();
-        let peak = PEAK.load(Ordering::Relaxed).saturating_sub(baseline);
         first_bytes.sort_unstable();
         println!(
             "{case} round {round}: {CHATS} chats in {wall:.2?} ({:.0} chats/s, {failed} failed); \
-             first byte p50 {:.1?}, p99 {:.1?}; peak {:.1} KB per open stream",
+             first byte p50 {:.1?}, p99 {:.1?}",
             CHATS as f64 / wall.as_secs_f64(),
             percentile(&first_bytes, 0.5),
             percentile(&first_bytes, 0.99),
-            peak as f64 / CHATS as f64 / 1024.0,
         );
         assert_eq!(failed, 0, "every chat ends with [DONE]");
     }
+
+    // Memory: every stream open at once, the clients in a process of their own.
+    gate.hold();
+    let baseline = LIVE.load(Ordering::SeqCst);
+    let client = tokio::process::Command::new(std::env::current_exe().expect("this program"))
+        .args(["client", &address.to_string(), &format!("{case}-open")])
+        .output()
+        .await
+        .expect("the client process runs");
+    gate.release();
+    let report = String::from_utf8_lossy(&client.stdout);
+    assert!(
+        client.status.success() && report.trim() == "failed 0",
+        "every chat of the memory round ends with [DONE]: {report} {}",
+        String::from_utf8_lossy(&client.stderr)
+    );
+    let open = gate
+        .all_open
+        .load(Ordering::SeqCst)
+        .saturating_sub(baseline);
+    println!(
+        "{case} memory: {:.1} KB of live heap per open stream ({CHATS} open at once)",
+        open as f64 / CHATS as f64 / 1024.0
+    );
     server.abort();
+}
+
+/// The client process of a memory round: [`CHATS`] chats at once against `address`, ids after
+/// `prefix`; prints how many did not end with `[DONE]`.
+fn client(address: &str, prefix: &str) {
+    let address: std::net::SocketAddr = address.parse().expect("an address");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let failed = runtime.block_on(async {
+        let chats: Vec<_> = (0..CHATS)
+            .map(|chat_id| tokio::spawn(chat(address, format!("{prefix}-{chat_id}"))))
+            .collect();
+        let mut failed = 0;
+        for chat in chats {
+            let (_, done) = chat.await.expect("a chat task");
+            failed += usize::from(!done);
+        }
+        failed
+    });
+    println!("failed {failed}");
 }
 
 fn main() {
@@ -143,6 +242,11 @@ fn main() {
         .skip(1)
         .filter(|arg| !arg.starts_with("--"))
         .collect();
+    if let [mode, address, prefix] = picked.as_slice()
+        && mode == "client"
+    {
+        return client(address, prefix);
+    }
     let wanted = |store: &str| picked.is_empty() || picked.iter().any(|pick| pick == store);
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     runtime.block_on(async {

@@ -395,11 +395,15 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     }
 
     /// Serves the routes on `listener` until the process ends.
+    ///
+    /// The routes are made ready once and shared by every connection (`into_make_service`);
+    /// serving a [`router`](Self::router) merged into an application's, do the same, or axum
+    /// builds the routes again for each connection and keeps that copy while it is open.
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()>
     where
         I: Identity<S>,
     {
-        axum::serve(listener, self.router()).await
+        axum::serve(listener, self.router().into_make_service()).await
     }
 
     /// The routes (`GET /` the chat page, `POST /api/chat`, `GET`, `PATCH` and `DELETE
