@@ -5,23 +5,26 @@
 //! Each answer is a log of its frames. Its readers (the request that started it, and any that
 //! rejoin) each read the log from the start at their own pace; a client going away does not stop
 //! the run at once: it is cancelled when no one has read it for the server's rejoin window, or
-//! when a client stops it. The log lives in the process that runs the answer.
+//! when a client stops it. The log lives in the process that runs the answer, and, on a server
+//! whose answers are shared ([`AnswerLog`](super::AnswerLog)), is copied there for the other
+//! instances (`shared_answers.rs`): a rejoin or a stop this process does not run the answer of
+//! goes there.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::Path;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::future::Either;
 use futures_util::{Stream, StreamExt};
 use tokio::sync::Notify;
 
 use super::identity::Identity;
-use super::{Shared, chat_of, refuse};
+use super::plan::store_failed;
+use super::{Shared, chat_of, refuse, shared_answers};
 
 /// The answers in progress, by chat key.
 #[derive(Default)]
@@ -65,12 +68,34 @@ pub(crate) struct Live {
     changed: Notify,
 }
 
-#[derive(Default)]
 struct State {
     frames: Vec<Bytes>,
     done: bool,
     stopped: bool,
     readers: usize,
+    /// When a client last read the answer: here (the last reader went then) or on another
+    /// instance.
+    last_read: Instant,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            frames: Vec::new(),
+            done: false,
+            stopped: false,
+            readers: 0,
+            last_read: Instant::now(),
+        }
+    }
+}
+
+impl State {
+    /// How long the answer may still go unread before it is abandoned; `None` while a client
+    /// reads it here, or once it is done.
+    fn unread_left(&self, window: Duration) -> Option<Duration> {
+        (self.readers == 0 && !self.done).then(|| window.saturating_sub(self.last_read.elapsed()))
+    }
 }
 
 impl Live {
@@ -98,6 +123,36 @@ impl Live {
         self.changed.notify_waiters();
     }
 
+    /// Another instance read the answer for a client `ago`.
+    pub(crate) fn read_elsewhere(&self, ago: Duration) {
+        let at = Instant::now().checked_sub(ago).unwrap_or_else(Instant::now);
+        let mut state = self.state();
+        state.last_read = state.last_read.max(at);
+        drop(state);
+        self.changed.notify_waiters();
+    }
+
+    /// The frames from the `from`th on, and whether the answer is done.
+    pub(crate) fn frames_from(&self, from: usize) -> (Vec<Bytes>, bool) {
+        let state = self.state();
+        (
+            state.frames.get(from..).unwrap_or_default().to_vec(),
+            state.done,
+        )
+    }
+
+    /// Completes when the answer is done.
+    pub(crate) async fn ended(&self) {
+        loop {
+            let mut changed = std::pin::pin!(self.changed.notified());
+            changed.as_mut().enable();
+            if self.state().done {
+                return;
+            }
+            changed.await;
+        }
+    }
+
     /// A reader of the log from its first frame, counted until it is dropped.
     pub(crate) fn reader(self: &Arc<Self>) -> impl Stream<Item = Bytes> + Send + 'static {
         self.state().readers += 1;
@@ -111,28 +166,26 @@ impl Live {
         })
     }
 
-    /// Completes when the answer is to be cancelled: a client stopped it, or no one has read it
-    /// for `window` (a client that went away and did not come back).
+    /// Completes when the answer is to be cancelled: a client stopped it, or no client has read
+    /// it, here or on another instance, for `window` (a client that went away and did not come
+    /// back).
     pub(crate) async fn abandoned(self: Arc<Self>, window: Duration) {
         loop {
             let mut changed = std::pin::pin!(self.changed.notified());
             changed.as_mut().enable();
-            let (stopped, unread) = {
+            let left = {
                 let state = self.state();
-                (state.stopped, state.readers == 0 && !state.done)
-            };
-            if stopped {
-                return;
-            }
-            if !unread {
-                changed.await;
-                continue;
-            }
-            let sleep = std::pin::pin!(tokio::time::sleep(window));
-            if let Either::Left(_) = futures_util::future::select(sleep, changed).await {
-                let state = self.state();
-                if state.stopped || (state.readers == 0 && !state.done) {
+                if state.stopped {
                     return;
+                }
+                state.unread_left(window)
+            };
+            match left {
+                None => changed.await,
+                Some(left) if left.is_zero() => return,
+                Some(left) => {
+                    let sleep = std::pin::pin!(tokio::time::sleep(left));
+                    futures_util::future::select(sleep, changed).await;
                 }
             }
         }
@@ -168,14 +221,22 @@ impl Reader {
 
 impl Drop for Reader {
     fn drop(&mut self) {
-        self.live.state().readers -= 1;
+        let mut state = self.live.state();
+        state.readers -= 1;
+        state.last_read = Instant::now();
+        drop(state);
         self.live.changed.notify_waiters();
     }
 }
 
 /// The UI message stream of `live`, from its first chunk.
 pub(super) fn event_stream(live: &Arc<Live>) -> Response {
-    let frames = live.reader().map(Ok::<_, Infallible>);
+    stream_response(live.reader())
+}
+
+/// `frames` as a UI message stream response.
+pub(super) fn stream_response(frames: impl Stream<Item = Bytes> + Send + 'static) -> Response {
+    let frames = frames.map(Ok::<_, Infallible>);
     (
         [
             (header::CONTENT_TYPE, "text/event-stream"),
@@ -203,9 +264,17 @@ pub(super) async fn rejoin<S: Send + Sync + 'static, I: Identity<S>>(
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    match shared.live.get(&key) {
-        Some(live) => event_stream(&live),
-        None => StatusCode::NO_CONTENT.into_response(),
+    if let Some(live) = shared.live.get(&key) {
+        return event_stream(&live);
+    }
+    let Some(log) = &shared.answer_log else {
+        return StatusCode::NO_CONTENT.into_response();
+    };
+    // Another instance may be running it.
+    match shared_answers::follow(Arc::clone(log), key).await {
+        Ok(Some(frames)) => stream_response(frames),
+        Ok(None) => StatusCode::NO_CONTENT.into_response(),
+        Err(problem) => store_failed(problem),
     }
 }
 
@@ -221,15 +290,25 @@ pub(super) async fn stop<S: Send + Sync + 'static, I: Identity<S>>(
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    match shared.live.get(&key) {
-        Some(live) => {
+    let stopped = match (shared.live.get(&key), &shared.answer_log) {
+        (Some(live), _) => {
             live.stop();
-            StatusCode::NO_CONTENT.into_response()
+            true
         }
-        None => refuse(
+        // Another instance may be running it: it stops it when it next writes.
+        (None, Some(log)) => match log.stop(&key).await {
+            Ok(stopped) => stopped,
+            Err(problem) => return store_failed(problem),
+        },
+        (None, None) => false,
+    };
+    if stopped {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        refuse(
             StatusCode::NOT_FOUND,
             &format!("no answer is under way in chat `{chat_id}`"),
-        ),
+        )
     }
 }
 

@@ -39,7 +39,9 @@
 //! that reloads rejoins it with `GET /api/chat/{id}/stream` (what the AI SDK's `resume: true`
 //! asks; `204` when none is under way) and reads it whole from its first chunk; `DELETE
 //! /api/chat/{id}/stream` stops it at once, what it did kept. The answer's log is kept by the
-//! process running it.
+//! process running it, and, for several instances behind a load balancer, in a log they share
+//! ([`ChatServer::answers_shared_in`]: [`SqliteAnswers`], [`PostgresAnswers`]), where any instance
+//! serves a rejoin or a stop.
 //! `DELETE /api/chat/{id}` forgets a chat (`204`; `404` for a chat the caller does not
 //! have), its messages and any call waiting in it gone from the store. `GET /` serves a chat page
 //! built into the crate: messages stream in, reasoning folds away,
@@ -67,6 +69,7 @@
 //! # }
 //! ```
 
+mod answer_log;
 mod chats;
 mod chunks;
 mod cors;
@@ -78,10 +81,15 @@ mod live;
 mod memory_limits;
 mod plan;
 #[cfg(feature = "postgres")]
+mod postgres_answers;
+#[cfg(feature = "postgres")]
 mod postgres_limits;
 mod read_back;
 mod request;
 mod rewind;
+mod shared_answers;
+#[cfg(feature = "sqlite")]
+mod sqlite_answers;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -99,6 +107,7 @@ use crate::run::{
     Text,
 };
 use crate::session::{ConversationHold, MemorySessions, SessionStore};
+pub use answer_log::{AnswerLog, Heard, Logged};
 pub use chats::MAX_TITLE;
 use chats::{Titler, clean_title, first_words};
 use chunks::{Chunk, Encoder};
@@ -110,7 +119,12 @@ pub use limits::{DEFAULT_RUN_LEASE, LimitStore, MemoryLimits, Refused, UserLimit
 use live::{Live, LiveAnswers, event_stream};
 use plan::{Plan, Start, plan, store_failed};
 #[cfg(feature = "postgres")]
+pub use postgres_answers::PostgresAnswers;
+#[cfg(feature = "postgres")]
 pub use postgres_limits::PostgresLimits;
+pub use shared_answers::{SHARE_EVERY, STALE_AFTER};
+#[cfg(feature = "sqlite")]
+pub use sqlite_answers::SqliteAnswers;
 
 /// How long an answer goes on with no client reading it, by default, before it is cancelled: long
 /// enough for a reload to rejoin it ([`ChatServer::rejoin_within`]).
@@ -137,6 +151,7 @@ pub struct ChatServer<S = (), I = Anonymous> {
     grants: Option<Grants>,
     titler: Titler,
     rejoin_within: Duration,
+    answer_log: Option<Arc<dyn AnswerLog>>,
 }
 
 /// What every request of one server shares.
@@ -151,6 +166,7 @@ struct Shared<S, I> {
     titler: Titler,
     live: LiveAnswers,
     rejoin_within: Duration,
+    answer_log: Option<Arc<dyn AnswerLog>>,
 }
 
 impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
@@ -169,6 +185,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             grants: None,
             titler: Arc::new(|question, _| first_words(question)),
             rejoin_within: DEFAULT_REJOIN_WITHIN,
+            answer_log: None,
         }
     }
 
@@ -246,6 +263,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             grants: self.grants,
             titler: self.titler,
             rejoin_within: self.rejoin_within,
+            answer_log: self.answer_log,
         }
     }
 }
@@ -320,6 +338,31 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     /// (`DELETE /api/chat/{id}/stream`) cancels at once.
     pub fn rejoin_within(mut self, window: Duration) -> Self {
         self.rejoin_within = window;
+        self
+    }
+
+    /// Keeps each answer under way in `log` too, so that every instance of the server on it can
+    /// serve a rejoin (`GET /api/chat/{id}/stream`) or a stop (`DELETE`) of an answer another
+    /// instance runs: behind a load balancer, a page that reloads onto another instance rejoins
+    /// its answer there. The instance running an answer writes what it streamed every
+    /// [`SHARE_EVERY`]; one following it there reads at the same pace, and a stop reaches the
+    /// answer at its next write. By default the answers are kept by the process running them
+    /// only.
+    ///
+    /// ```no_run
+    /// # fn run(agent: agent_core::Agent) -> Result<(), agent_core::session::SessionError> {
+    /// use std::sync::Arc;
+    /// use agent_core::session::SqliteSessions;
+    /// use agent_core::web::{ChatServer, SqliteAnswers};
+    ///
+    /// let server = ChatServer::new(Arc::new(agent))
+    ///     .sessions(Arc::new(SqliteSessions::open("chats.sqlite")?))
+    ///     .answers_shared_in(SqliteAnswers::open("chats.sqlite")?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn answers_shared_in(mut self, log: impl AnswerLog) -> Self {
+        self.answer_log = Some(Arc::new(log));
         self
     }
 
@@ -424,6 +467,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             titler: self.titler,
             live: LiveAnswers::default(),
             rejoin_within: self.rejoin_within,
+            answer_log: self.answer_log,
         });
         let cors_rules = Arc::new(self.cors);
         axum::Router::new()
@@ -535,6 +579,10 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
     // The answer is a log this request reads, as a client that rejoins it would.
     let live = shared.live.start(&key);
     let response = event_stream(&live);
+    if let Some(log) = &shared.answer_log {
+        let (log, answer) = (Arc::clone(log), plan.message_id.clone());
+        tokio::spawn(shared_answers::share(Arc::clone(&live), log, key, answer));
+    }
     tokio::spawn(answer(shared, caller.context, plan, live, admission));
     response
 }
