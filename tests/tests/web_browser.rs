@@ -3,8 +3,8 @@
 //! stream in with the tool call rendered, asks for something that needs approval, reloads the page
 //! (the chat comes back from the server, the approval still asked), clicks Approve, and sees the
 //! result; asks for the answer again; starts a second chat, edits its question, reloads while a
-//! slow tool runs (the page rejoins the answer in progress), and goes back to the first chat from
-//! the list of chats; a screenshot is saved under the target directory.
+//! slow tool runs (the page rejoins the answer in progress), goes back to the first chat from the
+//! list of chats and renames it there; a screenshot is saved under the target directory.
 //!
 //! Chromium's background services try the internet on their own, so the test binary runs itself in
 //! a private network namespace with nothing but loopback (`unshare -n`, as root), where the server,
@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, Reasoning, ToolCall, tool};
@@ -185,7 +186,12 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
         .defer_approvals();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let page = format!("http://{}/", listener.local_addr().unwrap());
-    tokio::spawn(ChatServer::new(Arc::new(agent)).serve(listener));
+    let store = Arc::new(MemorySessions::new());
+    tokio::spawn(
+        ChatServer::new(Arc::new(agent))
+            .sessions(store.clone())
+            .serve(listener),
+    );
     let (_driver, webdriver) = chromedriver().await;
     let client = browser(&webdriver).await;
 
@@ -294,6 +300,48 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
         !page_text(&client)
             .await
             .contains("Good evening to you too.")
+    );
+
+    // The first chat renamed in the list: the title typed in place of it, Enter keeps it, and the
+    // server has it.
+    click(&client, "#history summary").await;
+    client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::XPath(
+            "//ul[@id='chat-list']/li[button[@class='open'][starts-with(., 'Do I need an umbrella')]]\
+             /button[@class='rename']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let field = client
+        .find(Locator::Css("#chat-list input.title"))
+        .await
+        .unwrap();
+    // Typed over the old title, which the field selects (WebDriver's clear would leave the field,
+    // which keeps what it has).
+    field.send_keys("Umbrella plans\u{E007}").await.unwrap();
+    client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::XPath(
+            "//ul[@id='chat-list']//button[@class='open'][. = 'Umbrella plans']",
+        ))
+        .await
+        .unwrap();
+    let titles: Vec<Option<String>> = store
+        .list("")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|listed| listed.title)
+        .collect();
+    assert!(
+        titles.contains(&Some("Umbrella plans".to_owned())),
+        "{titles:?}"
     );
 
     let screenshot = client.screenshot().await.unwrap();
