@@ -7,7 +7,9 @@
 //!   process (a request written, the response read into a small buffer).
 //! - **Memory per open stream**: 1000 chats from a child process (this program again, `client`),
 //!   the model holding every answer until all 1000 runs have started; the live heap of this
-//!   process (the server alone) at that moment, above what it was before, divided by 1000.
+//!   process (the server alone) at that moment, above what it was before, divided by 1000. Its
+//!   floor (with the in-memory store): a bare axum route that reads the same body and holds a
+//!   server-sent event stream open, served the same way.
 //!
 //! ```text
 //! cargo bench -p tests --bench web_load [-- memory sqlite postgres]
@@ -191,7 +193,15 @@ async fn measure(case: &str, store: Arc<dyn SessionStore>) {
         assert_eq!(failed, 0, "every chat ends with [DONE]");
     }
 
-    // Memory: every stream open at once, the clients in a process of their own.
+    let open = open_streams(address, &gate, case).await;
+    println!("{case} memory: {open:.1} KB of live heap per open stream ({CHATS} open at once)");
+    server.abort();
+}
+
+/// A memory round against the server at `address` (its answers held by `gate`): [`CHATS`] chats
+/// at once from a client process, and the server's live heap per open stream, in KB, when all are
+/// open.
+async fn open_streams(address: std::net::SocketAddr, gate: &Gate, case: &str) -> f64 {
     gate.hold();
     let baseline = LIVE.load(Ordering::SeqCst);
     let client = tokio::process::Command::new(std::env::current_exe().expect("this program"))
@@ -210,9 +220,45 @@ async fn measure(case: &str, store: Arc<dyn SessionStore>) {
         .all_open
         .load(Ordering::SeqCst)
         .saturating_sub(baseline);
+    open as f64 / CHATS as f64 / 1024.0
+}
+
+/// The floor of the memory per open stream: a bare axum route that reads the same body and holds
+/// a server-sent event stream open (one event, then `[DONE]` once the gate opens), served the
+/// same way.
+async fn bare_route() {
+    use axum::body::{Body, Bytes};
+    use futures_util::StreamExt;
+    let gate = Arc::new(Gate::new());
+    let held = Arc::clone(&gate);
+    let route = axum::routing::post(move |body: Bytes| {
+        let gate = Arc::clone(&held);
+        async move {
+            assert!(!body.is_empty());
+            let events = futures_util::stream::once(async { Bytes::from_static(b"data: {}\n\n") })
+                .chain(futures_util::stream::once(async move {
+                    if gate.holding.load(Ordering::SeqCst) {
+                        gate.pass().await;
+                    }
+                    Bytes::from_static(b"data: [DONE]\n\n")
+                }))
+                .map(Ok::<_, std::convert::Infallible>);
+            (
+                [(axum::http::header::CONTENT_TYPE, "text/event-stream")],
+                Body::from_stream(events),
+            )
+        }
+    });
+    let app = axum::Router::new().route("/api/chat", route);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let address = listener.local_addr().expect("an address");
+    let server = tokio::spawn(async move { axum::serve(listener, app.into_make_service()).await });
+    let _ = chat(address, "bare-warm-up".to_owned()).await;
+    let open = open_streams(address, &gate, "bare").await;
     println!(
-        "{case} memory: {:.1} KB of live heap per open stream ({CHATS} open at once)",
-        open as f64 / CHATS as f64 / 1024.0
+        "bare axum route memory: {open:.1} KB of live heap per open stream ({CHATS} open at once)"
     );
     server.abort();
 }
@@ -252,6 +298,7 @@ fn main() {
     runtime.block_on(async {
         if wanted("memory") {
             measure("memory", Arc::new(MemorySessions::new())).await;
+            bare_route().await;
         }
         if wanted("sqlite") {
             sqlite().await;
