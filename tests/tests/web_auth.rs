@@ -698,26 +698,3 @@ async fn a_users_chats_are_listed_titled_renamed_and_forgotten() {
         [titled("chat-2", "Fjords")]
     );
 }
-
-#[tokio::test]
-async fn a_server_that_does_not_identify_callers_lists_nothing_and_titles_its_own_way() {
-    let model = ScriptedModel::new([AssistantMessage::text("Rain.")]);
-    let agent: Agent = Agent::new(model);
-    let store = Arc::new(MemorySessions::new());
-    let server = ChatServer::new(Arc::new(agent))
-        .sessions(store.clone())
-        .title(|question, run| Some(format!("{} ({} step)", question.to_uppercase(), run.steps)));
-    let base = tests::serve_chat(server).await;
-    let reply = post(
-        &base,
-        None,
-        &json!({ "id": "c", "messages": [user("m1", "oslo?")] }),
-    )
-    .await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    let listed = reqwest::get(format!("{base}/api/chats")).await.unwrap();
-    assert_eq!(listed.status().as_u16(), 200);
-    assert_eq!(listed.json::<Value>().await.unwrap(), json!([]));
-    let kept = store.list("").await.unwrap();
-    assert_eq!(kept[0].title.as_deref(), Some("OSLO? (1 step)"));
-}

@@ -210,6 +210,13 @@ impl Texts for Chinese {
         let media_type = part.media().map_or("", |media| media.media_type.as_str());
         format!("[{kind}（{media_type}）未显示：当前模型服务不接受这类内容]")
     }
+
+    fn chat_title_prompt(&self, question: &str, answer: &str) -> String {
+        format!(
+            "为以下面这段问答开头的对话写一个标题，不超过十二个字，使用提问所用的语言。\
+             只回复标题本身。\n\n问题：\n{question}\n\n回答：\n{answer}"
+        )
+    }
 }
 
 /// A JSON type in Chinese.

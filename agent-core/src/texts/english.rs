@@ -160,4 +160,12 @@ impl Texts for English {
         let media_type = part.media().map_or("", |media| media.media_type.as_str());
         format!("[{} ({media_type}) not shown: {reason}]", part.kind())
     }
+
+    fn chat_title_prompt(&self, question: &str, answer: &str) -> String {
+        format!(
+            "Write a title of at most six words for a chat that begins with the exchange below, \
+             in the language of the question. Reply with the title alone.\n\n\
+             Question:\n{question}\n\nAnswer:\n{answer}"
+        )
+    }
 }

@@ -90,6 +90,11 @@ pub trait Texts: Send + Sync + 'static {
     /// such a part of a user message with ([`ModelError::Unsupported`](crate::ModelError)). A
     /// language other than English may leave it out.
     fn part_not_shown(&self, part: &Part, reason: &str) -> String;
+
+    /// What a model is asked to title a chat by, from its first exchange (the web endpoint's
+    /// `ChatServer::title_by_model`): the instruction, the question and the answer, in one user
+    /// message. The reply is the title alone.
+    fn chat_title_prompt(&self, question: &str, answer: &str) -> String;
 }
 
 /// The call a tool result's parts came from, as [`Texts::returned_parts`] names it: by what the

@@ -1,7 +1,6 @@
 //! A signed-in user's chats: `GET /api/chats` lists them (newest first, with their titles) and
-//! `PATCH /api/chat/{id}` renames one. A chat is titled when its first question is answered, by
-//! the server's [`Titler`] (the question's first words, unless the server gives its own). A server
-//! that does not identify callers lists nothing: its chats are the clients' own to keep.
+//! `PATCH /api/chat/{id}` renames one (titles are made in `titles.rs`). A server that does not
+//! identify callers lists nothing: its chats are the clients' own to keep.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -13,54 +12,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::identity::Identity;
+use super::titles::clean_title;
 use super::{Shared, chat_of, json_response, refuse, store_failed};
-use crate::run::RunOutput;
-
-/// What a chat's title is made from its first exchange: the question's text and the run that
-/// answered it; `None` leaves the chat untitled. See [`ChatServer::title`](super::ChatServer::title).
-pub(crate) type Titler = Arc<dyn Fn(&str, &RunOutput) -> Option<String> + Send + Sync>;
-
-/// The most characters a title keeps.
-pub const MAX_TITLE: usize = 80;
-
-/// The default title: the question's first line, its first words up to about 60 characters.
-pub(crate) fn first_words(question: &str) -> Option<String> {
-    let line = question
-        .lines()
-        .map(str::trim)
-        .find(|line| !line.is_empty())?;
-    if line.chars().count() <= 60 {
-        return Some(line.to_owned());
-    }
-    let mut title = String::new();
-    for word in line.split_whitespace() {
-        if title.chars().count() + word.chars().count() > 60 {
-            break;
-        }
-        if !title.is_empty() {
-            title.push(' ');
-        }
-        title.push_str(word);
-    }
-    if title.is_empty() {
-        // One long word: cut at a character.
-        title = line.chars().take(60).collect();
-    }
-    title.push('…');
-    Some(title)
-}
-
-/// A title as kept: trimmed, without control characters, at most [`MAX_TITLE`] characters;
-/// `None` when nothing is left.
-pub(crate) fn clean_title(title: &str) -> Option<String> {
-    let cleaned: String = title
-        .trim()
-        .chars()
-        .filter(|character| !character.is_control())
-        .take(MAX_TITLE)
-        .collect();
-    (!cleaned.is_empty()).then_some(cleaned)
-}
 
 /// `GET /api/chats`: the caller's chats, newest first: `[{"id", "title", "updatedAt"}]`
 /// (`updatedAt` in milliseconds since 1970).
@@ -144,27 +97,4 @@ fn millis(time: SystemTime) -> u64 {
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default();
     u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_title_is_the_questions_first_words() {
-        assert_eq!(
-            first_words("  Weather in Oslo?\nmore").as_deref(),
-            Some("Weather in Oslo?")
-        );
-        let long = "Please plan a three day trip through the fjords with a stop in Bergen and Flåm";
-        let title = first_words(long).unwrap();
-        assert!(
-            title.ends_with('…') && title.chars().count() <= 61,
-            "{title}"
-        );
-        assert!(long.starts_with(title.trim_end_matches('…')));
-        assert_eq!(first_words(" \n "), None);
-        assert_eq!(clean_title(" a\u{7}b "), Some("ab".to_owned()));
-        assert_eq!(clean_title("   "), None);
-    }
 }

@@ -90,6 +90,7 @@ mod rewind;
 mod shared_answers;
 #[cfg(feature = "sqlite")]
 mod sqlite_answers;
+mod titles;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -102,14 +103,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use futures_util::StreamExt;
 
+use crate::model::Model;
 use crate::run::{
     Agent, Input, NoContext, PausedRun, Ready, RunEvent, RunKind, RunOutput, RunRequest, RunStream,
     Text,
 };
 use crate::session::{ConversationHold, MemorySessions, SessionStore};
 pub use answer_log::{AnswerLog, Heard, Logged};
-pub use chats::MAX_TITLE;
-use chats::{Titler, clean_title, first_words};
 use chunks::{Chunk, Encoder};
 use cors::{Cors, cors};
 use grants::Grants;
@@ -125,6 +125,8 @@ pub use postgres_limits::PostgresLimits;
 pub use shared_answers::{SHARE_EVERY, STALE_AFTER};
 #[cfg(feature = "sqlite")]
 pub use sqlite_answers::SqliteAnswers;
+pub use titles::MAX_TITLE;
+use titles::{Titler, Titling};
 
 /// How long an answer goes on with no client reading it, by default, before it is cancelled: long
 /// enough for a reload to rejoin it ([`ChatServer::rejoin_within`]).
@@ -183,7 +185,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             limits: None,
             metadata: None,
             grants: None,
-            titler: Arc::new(|question, _| first_words(question)),
+            titler: Titler::first_words(),
             rejoin_within: DEFAULT_REJOIN_WITHIN,
             answer_log: None,
         }
@@ -327,7 +329,25 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         mut self,
         title: impl Fn(&str, &RunOutput) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
-        self.titler = Arc::new(title);
+        self.titler = Titler::Function(Arc::new(title));
+        self
+    }
+
+    /// Titles each chat by asking `model` (a small, fast one is enough) for a title of its first
+    /// exchange, in the words of the agent's [texts](crate::Agent::texts) and the question's
+    /// language, once the answer has gone out (a list asked for at once may not have it yet). A
+    /// model that fails leaves the question's first words.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agent_core::web::ChatServer;
+    /// # let agent: agent_core::Agent = agent_core::Agent::new(
+    /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
+    /// # let small_model = agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new());
+    /// let server = ChatServer::new(Arc::new(agent)).title_by_model(small_model);
+    /// ```
+    pub fn title_by_model(mut self, model: impl Model + 'static) -> Self {
+        self.titler = Titler::Model(Arc::new(model));
         self
     }
 
@@ -680,7 +700,8 @@ async fn answer<S: Send + Sync + 'static, I>(
                 };
                 // The chat's first exchange titles it.
                 if let (Some(question), Ok(output)) = (&first_question, &result) {
-                    title = (shared.titler)(question, output).and_then(|title| clean_title(&title));
+                    let texts = agent.tools().texts();
+                    title = Some(shared.titler.title(question, output, texts));
                 }
                 // Each call the run now waits on goes out with its grant.
                 let grants = match &result {
@@ -695,15 +716,30 @@ async fn answer<S: Send + Sync + 'static, I>(
     }
     drop(events);
     // The run is over, its transcript kept: now it can be titled, before the stream ends (a list
-    // asked for then has the title).
-    if let Some(title) = title
-        && let Err(problem) = store.set_title(&chat_key, Some(&title)).await
-    {
-        tracing::warn!(%problem, "a chat could not be titled");
-    }
+    // asked for then has the title); a model asked for a title is awaited after it ends.
+    let asked = match title {
+        Some(Titling::Now(title)) => {
+            set_title(store, &chat_key, title).await;
+            None
+        }
+        Some(Titling::Asked(asked)) => Some(asked),
+        None => None,
+    };
     // The caller's next run may start.
     drop(admission);
     live.push(frame("[DONE]"));
     live.finish();
     shared.live.end(&chat_key, &live);
+    if let Some(asked) = asked {
+        set_title(store, &chat_key, asked.await).await;
+    }
+}
+
+/// Titles the chat kept under `chat_key`, if `title` is one.
+async fn set_title(store: &dyn SessionStore, chat_key: &str, title: Option<String>) {
+    if let Some(title) = title
+        && let Err(problem) = store.set_title(chat_key, Some(&title)).await
+    {
+        tracing::warn!(%problem, "a chat could not be titled");
+    }
 }
