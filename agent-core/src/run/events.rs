@@ -140,17 +140,14 @@ pub struct RunStream<'a, O = RunOutput> {
 impl<'a, O> RunStream<'a, O> {
     /// The stream of the run `run` makes, given the sender of its events.
     pub(crate) fn new(run: impl FnOnce(EventSender) -> BoxFuture<'a, Result<O, RunError>>) -> Self {
-        // Room for a step's events (its start, text, a call and its result, its end) from the
-        // first, on both sides of the queue: the run hands them over step by step, so this is
-        // what a stream needs.
-        let sent = Arc::new(Mutex::new(VecDeque::with_capacity(8)));
+        let sent = Arc::new(Mutex::new(VecDeque::new()));
         let events = EventSender {
             queue: Arc::clone(&sent),
         };
         RunStream {
             run: Some(run(events)),
             sent,
-            ready: VecDeque::with_capacity(8),
+            ready: VecDeque::new(),
             outcome: None,
         }
     }
