@@ -52,6 +52,9 @@
 //!   next answers.
 //! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
 //!
+//! Integrations built on this crate's public API alone are crates of their own: `agent-web`
+//! serves an agent to chat front ends (the AI SDK's UI message stream).
+//!
 //! A run is one request into one small loop (a step asks the model, has the answer checked, rules
 //! on each call, carries the calls out and records what happened), and everything a run can have
 //! is a value at one of the loop's seams, each a public trait in [`seams`]:
@@ -110,8 +113,6 @@ pub mod providers;
 pub mod restate;
 pub mod session;
 pub mod testing;
-#[cfg(feature = "web")]
-pub mod web;
 
 #[doc(hidden)]
 pub mod __private;
@@ -318,8 +319,3 @@ pub use agent_macros::tools;
 /// struct and a `Tool` impl (for a method taking `self`, only the method), so nothing that uses
 /// them adds errors of its own.
 pub use agent_macros::tool;
-
-/// The README's example, compiled and run as a doc test so it cannot go stale.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;

@@ -9,7 +9,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use agent_core::web::ChatServer;
+use agent_web::ChatServer;
 use examples::assistant::served_assistant;
 
 #[tokio::main]

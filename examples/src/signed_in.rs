@@ -1,13 +1,13 @@
 //! Who asks, for a chat server behind a sign-in proxy (oauth2-proxy, a load balancer's OIDC, …)
 //! that puts who signed in into a request header: [`signed_in`] is the function
-//! [`ChatServer::identify`](agent_core::web::ChatServer::identify) takes, turning the header into
+//! [`ChatServer::identify`](agent_web::ChatServer::identify) takes, turning the header into
 //! the run's [`User`] (a request without it is refused, `401`). The server keeps each person's
 //! chats apart (a chat id names only one of the caller's own), and the tools are told who asks.
 //!
 //! The header is trusted as it comes: the server must be reachable only through the proxy, which
 //! sets it (and drops any the client sent).
 
-use agent_core::web::ChatOwner;
+use agent_web::ChatOwner;
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use agent_core::Message;
 use agent_core::session::{PostgresSessions, SessionStore};
-use agent_core::web::ChatServer;
+use agent_web::ChatServer;
 use examples::assistant::{StandIn, assistant};
 use examples::signed_in::{USER_HEADER, User, signed_in};
 use tests::peers::Test;

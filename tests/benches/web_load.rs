@@ -28,10 +28,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use agent_core::session::{MemorySessions, SessionStore};
-use agent_core::web::ChatServer;
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Model, ModelError,
 };
+use agent_web::ChatServer;
 use counting_alloc::{CountingAlloc, LIVE};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

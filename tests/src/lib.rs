@@ -272,10 +272,10 @@ pub fn finished_stream(events: &[Result<StreamEvent, ModelError>]) -> (Vec<&str>
 }
 
 /// Serves `server`'s routes on a loopback port for the rest of the test; its base URL.
-pub async fn serve_chat<S, I>(server: agent_core::web::ChatServer<S, I>) -> String
+pub async fn serve_chat<S, I>(server: agent_web::ChatServer<S, I>) -> String
 where
     S: Send + Sync + 'static,
-    I: agent_core::web::Identity<S>,
+    I: agent_web::Identity<S>,
 {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -359,3 +359,9 @@ pub fn english_run(text: &str) -> Option<String> {
     }
     None
 }
+
+/// The README's examples, compiled (and, where they are not `no_run`, run) as doc tests of this
+/// crate, which has every crate of the workspace and every feature, so none can go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

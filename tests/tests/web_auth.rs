@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use agent_core::session::{Conversation, MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
-use agent_core::web::{ChatOwner, ChatServer, UserLimits};
 use agent_core::{Agent, AssistantMessage, ChatResponse, State, ToolCall, Usage};
+use agent_web::{ChatOwner, ChatServer, UserLimits};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 use tests::chat::user;

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
-use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, Reasoning, ToolCall, tool};
+use agent_web::ChatServer;
 use fantoccini::{Client, ClientBuilder, Locator};
 use tests::get_weather;
 use tests::peers::{Peer, Test};

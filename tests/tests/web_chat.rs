@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use agent_core::testing::ScriptedModel;
-use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, ChatResponse, Message, Reasoning, ToolCall};
+use agent_web::ChatServer;
 use serde_json::{Value, json};
 use tests::chat::user;
 use tests::node::{AI_SDK, ai_sdk_chat};
@@ -604,7 +604,7 @@ async fn cors_is_for_the_origins_allowed() {
 async fn a_page_on_an_allowed_origin_reads_a_429s_retry_after() {
     let model = ScriptedModel::new([AssistantMessage::text("Hi.")]);
     let agent: Agent = Agent::new(model);
-    let limits = agent_core::web::UserLimits::new().requests(1, std::time::Duration::from_secs(60));
+    let limits = agent_web::UserLimits::new().requests(1, std::time::Duration::from_secs(60));
     let server = ChatServer::new(Arc::new(agent))
         .allow_origin("https://app.example.com")
         .limits(limits);

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use agent_core::session::{MemorySessions, SessionStore, SqliteSessions};
 use agent_core::testing::{ScriptStep, ScriptedModel};
-use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, Message, ModelError, Part, ToolCall};
+use agent_web::ChatServer;
 use serde_json::{Value, json};
 use tests::chat::{lines, part};
 use tests::get_weather;

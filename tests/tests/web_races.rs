@@ -11,8 +11,8 @@ use agent_core::session::{
     Conversation, ConversationHold, Listed, MemorySessions, SessionError, SessionStore,
 };
 use agent_core::testing::ScriptedModel;
-use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, BoxFuture, Message, PausedRun};
+use agent_web::ChatServer;
 use serde_json::json;
 use tests::chat::{answer_id, line, post, user};
 use tests::serve_chat;

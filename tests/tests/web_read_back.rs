@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
-use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, Reasoning, ToolCall, tool};
+use agent_web::ChatServer;
 use serde_json::{Value, json};
 use tests::chat::{lines, part};
 use tests::node::{AI_SDK, ai_sdk_chat_session};

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
-use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, State, ToolCall, tool};
+use agent_web::ChatServer;
 use serde_json::json;
 use tests::chat::{answer_id, line, post, user};
 use tests::serve_chat;

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
-use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
+use agent_web::ChatServer;
 use serde_json::json;
 use tests::chat::{post_and_hang_up, user};
 use tests::serve_chat;

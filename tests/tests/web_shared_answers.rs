@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use agent_core::session::{PostgresSessions, SessionStore, SqliteSessions};
 use agent_core::testing::ScriptedModel;
-use agent_core::web::{AnswerLog, ChatServer, PostgresAnswers, SqliteAnswers};
 use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
+use agent_web::{AnswerLog, ChatServer, PostgresAnswers, SqliteAnswers};
 use serde_json::json;
 use tests::chat::{post_and_hang_up, user};
 use tests::peers::Test;

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::{ScriptStep, ScriptedModel};
-use agent_core::web::ChatServer;
 use agent_core::{Agent, AssistantMessage, ModelError};
+use agent_web::ChatServer;
 use serde_json::{Value, json};
 use tests::chat::{post, user};
 

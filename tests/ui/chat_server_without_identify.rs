@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use agent_core::testing::ScriptedModel;
-use agent_core::web::ChatServer;
+use agent_web::ChatServer;
 use agent_core::{Agent, AssistantMessage};
 
 /// The signed-in user each run is for.

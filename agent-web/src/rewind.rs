@@ -13,8 +13,8 @@
 //! refused before the model answered, and so never kept), the conversation is cut back to where
 //! it would be and the question is asked as a new one.
 
-use crate::call_info::RunId;
-use crate::message::Message;
+use agent_core::Message;
+use agent_core::RunId;
 
 /// A fresh message id for an answer in chat `chat_id` to a question that came when the
 /// conversation had `base` messages (the question is the first user message from there on):
@@ -248,7 +248,7 @@ pub(crate) fn edited(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::AssistantMessage;
+    use agent_core::AssistantMessage;
 
     fn chat() -> Vec<Message> {
         vec![

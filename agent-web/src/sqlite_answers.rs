@@ -9,9 +9,8 @@ use axum::body::Bytes;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::answer_log::{AnswerLog, Heard, Logged, from_millis, millis};
-use crate::blocking::run_blocking;
-use crate::session::SessionError;
-use crate::tool::BoxFuture;
+use agent_core::BoxFuture;
+use agent_core::session::SessionError;
 
 /// The tables, made by the first [`SqliteAnswers::open`] of a file.
 const SCHEMA: &str = "
@@ -35,14 +34,14 @@ const SCHEMA: &str = "
 const KEPT_AFTER_DONE: Duration = Duration::from_secs(60);
 
 /// An [`AnswerLog`] in an SQLite file, for instances of a server on one machine that share it
-/// (beside [`SqliteSessions`](crate::session::SqliteSessions) on the same file, or another). It
+/// (beside [`SqliteSessions`](agent_core::session::SqliteSessions) on the same file, or another). It
 /// keeps two tables of its own. Times are the machine's clock.
 ///
 /// ```no_run
 /// # fn run(agent: agent_core::Agent) -> Result<(), agent_core::session::SessionError> {
 /// use std::sync::Arc;
 /// use agent_core::session::SqliteSessions;
-/// use agent_core::web::{ChatServer, SqliteAnswers};
+/// use agent_web::{ChatServer, SqliteAnswers};
 ///
 /// let server = ChatServer::new(Arc::new(agent))
 ///     .sessions(Arc::new(SqliteSessions::open("chats.sqlite")?))
@@ -78,7 +77,7 @@ impl SqliteAnswers {
         work: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> rusqlite::Result<R> + Send + 'static,
     ) -> Result<R, SessionError> {
         let connection = Arc::clone(&self.connection);
-        let done = run_blocking(move || {
+        let done = tokio::task::spawn_blocking(move || {
             let mut connection = connection
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner());

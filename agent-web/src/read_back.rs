@@ -20,11 +20,11 @@ use super::chunks::{file_of, grant_chunk, input_of};
 use super::identity::Identity;
 use super::rewind::read_back_id;
 use super::{Shared, chat_of, granted, json_response, refuse, store_failed};
-use crate::content::Part;
-use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
-use crate::run::{PausedRun, Waiting};
-use crate::session::Conversation;
-use crate::texts::{NotRun, Texts};
+use agent_core::Part;
+use agent_core::session::Conversation;
+use agent_core::{AssistantMessage, Message, ToolCall, ToolResultMessage};
+use agent_core::{NotRun, Texts};
+use agent_core::{PausedRun, Waiting};
 
 /// The caller's chat `chat_id` as `UIMessage`s (a JSON array); `404` when the caller has no chat
 /// of that id (another user's included, as everywhere).

@@ -6,9 +6,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::content::{Part, Source};
-use crate::message::{ToolCall, ToolResultMessage};
-use crate::run::{PausedRun, RunError, RunEvent, RunOutput, StopReason, Waiting};
+use agent_core::{Part, Source};
+use agent_core::{PausedRun, RunError, RunEvent, RunOutput, StopReason, Waiting};
+use agent_core::{ToolCall, ToolResultMessage};
 
 /// One chunk of the stream.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -170,6 +170,8 @@ impl Encoder {
                 chunks.push(Chunk::FinishStep);
             }
             RunEvent::Finished(outcome) => return self.finish(&outcome, None, Vec::new()),
+            // An event of a later agent-core the stream has no chunk for: the client needs none.
+            _ => {}
         }
         chunks
     }
@@ -273,6 +275,8 @@ pub(super) fn file_of(part: &Part) -> Option<(String, String)> {
     let url = match &media.source {
         Source::Base64(data) => format!("data:{};base64,{data}", media.media_type),
         Source::Url(url) => url.clone(),
+        // A source of a later agent-core the client could not load.
+        _ => return None,
     };
     Some((url, media.media_type.clone()))
 }
@@ -334,7 +338,7 @@ fn finish(outcome: &Result<RunOutput, RunError>, message_metadata: Option<Value>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::ToolResultMessage;
+    use agent_core::ToolResultMessage;
 
     #[test]
     fn blocks_open_and_close_around_calls() {

@@ -8,9 +8,9 @@ use axum::response::Response;
 use super::request::{Turn, UserInput};
 use super::rewind::{Before, Target, answer_id, edited, effects, rewind};
 use super::{Shared, refuse};
-use crate::message::Message;
-use crate::run::{Agent, Decision};
-use crate::session::{Conversation, ConversationHold, SessionError};
+use agent_core::Message;
+use agent_core::session::{Conversation, ConversationHold, SessionError};
+use agent_core::{Agent, Decision};
 
 /// How a request is answered: what the run starts from, the answer's message id, the calls the
 /// person denied in it, and the hold on the chat's conversation, taken to plan and kept by the run

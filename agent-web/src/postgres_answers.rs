@@ -8,8 +8,8 @@ use axum::body::Bytes;
 use deadpool_postgres::Pool;
 
 use super::answer_log::{AnswerLog, Heard, Logged, from_millis};
-use crate::session::SessionError;
-use crate::tool::BoxFuture;
+use agent_core::BoxFuture;
+use agent_core::session::SessionError;
 
 /// The tables, made by the first [`PostgresAnswers::new`] on a database.
 const SCHEMA: &str = "
@@ -47,7 +47,7 @@ macro_rules! ago {
 }
 
 /// An [`AnswerLog`] in PostgreSQL, for instances of a server on one database: made on a pool (the
-/// sessions' store's, [`PostgresSessions::pool`](crate::session::PostgresSessions::pool)), it
+/// sessions' store's, [`PostgresSessions::pool`](agent_core::session::PostgresSessions::pool)), it
 /// keeps two tables of its own there. Times are the database's clock, the same for every
 /// instance.
 ///
@@ -55,7 +55,7 @@ macro_rules! ago {
 /// # async fn run(agent: agent_core::Agent) -> Result<(), Box<dyn std::error::Error>> {
 /// use std::sync::Arc;
 /// use agent_core::session::PostgresSessions;
-/// use agent_core::web::{ChatServer, PostgresAnswers};
+/// use agent_web::{ChatServer, PostgresAnswers};
 ///
 /// let store = PostgresSessions::connect("postgres://app@db/app").await?;
 /// let answers = PostgresAnswers::new(store.pool().clone()).await?;

@@ -15,9 +15,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::call_info::RunId;
-use crate::message::ToolCall;
-use crate::run::PausedRun;
+use agent_core::PausedRun;
+use agent_core::RunId;
+use agent_core::ToolCall;
 
 /// The type of the data part a grant goes out in.
 pub(crate) const GRANT_PART: &str = "data-call-grant";

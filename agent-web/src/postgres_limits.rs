@@ -8,8 +8,8 @@ use deadpool_postgres::Pool;
 use deadpool_postgres::tokio_postgres::Transaction;
 
 use super::limits::{BUSY_RETRY, LimitStore, Refused, UserLimits};
-use crate::session::SessionError;
-use crate::tool::BoxFuture;
+use agent_core::BoxFuture;
+use agent_core::session::SessionError;
 
 /// The tables, made by the first [`PostgresLimits::new`] on a database.
 const SCHEMA: &str = "
@@ -56,7 +56,7 @@ const SPEND: &str = "
 /// Counts the use of [`UserLimits`] in PostgreSQL, so that every instance of a server on one
 /// database shares each user's budgets: the multi-instance choice (the default,
 /// [`MemoryLimits`](super::MemoryLimits), counts in each process). Made on a pool (the sessions'
-/// store's, [`PostgresSessions::pool`](crate::session::PostgresSessions::pool)), it keeps two
+/// store's, [`PostgresSessions::pool`](agent_core::session::PostgresSessions::pool)), it keeps two
 /// tables of its own there.
 ///
 /// A request is let in by one transaction that holds the user (an advisory lock on their key),
@@ -70,7 +70,7 @@ const SPEND: &str = "
 /// use std::sync::Arc;
 /// use std::time::Duration;
 /// use agent_core::session::PostgresSessions;
-/// use agent_core::web::{ChatServer, PostgresLimits, UserLimits};
+/// use agent_web::{ChatServer, PostgresLimits, UserLimits};
 ///
 /// let store = PostgresSessions::connect("postgres://app@db/app").await?;
 /// let limits = UserLimits::new()

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
-use crate::tool::BoxFuture;
+use agent_core::BoxFuture;
 
 /// The user a run's context is for: the key their chats are kept under. Implement it for the
 /// context an [`identify`](super::ChatServer::identify) function gives; two contexts with the
@@ -18,7 +18,7 @@ use crate::tool::BoxFuture;
 /// among the owner's own.
 ///
 /// ```
-/// use agent_core::web::ChatOwner;
+/// use agent_web::ChatOwner;
 ///
 /// #[derive(Clone)]
 /// struct User {
@@ -35,7 +35,7 @@ use crate::tool::BoxFuture;
 #[diagnostic::on_unimplemented(
     message = "the context `{Self}` does not say whose chats these are",
     label = "the server keeps each chat under its caller's owner key",
-    note = "implement `agent_core::web::ChatOwner` for `{Self}`: `fn owner(&self) -> &str` gives the user's id"
+    note = "implement `agent_web::ChatOwner` for `{Self}`: `fn owner(&self) -> &str` gives the user's id"
 )]
 pub trait ChatOwner {
     /// The key of this user's chats (their account id, say; never something the client chose
@@ -83,7 +83,7 @@ impl<S> Caller<S> {
 ///
 /// ```compile_fail
 /// use std::sync::Arc;
-/// use agent_core::web::ChatServer;
+/// use agent_web::ChatServer;
 ///
 /// #[derive(Clone)]
 /// struct User(String);

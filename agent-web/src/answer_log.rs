@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 
-use crate::session::SessionError;
-use crate::tool::BoxFuture;
+use agent_core::BoxFuture;
+use agent_core::session::SessionError;
 
 /// Where a [`ChatServer`](super::ChatServer)'s answers in progress are kept for other instances
 /// ([`ChatServer::answers_shared_in`](super::ChatServer::answers_shared_in)): the crate has
@@ -95,11 +95,13 @@ impl Logged {
 }
 
 /// A duration in whole milliseconds, as the stores keep times.
+#[cfg(feature = "sqlite")]
 pub(super) fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Milliseconds as a duration (a negative count, from clocks a little apart, is none).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(super) fn from_millis(millis: i64) -> Duration {
     Duration::from_millis(u64::try_from(millis).unwrap_or(0))
 }

@@ -49,7 +49,7 @@
 //! buttons.
 //!
 //! Who is asking: [`ChatServer::identify`] turns each request's head (a sign-in header, a
-//! cookie) into its run's context, or refuses it (`401`); the tools' [`State`](crate::State)
+//! cookie) into its run's context, or refuses it (`401`); the tools' [`State`](agent_core::State)
 //! parameters and the hooks get that context, and chats are kept per [`ChatOwner`], so a chat id
 //! names only a chat of the caller's own (going on with another user's is a `404`, as for one
 //! that does not exist). Without it, an `Agent<()>` is served to everyone as one anonymous user,
@@ -62,7 +62,7 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use agent_core::web::ChatServer;
+//! use agent_web::ChatServer;
 //! # async fn serve(agent: agent_core::Agent) -> std::io::Result<()> {
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
 //! ChatServer::new(Arc::new(agent)).serve(listener).await
@@ -103,12 +103,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use futures_util::StreamExt;
 
-use crate::model::Model;
-use crate::run::{
+use agent_core::Model;
+use agent_core::session::{ConversationHold, MemorySessions, SessionStore};
+use agent_core::{
     Agent, Input, NoContext, PausedRun, Ready, RunEvent, RunKind, RunOutput, RunRequest, RunStream,
     Text,
 };
-use crate::session::{ConversationHold, MemorySessions, SessionStore};
 pub use answer_log::{AnswerLog, Heard, Logged};
 use chunks::{Chunk, Encoder};
 use cors::{Cors, cors};
@@ -197,7 +197,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
     /// or a response that refuses the request (`401` when no one signed in, `403`, with the body
     /// it chooses), before the body is read.
     ///
-    /// The context is what the tools' [`State`](crate::State) parameters, the hooks and the
+    /// The context is what the tools' [`State`](agent_core::State) parameters, the hooks and the
     /// approver are handed in that request's run, and its [owner](ChatOwner) is who the chat
     /// belongs to: chats are kept under the owner and the client's chat id together, so a chat
     /// id names a chat among the caller's own. A request that goes on with a chat (its messages
@@ -208,7 +208,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
     ///
     /// ```no_run
     /// use std::sync::Arc;
-    /// use agent_core::web::{ChatOwner, ChatServer};
+    /// use agent_web::{ChatOwner, ChatServer};
     /// use agent_core::{Agent, State, tool};
     /// use axum::http::StatusCode;
     ///
@@ -278,7 +278,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     /// ```
     /// use std::sync::Arc;
     /// use std::time::Duration;
-    /// use agent_core::web::{ChatServer, UserLimits};
+    /// use agent_web::{ChatServer, UserLimits};
     /// # let agent: agent_core::Agent = agent_core::Agent::new(
     /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
     /// let server = ChatServer::new(Arc::new(agent))
@@ -319,7 +319,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use agent_core::web::ChatServer;
+    /// use agent_web::ChatServer;
     /// # let agent: agent_core::Agent = agent_core::Agent::new(
     /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
     /// let server = ChatServer::new(Arc::new(agent))
@@ -334,13 +334,13 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     }
 
     /// Titles each chat by asking `model` (a small, fast one is enough) for a title of its first
-    /// exchange, in the words of the agent's [texts](crate::Agent::texts) and the question's
+    /// exchange, in the words of the agent's [texts](agent_core::Agent::texts) and the question's
     /// language, once the answer has gone out (a list asked for at once may not have it yet). A
     /// model that fails leaves the question's first words.
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use agent_core::web::ChatServer;
+    /// use agent_web::ChatServer;
     /// # let agent: agent_core::Agent = agent_core::Agent::new(
     /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
     /// # let small_model = agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new());
@@ -370,10 +370,11 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     /// only.
     ///
     /// ```no_run
+    /// # #[cfg(feature = "sqlite")]
     /// # fn run(agent: agent_core::Agent) -> Result<(), agent_core::session::SessionError> {
     /// use std::sync::Arc;
     /// use agent_core::session::SqliteSessions;
-    /// use agent_core::web::{ChatServer, SqliteAnswers};
+    /// use agent_web::{ChatServer, SqliteAnswers};
     ///
     /// let server = ChatServer::new(Arc::new(agent))
     ///     .sessions(Arc::new(SqliteSessions::open("chats.sqlite")?))
@@ -399,7 +400,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use agent_core::web::ChatServer;
+    /// use agent_web::ChatServer;
     /// use axum::http::HeaderName;
     /// # let agent: agent_core::Agent = agent_core::Agent::new(
     /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
@@ -428,13 +429,13 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
 
     /// Sends each answer's metadata, made from its run, with the answer's end (the AI SDK's
     /// `messageMetadata` on the `finish` chunk; `useChat` merges it into `message.metadata`): the
-    /// model that answered (which a [`Fallback`](crate::Fallback) chain may change from step to
+    /// model that answered (which a [`Fallback`](agent_core::Fallback) chain may change from step to
     /// step), the tokens used, anything the page shows beside the answer. `None` sends none. A run
     /// that fails ends with an error instead, and sends none.
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use agent_core::web::ChatServer;
+    /// use agent_web::ChatServer;
     /// use serde_json::json;
     /// # let agent: agent_core::Agent = agent_core::Agent::new(
     /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
@@ -608,7 +609,7 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
 }
 
 /// The grants of the calls `paused` waits on, by call id, for the chat kept under `chat_key`.
-pub(super) fn granted(
+pub(crate) fn granted(
     grants: &Grants,
     chat_key: &str,
     paused: Option<&PausedRun>,

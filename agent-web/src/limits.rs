@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::tool::BoxFuture;
+use agent_core::BoxFuture;
 
 pub use super::memory_limits::MemoryLimits;
 
@@ -32,7 +32,7 @@ pub use super::memory_limits::MemoryLimits;
 ///
 /// ```
 /// use std::time::Duration;
-/// use agent_core::web::UserLimits;
+/// use agent_web::UserLimits;
 ///
 /// let limits = UserLimits::new()
 ///     .requests(30, Duration::from_secs(60))

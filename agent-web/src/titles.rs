@@ -7,12 +7,12 @@
 
 use std::sync::Arc;
 
-use crate::message::Message;
-use crate::model::{ChatRequest, Model};
-use crate::run::RunOutput;
-use crate::settings::ModelSettings;
-use crate::texts::Texts;
-use crate::tool::BoxFuture;
+use agent_core::BoxFuture;
+use agent_core::Message;
+use agent_core::ModelSettings;
+use agent_core::RunOutput;
+use agent_core::Texts;
+use agent_core::{ChatRequest, Model};
 
 /// The most characters a title keeps.
 pub const MAX_TITLE: usize = 80;
@@ -145,10 +145,10 @@ pub(crate) fn clean_title(title: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::AssistantMessage;
-    use crate::model::ModelError;
-    use crate::testing::{ScriptStep, ScriptedModel};
-    use crate::texts::{Chinese, English};
+    use agent_core::AssistantMessage;
+    use agent_core::ModelError;
+    use agent_core::testing::{ScriptStep, ScriptedModel};
+    use agent_core::{Chinese, English};
 
     #[test]
     fn a_title_is_the_questions_first_words() {
@@ -170,8 +170,8 @@ mod tests {
 
     /// The title `titler` gives a chat whose first question is answered "Rain, 12 °C.".
     async fn titled(titler: &Titler, texts: &dyn Texts) -> Option<String> {
-        let agent: crate::Agent =
-            crate::Agent::new(ScriptedModel::new([AssistantMessage::text("Rain, 12 °C.")]));
+        let agent: agent_core::Agent =
+            agent_core::Agent::new(ScriptedModel::new([AssistantMessage::text("Rain, 12 °C.")]));
         let output = agent.run("Weather in Oslo tomorrow?").await.unwrap();
         match titler.title("Weather in Oslo tomorrow?", &output, texts) {
             Titling::Now(title) => title,

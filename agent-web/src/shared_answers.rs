@@ -13,7 +13,7 @@ use futures_util::future::select;
 
 use super::answer_log::AnswerLog;
 use super::live::Live;
-use crate::session::SessionError;
+use agent_core::session::SessionError;
 
 /// How often an answer's new frames are written to the shared log, and how often an instance
 /// following it there reads them.

@@ -5,7 +5,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::limits::{BUSY_RETRY, LimitStore, Refused, UserLimits};
-use crate::tool::BoxFuture;
+use agent_core::BoxFuture;
 
 /// Past this many users kept, those with nothing to remember are forgotten.
 const PRUNE_AT: usize = 4096;

@@ -9,8 +9,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::grants::GRANT_PART;
-use crate::content::{Media, Part};
-use crate::run::Decision;
+use agent_core::Decision;
+use agent_core::{Media, Part};
 
 /// A chat request's body.
 #[derive(Debug, Deserialize)]
