@@ -53,7 +53,8 @@
 //! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
 //!
 //! Integrations built on this crate's public API alone are crates of their own: `agent-web`
-//! serves an agent to chat front ends (the AI SDK's UI message stream).
+//! serves an agent to chat front ends (the AI SDK's UI message stream), `agent-restate` runs it
+//! durably on Restate.
 //!
 //! A run is one request into one small loop (a step asks the model, has the answer checked, rules
 //! on each call, carries the calls out and records what happened), and everything a run can have
@@ -109,8 +110,6 @@ mod toolset;
 pub mod mcp;
 #[cfg(feature = "http")]
 pub mod providers;
-#[cfg(feature = "restate")]
-pub mod restate;
 pub mod session;
 pub mod testing;
 
@@ -170,7 +169,7 @@ pub use run::{
     TokenKind, Typed, TypedOutput, Waiting, WithContext,
 };
 pub use run::{Approval, Approver, Hooks, ToolDecision};
-pub use schema::{neutral_parameters, output_schema, parameters_schema};
+pub use schema::{neutral_parameters, output_schema, parameters_schema, root_schema};
 pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};
 pub use state::{FromRef, State};
 pub use texts::{Chinese, ContentNote, English, NotRun, ReturnedBy, Texts};

@@ -55,9 +55,18 @@ pub fn output_schema<T: JsonSchema>() -> Option<Value> {
     is_object.then_some(Value::Object(root))
 }
 
-/// `T`'s schema as an object, without `$schema`: clients assume draft 2020-12 for MCP schemas, and
-/// some validators reject a `$schema` they were not set up for. `None` for `true` (anything goes).
-pub(crate) fn root_schema<T: JsonSchema>() -> Option<Map<String, Value>> {
+/// `T`'s JSON schema (draft 2020-12) as an object, without `$schema`: clients assume draft 2020-12
+/// for MCP schemas, and some validators reject a `$schema` they were not set up for. `None` for
+/// `true` (anything goes).
+///
+/// ```
+/// #[derive(schemars::JsonSchema)]
+/// struct Forecast { city: String }
+/// let schema = agent_core::root_schema::<Forecast>().unwrap();
+/// assert_eq!(schema["type"], "object");
+/// assert!(!schema.contains_key("$schema"));
+/// ```
+pub fn root_schema<T: JsonSchema>() -> Option<Map<String, Value>> {
     let schema = SchemaSettings::draft2020_12()
         .into_generator()
         .into_root_schema_for::<T>();

@@ -29,8 +29,8 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use agent_core::restate::restate_sdk::prelude::Endpoint;
-use agent_core::restate::{DurableAgent, serve};
+use agent_restate::restate_sdk::prelude::Endpoint;
+use agent_restate::{DurableAgent, serve};
 use examples::assistant::served_assistant;
 
 /// The workflow's name: the first segment of its ingress URLs.

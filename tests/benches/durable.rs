@@ -17,11 +17,11 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use agent_core::restate::{DurableAgent, serve};
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Message, Model, ModelError,
     ToolCall, tool,
 };
+use agent_restate::{DurableAgent, serve};
 use divan::Bencher;
 use restate_sdk::prelude::{Endpoint, HttpServer};
 use serde_json::json;
@@ -29,7 +29,7 @@ use tests::restate::{IN_NAMESPACE, Restate, restate_binary};
 
 /// Tool calls per run: with the answer, ten model calls.
 const TOOL_CALLS: usize = 9;
-/// The workflow served by `agent_core::restate::serve`, and the same served by restate-sdk's own
+/// The workflow served by `agent_restate::serve`, and the same served by restate-sdk's own
 /// `HttpServer` (Nagle's algorithm left on).
 const SERVICE: &str = "Bench";
 const SERVICE_ON_SDK_SERVER: &str = "BenchSdkServer";

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_core::providers::{Anthropic, HttpConfig, OpenAi};
-use agent_core::restate::restate_sdk::prelude::{Endpoint, ServiceOptions};
-use agent_core::restate::{DurableAgent, DurableOutput, Rejection, serve};
 use agent_core::{CallInfo, Fallback, Hooks, Message, Model, State, agent, tool};
+use agent_restate::restate_sdk::prelude::{Endpoint, ServiceOptions};
+use agent_restate::{DurableAgent, DurableOutput, Rejection, serve};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

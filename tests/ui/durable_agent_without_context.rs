@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
-use agent_core::restate::DurableAgent;
-use agent_core::restate::restate_sdk::prelude::Endpoint;
+use agent_restate::DurableAgent;
+use agent_restate::restate_sdk::prelude::Endpoint;
 use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, State, agent, tool};
 

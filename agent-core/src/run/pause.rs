@@ -380,8 +380,9 @@ impl PausedRun {
 impl PendingCall {
     /// Whether `decision` answers what this call waits for: a result for an external call, an
     /// approval or denial for one that waits for approval (denial answers both); an error result
-    /// has no parts.
-    pub(crate) fn check(&self, decision: &Decision) -> Result<(), ResumeError> {
+    /// has no parts. [`Agent::resume`](crate::Agent::resume) checks every decision this way; a
+    /// service that takes decisions one at a time (a durable engine's) checks each as it comes.
+    pub fn check(&self, decision: &Decision) -> Result<(), ResumeError> {
         if let Decision::Result {
             parts,
             is_error: true,

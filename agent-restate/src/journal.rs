@@ -9,11 +9,11 @@ use restate_sdk::endpoint::ContextInternal;
 use restate_sdk::errors::HandlerError;
 use restate_sdk::serde::Json;
 
-use crate::message::{ToolCall, ToolResultMessage};
-use crate::model::{ChatResponse, ModelError};
-use crate::run::journal::Journal;
-use crate::tool::{BoxFuture, ToolDef};
-use crate::tool_error::ToolError;
+use agent_core::Journal;
+use agent_core::ToolError;
+use agent_core::{BoxFuture, ToolDef};
+use agent_core::{ChatResponse, ModelError};
+use agent_core::{ToolCall, ToolResultMessage};
 
 /// The model and tool calls of one durable run, journaled in its Restate invocation.
 pub(super) struct RestateJournal<'a> {

@@ -17,9 +17,9 @@ use super::discovery::workflow;
 use super::invocation::{ContextSource, Contextless, FromInvocation, Invocation, Rejection};
 use super::journal::RestateJournal;
 use super::wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};
-use crate::call_info::RunId;
-use crate::output::OutputType;
-use crate::run::{Agent, Decision, PendingCall};
+use agent_core::OutputType;
+use agent_core::RunId;
+use agent_core::{Agent, Decision, PendingCall};
 
 /// The workflow state key under which a paused run keeps its [`Waiting`].
 const PENDING: &str = "pending";
@@ -61,10 +61,10 @@ struct Waiting {
 /// ```no_run
 /// use std::sync::Arc;
 ///
-/// use agent_core::restate::{DurableAgent, serve};
+/// use agent_restate::{DurableAgent, serve};
 /// use agent_core::testing::ScriptedModel;
 /// use agent_core::{AssistantMessage, agent};
-/// use agent_core::restate::restate_sdk::prelude::Endpoint;
+/// use agent_restate::restate_sdk::prelude::Endpoint;
 ///
 /// # async fn run() -> std::io::Result<()> {
 /// let model = ScriptedModel::new([AssistantMessage::text("Hello!")]);
@@ -82,8 +82,8 @@ struct Waiting {
 ///
 /// ```compile_fail,E0277
 /// use std::sync::Arc;
-/// use agent_core::restate::DurableAgent;
-/// use agent_core::restate::restate_sdk::prelude::Endpoint;
+/// use agent_restate::DurableAgent;
+/// use agent_restate::restate_sdk::prelude::Endpoint;
 ///
 /// struct User(String);
 ///
@@ -127,9 +127,9 @@ impl<S: Send + Sync + 'static, O> DurableAgent<S, Contextless, O> {
     /// Makes each run's context from its [`Invocation`]: the run id, the request's headers (a
     /// sign-in token the client sent through Restate's ingress) or the run request's `context`
     /// (`{"input": "...", "context": {"user": "ada"}}`, read with
-    /// [`Invocation::context`]). The context is what the tools' [`State`](crate::State)
+    /// [`Invocation::context`]). The context is what the tools' [`State`](agent_core::State)
     /// parameters, the hooks and the approver are handed in that run, as
-    /// [`RunRequest::context`](crate::RunRequest::context) gives it to an ordinary run; an
+    /// [`RunRequest::context`](agent_core::RunRequest::context) gives it to an ordinary run; an
     /// `Agent<()>` may be given one too, to refuse runs (a missing token, say).
     ///
     /// `make` is called when the invocation starts, before the run, and again on each replay of
@@ -143,8 +143,8 @@ impl<S: Send + Sync + 'static, O> DurableAgent<S, Contextless, O> {
     /// ```no_run
     /// use std::sync::Arc;
     ///
-    /// use agent_core::restate::restate_sdk::prelude::Endpoint;
-    /// use agent_core::restate::{DurableAgent, Rejection};
+    /// use agent_restate::restate_sdk::prelude::Endpoint;
+    /// use agent_restate::{DurableAgent, Rejection};
     /// use agent_core::testing::ScriptedModel;
     /// use agent_core::{Agent, AssistantMessage, State, agent, tool};
     ///
@@ -185,7 +185,7 @@ impl<S: Send + Sync + 'static, O> DurableAgent<S, Contextless, O> {
 }
 
 impl<S: Send + Sync + 'static, C> DurableAgent<S, C, TextAnswer> {
-    /// Asks each run for its answer as a `T`, as [`RunRequest::output`](crate::RunRequest::output)
+    /// Asks each run for its answer as a `T`, as [`RunRequest::output`](agent_core::RunRequest::output)
     /// does: the workflow's output ([`DurableOutput`]) has the value as JSON in its `value`
     /// ([`DurableOutput::value_as`] reads it back), and Restate's discovery learns its schema.
     /// The agent's [`output_mode`](Agent::output_mode) and
@@ -199,8 +199,8 @@ impl<S: Send + Sync + 'static, C> DurableAgent<S, C, TextAnswer> {
     /// ```no_run
     /// use std::sync::Arc;
     ///
-    /// use agent_core::restate::DurableAgent;
-    /// use agent_core::restate::restate_sdk::prelude::Endpoint;
+    /// use agent_restate::DurableAgent;
+    /// use agent_restate::restate_sdk::prelude::Endpoint;
     /// use agent_core::testing::ScriptedModel;
     /// use agent_core::{Agent, AssistantMessage};
     /// use schemars::JsonSchema;
@@ -236,7 +236,7 @@ impl<S: Send + Sync + 'static, C> DurableAgent<S, C, TextAnswer> {
 impl<S: Send + Sync + 'static, C, T: OutputType + Serialize> DurableAgent<S, C, TypedAnswer<S, T>> {
     /// Adds a check of each run's value beyond its type, handed the run's context: `Err(message)`
     /// sends `message` to the model, which tries again, as
-    /// [`RunRequest::validate`](crate::RunRequest::validate) does. Like hooks, it decides from
+    /// [`RunRequest::validate`](agent_core::RunRequest::validate) does. Like hooks, it decides from
     /// its inputs alone: a replay runs it again.
     pub fn validate<E: fmt::Display>(
         mut self,

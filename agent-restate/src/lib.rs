@@ -2,7 +2,7 @@
 //! calling the model again for a step it already made, or running a tool call again that already
 //! finished.
 //!
-//! [`DurableAgent`] serves an ordinary [`Agent`](crate::Agent) as a Restate *workflow*, bound to a
+//! [`DurableAgent`] serves an ordinary [`Agent`](agent_core::Agent) as a Restate *workflow*, bound to a
 //! `restate_sdk` endpoint next to any other services, which [`serve`] serves. Each run is one
 //! workflow instance, keyed by the run id the client picks; through Restate's ingress:
 //!
@@ -20,7 +20,7 @@
 //! names the shapes expected; a decision on a call that does not wait is refused (400), and a
 //! second decision on a call (409), also once the run has gone on.
 //!
-//! **Each run's context.** An `Agent<S>` whose tools take [`State`](crate::State) of an `S` needs
+//! **Each run's context.** An `Agent<S>` whose tools take [`State`](agent_core::State) of an `S` needs
 //! a context for each run, as an ordinary run does: [`DurableAgent::context`] makes it from the
 //! [`Invocation`] (the run id, the request's headers, which Restate's ingress passes on, or the
 //! body's `"context"`), or refuses the run with a [`Rejection`] and its status (`401`, `403`,
@@ -32,8 +32,8 @@
 //! ```no_run
 //! use std::sync::Arc;
 //!
-//! use agent_core::restate::restate_sdk::prelude::Endpoint;
-//! use agent_core::restate::{DurableAgent, Rejection};
+//! use agent_restate::restate_sdk::prelude::Endpoint;
+//! use agent_restate::{DurableAgent, Rejection};
 //! use agent_core::{Agent, State, tool};
 //! use serde::Deserialize;
 //!
@@ -65,7 +65,7 @@
 //! ```
 //!
 //! **Typed runs.** [`DurableAgent::output`] asks each run for a value of a type, as
-//! [`RunRequest::output`](crate::RunRequest::output) does: the workflow's output has it as JSON
+//! [`RunRequest::output`](agent_core::RunRequest::output) does: the workflow's output has it as JSON
 //! in [`DurableOutput::value`] (read back with [`DurableOutput::value_as`]), and Restate's
 //! discovery learns its schema. An answer that does not fit goes back to the model, each retry a
 //! journaled model call like any other; a run whose answers are refused past its retries, or that
@@ -76,7 +76,7 @@
 //!
 //! The Restate SDK is re-exported as [`restate_sdk`], so the endpoint, its options and this
 //! module's types come from the same version: import it from here
-//! (`use agent_core::restate::restate_sdk::prelude::Endpoint;`), with no dependency of your own.
+//! (`use agent_restate::restate_sdk::prelude::Endpoint;`), with no dependency of your own.
 //!
 //! **One run per id.** A workflow's `run` handler runs once per key, and the key is the run's
 //! idempotency key: a client that retries its `run` request (a timeout, a lost connection) with the
@@ -97,15 +97,15 @@
 //! call, until it reaches the first step that was not recorded and carries on from there. A model
 //! call that fails with a retryable error (rate limit, overload, 5xx, timeout) after the adapter's
 //! own retries is tried again by Restate, with the workflow's retry policy; any other model error
-//! is recorded and ends the run. A [`Fallback`](crate::Fallback) chain is one model call: the step
+//! is recorded and ends the run. A [`Fallback`](agent_core::Fallback) chain is one model call: the step
 //! records the reply of whichever model answered, with its name
-//! ([`ChatResponse::model`](crate::ChatResponse::model)), so a replay names the model that
+//! ([`ChatResponse::model`](agent_core::ChatResponse::model)), so a replay names the model that
 //! answered the first time ([`DurableOutput::step_models`]); a chain whose every model failed is
 //! tried again when one of their errors is retryable.
 //!
-//! **Approvals.** A call that waits (an approver that answers [`Approval::Defer`](crate::Approval),
-//! as [`Agent::defer_approvals`](crate::Agent::defer_approvals) does, or an
-//! [`ExternalTool`](crate::ExternalTool)) waits on a durable promise: the invocation suspends, no
+//! **Approvals.** A call that waits (an approver that answers [`Approval::Defer`](agent_core::Approval),
+//! as [`Agent::defer_approvals`](agent_core::Agent::defer_approvals) does, or an
+//! [`ExternalTool`](agent_core::ExternalTool)) waits on a durable promise: the invocation suspends, no
 //! process holds it, and the `decide` request, whenever it comes and whichever instance serves it,
 //! resumes the run.
 //!
@@ -121,7 +121,7 @@
 //!   replayed steps again (`on_model_response`, `on_tool_result`).
 //! - **The calls of a step run one after another**, in the order the model made them, so that the
 //!   journal's order is the same on every replay.
-//! - **No wall-clock time limit** ([`Agent::time_limit`](crate::Agent::time_limit)) applies: a replay would
+//! - **No wall-clock time limit** ([`Agent::time_limit`](agent_core::Agent::time_limit)) applies: a replay would
 //!   reach it at another point. Restate's own inactivity and abort timeouts bound a run's
 //!   attempts ([`DurableAgent::options`]).
 //! - **Nothing is streamed**: a replayed step has no deltas to send.
@@ -133,8 +133,8 @@
 //!
 //! A finished tool call is never run again. A call that is cut off *while it runs* has no
 //! recorded result, and what happens then depends on the tool:
-//! - A tool marked safe to repeat, [`read_only`](crate::ToolAnnotations::read_only) or
-//!   [`idempotent`](crate::ToolAnnotations::idempotent) (`#[tool(read_only)]`,
+//! - A tool marked safe to repeat, [`read_only`](agent_core::ToolAnnotations::read_only) or
+//!   [`idempotent`](agent_core::ToolAnnotations::idempotent) (`#[tool(read_only)]`,
 //!   `#[tool(idempotent)]`), simply runs again.
 //! - Any other tool runs **at most once**: before it runs, the run records that it started; a
 //!   replay that finds that record but no result does not run it again, and answers the model that
@@ -142,9 +142,9 @@
 //!
 //! To make a side effect in another system happen exactly once even then, give that system an
 //! idempotency key that is the same on every replay, and mark the tool `idempotent`: a
-//! [`CallInfo`](crate::CallInfo) parameter gives the run id (the workflow key) and the call's id
+//! [`CallInfo`](agent_core::CallInfo) parameter gives the run id (the workflow key) and the call's id
 //! (stable, since the model's reply that made the call is itself recorded), and
-//! [`CallInfo::idempotency_key`](crate::CallInfo::idempotency_key) joins them. A replay of a
+//! [`CallInfo::idempotency_key`](agent_core::CallInfo::idempotency_key) joins them. A replay of a
 //! call cut off mid-way runs it again under the same key, and the other system does the work once:
 //!
 //! ```

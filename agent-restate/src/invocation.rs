@@ -70,7 +70,7 @@ impl<'a> Invocation<'a> {
     /// names the field that does not).
     ///
     /// ```
-    /// use agent_core::restate::{Invocation, Rejection};
+    /// use agent_restate::{Invocation, Rejection};
     /// use serde::Deserialize;
     ///
     /// #[derive(Deserialize)]

@@ -20,10 +20,10 @@ use tokio::net::TcpListener;
 /// ```no_run
 /// use std::sync::Arc;
 ///
-/// use agent_core::restate::{DurableAgent, serve};
+/// use agent_restate::{DurableAgent, serve};
 /// use agent_core::testing::ScriptedModel;
 /// use agent_core::{AssistantMessage, agent};
-/// use agent_core::restate::restate_sdk::prelude::Endpoint;
+/// use agent_restate::restate_sdk::prelude::Endpoint;
 ///
 /// # async fn run() -> std::io::Result<()> {
 /// let model = ScriptedModel::new([AssistantMessage::text("Hello!")]);

@@ -4,9 +4,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::content::Part;
-use crate::message::{Message, Usage};
-use crate::run::{Agent, Decision, Input, PendingCall, RunOutput, RunRequest, StopReason};
+use agent_core::Part;
+use agent_core::{Agent, Decision, Input, PendingCall, RunOutput, RunRequest, StopReason};
+use agent_core::{Message, Usage};
 
 /// The body of a `run` request: a new conversation's input, or a whole conversation to go on with,
 /// and in either form a `context` for the agent's
@@ -22,7 +22,7 @@ use crate::run::{Agent, Decision, Input, PendingCall, RunOutput, RunRequest, Sto
 /// A body of another shape is refused (400) with an error that says which shapes are expected.
 ///
 /// ```
-/// use agent_core::restate::DurableRequest;
+/// use agent_restate::DurableRequest;
 /// use serde_json::json;
 ///
 /// let request = DurableRequest::input("What is on my calendar?").context(json!({"user": "ada"}));
@@ -194,7 +194,7 @@ impl DurableOutput {
     /// when the value does not fit `T`, or when the run answered in text and has no value.
     ///
     /// ```
-    /// use agent_core::restate::DurableOutput;
+    /// use agent_restate::DurableOutput;
     /// use serde::Deserialize;
     ///
     /// #[derive(Debug, Deserialize, PartialEq)]

@@ -9,10 +9,10 @@ use restate_sdk::errors::TerminalError;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::output::OutputType;
-use crate::run::{RunError, RunOutput, RunRequest, WithContext};
-use crate::schema::root_schema;
-use crate::tool::BoxFuture;
+use agent_core::BoxFuture;
+use agent_core::OutputType;
+use agent_core::root_schema;
+use agent_core::{RunError, RunOutput, RunRequest, WithContext};
 
 /// How a durable agent's runs answer: [`TextAnswer`] or [`TypedAnswer`]. Implemented by those two
 /// only.
