@@ -149,6 +149,7 @@ pub mod seams {
 pub use argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
+pub use blocking::{Blocking, run_blocking};
 pub use call_info::{CallInfo, RunId};
 pub use content::{Media, MediaUrl, Part, Source};
 pub use external::ExternalTool;

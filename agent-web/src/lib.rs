@@ -373,7 +373,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     /// # #[cfg(feature = "sqlite")]
     /// # fn run(agent: agent_core::Agent) -> Result<(), agent_core::session::SessionError> {
     /// use std::sync::Arc;
-    /// use agent_core::session::SqliteSessions;
+    /// use agent_sql::SqliteSessions;
     /// use agent_web::{ChatServer, SqliteAnswers};
     ///
     /// let server = ChatServer::new(Arc::new(agent))

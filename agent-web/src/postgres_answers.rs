@@ -47,14 +47,14 @@ macro_rules! ago {
 }
 
 /// An [`AnswerLog`] in PostgreSQL, for instances of a server on one database: made on a pool (the
-/// sessions' store's, [`PostgresSessions::pool`](agent_core::session::PostgresSessions::pool)), it
+/// sessions' store's, `agent_sql::PostgresSessions::pool`), it
 /// keeps two tables of its own there. Times are the database's clock, the same for every
 /// instance.
 ///
 /// ```no_run
 /// # async fn run(agent: agent_core::Agent) -> Result<(), Box<dyn std::error::Error>> {
 /// use std::sync::Arc;
-/// use agent_core::session::PostgresSessions;
+/// use agent_sql::PostgresSessions;
 /// use agent_web::{ChatServer, PostgresAnswers};
 ///
 /// let store = PostgresSessions::connect("postgres://app@db/app").await?;

@@ -56,7 +56,7 @@ const SPEND: &str = "
 /// Counts the use of [`UserLimits`] in PostgreSQL, so that every instance of a server on one
 /// database shares each user's budgets: the multi-instance choice (the default,
 /// [`MemoryLimits`](super::MemoryLimits), counts in each process). Made on a pool (the sessions'
-/// store's, [`PostgresSessions::pool`](agent_core::session::PostgresSessions::pool)), it keeps two
+/// store's, `agent_sql::PostgresSessions::pool`), it keeps two
 /// tables of its own there.
 ///
 /// A request is let in by one transaction that holds the user (an advisory lock on their key),
@@ -69,7 +69,7 @@ const SPEND: &str = "
 /// # async fn run(agent: agent_core::Agent) -> Result<(), Box<dyn std::error::Error>> {
 /// use std::sync::Arc;
 /// use std::time::Duration;
-/// use agent_core::session::PostgresSessions;
+/// use agent_sql::PostgresSessions;
 /// use agent_web::{ChatServer, PostgresLimits, UserLimits};
 ///
 /// let store = PostgresSessions::connect("postgres://app@db/app").await?;

@@ -34,13 +34,13 @@ const SCHEMA: &str = "
 const KEPT_AFTER_DONE: Duration = Duration::from_secs(60);
 
 /// An [`AnswerLog`] in an SQLite file, for instances of a server on one machine that share it
-/// (beside [`SqliteSessions`](agent_core::session::SqliteSessions) on the same file, or another). It
+/// (beside `agent_sql::SqliteSessions` on the same file, or another). It
 /// keeps two tables of its own. Times are the machine's clock.
 ///
 /// ```no_run
 /// # fn run(agent: agent_core::Agent) -> Result<(), agent_core::session::SessionError> {
 /// use std::sync::Arc;
-/// use agent_core::session::SqliteSessions;
+/// use agent_sql::SqliteSessions;
 /// use agent_web::{ChatServer, SqliteAnswers};
 ///
 /// let server = ChatServer::new(Arc::new(agent))

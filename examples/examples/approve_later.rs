@@ -17,9 +17,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agent_core::providers::from_env;
-use agent_core::session::{SessionStore, SqliteSessions};
+use agent_core::session::SessionStore;
 use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, Decision, Model, RunOutput, StopReason, ToolCall, tool};
+use agent_sql::SqliteSessions;
 
 /// The conversation this example keeps in the file.
 const CONVERSATION: &str = "cleanup";

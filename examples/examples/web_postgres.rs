@@ -25,7 +25,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use agent_core::session::PostgresSessions;
+use agent_sql::PostgresSessions;
 use agent_web::ChatServer;
 use examples::assistant::served_assistant;
 use examples::signed_in::{User, signed_in};

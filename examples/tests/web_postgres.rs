@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use agent_core::Message;
-use agent_core::session::{PostgresSessions, SessionStore};
+use agent_core::session::SessionStore;
+use agent_sql::PostgresSessions;
 use agent_web::ChatServer;
 use examples::assistant::{StandIn, assistant};
 use examples::signed_in::{USER_HEADER, User, signed_in};

@@ -311,7 +311,7 @@ fn main() {
 
 async fn sqlite() {
     let path = std::env::temp_dir().join(format!("web-load-{}.sqlite", std::process::id()));
-    let store = agent_core::session::SqliteSessions::open(&path).expect("an SQLite file");
+    let store = agent_sql::SqliteSessions::open(&path).expect("an SQLite file");
     measure("sqlite", Arc::new(store)).await;
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
@@ -323,8 +323,8 @@ async fn sqlite() {
 const POOLS: [usize; 3] = [16, 64, 256];
 
 async fn postgres() {
-    use agent_core::session::PostgresSessions;
-    use agent_core::session::deadpool_postgres::{Manager, Pool, tokio_postgres};
+    use agent_sql::PostgresSessions;
+    use agent_sql::deadpool_postgres::{Manager, Pool, tokio_postgres};
     use tests::postgres::{PostgresServer, binaries};
 
     if binaries().is_none() {

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agent_core::session::deadpool_postgres::tokio_postgres::{self, NoTls};
+use agent_sql::deadpool_postgres::tokio_postgres::{self, NoTls};
 
 use crate::peers::Peer;
 

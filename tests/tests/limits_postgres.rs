@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_core::session::PostgresSessions;
-use agent_core::session::deadpool_postgres::tokio_postgres::NoTls;
-use agent_core::session::deadpool_postgres::{Manager, Pool};
 use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, ChatResponse, Usage};
+use agent_sql::PostgresSessions;
+use agent_sql::deadpool_postgres::tokio_postgres::NoTls;
+use agent_sql::deadpool_postgres::{Manager, Pool};
 use agent_web::{ChatServer, LimitStore, PostgresLimits, Refused, UserLimits};
 use serde_json::json;
 use tests::peers::Test;
@@ -19,8 +19,7 @@ use tests::postgres::{POSTGRES, shared};
 
 /// A pool of its own on the database at `url`, as another process would have.
 fn pool(url: &str) -> Pool {
-    let config: agent_core::session::deadpool_postgres::tokio_postgres::Config =
-        url.parse().unwrap();
+    let config: agent_sql::deadpool_postgres::tokio_postgres::Config = url.parse().unwrap();
     Pool::builder(Manager::new(config, NoTls))
         .max_size(4)
         .build()

@@ -9,11 +9,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_core::session::{MemorySessions, SessionStore, SqliteSessions};
+use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::{
     Agent, AssistantMessage, Chinese, Hooks, Message, RunError, RunOutput, ToolCall, agent, tool,
 };
+use agent_sql::SqliteSessions;
 use tests::child::{ChildTest, block_on};
 use tests::session_contract::assert_valid;
 

@@ -8,10 +8,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_core::session::{MemorySessions, SessionError, SessionStore, SqliteSessions};
+use agent_core::session::{MemorySessions, SessionError, SessionStore};
 use agent_core::{
     Agent, BoxFuture, ChatRequest, ChatResponse, Decision, Message, Model, ModelError, RunError,
 };
+use agent_sql::SqliteSessions;
 use tests::child::{ChildTest, block_on};
 use tests::session_contract::{
     self as contract, agent, assert_valid, fifty_runs_over_five_conversations, note,

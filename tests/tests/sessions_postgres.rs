@@ -13,9 +13,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_core::Message;
-use agent_core::session::deadpool_postgres::tokio_postgres::{self, NoTls};
-use agent_core::session::deadpool_postgres::{Manager, Pool};
-use agent_core::session::{PostgresSessions, SessionError, SessionStore};
+use agent_core::session::{SessionError, SessionStore};
+use agent_sql::PostgresSessions;
+use agent_sql::deadpool_postgres::tokio_postgres::{self, NoTls};
+use agent_sql::deadpool_postgres::{Manager, Pool};
 use tests::peers::Test;
 use tests::postgres::{POSTGRES, shared};
 use tests::session_contract as contract;

@@ -7,9 +7,10 @@
 
 use std::sync::Arc;
 
-use agent_core::session::{MemorySessions, SessionStore, SqliteSessions};
+use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{Agent, AssistantMessage, Message, ModelError, Part, ToolCall};
+use agent_sql::SqliteSessions;
 use agent_web::ChatServer;
 use serde_json::{Value, json};
 use tests::chat::{lines, part};

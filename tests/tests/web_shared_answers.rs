@@ -11,9 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_core::session::{PostgresSessions, SessionStore, SqliteSessions};
+use agent_core::session::SessionStore;
 use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
+use agent_sql::{PostgresSessions, SqliteSessions};
 use agent_web::{AnswerLog, ChatServer, PostgresAnswers, SqliteAnswers};
 use serde_json::json;
 use tests::chat::{post_and_hang_up, user};

@@ -3,10 +3,10 @@
 //! [`session(&store, id)`](crate::RunRequest::session) loads, runs and appends in one go:
 //! streamed, cancellable, typed or with images like any other run.
 //!
-//! Three stores ship: [`MemorySessions`]; with the `sqlite` feature, `SqliteSessions` (bundled
-//! SQLite: nothing to install); with the `postgres` feature, `PostgresSessions` (several
-//! processes, on several machines, serving one database). The trait they implement is the run's
-//! session seam; write your own over another database.
+//! [`MemorySessions`] ships here; the crate `agent-sql` has `SqliteSessions` (bundled SQLite:
+//! nothing to install) and `PostgresSessions` (several processes, on several machines, serving one
+//! database). The trait they implement is the run's session seam; write your own over another
+//! database.
 //!
 //! **Concurrent runs on one conversation are serialized**: a run holds its conversation from load
 //! to append, and a second run on it waits for the first to finish, then sees its messages. Runs on
@@ -21,22 +21,8 @@
 //! all.
 
 mod memory;
-#[cfg(feature = "postgres")]
-mod postgres;
-#[cfg(feature = "sqlite")]
-mod sqlite;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-mod stored;
 
 pub use crate::run::store::{
     Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
-/// The pool [`PostgresSessions::from_pool`] takes, and through it `tokio_postgres`: the versions
-/// the store is built with.
-#[cfg(feature = "postgres")]
-pub use deadpool_postgres;
 pub use memory::MemorySessions;
-#[cfg(feature = "postgres")]
-pub use postgres::PostgresSessions;
-#[cfg(feature = "sqlite")]
-pub use sqlite::SqliteSessions;

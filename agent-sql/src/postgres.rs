@@ -22,12 +22,12 @@ use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, Recycli
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::stored::{message_bodies, message_from, paused_from};
-use super::{
+use agent_core::BoxFuture;
+use agent_core::Message;
+use agent_core::PausedRun;
+use agent_core::session::{
     Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
-use crate::message::Message;
-use crate::run::PausedRun;
-use crate::tool::BoxFuture;
 
 /// The schema, one migration per version; a database at version `n` runs the migrations after
 /// the `n`th (the table `agent_core_schema` keeps `n`). Never edit one that shipped: add the next.
@@ -65,7 +65,7 @@ fn lock_key(id: &str) -> String {
 /// ([`SessionError::Conflict`]) and writes nothing.
 ///
 /// ```no_run
-/// use agent_core::session::PostgresSessions;
+/// use agent_sql::PostgresSessions;
 /// # async fn run() -> Result<(), agent_core::session::SessionError> {
 /// let store = PostgresSessions::connect("postgres://agent@db.internal/chats").await?;
 /// # let agent: agent_core::Agent = agent_core::Agent::new(agent_core::testing::ScriptedModel::new([agent_core::AssistantMessage::text("Hi")]));
@@ -137,8 +137,8 @@ impl PostgresSessions {
     /// have room for two connections at least: one to hold a conversation, one to write it.
     ///
     /// ```no_run
-    /// use agent_core::session::PostgresSessions;
-    /// use agent_core::session::deadpool_postgres::{Manager, Pool, tokio_postgres};
+    /// use agent_sql::PostgresSessions;
+    /// use agent_sql::deadpool_postgres::{Manager, Pool, tokio_postgres};
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let config: tokio_postgres::Config = "host=/run/postgresql dbname=chats".parse()?;
     /// let manager = Manager::new(config, tokio_postgres::NoTls);

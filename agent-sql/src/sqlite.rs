@@ -8,13 +8,13 @@ use std::time::{Duration, SystemTime};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::stored::{message_bodies, message_from, paused_from};
-use super::{
+use agent_core::BoxFuture;
+use agent_core::Message;
+use agent_core::PausedRun;
+use agent_core::run_blocking;
+use agent_core::session::{
     Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
-use crate::blocking::run_blocking;
-use crate::message::Message;
-use crate::run::PausedRun;
-use crate::tool::BoxFuture;
 
 /// The conversation locks of the database file `file` in this process, shared by every store
 /// open on it (held weakly: they go when the last store on the file does).

@@ -1,9 +1,9 @@
 //! A conversation as the stores on a database keep it: each message as JSON text, in order, and
 //! the paused run's saved form beside them; read back with what is wrong in it and where.
 
-use crate::message::Message;
-use crate::run::PausedRun;
-use crate::run::store::SessionError;
+use agent_core::Message;
+use agent_core::PausedRun;
+use agent_core::session::SessionError;
 
 /// The messages' texts, to store in order.
 pub(super) fn message_bodies(messages: &[Message]) -> Result<Vec<String>, SessionError> {
