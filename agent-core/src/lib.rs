@@ -50,11 +50,11 @@
 //!   [`testing::ScriptedModel`] replays a script for tests and offline runs. [`Fallback`] chains
 //!   models (of any vendors, each with its own settings): when one is down past its retries, the
 //!   next answers.
-//! - `mcp` (cargo feature `mcp`): serve tools to MCP clients, and use MCP servers' tools.
 //!
-//! Integrations built on this crate's public API alone are crates of their own: `agent-web`
-//! serves an agent to chat front ends (the AI SDK's UI message stream), `agent-restate` runs it
-//! durably on Restate.
+//! Integrations built on this crate's public API alone are crates of their own: `agent-mcp`
+//! serves tools to MCP clients and uses MCP servers' tools, `agent-web` serves an agent to chat
+//! front ends (the AI SDK's UI message stream), `agent-restate` runs it durably on Restate,
+//! `agent-sql` keeps conversations in SQLite or PostgreSQL.
 //!
 //! A run is one request into one small loop (a step asks the model, has the answer checked, rules
 //! on each call, carries the calls out and records what happened), and everything a run can have
@@ -106,8 +106,6 @@ mod tool_result;
 mod toolbox;
 mod toolset;
 
-#[cfg(feature = "mcp")]
-pub mod mcp;
 #[cfg(feature = "http")]
 pub mod providers;
 pub mod session;
@@ -149,6 +147,7 @@ pub mod seams {
 pub use argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
+pub use arguments::drop_optional_nulls;
 pub use blocking::{Blocking, run_blocking};
 pub use call_info::{CallInfo, RunId};
 pub use content::{Media, MediaUrl, Part, Source};
@@ -179,7 +178,10 @@ pub use tool_error::{Interruption, RemoteProblem, ThreadProblem, ToolError};
 pub use tool_fn::{FromCall, ToolClosure, ToolFn, tool_fn};
 pub use tool_result::{IntoToolResult, Json};
 pub use toolbox::ToolBox;
-pub use toolset::{CallDecision, DEFAULT_RESULT_LIMIT, ToolSet, ToolSetError, is_valid_tool_name};
+pub use toolset::{
+    CallDecision, DEFAULT_RESULT_LIMIT, ErrorStyle, ToolSet, ToolSetError, is_valid_tool_name,
+    valid_tool_name,
+};
 
 /// Builds an [`Agent`] from a model and `#[tool]` functions.
 ///

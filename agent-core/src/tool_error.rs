@@ -194,8 +194,9 @@ impl ToolError {
         }
     }
 
-    /// The error for arguments that are JSON but not an object of named arguments.
-    pub(crate) fn arguments_not_an_object(value: &serde_json::Value) -> Self {
+    /// The error for arguments that are JSON but not an object of named arguments (for a tool
+    /// that reads its arguments itself).
+    pub fn arguments_not_an_object(value: &serde_json::Value) -> Self {
         ToolError::InvalidArguments {
             issues: vec![ArgumentIssue::new(
                 "",
@@ -206,8 +207,9 @@ impl ToolError {
         }
     }
 
-    /// The error for arguments that are not JSON, as the parser says why.
-    pub(crate) fn invalid_json(error: &serde_json::Error) -> Self {
+    /// The error for arguments that are not JSON, as the parser says why (for a tool that reads
+    /// its arguments itself).
+    pub fn invalid_json(error: &serde_json::Error) -> Self {
         ToolError::InvalidJson {
             error: SyntaxError::of(error),
         }

@@ -35,14 +35,26 @@ pub struct ToolSet<S = ()> {
     some_calls_wait: bool,
     /// The texts set with [`set_texts`](ToolSet::set_texts); `None` for [`English`].
     texts: Option<Arc<dyn Texts>>,
-    /// Whether error results start with the texts' lead-in ("Error: "): not for an MCP server's
-    /// clients, whose agents add their own.
-    pub(crate) error_lead_in: bool,
+    /// How a failed call's error reads in its result.
+    error_style: ErrorStyle,
     result_limit: usize,
     tool_timeout: Duration,
     /// The definitions offered in typed runs, the final-answer tool last, by output type: made on
     /// the first typed run, borrowed by the next. Emptied when the tools or texts change.
     with_output: Mutex<Vec<(TypeId, Arc<[ToolDef]>)>>,
+}
+
+/// How the error of a failed call reads in its result ([`ToolSet::set_error_style`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ErrorStyle {
+    /// After the texts' lead-in ([`Texts::tool_error`]: "Error: ..."), as the agent's own model
+    /// reads it.
+    #[default]
+    LeadIn,
+    /// The error's words alone ([`Texts::tool_error_message`]), for a client whose own agent adds
+    /// its lead-in: an MCP server's.
+    Bare,
 }
 
 /// What is to happen to a call the model asked for, decided before it reaches
@@ -96,7 +108,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             names: OnceLock::new(),
             some_calls_wait: false,
             texts: None,
-            error_lead_in: true,
+            error_style: ErrorStyle::LeadIn,
             result_limit: DEFAULT_RESULT_LIMIT,
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
             with_output: Mutex::new(Vec::new()),
@@ -193,6 +205,12 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// The texts used for error results and markers.
     pub fn texts(&self) -> &dyn Texts {
         self.texts.as_deref().unwrap_or(&English)
+    }
+
+    /// Sets how a failed call's error reads in its result: after the texts' lead-in (the default)
+    /// or bare, for a client that adds its own (an MCP server's clients).
+    pub fn set_error_style(&mut self, style: ErrorStyle) {
+        self.error_style = style;
     }
 
     /// Sets the longest result, in characters, a call may hand the model.
@@ -366,8 +384,10 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                 parts = all;
                 (text, false)
             }
-            Err(error) if self.error_lead_in => (self.texts().tool_error(&error), true),
-            Err(error) => (self.texts().tool_error_message(&error), true),
+            Err(error) => match self.error_style {
+                ErrorStyle::LeadIn => (self.texts().tool_error(&error), true),
+                ErrorStyle::Bare => (self.texts().tool_error_message(&error), true),
+            },
         };
         // Each text is cut to the limit; images and documents are the provider's to refuse.
         for part in &mut parts {
@@ -419,7 +439,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             names: self.names,
             some_calls_wait: self.some_calls_wait,
             texts: self.texts,
-            error_lead_in: self.error_lead_in,
+            error_style: self.error_style,
             result_limit: self.result_limit,
             tool_timeout: self.tool_timeout,
             with_output: self.with_output,
@@ -436,7 +456,7 @@ impl<S> Clone for ToolSet<S> {
             names: self.names.clone(),
             some_calls_wait: self.some_calls_wait,
             texts: self.texts.clone(),
-            error_lead_in: self.error_lead_in,
+            error_style: self.error_style,
             result_limit: self.result_limit,
             tool_timeout: self.tool_timeout,
             with_output: Mutex::new(Vec::new()),
@@ -460,6 +480,34 @@ impl<S> std::fmt::Debug for ToolSet<S> {
     }
 }
 
+/// `name` with every character a tool name may not have replaced by `_`, a `_` put first when it
+/// does not start as a tool name may, cut to the longest tool name: a name
+/// [`is_valid_tool_name`] accepts, for a tool whose name comes from elsewhere (an MCP server's).
+///
+/// ```
+/// assert_eq!(agent_core::valid_tool_name("search.web"), "search_web");
+/// assert_eq!(agent_core::valid_tool_name("3d-render"), "_3d-render");
+/// assert!(agent_core::is_valid_tool_name(&agent_core::valid_tool_name(&"ü".repeat(99))));
+/// ```
+pub fn valid_tool_name(name: &str) -> String {
+    let mut valid: String = name
+        .chars()
+        .map(|character| {
+            if is_tool_name_character(character) {
+                character
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !valid.starts_with(is_tool_name_start) {
+        valid.insert(0, '_');
+    }
+    // Every character is ASCII now, so any byte index is a boundary.
+    valid.truncate(MAX_TOOL_NAME_LENGTH);
+    valid
+}
+
 /// Whether `name` matches `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, the tool names every supported provider
 /// and MCP accept: OpenAI's and Anthropic's `^[A-Za-z0-9_-]{1,64}$`, and Gemini's rule that a name
 /// starts with a letter or an underscore.
@@ -470,15 +518,15 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 }
 
 /// Whether a tool name may start with `character`: an ASCII letter or `_` (Gemini's rule).
-pub(crate) fn is_tool_name_start(character: char) -> bool {
+fn is_tool_name_start(character: char) -> bool {
     character.is_ascii_alphabetic() || character == '_'
 }
 
 /// The longest tool name every provider accepts.
-pub(crate) const MAX_TOOL_NAME_LENGTH: usize = 64;
+const MAX_TOOL_NAME_LENGTH: usize = 64;
 
 /// Whether `character` may stand in a tool name: an ASCII letter or digit, `_` or `-`.
-pub(crate) fn is_tool_name_character(character: char) -> bool {
+fn is_tool_name_character(character: char) -> bool {
     character.is_ascii_alphanumeric() || character == '_' || character == '-'
 }
 
@@ -573,6 +621,18 @@ impl<S: Send + Sync + 'static> Tool<()> for BoundTool<S> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn names_from_elsewhere_become_valid() {
+        assert_eq!(valid_tool_name("get-sum"), "get-sum");
+        assert_eq!(valid_tool_name("files.read"), "files_read");
+        assert_eq!(valid_tool_name("天气/today"), "___today");
+        let long = valid_tool_name(&"x".repeat(100));
+        assert_eq!(long.len(), 64);
+        assert!(is_valid_tool_name(&valid_tool_name("")));
+        assert_eq!(valid_tool_name("3d-render"), "_3d-render");
+        assert!(is_valid_tool_name(&valid_tool_name(&"9".repeat(100))));
+    }
+
     use super::*;
 
     #[test]

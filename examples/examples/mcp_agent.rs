@@ -10,10 +10,10 @@
 //! 127.0.0.1:8000`). Its tools are listed; with a provider in the environment (see the `weather`
 //! example) a real model then answers the question given with `QUESTION=...`.
 
-use agent_core::mcp::{McpClient, McpServer};
 use agent_core::providers::from_env;
 use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, Model, Tool, ToolCall, tool, tools};
+use agent_mcp::{McpClient, McpServer};
 use examples::weather::{get_time, get_weather};
 
 /// Tell how many days are left until a date.

@@ -2,8 +2,8 @@
 //! through MCP elicitation, and the official TypeScript SDK's client answers (accept, decline,
 //! cancel), or cannot be asked (no elicitation capability).
 
-use agent_core::mcp::McpServer;
 use agent_core::{tool, tools};
+use agent_mcp::McpServer;
 use serde_json::{Value, json};
 use tests::node::{NODE, sdk_client_with};
 use tests::peers::Test;

@@ -6,9 +6,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_core::mcp::{McpClient, McpTool};
 use agent_core::providers::{OpenAi, dialect};
 use agent_core::{Agent, BoxFuture, Hooks, RunOutput, Tool, ToolCall, ToolDecision, ToolDef};
+use agent_mcp::{McpClient, McpTool};
 use serde_json::Value;
 use tests::http::{fixture, json_reply, quick_retries, request_bodies, serve_in_order};
 use tests::node::{NODE, everything_http, everything_stdio};

@@ -3,8 +3,8 @@
 //! invalid params (`-32602`), a body that is not JSON is `400` with a parse error, and ending a
 //! session is `200`.
 
-use agent_core::mcp::McpServer;
 use agent_core::tools;
+use agent_mcp::McpServer;
 use serde_json::{Value, json};
 use tests::get_weather;
 

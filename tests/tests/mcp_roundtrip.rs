@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agent_core::mcp::{McpClient, McpError, McpServer, McpTool, rmcp};
 use agent_core::{Agent, Tool, ToolDef, ToolSet, neutral_parameters, tools};
+use agent_mcp::{McpClient, McpError, McpServer, McpTool, rmcp};
 use tests::schema_set::report;
 use tests::{call, explode, get_weather, model_calling, now, refuse, remember, tool_results};
 

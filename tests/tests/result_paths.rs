@@ -18,7 +18,6 @@ use std::future::ready;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_core::mcp::{McpClient, McpServer};
 use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{
     Agent, Approval, ArgumentIssue, AssistantMessage, BoxFuture, ChatResponse, Chinese,
@@ -27,6 +26,7 @@ use agent_core::{
     RunOutput, State, StopReason, SyntaxError, SyntaxProblem, ToolCall, ToolDecision, ToolDef,
     ToolError, ToolOutput, ToolResultMessage, ToolSet, agent, tool, tools,
 };
+use agent_mcp::{McpClient, McpServer};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tests::{Progress, english_run};

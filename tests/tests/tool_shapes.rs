@@ -8,8 +8,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-use agent_core::mcp::{McpClient, McpServer, McpTool};
 use agent_core::{Agent, State, StopReason, ToolSet, agent, tool, tools};
+use agent_mcp::{McpClient, McpServer, McpTool};
 use tests::{call, model_calling, tool_results};
 
 /// Two calls meet here: each waits (up to two seconds) until both are inside the function at once.

@@ -189,8 +189,8 @@ async fn a_failed_tool_call_and_a_run_that_fails_say_so_in_their_spans() {
 
 #[tokio::test]
 async fn calls_served_over_mcp_are_tool_spans_too() {
-    use agent_core::mcp::{McpClient, McpServer};
     use agent_core::{RunId, Tool, ToolCall, ToolSet, tools};
+    use agent_mcp::{McpClient, McpServer};
 
     let captured = Captured::default();
     let subscriber = tracing_subscriber::registry().with(Capture(captured.clone()));

@@ -124,12 +124,24 @@ impl SchemaFit {
     }
 }
 
-/// Removes from an object every `null` given for a field its schema does not require, at any
-/// depth: what a strict dialect sends for "left out". Whether any was.
-pub(crate) fn drop_optional_nulls(
-    fields: &mut serde_json::Map<String, Value>,
-    schema: &Value,
-) -> bool {
+/// Removes from an object of arguments every `null` given for a field its schema does not require,
+/// at any depth: what a provider's strict dialect sends for "left out". Whether any was. A tool
+/// that hands its arguments on (to an MCP server, say) calls it first: the other side may refuse
+/// the `null`s.
+///
+/// ```
+/// use serde_json::json;
+/// let schema = json!({
+///     "type": "object",
+///     "properties": { "city": { "type": "string" }, "unit": { "type": "string" } },
+///     "required": ["city"]
+/// });
+/// let mut arguments = json!({ "city": "Oslo", "unit": null });
+/// let fields = arguments.as_object_mut().unwrap();
+/// assert!(agent_core::drop_optional_nulls(fields, &schema));
+/// assert_eq!(arguments, json!({ "city": "Oslo" }));
+/// ```
+pub fn drop_optional_nulls(fields: &mut serde_json::Map<String, Value>, schema: &Value) -> bool {
     let walk = Walk { root: schema };
     walk.drop_optional_nulls_in(fields, schema)
 }

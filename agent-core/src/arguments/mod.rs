@@ -10,6 +10,7 @@ mod slots;
 mod typed;
 mod walk;
 
-pub(crate) use fit::{SchemaFit, Unfit, drop_optional_nulls};
+pub use fit::drop_optional_nulls;
+pub(crate) use fit::{SchemaFit, Unfit};
 pub use slots::{Slot, Slots};
 pub use typed::{FieldSpec, arguments_schema, check_field, parse_arguments, parse_flat_arguments};

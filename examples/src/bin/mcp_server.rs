@@ -9,8 +9,8 @@
 
 use std::process::ExitCode;
 
-use agent_core::mcp::McpServer;
 use agent_core::tools;
+use agent_mcp::McpServer;
 use examples::weather::{get_time, get_weather, rain_radar};
 
 /// How the server is reached.

@@ -3,9 +3,9 @@
 
 use rmcp::model::{ContentBlock, Resource, ResourceContents};
 
-use crate::content::{Media, Part, Source};
-use crate::message::ToolResultMessage;
-use crate::texts::{ContentNote, Texts};
+use agent_core::ToolResultMessage;
+use agent_core::{ContentNote, Texts};
+use agent_core::{Media, Part, Source};
 
 /// The blocks as one text, one block per line: for an error result, whose text is what the model
 /// reads. What is not text is named in `texts`, so the model knows it is there.
@@ -29,6 +29,8 @@ pub(super) fn as_text(blocks: &[ContentBlock], texts: &dyn Texts) -> String {
             Part::Audio(media) => ContentNote::Audio {
                 media_type: &media.media_type,
             },
+            // `as_parts` makes no other kind.
+            _ => continue,
         };
         text.push_str(&texts.content_note(note));
     }
@@ -122,6 +124,8 @@ fn block_of(part: Part) -> ContentBlock {
     let media = match part {
         Part::Text { text } => return ContentBlock::text(text),
         Part::Image(media) | Part::Document(media) | Part::Audio(media) => media,
+        // A kind of part of a later agent-core: named, so the client knows one was there.
+        other => return ContentBlock::text(format!("[{}]", other.kind())),
     };
     match media.source {
         Source::Base64(data) if kind == "image" => ContentBlock::image(data, media.media_type),
@@ -136,13 +140,15 @@ fn block_of(part: Part) -> ContentBlock {
             let name = media.name.unwrap_or_else(|| kind.to_owned());
             ContentBlock::resource_link(Resource::new(url, name).with_mime_type(media.media_type))
         }
+        // A source of a later agent-core: named, so the client knows one was there.
+        _ => ContentBlock::text(format!("[{kind} ({})]", media.media_type)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::texts::{Chinese, English};
+    use agent_core::{Chinese, English};
 
     #[test]
     fn blocks_become_parts_and_parts_blocks() {

@@ -20,11 +20,11 @@ use tokio::net::TcpListener;
 use tracing::Instrument;
 
 use super::{McpError, content};
-use crate::call_info::RunId;
-use crate::message::ToolCall;
-use crate::texts::NotRun;
-use crate::tool::{ToolDef, ToolOutput};
-use crate::toolset::{CallDecision, ToolSet};
+use agent_core::NotRun;
+use agent_core::RunId;
+use agent_core::{CallDecision, ToolSet};
+use agent_core::{ErrorStyle, ToolCall};
+use agent_core::{ToolDef, ToolOutput};
 
 /// Tools served to MCP clients.
 ///
@@ -70,7 +70,7 @@ impl McpServer {
     pub fn new(mut tools: ToolSet) -> Self {
         let listed = tools.definitions().iter().map(listing).collect();
         // Error results without the lead-in ("Error: "): a client's agent adds its own.
-        tools.error_lead_in = false;
+        tools.set_error_style(ErrorStyle::Bare);
         McpServer {
             shared: Arc::new(Shared {
                 tools,

@@ -17,15 +17,14 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::McpError;
 use super::content;
-use crate::arguments::drop_optional_nulls;
-use crate::call_info::RunId;
-use crate::content::Part;
-use crate::message::ToolCall;
-use crate::schema::neutral_parameters;
-use crate::texts::{English, Texts};
-use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
-use crate::tool_error::{RemoteProblem, ToolError};
-use crate::toolset::{MAX_TOOL_NAME_LENGTH, is_tool_name_character, is_tool_name_start};
+use agent_core::Part;
+use agent_core::RunId;
+use agent_core::ToolCall;
+use agent_core::neutral_parameters;
+use agent_core::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
+use agent_core::{English, Texts};
+use agent_core::{RemoteProblem, ToolError};
+use agent_core::{drop_optional_nulls, valid_tool_name};
 
 /// A connection to an MCP server, shared by the client and every tool it lists.
 ///
@@ -140,7 +139,7 @@ impl McpClient {
 
     /// Sets the texts in which the tools it lists from now on name the content of a result the
     /// model cannot be shown as it is (a resource, a link, content of an unknown kind; see
-    /// [`ContentNote`](crate::ContentNote)): give it the agent's. [`English`] by default.
+    /// [`ContentNote`](agent_core::ContentNote)): give it the agent's. [`English`] by default.
     pub fn texts(mut self, texts: impl Texts) -> Self {
         self.texts = Arc::new(texts);
         self
@@ -163,11 +162,11 @@ impl McpClient {
         !self.connection.service.is_transport_closed()
     }
 
-    /// The server's tools, ready for [`Agent::try_tools`](crate::Agent::try_tools).
+    /// The server's tools, ready for [`Agent::try_tools`](agent_core::Agent::try_tools).
     ///
     /// Names are made valid for every provider (`^[A-Za-z0-9_-]{1,64}$`: other characters become
     /// `_`, longer names are cut); calls use the server's own name. Schemas are brought into the
-    /// neutral form ([`neutral_parameters`](crate::neutral_parameters)), so each provider adapter
+    /// neutral form ([`neutral_parameters`](agent_core::neutral_parameters)), so each provider adapter
     /// transforms them as it does a `#[tool]`'s.
     pub async fn tools(&self) -> Result<Vec<McpTool>, McpError> {
         let listed = self
@@ -239,7 +238,7 @@ impl McpTool {
             annotations.idempotent = hints.idempotent_hint;
             annotations.open_world = hints.open_world_hint;
         }
-        let definition = ToolDef::new(provider_safe_name(&remote_name), description, parameters)
+        let definition = ToolDef::new(valid_tool_name(&remote_name), description, parameters)
             .with_annotations(annotations)
             .with_output_schema(
                 listed
@@ -266,7 +265,7 @@ impl McpTool {
 
     /// Shows the tool to the model under another name (made provider-safe as well).
     pub fn renamed(mut self, name: &str) -> Self {
-        self.definition.name = provider_safe_name(name);
+        self.definition.name = valid_tool_name(name);
         self
     }
 
@@ -276,7 +275,7 @@ impl McpTool {
         self.renamed(&name)
     }
 
-    /// Makes each call wait for approval (see [`Agent::approve_with`](crate::Agent::approve_with)):
+    /// Makes each call wait for approval (see [`Agent::approve_with`](agent_core::Agent::approve_with)):
     /// for a remote tool that writes, deletes or spends, whatever its hints say.
     pub fn requiring_approval(mut self) -> Self {
         self.definition.annotations.requires_approval = true;
@@ -367,44 +366,9 @@ fn output(result: CallToolResult, texts: &dyn Texts) -> Result<ToolOutput, ToolE
     })
 }
 
-/// `name` with every character a tool name may not have replaced by `_`, cut to the longest
-/// tool name: what [`is_valid_tool_name`](crate::is_valid_tool_name) accepts.
-fn provider_safe_name(name: &str) -> String {
-    let mut safe: String = name
-        .chars()
-        .map(|character| {
-            if is_tool_name_character(character) {
-                character
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    // Gemini wants a letter or `_` first.
-    if !safe.starts_with(is_tool_name_start) {
-        safe.insert(0, '_');
-    }
-    // Every character is ASCII now, so any byte index is a boundary.
-    safe.truncate(MAX_TOOL_NAME_LENGTH);
-    safe
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::is_valid_tool_name;
-
-    #[test]
-    fn names_become_provider_safe() {
-        assert_eq!(provider_safe_name("get-sum"), "get-sum");
-        assert_eq!(provider_safe_name("files.read"), "files_read");
-        assert_eq!(provider_safe_name("天气/today"), "___today");
-        let long = provider_safe_name(&"x".repeat(100));
-        assert_eq!(long.len(), 64);
-        assert!(is_valid_tool_name(&provider_safe_name("")));
-        assert_eq!(provider_safe_name("3d-render"), "_3d-render");
-        assert!(is_valid_tool_name(&provider_safe_name(&"9".repeat(100))));
-    }
 
     #[test]
     fn arguments_must_be_an_object() {

@@ -1,14 +1,16 @@
 //! What a tool call costs through MCP, next to the same call through the dispatcher: `McpTool` ->
 //! JSON-RPC over an in-process pipe -> `McpServer` -> the dispatcher, and back.
 //!
-//! `cargo bench -p agent-core --features mcp --bench mcp_call`. Both run on one current-thread tokio
+//! `cargo bench -p agent-mcp --bench mcp_call`. Both run on one current-thread tokio
 //! runtime, so the pipe and the SDK's tasks are measured, not thread hand-offs.
 
-#[allow(dead_code)] // the shared models are for the other benchmarks
+// agent-core's shared bench items; the models are for its other benchmarks.
+#[allow(dead_code)]
+#[path = "../../agent-core/benches/common/mod.rs"]
 mod common;
 
-use agent_core::mcp::{McpClient, McpServer, McpTool};
 use agent_core::{Tool, ToolCall, ToolSet, tools};
+use agent_mcp::{McpClient, McpServer, McpTool};
 use common::{ARGUMENTS, get_weather};
 use divan::{Bencher, black_box};
 
