@@ -16,10 +16,11 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
+use super::answer::granted;
 use super::chunks::{file_of, grant_chunk, input_of};
 use super::identity::Identity;
 use super::rewind::read_back_id;
-use super::{Shared, chat_of, granted, json_response, refuse, store_failed};
+use super::{Shared, chat_of, json_response, refuse, store_failed};
 use agent_core::Part;
 use agent_core::session::Conversation;
 use agent_core::{AssistantMessage, Message, ToolCall, ToolResultMessage};
