@@ -8,6 +8,7 @@ use axum::body::Bytes;
 use deadpool_postgres::Pool;
 
 use super::answer_log::{AnswerLog, Heard, Logged, from_millis};
+use super::postgres_limits::{make_tables, store_error};
 use agent_core::BoxFuture;
 use agent_core::session::SessionError;
 
@@ -82,18 +83,7 @@ impl fmt::Debug for PostgresAnswers {
 impl PostgresAnswers {
     /// Keeps answers on `pool`, after making its tables if the database has none.
     pub async fn new(pool: Pool) -> Result<Self, SessionError> {
-        let mut client = pool.get().await.map_err(store_error)?;
-        let transaction = client.transaction().await.map_err(store_error)?;
-        transaction
-            .execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
-            .await
-            .map_err(store_error)?;
-        transaction
-            .batch_execute(SCHEMA)
-            .await
-            .map_err(store_error)?;
-        transaction.commit().await.map_err(store_error)?;
-        drop(client);
+        make_tables(&pool, SCHEMA_LOCK, SCHEMA).await?;
         Ok(PostgresAnswers { pool })
     }
 
@@ -237,12 +227,6 @@ impl PostgresAnswers {
             row.get(1),
             from_millis(row.get(2)),
         )))
-    }
-}
-
-fn store_error(error: impl fmt::Display) -> SessionError {
-    SessionError::Store {
-        message: error.to_string(),
     }
 }
 

@@ -97,18 +97,7 @@ impl fmt::Debug for PostgresLimits {
 impl PostgresLimits {
     /// Counts on `pool`, after making its tables if the database has none.
     pub async fn new(pool: Pool) -> Result<Self, SessionError> {
-        let mut client = pool.get().await.map_err(store_error)?;
-        let transaction = client.transaction().await.map_err(store_error)?;
-        transaction
-            .execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
-            .await
-            .map_err(store_error)?;
-        transaction
-            .batch_execute(SCHEMA)
-            .await
-            .map_err(store_error)?;
-        transaction.commit().await.map_err(store_error)?;
-        drop(client);
+        make_tables(&pool, SCHEMA_LOCK, SCHEMA).await?;
         Ok(PostgresLimits { pool })
     }
 
@@ -259,7 +248,24 @@ impl LimitStore for PostgresLimits {
 }
 
 /// A database failure as the store's error.
-fn store_error(error: impl fmt::Display) -> SessionError {
+/// Makes the tables `schema` says on `pool`'s database, if it has none, holding the advisory lock
+/// `lock` meanwhile so that two instances starting at once do not make them together.
+pub(crate) async fn make_tables(pool: &Pool, lock: i64, schema: &str) -> Result<(), SessionError> {
+    let mut client = pool.get().await.map_err(store_error)?;
+    let transaction = client.transaction().await.map_err(store_error)?;
+    transaction
+        .execute("SELECT pg_advisory_xact_lock($1)", &[&lock])
+        .await
+        .map_err(store_error)?;
+    transaction
+        .batch_execute(schema)
+        .await
+        .map_err(store_error)?;
+    transaction.commit().await.map_err(store_error)
+}
+
+/// A database's failure as the stores say it.
+pub(crate) fn store_error(error: impl fmt::Display) -> SessionError {
     SessionError::Store {
         message: error.to_string(),
     }

@@ -38,6 +38,26 @@ pub async fn post_and_hang_up(base: &str, body: &Value, until: &str) -> reqwest:
     reply.headers().clone()
 }
 
+/// Rejoins the answer under way in chat `chat` at `base` (`GET /api/chat/{chat}/stream`, what the
+/// AI SDK's `resume` asks) and reads it to its end; asserts it is a UI message stream read whole:
+/// from its `start` chunk, through a call's input, to `answer` and `[DONE]`. The stream.
+pub async fn rejoined_whole(base: &str, chat: &str, answer: &str) -> String {
+    let rejoined = reqwest::get(format!("{base}/api/chat/{chat}/stream"))
+        .await
+        .unwrap();
+    assert_eq!(rejoined.status().as_u16(), 200);
+    assert_eq!(rejoined.headers()["x-vercel-ai-ui-message-stream"], "v1");
+    let stream = rejoined.text().await.unwrap();
+    let start = stream
+        .find(r#""type":"start""#)
+        .expect("from the first chunk");
+    let call = stream.find("tool-input-available").unwrap();
+    let answered = stream.find(answer).unwrap();
+    assert!(start < call && call < answered, "{stream}");
+    assert!(stream.trim_end().ends_with("data: [DONE]"), "{stream}");
+    stream
+}
+
 /// The answer id in a UI message stream: its `start` chunk's `messageId`.
 pub fn answer_id(stream: &str) -> String {
     stream

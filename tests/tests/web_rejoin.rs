@@ -13,7 +13,7 @@ use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
 use agent_web::ChatServer;
 use serde_json::json;
-use tests::chat::{post_and_hang_up, user};
+use tests::chat::{post_and_hang_up, rejoined_whole, user};
 use tests::serve_chat;
 
 /// Calls of the slow tool that finished.
@@ -56,19 +56,7 @@ async fn a_reload_rejoins_the_answer_in_progress_and_reads_it_whole() {
     let (base, store, finished) = serve().await;
     start_and_hang_up(&base, "c").await;
     // The page reloads and rejoins.
-    let rejoined = reqwest::get(format!("{base}/api/chat/c/stream"))
-        .await
-        .unwrap();
-    assert_eq!(rejoined.status().as_u16(), 200);
-    assert_eq!(rejoined.headers()["x-vercel-ai-ui-message-stream"], "v1");
-    let stream = rejoined.text().await.unwrap();
-    let start = stream
-        .find(r#""type":"start""#)
-        .expect("from the first chunk");
-    let call = stream.find("tool-input-available").unwrap();
-    let answer = stream.find("Here is what I found.").unwrap();
-    assert!(start < call && call < answer, "{stream}");
-    assert!(stream.trim_end().ends_with("data: [DONE]"), "{stream}");
+    rejoined_whole(&base, "c", "Here is what I found.").await;
     // The run was never interrupted: the call finished once, and the answer is kept.
     assert_eq!(finished.load(Ordering::SeqCst), 1);
     let kept = store.load("c").await.unwrap().messages;

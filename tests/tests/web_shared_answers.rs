@@ -17,7 +17,7 @@ use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
 use agent_sql::{PostgresSessions, SqliteSessions};
 use agent_web::{AnswerLog, ChatServer, PostgresAnswers, SqliteAnswers};
 use serde_json::json;
-use tests::chat::{post_and_hang_up, user};
+use tests::chat::{post_and_hang_up, rejoined_whole, user};
 use tests::peers::Test;
 use tests::postgres::{POSTGRES, shared};
 
@@ -132,19 +132,7 @@ async fn the_other_instance_rejoins_the_answer_and_reads_it_whole(database: Data
     start_and_hang_up(a).await;
     // The page reloads onto the other instance, after the first had time to share the answer.
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let rejoined = reqwest::get(format!("{b}/api/chat/c/stream"))
-        .await
-        .unwrap();
-    assert_eq!(rejoined.status().as_u16(), 200);
-    assert_eq!(rejoined.headers()["x-vercel-ai-ui-message-stream"], "v1");
-    let stream = rejoined.text().await.unwrap();
-    let start = stream
-        .find(r#""type":"start""#)
-        .expect("from the first chunk");
-    let call = stream.find("tool-input-available").unwrap();
-    let answer = stream.find("Here is what I found.").unwrap();
-    assert!(start < call && call < answer, "{stream}");
-    assert!(stream.trim_end().ends_with("data: [DONE]"), "{stream}");
+    rejoined_whole(b, "c", "Here is what I found.").await;
     // Read on the other instance all along, the run was not cancelled as unread, though its
     // tool worked for several of the first instance's rejoin windows with no client there.
     assert_eq!(finished.load(Ordering::SeqCst), 1);
