@@ -290,9 +290,11 @@ pub trait WithoutOutputSchema {
 }
 impl<T> WithoutOutputSchema for Probe<T> {}
 
-/// A type a tool parameter may have. Generated code names a parameter's type once, as the argument
-/// of a function bounded by this trait, so a type that does not fit is one error at the parameter,
-/// with this message, rather than one per use inside derived code.
+/// A type a tool's parameter, or a closure tool's arguments, may have: one the model's JSON
+/// arguments are parsed into (`serde::Deserialize`) and that has a JSON schema
+/// (`schemars::JsonSchema`); every such type is one. Generated code names a parameter's type once,
+/// as the argument of a function bounded by this trait, so a type that does not fit is one error
+/// at the parameter, with this message, rather than one per use inside derived code.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
     label = "the model's JSON arguments cannot be parsed into `{Self}`, or it has no JSON schema",

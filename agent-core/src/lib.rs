@@ -144,6 +144,7 @@ pub mod seams {
     pub use crate::run::seams::*;
 }
 
+pub use __private::ToolParameter;
 pub use argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };

@@ -8,6 +8,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
+use crate::ToolParameter;
 use crate::arguments::{SchemaFit, Unfit};
 use crate::call_info::{CallInfo, RunId};
 use crate::message::ToolCall;
@@ -122,7 +123,7 @@ pub fn tool_fn<F, M>(
 ) -> ToolFn<F, M>
 where
     F: ToolClosure<M> + Send + Sync + 'static,
-    F::Arguments: DeserializeOwned + JsonSchema,
+    F::Arguments: ToolParameter,
     F::Future: Future<Output: IntoToolResult> + Send + 'static,
 {
     let mut parameters = parameters_schema::<F::Arguments>();
