@@ -143,11 +143,17 @@ impl Live {
 
     /// Completes when the answer is done.
     pub(crate) async fn ended(&self) {
+        self.wait_for(|state| state.done.then_some(())).await;
+    }
+
+    /// What `check` finds in the state, once it finds something: checked now and after each
+    /// change.
+    async fn wait_for<T>(&self, mut check: impl FnMut(&State) -> Option<T>) -> T {
         loop {
             let mut changed = std::pin::pin!(self.changed.notified());
             changed.as_mut().enable();
-            if self.state().done {
-                return;
+            if let Some(found) = check(&self.state()) {
+                return found;
             }
             changed.await;
         }
@@ -201,21 +207,16 @@ struct Reader {
 impl Reader {
     /// The next frame, once there is one; `None` after the last of a complete answer.
     async fn next(&mut self) -> Option<Bytes> {
-        loop {
-            let mut changed = std::pin::pin!(self.live.changed.notified());
-            changed.as_mut().enable();
-            {
-                let state = self.live.state();
-                if let Some(frame) = state.frames.get(self.at) {
-                    self.at += 1;
-                    return Some(frame.clone());
-                }
-                if state.done {
-                    return None;
-                }
-            }
-            changed.await;
-        }
+        let at = self.at;
+        let frame = self
+            .live
+            .wait_for(|state| match state.frames.get(at) {
+                Some(frame) => Some(Some(frame.clone())),
+                None => state.done.then_some(None),
+            })
+            .await;
+        self.at += usize::from(frame.is_some());
+        frame
     }
 }
 

@@ -9,8 +9,8 @@ use axum::body::Bytes;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::answer_log::{AnswerLog, Heard, Logged, from_millis, millis};
-use agent_core::BoxFuture;
 use agent_core::session::SessionError;
+use agent_core::{BoxFuture, run_blocking};
 
 /// The tables, made by the first [`SqliteAnswers::open`] of a file.
 const SCHEMA: &str = "
@@ -77,7 +77,7 @@ impl SqliteAnswers {
         work: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> rusqlite::Result<R> + Send + 'static,
     ) -> Result<R, SessionError> {
         let connection = Arc::clone(&self.connection);
-        let done = tokio::task::spawn_blocking(move || {
+        let done = run_blocking(move || {
             let mut connection = connection
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner());
