@@ -1,7 +1,10 @@
 //! The web endpoint as clients see it: a user's message in the AI SDK's shape, a POST of a chat
 //! body, the answer id a stream starts with, and UI messages and stored messages read as lines.
 
-use agent_core::Message;
+use std::time::{Duration, Instant};
+
+use agent_core::session::SessionStore;
+use agent_core::{Message, ToolResultMessage};
 use serde_json::{Value, json};
 
 /// A user's message with the text `text`, the client's id `id`.
@@ -56,6 +59,35 @@ pub async fn rejoined_whole(base: &str, chat: &str, answer: &str) -> String {
     assert!(start < call && call < answered, "{stream}");
     assert!(stream.trim_end().ends_with("data: [DONE]"), "{stream}");
     stream
+}
+
+/// Asks the server at `base` to stop the answer under way in chat `chat` (`DELETE
+/// /api/chat/{chat}/stream`); the status.
+pub async fn stop(base: &str, chat: &str) -> u16 {
+    let stopped = reqwest::Client::new()
+        .delete(format!("{base}/api/chat/{chat}/stream"))
+        .send()
+        .await
+        .unwrap();
+    stopped.status().as_u16()
+}
+
+/// The result that closes the conversation `chat` kept in `store`, once its last message is one:
+/// what a stopped run answers its call with. Fails when none is there within `within`.
+pub async fn last_result(
+    store: &dyn SessionStore,
+    chat: &str,
+    within: Duration,
+) -> ToolResultMessage {
+    let started = Instant::now();
+    loop {
+        let kept = store.load(chat).await.unwrap().messages;
+        if let Some(Message::Tool(result)) = kept.last() {
+            return result.clone();
+        }
+        assert!(started.elapsed() < within, "{kept:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// The answer id in a UI message stream: its `start` chunk's `messageId`.

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
-use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
+use agent_core::{Agent, AssistantMessage, State, ToolCall, tool};
 use agent_web::ChatServer;
 use serde_json::json;
-use tests::chat::{post_and_hang_up, rejoined_whole, user};
+use tests::chat::{last_result, post_and_hang_up, rejoined_whole, stop, user};
 use tests::serve_chat;
 
 /// Calls of the slow tool that finished.
@@ -73,25 +73,10 @@ async fn a_stop_cancels_the_answer_at_once_and_keeps_what_it_did() {
     let (base, store, finished) = serve().await;
     start_and_hang_up(&base, "c").await;
     let stopped = Instant::now();
-    let stop = reqwest::Client::new()
-        .delete(format!("{base}/api/chat/c/stream"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(stop.status().as_u16(), 204);
+    assert_eq!(stop(&base, "c").await, 204);
     // The run ends long before the tool would have, its call answered as interrupted.
-    let kept = loop {
-        let kept = store.load("c").await.unwrap().messages;
-        if matches!(kept.last(), Some(Message::Tool(_))) {
-            break kept;
-        }
-        assert!(stopped.elapsed() < Duration::from_secs(2), "{kept:?}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    };
+    let result = last_result(&*store, "c", Duration::from_secs(2)).await;
     assert!(stopped.elapsed() < Duration::from_millis(550));
-    let Some(Message::Tool(result)) = kept.last() else {
-        unreachable!()
-    };
     assert!(result.is_error, "{result:?}");
     assert_eq!(finished.load(Ordering::SeqCst), 0);
 }
@@ -103,10 +88,5 @@ async fn with_no_answer_in_progress_a_rejoin_is_a_204_and_a_stop_a_404() {
         .await
         .unwrap();
     assert_eq!(rejoin.status().as_u16(), 204);
-    let stop = reqwest::Client::new()
-        .delete(format!("{base}/api/chat/none/stream"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(stop.status().as_u16(), 404);
+    assert_eq!(stop(&base, "none").await, 404);
 }

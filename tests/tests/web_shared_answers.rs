@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 
 use agent_core::session::SessionStore;
 use agent_core::testing::ScriptedModel;
-use agent_core::{Agent, AssistantMessage, Message, State, ToolCall, tool};
+use agent_core::{Agent, AssistantMessage, State, ToolCall, tool};
 use agent_sql::{PostgresSessions, SqliteSessions};
 use agent_web::{AnswerLog, ChatServer, PostgresAnswers, SqliteAnswers};
 use serde_json::json;
-use tests::chat::{post_and_hang_up, rejoined_whole, user};
+use tests::chat::{last_result, post_and_hang_up, rejoined_whole, stop, user};
 use tests::peers::Test;
 use tests::postgres::{POSTGRES, shared};
 
@@ -153,26 +153,11 @@ async fn a_stop_sent_to_the_other_instance_stops_the_answer(database: Database, 
     start_and_hang_up(a).await;
     tokio::time::sleep(Duration::from_millis(400)).await;
     let stopped = Instant::now();
-    let stop = reqwest::Client::new()
-        .delete(format!("{b}/api/chat/c/stream"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(stop.status().as_u16(), 204);
+    assert_eq!(stop(b, "c").await, 204);
     // The first instance stops the run at its next write, long before the tool would end and
     // before its own rejoin window would have.
-    let kept = loop {
-        let kept = store.load("c").await.unwrap().messages;
-        if matches!(kept.last(), Some(Message::Tool(_))) {
-            break kept;
-        }
-        assert!(stopped.elapsed() < Duration::from_secs(3), "{kept:?}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let result = last_result(&**store, "c", Duration::from_secs(3)).await;
     assert!(stopped.elapsed() < WINDOW, "{:?}", stopped.elapsed());
-    let Some(Message::Tool(result)) = kept.last() else {
-        unreachable!()
-    };
     assert!(result.is_error, "answered as interrupted: {result:?}");
     assert_eq!(finished.load(Ordering::SeqCst), 0);
 }
@@ -184,12 +169,7 @@ async fn with_no_answer_under_way_the_other_instance_says_so(database: Database,
         .await
         .unwrap();
     assert_eq!(rejoin.status().as_u16(), 204);
-    let stop = reqwest::Client::new()
-        .delete(format!("{b}/api/chat/none/stream"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(stop.status().as_u16(), 404);
+    assert_eq!(stop(b, "none").await, 404);
 }
 
 fn main() -> ExitCode {
