@@ -4,12 +4,12 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::arguments::{
-    FieldSpec, Slot, Slots, arguments_schema, check_field, parse_arguments, parse_flat_arguments,
-};
-pub use crate::blocking::{Blocking, run_blocking};
 pub use crate::run::EventSender;
 pub use crate::schema::{output_schema, parameters_schema};
+pub use crate::tool::arguments::{
+    FieldSpec, Slot, Slots, arguments_schema, check_field, parse_arguments, parse_flat_arguments,
+};
+pub use crate::tool::blocking::{Blocking, run_blocking};
 
 use std::fmt::Display;
 use std::marker::PhantomData;
@@ -19,14 +19,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::call_info::{CallInfo, RunId};
 use crate::content::Part;
 use crate::message::ToolCall;
+use crate::reasons::tool_error::ToolError;
 use crate::run::Agent;
-use crate::state::{FromRef, State};
+use crate::tool::call_info::{CallInfo, RunId};
+use crate::tool::dispatcher::ToolSet;
+use crate::tool::state::{FromRef, State};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
-use crate::tool_error::ToolError;
-use crate::toolset::ToolSet;
 
 /// What a `#[tool]`'s glue holds: how its arguments are read into its parameters (nested,
 /// `(P0, (P1, ()))`), along its table of them.

@@ -80,31 +80,20 @@
 //! providers, typed output, the run (`run/`: the agent, the request, the seams and the crate's
 //! values for them, the loop, hooks, pauses, events), the session stores, and the integrations.
 
-mod argument_issue;
-mod arguments;
-mod blocking;
-mod call_info;
 mod content;
-mod external;
 mod fallback;
 mod fresh;
 mod limits;
 mod message;
 mod model;
 mod output;
-mod output_problem;
 mod reasoning;
+mod reasons;
 mod run;
 mod schema;
 mod settings;
-mod state;
 mod texts;
 mod tool;
-mod tool_error;
-mod tool_fn;
-mod tool_result;
-mod toolbox;
-mod toolset;
 
 #[cfg(feature = "http")]
 pub mod providers;
@@ -145,14 +134,7 @@ pub mod seams {
 }
 
 pub use __private::ToolParameter;
-pub use argument_issue::{
-    ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
-};
-pub use arguments::drop_optional_nulls;
-pub use blocking::{Blocking, run_blocking};
-pub use call_info::{CallInfo, RunId};
 pub use content::{Media, MediaUrl, Part, Source};
-pub use external::ExternalTool;
 pub use fallback::Fallback;
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
 pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
@@ -161,8 +143,12 @@ pub use model::{
     StreamEvent,
 };
 pub use output::{DEFAULT_OUTPUT_RETRIES, OutputMode, OutputType, Validator};
-pub use output_problem::{OutputProblem, RejectedOutput};
 pub use reasoning::Reasoning;
+pub use reasons::argument_issue::{
+    ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
+};
+pub use reasons::output_problem::{OutputProblem, RejectedOutput};
+pub use reasons::tool_error::{Interruption, RemoteProblem, ThreadProblem, ToolError};
 pub use run::{
     AddToolError, Agent, Answer, ContextGiven, Decision, Input, Journal, NewRun, NoContext,
     PAUSED_RUN_VERSION, PausedRun, PendingCall, Ready, ResumeError, Resuming, ResumingSession,
@@ -172,17 +158,20 @@ pub use run::{
 pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema, root_schema};
 pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};
-pub use state::{FromRef, State};
 pub use texts::{Chinese, ContentNote, English, NotRun, ReturnedBy, Texts};
-pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
-pub use tool_error::{Interruption, RemoteProblem, ThreadProblem, ToolError};
-pub use tool_fn::{FromCall, ToolClosure, ToolFn, tool_fn};
-pub use tool_result::{IntoToolResult, Json};
-pub use toolbox::ToolBox;
-pub use toolset::{
+pub use tool::arguments::drop_optional_nulls;
+pub use tool::blocking::{Blocking, run_blocking};
+pub use tool::call_info::{CallInfo, RunId};
+pub use tool::closure::{FromCall, ToolClosure, ToolFn, tool_fn};
+pub use tool::dispatcher::{
     CallDecision, DEFAULT_RESULT_LIMIT, ErrorStyle, ToolSet, ToolSetError, is_valid_tool_name,
     valid_tool_name,
 };
+pub use tool::external::ExternalTool;
+pub use tool::return_value::{IntoToolResult, Json};
+pub use tool::state::{FromRef, State};
+pub use tool::toolbox::ToolBox;
+pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 
 /// Builds an [`Agent`] from a model and `#[tool]` functions.
 ///

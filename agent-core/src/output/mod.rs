@@ -9,7 +9,7 @@ pub(crate) use parse::json_in_text;
 pub(crate) use plan::{OUTPUT_NAME, OutputCheck, OutputShapes, TypedCheck};
 pub use plan::{OutputType, Validator};
 
-pub(crate) use crate::output_problem::{OutputProblem, RejectedOutput};
+pub(crate) use crate::reasons::output_problem::{OutputProblem, RejectedOutput};
 
 /// How many times a typed run sends an invalid or rejected output back to the model for another
 /// try, unless configured otherwise: two (three tries in all). One more model call is cheaper than

@@ -9,10 +9,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::{OutputMode, OutputProblem};
-use crate::argument_issue::{ArgumentIssue, Found, IssueKind, JsonType};
-use crate::arguments::{SchemaFit, Unfit};
+use crate::reasons::argument_issue::{ArgumentIssue, Found, IssueKind, JsonType};
 use crate::schema::root_schema;
 use crate::settings::ResponseFormat;
+use crate::tool::arguments::{SchemaFit, Unfit};
 
 /// A type a run can give its answer as: any `DeserializeOwned + JsonSchema` value that can cross
 /// threads.

@@ -18,9 +18,9 @@ use crate::run::layers::{Approvals, BoundLayer, BoundPolicy, Hooked};
 use crate::run::seams::{CallPolicy, ModelLayer};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::texts::Texts;
+use crate::tool::dispatcher::{ToolSet, ToolSetError};
+use crate::tool::toolbox::ToolBox;
 use crate::tool::{Tool, ToolDef};
-use crate::toolbox::ToolBox;
-use crate::toolset::{ToolSet, ToolSetError};
 
 /// A model with tools, ready to run.
 ///

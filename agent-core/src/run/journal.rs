@@ -4,8 +4,8 @@
 
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::model::{ChatResponse, ModelError};
+use crate::reasons::tool_error::ToolError;
 use crate::tool::{BoxFuture, ToolDef};
-use crate::tool_error::ToolError;
 
 /// Records each model call and each tool call of a run as one step, and hands recorded ones back
 /// on replay. Implemented by the durable runners (`restate`; another engine can implement it

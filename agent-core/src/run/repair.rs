@@ -5,8 +5,8 @@
 //! had its effect), in the run's words.
 
 use crate::message::{Message, ToolResultMessage};
-use crate::tool_error::{Interruption, ToolError};
-use crate::toolset::ToolSet;
+use crate::reasons::tool_error::{Interruption, ToolError};
+use crate::tool::dispatcher::ToolSet;
 
 /// Answers every unanswered call in `messages`, each right after the results its reply has.
 /// Returns how many results were put before the last message of `messages` as given (a repair

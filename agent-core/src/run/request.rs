@@ -16,12 +16,12 @@ use super::seams::{AnswerCheck, TextAnswer};
 use super::start::start;
 use super::store::{ConversationHold, SessionStore};
 use super::typed_answer::TypedAnswer;
-use crate::call_info::RunId;
 use crate::content::Part;
 use crate::message::Message;
 use crate::output::{OutputMode, OutputType, TypedCheck, Validator};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::tool::BoxFuture;
+use crate::tool::call_info::RunId;
 
 /// What a new run adds to its conversation before its first step: the user's message, or nothing
 /// (to go on with a history as it is, say after a step limit). Made from any text.

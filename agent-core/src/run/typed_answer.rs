@@ -8,10 +8,10 @@ use super::agent::Agent;
 use super::seams::{AnswerCheck, Judgement, Offer, ReplyRulings, Ruling};
 use crate::message::{AssistantMessage, Message};
 use crate::output::{OutputCheck, OutputMode, OutputProblem, RejectedOutput, json_in_text};
+use crate::reasons::tool_error::ToolError;
 use crate::settings::{ModelSettings, ToolChoice};
 use crate::texts::{NotRun, Texts};
 use crate::tool::{ToolDef, ToolOutput};
-use crate::tool_error::ToolError;
 
 /// A typed run's output in the making.
 pub(crate) struct TypedAnswer<'a, S> {

@@ -5,12 +5,14 @@
 
 use std::fmt::Write as _;
 
-use crate::argument_issue::{
+use crate::content::Part;
+use crate::reasons::argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
-use crate::content::Part;
-use crate::output_problem::OutputProblem;
-use crate::tool_error::{Interruption, RemoteProblem, ThreadProblem, ToolError, human_duration};
+use crate::reasons::output_problem::OutputProblem;
+use crate::reasons::tool_error::{
+    Interruption, RemoteProblem, ThreadProblem, ToolError, human_duration,
+};
 
 mod chinese;
 mod english;

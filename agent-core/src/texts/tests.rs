@@ -2,7 +2,7 @@
 
 use super::chinese::chinese_issue;
 use super::*;
-use crate::argument_issue::classify;
+use crate::reasons::argument_issue::classify;
 
 /// Three ASCII words in a row, separated by nothing but ASCII: an English phrase.
 fn english_run(text: &str) -> bool {

@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, ImplItem, ItemFn, ItemImpl, Type};
 
 use super::attr::DefaultValue;
-use super::validate::{ModelParam, Receiving, ValidImpl, ValidParam, ValidTool};
+use super::signature::{ModelParam, Receiving, ValidImpl, ValidParam, ValidTool};
 
 /// A `#[tool] fn`: the function, its unit struct, and the tool.
 pub fn expand(tool: &ValidTool) -> TokenStream {

@@ -6,7 +6,7 @@ mod docs;
 mod expand;
 mod parse;
 mod place;
-mod validate;
+mod signature;
 
 pub use place::Source;
 
@@ -21,10 +21,10 @@ pub fn expand(attr: TokenStream, item: TokenStream, source: &Source) -> TokenStr
             // An associated function looks free to the attribute: the source says where it is.
             let name = tool.function.sig.ident.to_string();
             let place = match tool.receiver.is_none() && source.in_unmarked_impl(&name) {
-                true => validate::Place::UnmarkedImpl,
-                false => validate::Place::Free,
+                true => signature::Place::UnmarkedImpl,
+                false => signature::Place::Free,
             };
-            let valid = validate::validate(*tool, place, &mut errors);
+            let valid = signature::validate(*tool, place, &mut errors);
             if errors.is_empty() {
                 return expand::expand(&valid);
             }
@@ -35,7 +35,7 @@ pub fn expand(attr: TokenStream, item: TokenStream, source: &Source) -> TokenStr
             tokens
         }
         parse::Parsed::Impl(block) => {
-            let valid = validate::validate_impl(*block, &mut errors);
+            let valid = signature::validate_impl(*block, &mut errors);
             if errors.is_empty() {
                 return expand::expand_impl(&valid);
             }

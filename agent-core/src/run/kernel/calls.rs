@@ -25,7 +25,7 @@ use crate::run::pause::PendingCall;
 use crate::run::seams::RulingPlaces;
 use crate::run::seams::{Judgement, PolicyCall, ReplyRulings, Ruling, RunStatus};
 use crate::texts::NotRun;
-use crate::toolset::CallDecision;
+use crate::tool::dispatcher::CallDecision;
 
 /// One call's place while a step's calls are carried out.
 pub(super) enum Slot {

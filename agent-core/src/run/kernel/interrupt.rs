@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use futures_util::future::Shared;
 
+use crate::reasons::tool_error::{Interruption as CutBy, ToolError};
 use crate::run::outcome::StopReason;
 use crate::texts::NotRun;
 use crate::tool::BoxFuture;
-use crate::tool_error::{Interruption as CutBy, ToolError};
 
 /// Why something in flight was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! takes an answer or something says stop. The loop knows no feature by name: each is a value
 //! at a seam.
 //!
-//! - `run`: the run's state, how it starts, and how it ends (its output, a pause, a drop);
+//! - `run_state`: the run's state, how it starts, and how it ends (its output, a pause, a drop);
 //! - `ask`: the model call through the layers, its usage counted;
 //! - `calls`: the policies' rulings on a reply and on each call, the calls carried out (in
 //!   order, or at once) and their results in call order;
@@ -16,10 +16,10 @@ mod ask;
 mod calls;
 mod interrupt;
 mod resume;
-mod run;
+mod run_state;
 
 pub(crate) use resume::Resumption;
-pub(crate) use run::{RunSetup, Seams};
+pub(crate) use run_state::{RunSetup, Seams};
 
 use std::future::Future;
 use std::pin::pin;
@@ -35,7 +35,7 @@ use crate::run::events::{HandOver, LiveEvent};
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::seams::Judgement;
 use crate::texts::NotRun;
-use run::Run;
+use run_state::Run;
 
 /// How a step ended.
 enum Step {

@@ -7,13 +7,13 @@ use super::calls::Slot;
 use super::{Ending, Run};
 use crate::content::Part;
 use crate::message::{Message, ToolResultMessage};
+use crate::reasons::tool_error::ToolError;
 use crate::run::events::LiveEvent;
 use crate::run::outcome::StopReason;
 use crate::run::pause::{Decision, PausedRun, PendingCall};
 use crate::run::seams::Ruling;
 use crate::texts::NotRun;
 use crate::tool::ToolOutput;
-use crate::tool_error::ToolError;
 
 /// A paused run and one decision per waiting call, checked against each other.
 pub(crate) struct Resumption {

@@ -5,13 +5,13 @@
 
 use std::time::Duration;
 
-use crate::call_info::RunId;
 use crate::message::{AssistantMessage, ToolCall, ToolResultMessage, Usage};
+use crate::reasons::tool_error::ToolError;
 use crate::run::outcome::StopReason;
 use crate::run::pause::Waiting;
 use crate::texts::{NotRun, Texts};
+use crate::tool::call_info::RunId;
 use crate::tool::{BoxFuture, ToolDef, ToolOutput};
-use crate::tool_error::ToolError;
 
 /// What is to become of one call.
 #[derive(Debug)]

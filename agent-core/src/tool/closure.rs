@@ -9,14 +9,14 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::ToolParameter;
-use crate::arguments::{SchemaFit, Unfit};
-use crate::call_info::{CallInfo, RunId};
 use crate::message::ToolCall;
+use crate::reasons::tool_error::ToolError;
 use crate::schema::{output_schema, parameters_schema};
-use crate::state::{FromRef, State};
+use crate::tool::arguments::{SchemaFit, Unfit};
+use crate::tool::call_info::{CallInfo, RunId};
+use crate::tool::return_value::IntoToolResult;
+use crate::tool::state::{FromRef, State};
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
-use crate::tool_error::ToolError;
-use crate::tool_result::IntoToolResult;
 
 /// A tool made at run time from a name, a description and an async closure that takes the tool's
 /// arguments as one typed value.

@@ -4,7 +4,7 @@ use std::any::Any;
 use std::fmt;
 use std::time::Duration;
 
-use crate::argument_issue::{ArgumentIssue, IssueKind, JsonType, SyntaxError};
+use crate::reasons::argument_issue::{ArgumentIssue, IssueKind, JsonType, SyntaxError};
 
 /// Why a tool call failed. Every variant reaches the model as an error result, never as a crashed run.
 ///

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::skipped::deserialize_noticing;
 use super::typed::{Strict, deserialize_strictly_saying, render_path};
 use super::walk::{MAX_ISSUES, Walk};
-use crate::argument_issue::{ArgumentIssue, IssueKind, SyntaxError, issue_of};
+use crate::reasons::argument_issue::{ArgumentIssue, IssueKind, SyntaxError, issue_of};
 
 /// What the parser knows of a type from its JSON schema (draft 2020-12, as schemars makes it):
 /// made once per type, used for every value read.

@@ -14,7 +14,7 @@ use std::thread;
 
 use futures_channel::oneshot;
 
-use crate::tool_error::{ThreadProblem, ToolError, panicked};
+use crate::reasons::tool_error::{ThreadProblem, ToolError, panicked};
 
 /// Starts `work` on a blocking thread and resolves to its result; a panic inside it becomes
 /// [`ToolError::Panicked`] with the panic's message.

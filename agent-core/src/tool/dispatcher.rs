@@ -12,13 +12,13 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use futures_util::future::CatchUnwind;
 
-use crate::call_info::RunId;
 use crate::content::Part;
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
+use crate::reasons::tool_error::{ToolError, panicked};
 use crate::texts::{English, NotRun, Texts};
+use crate::tool::call_info::RunId;
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
-use crate::tool_error::{ToolError, panicked};
 
 /// The longest result, in characters, a tool call may hand the model unless configured otherwise.
 pub const DEFAULT_RESULT_LIMIT: usize = 8000;

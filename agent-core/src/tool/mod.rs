@@ -1,4 +1,19 @@
-//! What a tool is: its definition for the model, how it is called, what it returns and how it fails.
+//! The tool layer: what a tool is (the [`Tool`] trait, its definition for the model, what it
+//! returns), and in this folder everything that makes and runs tools: the dispatcher
+//! ([`ToolSet`](crate::ToolSet), `dispatcher`), the argument engine (`arguments`), tools made of
+//! closures (`closure`) and what their return values become (`return_value`), toolboxes of methods
+//! (`toolbox`), the blocking pool for plain functions (`blocking`), a call's scope (`call_info`),
+//! tools the caller runs (`external`) and values from the agent (`state`).
+
+pub(crate) mod arguments;
+pub(crate) mod blocking;
+pub(crate) mod call_info;
+pub(crate) mod closure;
+pub(crate) mod dispatcher;
+pub(crate) mod external;
+pub(crate) mod return_value;
+pub(crate) mod state;
+pub(crate) mod toolbox;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -6,10 +21,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::call_info::RunId;
 use crate::content::Part;
 use crate::message::ToolCall;
-use crate::tool_error::ToolError;
+use crate::reasons::tool_error::ToolError;
+use crate::tool::call_info::RunId;
 
 /// A boxed, `Send` future: what [`Tool::call`] and [`Model::chat`](crate::Model::chat) return, so both
 /// traits stay object-safe.

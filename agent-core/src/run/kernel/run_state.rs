@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 use super::Ending;
 use super::interrupt::Interruption;
 use super::resume::Resumption;
-use crate::call_info::RunId;
 use crate::message::{Message, ToolResultMessage, Usage};
 use crate::model::Model;
 use crate::run::agent::Agent;
@@ -17,6 +16,7 @@ use crate::run::pause::{PausedRun, PendingCall, Progress};
 use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcript};
 use crate::settings::ModelSettings;
 use crate::tool::BoxFuture;
+use crate::tool::call_info::RunId;
 
 /// The values at a run's seams, in their order.
 pub(crate) struct Seams<'r, S> {

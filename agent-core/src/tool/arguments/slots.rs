@@ -262,7 +262,7 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::arguments::typed::FieldSpec;
+    use crate::tool::arguments::typed::FieldSpec;
 
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]

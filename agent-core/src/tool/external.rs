@@ -3,11 +3,11 @@
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use crate::call_info::RunId;
 use crate::message::ToolCall;
+use crate::reasons::tool_error::ToolError;
 use crate::schema::parameters_schema;
+use crate::tool::call_info::RunId;
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
-use crate::tool_error::ToolError;
 
 /// A tool run by the caller, not by the agent: one that needs the user's browser, a device, or a
 /// person's hands. A run that reaches a call to it ends paused ([`StopReason::Paused`]) with the

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::argument_issue::{ArgumentIssue, SyntaxError};
+use crate::reasons::argument_issue::{ArgumentIssue, SyntaxError};
 
 /// An output the model gave that was not taken, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::fit::is_closed;
-use crate::argument_issue::{ArgumentIssue, Found, IssueKind, JsonType};
+use crate::reasons::argument_issue::{ArgumentIssue, Found, IssueKind, JsonType};
 
 /// How many problems are told at most: a hostile value can hold millions, and the model needs a
 /// few to fix its answer.

@@ -7,8 +7,8 @@ use std::fmt::Display;
 use serde::Serialize;
 
 use crate::content::Part;
+use crate::reasons::tool_error::ToolError;
 use crate::tool::ToolOutput;
-use crate::tool_error::ToolError;
 
 /// A value a [`tool_fn`](crate::tool_fn) closure's future may resolve to.
 ///

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::tool::Tool;
-use crate::toolset::{ToolSet, ToolSetError};
+use crate::tool::dispatcher::{ToolSet, ToolSetError};
 
 /// A value whose methods are tools: what `#[tool]` on an inherent `impl` block implements.
 ///

@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 use super::drop_optional_nulls;
 use super::slots::{ArgumentsSeed, Slots};
 use super::walk::{MAX_ISSUES, Walk};
-use crate::argument_issue::{ArgumentIssue, IssueKind, issue_of};
+use crate::reasons::argument_issue::{ArgumentIssue, IssueKind, issue_of};
+use crate::reasons::tool_error::ToolError;
 use crate::schema::{arguments_schema_with, root_schema};
-use crate::tool_error::ToolError;
 
 /// One model-facing parameter of a `#[tool]`: a row of the table the macro generates, from which
 /// the arguments are parsed, explained when they do not fit, and described in the schema. What

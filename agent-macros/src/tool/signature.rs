@@ -1,5 +1,5 @@
-//! Validate: everything the model or the generated code cannot work with is a compile error here,
-//! pointing at the offending tokens and saying how to fix it.
+//! A tool's signature checked: everything in it that the model or the generated code cannot
+//! work with is a compile error here, pointing at the offending tokens and saying how to fix it.
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
