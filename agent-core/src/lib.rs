@@ -147,8 +147,11 @@ pub use reasoning::Reasoning;
 pub use reasons::argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
+pub use reasons::not_run::NotRun;
 pub use reasons::output_problem::{OutputProblem, RejectedOutput};
-pub use reasons::tool_error::{Interruption, RemoteProblem, ThreadProblem, ToolError};
+pub use reasons::tool_error::{
+    Interruption, RemoteProblem, RemoteServer, ThreadProblem, ToolError,
+};
 pub use run::{
     AddToolError, Agent, Answer, ContextGiven, Decision, Input, Journal, NewRun, NoContext,
     PAUSED_RUN_VERSION, PausedRun, PendingCall, Ready, ResumeError, Resuming, ResumingSession,
@@ -158,7 +161,7 @@ pub use run::{
 pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema, root_schema};
 pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};
-pub use texts::{Chinese, ContentNote, English, NotRun, ReturnedBy, Texts};
+pub use texts::{Chinese, ContentNote, English, ReturnedBy, Texts};
 pub use tool::arguments::drop_optional_nulls;
 pub use tool::blocking::{Blocking, run_blocking};
 pub use tool::call_info::{CallInfo, RunId};

@@ -22,7 +22,7 @@ use agent_core::RunId;
 use agent_core::ToolCall;
 use agent_core::neutral_parameters;
 use agent_core::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
-use agent_core::{English, Texts};
+use agent_core::{English, RemoteServer, Texts};
 use agent_core::{RemoteProblem, ToolError};
 use agent_core::{drop_optional_nulls, valid_tool_name};
 
@@ -39,8 +39,8 @@ pub struct McpClient {
 
 struct Connection {
     service: RunningService<RoleClient, ClientConfig>,
-    /// The server's name for messages: the one it gave, or how it was reached.
-    name: String,
+    /// The server, as messages name it: by the name it gave, or how it was reached.
+    name: RemoteServer,
     process_id: Option<u32>,
 }
 
@@ -70,14 +70,14 @@ impl McpClient {
                 source,
             })?;
         let process_id = transport.id();
-        McpClient::start(transport, format!("`{program}`"), process_id).await
+        McpClient::start(transport, RemoteServer::Program(program), process_id).await
     }
 
     /// Connects to a server over streamable HTTP, e.g. `http://127.0.0.1:8000/mcp`.
     pub async fn connect(url: impl Into<String>) -> Result<Self, McpError> {
         let url = url.into();
         let transport = StreamableHttpClientTransport::from_uri(url.clone());
-        McpClient::start(transport, format!("at {url}"), None).await
+        McpClient::start(transport, RemoteServer::Url(url), None).await
     }
 
     /// Connects over streamable HTTP with the SDK's settings: an `Authorization` bearer token,
@@ -85,7 +85,7 @@ impl McpClient {
     pub async fn connect_with(
         config: StreamableHttpClientTransportConfig,
     ) -> Result<Self, McpError> {
-        let label = format!("at {}", config.uri);
+        let label = RemoteServer::Url(config.uri.to_string());
         let transport = StreamableHttpClientTransport::from_config(config);
         McpClient::start(transport, label, None).await
     }
@@ -96,12 +96,12 @@ impl McpClient {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        McpClient::start((read, write), "over a stream".to_owned(), None).await
+        McpClient::start((read, write), RemoteServer::Stream, None).await
     }
 
     async fn start<T, E, A>(
         transport: T,
-        label: String,
+        label: RemoteServer,
         process_id: Option<u32>,
     ) -> Result<Self, McpError>
     where
@@ -116,7 +116,7 @@ impl McpClient {
             .serve(transport)
             .await
             .map_err(|error| McpError::Connect {
-                server: label.clone(),
+                server: label.to_string(),
                 source: Box::new(error),
             })?;
         let name = service
@@ -124,7 +124,7 @@ impl McpClient {
             .and_then(|info| {
                 info.server_info
                     .as_ref()
-                    .map(|server| format!("`{}`", server.name))
+                    .map(|server| RemoteServer::Named(server.name.clone()))
             })
             .unwrap_or(label);
         Ok(McpClient {
@@ -145,8 +145,9 @@ impl McpClient {
         self
     }
 
-    /// The server's name as it gave it (in backquotes), or how it was reached.
-    pub fn server_name(&self) -> &str {
+    /// The server, as messages name it: by the name it gave, or how it was reached (its
+    /// `Display` is the English words: `` `name` ``, `at https://…`).
+    pub fn server_name(&self) -> &RemoteServer {
         &self.connection.name
     }
 
@@ -175,7 +176,7 @@ impl McpClient {
             .list_all_tools()
             .await
             .map_err(|error| McpError::Request {
-                server: self.connection.name.clone(),
+                server: self.connection.name.to_string(),
                 method: "tools/list",
                 source: Box::new(error),
             })?;

@@ -339,13 +339,13 @@ enum Refusal {
 
 impl Refusal {
     /// Why a call of `tool` is not run, for the set's texts to word.
-    fn not_run<'a>(&'a self, tool: &'a str) -> NotRun<'a> {
+    fn not_run(&self, tool: &str) -> NotRun {
         match self {
             Refusal::Declined => NotRun::ApprovalDeclined,
             Refusal::Cancelled => NotRun::ApprovalCancelled,
             Refusal::NotAccepted => NotRun::ApprovalNotAccepted,
-            Refusal::Impossible => NotRun::ApprovalImpossible(tool),
-            Refusal::NotAsked(message) => NotRun::ApprovalNotAsked(message),
+            Refusal::Impossible => NotRun::ApprovalImpossible(tool.to_owned()),
+            Refusal::NotAsked(message) => NotRun::ApprovalNotAsked(message.clone()),
         }
     }
 }

@@ -105,7 +105,7 @@ pub(crate) fn ui_messages(
                 let answer = Answer {
                     messages: &messages[at..end],
                     paused: conversation.paused.as_ref(),
-                    denied: texts.not_run(NotRun::Denied(None)),
+                    denied: texts.not_run(&NotRun::Denied(None)),
                 };
                 out.push(json!({
                     "id": read_back_id(chat_id, question),

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_core::providers::{OpenAi, dialect};
-use agent_core::{Agent, BoxFuture, Hooks, RunOutput, Tool, ToolCall, ToolDecision, ToolDef};
+use agent_core::{
+    Agent, BoxFuture, Hooks, RemoteServer, RunOutput, Tool, ToolCall, ToolDecision, ToolDef,
+};
 use agent_mcp::{McpClient, McpTool};
 use serde_json::Value;
 use tests::http::{fixture, json_reply, quick_retries, request_bodies, serve_in_order};
@@ -131,7 +133,10 @@ fn check_listing(tools: &[McpTool]) {
 
 async fn its_tools_run_in_an_agent_over_stdio() {
     let client = McpClient::spawn(everything_stdio()).await.unwrap();
-    assert_eq!(client.server_name(), "`mcp-servers/everything`");
+    assert_eq!(
+        client.server_name(),
+        &RemoteServer::Named("mcp-servers/everything".into())
+    );
     let tools = client.tools().await.unwrap();
     check_listing(&tools);
     check_run(&run_with_everything(tools).await);

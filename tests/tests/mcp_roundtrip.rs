@@ -48,7 +48,7 @@ fn local(tool: &impl Tool) -> ToolDef {
 #[tokio::test]
 async fn definitions_survive_the_trip() {
     let (client, _serving) = connected().await;
-    assert_eq!(client.server_name(), "`fixtures`");
+    assert_eq!(client.server_name().to_string(), "`fixtures`");
     let remote: Vec<ToolDef> = client
         .tools()
         .await

@@ -210,14 +210,9 @@ fn text(text: &str) -> Result<ToolOutput, ToolError> {
     Ok(ToolOutput::Text(text.to_owned()))
 }
 
-/// What the dispatcher makes of a call not run, saying `why` in the set's words.
-fn not_run<S: Send + Sync + 'static>(
-    tools: &ToolSet<S>,
-    why: NotRun<'_>,
-) -> Result<ToolOutput, ToolError> {
-    Err(ToolError::NotRun {
-        reason: tools.texts().not_run(why),
-    })
+/// What the dispatcher makes of a call not run, saying `why`.
+fn not_run(why: NotRun) -> Result<ToolOutput, ToolError> {
+    Err(ToolError::NotRun { why })
 }
 
 fn issue(path: &str, kind: IssueKind) -> ArgumentIssue {
@@ -323,9 +318,9 @@ async fn hooked(setup: Setup, seen: &mut Seen) {
         &calls[0],
         text("晴天晴天晴天"),
     );
-    let skipped = not_run(tools, NotRun::Skipped("今天不用查"));
+    let skipped = not_run(NotRun::Skipped("今天不用查".into()));
     seen.expect("skipped by a hook", tools, m, &calls[1], skipped);
-    let stopped = not_run(tools, NotRun::Skipped("到此为止吧"));
+    let stopped = not_run(NotRun::Skipped("到此为止吧".into()));
     seen.expect("stopped by a hook", tools, m, &calls[2], stopped);
     seen.read_run(&model, &output);
 }
@@ -343,7 +338,7 @@ async fn denied(setup: Setup, seen: &mut Seen) {
         });
     let output = agent.run("去做吧").await.unwrap();
     let tools = agent.tools();
-    let refused = not_run(tools, NotRun::Denied(Some("不行，留着")));
+    let refused = not_run(NotRun::Denied(Some("不行，留着".into())));
     seen.expect("denied", tools, &output.messages, &calls[0], refused);
     seen.read_run(&model, &output);
 
@@ -352,7 +347,7 @@ async fn denied(setup: Setup, seen: &mut Seen) {
     let agent: Agent = setup.apply(agent!(model.clone(), wipe));
     let output = agent.run("去做吧").await.unwrap();
     let tools = agent.tools();
-    let refused = not_run(tools, NotRun::NoApprover);
+    let refused = not_run(NotRun::NoApprover);
     seen.expect("no approver", tools, &output.messages, &calls[0], refused);
     seen.read_run(&model, &output);
 }
@@ -412,7 +407,7 @@ async fn deferred(setup: Setup, seen: &mut Seen) {
     let m = &output.messages;
     seen.expect("resumed, approved", tools, m, &calls[0], text("已删除 甲"));
     seen.expect("resumed, edited", tools, m, &calls[1], text("已删除 丁"));
-    let refused = not_run(tools, NotRun::Denied(Some("周五再说")));
+    let refused = not_run(NotRun::Denied(Some("周五再说".into())));
     seen.expect("resumed, denied", tools, m, &calls[2], refused);
     let external = ToolOutput::Parts(vec![
         Part::text("在奥斯陆市中心"),
@@ -448,7 +443,7 @@ async fn limited(setup: Setup, seen: &mut Seen) {
         &calls[0],
         text("一二一二一二"),
     );
-    let over = not_run(tools, NotRun::ToolCallLimit(1));
+    let over = not_run(NotRun::ToolCallLimit(1));
     seen.expect("tool-call limit", tools, &output.messages, &calls[1], over);
     seen.read_run(&model, &output);
 
@@ -461,7 +456,7 @@ async fn limited(setup: Setup, seen: &mut Seen) {
     let agent: Agent = setup.apply(agent!(model.clone(), shout));
     let output = agent.run("去做吧").await.unwrap();
     let tools = agent.tools();
-    let refused = not_run(tools, NotRun::CutOff);
+    let refused = not_run(NotRun::CutOff);
     seen.expect("cut off", tools, &output.messages, &cut, refused);
     seen.read_run(&model, &output);
 }
@@ -621,13 +616,7 @@ async fn typed(setup: Setup, seen: &mut Seen) {
     let tools = agent.tools();
     let texts = tools.texts();
     let m = &out.run.messages;
-    seen.expect(
-        "cannot wait",
-        tools,
-        m,
-        &wait,
-        not_run(tools, NotRun::CannotWait),
-    );
+    seen.expect("cannot wait", tools, m, &wait, not_run(NotRun::CannotWait));
     let problem = OutputProblem::Invalid {
         issues: vec![issue(
             "city",
@@ -646,7 +635,7 @@ async fn typed(setup: Setup, seen: &mut Seen) {
     seen.expect("answer corrected", tools, m, &bad, Err(rejected));
     let received = text(texts.output_received());
     seen.expect("answer received", tools, m, &good, received);
-    let given = not_run(tools, NotRun::AnswerGiven);
+    let given = not_run(NotRun::AnswerGiven);
     seen.expect("beside the answer", tools, m, &beside, given);
     // The answer in words is corrected with a user message in the agent's words, cut to the
     // result limit as a result is.
@@ -777,7 +766,7 @@ async fn over_mcp(setup: Setup, seen: &mut Seen) {
     let bad = Err(ToolError::failed(served_words.content));
     seen.expect("over MCP, bad arguments", tools, m, &calls[1], bad);
     let unasked = ToolError::NotRun {
-        reason: remote.texts().not_run(NotRun::ApprovalImpossible("wipe")),
+        why: NotRun::ApprovalImpossible("wipe".into()),
     };
     let served_words = remote.result_message(&calls[2], Err(unasked));
     let refused = Err(ToolError::failed(served_words.content));
@@ -807,7 +796,7 @@ async fn over_mcp(setup: Setup, seen: &mut Seen) {
     let output = agent.run("去做吧").await.unwrap();
     let tools = agent.tools();
     let unreachable = Err(ToolError::Remote {
-        server: client.server_name().to_owned(),
+        server: client.server_name().clone(),
         problem: RemoteProblem::Unreachable,
     });
     seen.expect(

@@ -11,8 +11,8 @@ use agent_core::seams::{
 };
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, BoxFuture, ChatResponse, ModelError, StopReason, ToolCall, ToolError,
-    ToolResultMessage, agent, tool,
+    Agent, AssistantMessage, BoxFuture, ChatResponse, ModelError, NotRun, StopReason, ToolCall,
+    ToolError, ToolResultMessage, agent, tool,
 };
 
 /// Says what it was given.
@@ -51,7 +51,7 @@ impl CallPolicy for HouseRules {
         for (index, call) in reply.tool_calls.iter().enumerate() {
             if call.name == "rm" {
                 let refused = ToolError::NotRun {
-                    reason: "rm is not allowed here".into(),
+                    why: NotRun::Skipped("rm is not allowed here".into()),
                 };
                 rulings.rule(index, Ruling::Answer(Err(refused)));
             }

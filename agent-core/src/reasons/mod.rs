@@ -4,5 +4,6 @@
 //! [`Texts`](crate::Texts) words them; none of them holds the agent's own words.
 
 pub(crate) mod argument_issue;
+pub(crate) mod not_run;
 pub(crate) mod output_problem;
 pub(crate) mod tool_error;

@@ -1,8 +1,6 @@
 //! What was wrong with a typed run's answer: the words the model reads come from
 //! [`Texts`](crate::Texts); this is what they are made from.
 
-use std::fmt;
-
 use crate::reasons::argument_issue::{ArgumentIssue, SyntaxError};
 
 /// An output the model gave that was not taken, and why.
@@ -14,10 +12,9 @@ pub struct RejectedOutput {
     pub problem: OutputProblem,
 }
 
-/// Why an output was not taken. Its `Display` is what the model is told (in English; other
-/// languages through [`Texts::output_correction`](crate::Texts::output_correction)).
+/// Why an output was not taken, as data: [`Texts::output_correction`](crate::Texts::output_correction)
+/// words it; `Display` is [`English`](crate::English)'s words.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum OutputProblem {
     /// The output is not JSON.
     InvalidJson {
@@ -41,30 +38,4 @@ pub enum OutputProblem {
     },
     /// The answer stopped at the output-token limit before it was whole.
     CutOff,
-}
-
-impl fmt::Display for OutputProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OutputProblem::InvalidJson { error } => {
-                write!(f, "the answer is not valid JSON: {error}")
-            }
-            OutputProblem::Invalid { issues } => write!(
-                f,
-                "the answer does not fit the schema: {}",
-                ArgumentIssue::render(issues, "answer", ": ", "; ", ArgumentIssue::english)
-            ),
-            OutputProblem::Rejected { message } => {
-                write!(f, "the answer was not accepted: {message}")
-            }
-            OutputProblem::NotGiven { tool } => write!(
-                f,
-                "the final answer must be given by calling the `{tool}` tool, not as text"
-            ),
-            OutputProblem::CutOff => f.write_str(
-                "the answer was cut off at the output token limit before it was complete; give it \
-                 again, shorter",
-            ),
-        }
-    }
 }

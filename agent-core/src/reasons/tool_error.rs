@@ -1,17 +1,19 @@
-//! How a tool call fails: every kind of failure, each with the words that explain it.
+//! How a tool call fails: every kind of failure, as data. Each language's
+//! [`Texts`](crate::Texts) words it; `Display` is [`English`](crate::English)'s words.
 
 use std::any::Any;
-use std::fmt;
 use std::time::Duration;
 
 use crate::reasons::argument_issue::{ArgumentIssue, IssueKind, JsonType, SyntaxError};
+use crate::reasons::not_run::NotRun;
 
 /// Why a tool call failed. Every variant reaches the model as an error result, never as a crashed run.
 ///
-/// Its `Display` is the English wording the model reads (after "Error: "): one table,
-/// [`English`](crate::English)'s, serves both, so the two cannot drift apart.
+/// Its `Display` asks [`English`](crate::English) for the words the model reads (after
+/// "Error: "), so the two cannot drift apart. Every reason here and in the types it holds is
+/// exhaustive on purpose: a language written outside this crate words each one without a
+/// wildcard arm, and a reason added later is a compile error there until it is worded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum ToolError {
     /// The model asked for a tool the agent does not have.
     UnknownTool {
@@ -60,8 +62,8 @@ pub enum ToolError {
     },
     /// The call was not run: not approved, skipped by a hook, or past a limit of the run.
     NotRun {
-        /// Why, in words the model can act on.
-        reason: String,
+        /// Why.
+        why: NotRun,
     },
     /// The tool asks the model to call it again, differently: a correction rather than a failure
     /// (Pydantic AI's `ModelRetry`). Return it with [`ToolError::retry`]. It has no budget of its
@@ -109,8 +111,8 @@ pub enum ToolError {
     /// A remote MCP server could not serve the call. What the server itself said is data: the
     /// words around it are the agent's.
     Remote {
-        /// The server's name for messages (its own name in backquotes, or how it was reached).
-        server: String,
+        /// Which server.
+        server: RemoteServer,
         /// What went wrong.
         problem: RemoteProblem,
     },
@@ -118,7 +120,6 @@ pub enum ToolError {
 
 /// What cut off a call that had started ([`ToolError::Interrupted`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Interruption {
     /// The run was cancelled.
     Cancelled,
@@ -131,7 +132,6 @@ pub enum Interruption {
 
 /// What happened to a plain function's blocking thread that gave no result.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum ThreadProblem {
     /// No thread could be started for it.
     NotStarted {
@@ -146,9 +146,22 @@ pub enum ThreadProblem {
     ResultTaken,
 }
 
+/// Which MCP server a call went to, as the model is told: by the name it gave itself, else by
+/// how it was reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteServer {
+    /// The name the server gave itself.
+    Named(String),
+    /// The program started to serve it (over stdio).
+    Program(String),
+    /// Its URL (streamable HTTP).
+    Url(String),
+    /// A stream the application connected it over.
+    Stream,
+}
+
 /// Why a remote MCP server could not serve a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum RemoteProblem {
     /// The server answered the request with a protocol error.
     Refused {
@@ -206,149 +219,9 @@ impl ToolError {
             )],
         }
     }
-
-    /// The error for arguments that are not JSON, as the parser says why (for a tool that reads
-    /// its arguments itself).
-    pub fn invalid_json(error: &serde_json::Error) -> Self {
-        ToolError::InvalidJson {
-            error: SyntaxError::of(error),
-        }
-    }
 }
 
 impl std::error::Error for ToolError {}
-
-/// The English words for each kind of failure: what `Display` writes and what
-/// [`English`](crate::English) tells the model after "Error: ".
-impl fmt::Display for ToolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.describe(f)
-    }
-}
-
-/// The English words for a call of `name`, which no tool has, naming the tools there are (the
-/// `Display` of [`ToolError::UnknownTool`]), written piece by piece.
-fn describe_unknown_tool(name: &str, available: &[String], f: &mut impl fmt::Write) -> fmt::Result {
-    f.write_str("there is no tool named `")?;
-    f.write_str(name)?;
-    let Some((first, others)) = available.split_first() else {
-        return f.write_str("`; no tools are available");
-    };
-    f.write_str("`; available tools: ")?;
-    f.write_str(first)?;
-    for tool in others {
-        f.write_str(", ")?;
-        f.write_str(tool)?;
-    }
-    Ok(())
-}
-
-impl ToolError {
-    /// Writes the English words for this failure (its `Display`) to `f`. Generic, so that
-    /// [`English`](crate::English) writes into its `String` directly: through a `Formatter`, each
-    /// piece was a dynamic call.
-    pub(crate) fn describe(&self, f: &mut impl fmt::Write) -> fmt::Result {
-        match self {
-            ToolError::UnknownTool { name, available } => describe_unknown_tool(name, available, f),
-            ToolError::InvalidJson { error } => {
-                write!(f, "the arguments are not valid JSON: {error}")
-            }
-            ToolError::InvalidArguments { issues } => write!(
-                f,
-                "invalid arguments: {}",
-                ArgumentIssue::render(issues, "arguments", ": ", "; ", ArgumentIssue::english)
-            ),
-            ToolError::Failed { message } => f.write_str(message),
-            ToolError::Panicked {
-                message: Some(message),
-            } => write!(f, "the tool panicked: {message}"),
-            ToolError::Panicked { message: None } => {
-                f.write_str("the tool panicked: a panic without a message")
-            }
-            ToolError::TimedOut { after } => write!(
-                f,
-                "the tool did not finish within {} and was cancelled",
-                human_duration(*after)
-            ),
-            ToolError::Abandoned { after } => write!(
-                f,
-                "the tool did not finish within {} and is no longer waited for; it may still \
-                 complete its work, so check before calling it again",
-                human_duration(*after)
-            ),
-            ToolError::Interrupted { by } => {
-                let when = match by {
-                    Interruption::Cancelled => "when the run was cancelled",
-                    Interruption::TimeLimit => "when the run's time limit passed",
-                    Interruption::Unrecorded => "before its result was recorded",
-                };
-                write!(
-                    f,
-                    "the call was interrupted {when}: it had started and may have had its \
-                     effect, so check before calling it again"
-                )
-            }
-            ToolError::NotRun { reason } => write!(f, "the call was not run: {reason}"),
-            ToolError::Retry { message } => {
-                write!(f, "{message}; correct this and call the tool again")
-            }
-            ToolError::AnswerRejected { correction } => f.write_str(correction),
-            ToolError::OutcomeUnknown { tool } => write!(
-                f,
-                "the outcome of this call of `{tool}` is unknown: the service stopped while it \
-                 ran. It was not run again, so that its effect cannot happen twice; check whether \
-                 it took effect before calling it again"
-            ),
-            ToolError::Journal { message } => {
-                write!(
-                    f,
-                    "the durable run's journal could not record this call: {message}"
-                )
-            }
-            ToolError::RunByCaller { tool } => {
-                write!(f, "`{tool}` is run by the application, not by the agent")
-            }
-            ToolError::Thread { problem } => match problem {
-                ThreadProblem::NotStarted { message } => write!(
-                    f,
-                    "the tool could not be started on a thread of its own: {message}"
-                ),
-                ThreadProblem::RuntimeShutDown => {
-                    f.write_str("the tool was not run: its runtime shut down first")
-                }
-                ThreadProblem::EndedWithoutResult => {
-                    f.write_str("the tool's thread ended without a result")
-                }
-                ThreadProblem::ResultTaken => f.write_str("the tool's result was already taken"),
-            },
-            ToolError::Unserializable { message } => {
-                write!(f, "the tool's result could not be serialized: {message}")
-            }
-            ToolError::Remote { server, problem } => match problem {
-                RemoteProblem::Refused { message, code } => write!(
-                    f,
-                    "the MCP server {server} refused the call: {message} (error {code})"
-                ),
-                RemoteProblem::Unreachable => write!(
-                    f,
-                    "the MCP server {server} cannot be reached: it stopped or closed the connection"
-                ),
-                RemoteProblem::Failed { message } => {
-                    write!(f, "the call to the MCP server {server} failed: {message}")
-                }
-            },
-        }
-    }
-}
-
-/// A duration for people, in every language's texts: `250 ms`, `1.5 s`, `30 s`.
-pub(crate) fn human_duration(duration: Duration) -> String {
-    if duration < Duration::from_secs(1) {
-        format!("{} ms", duration.as_millis())
-    } else {
-        format!("{} s", (duration.as_secs_f64() * 10.0).round() / 10.0)
-    }
-}
 
 /// The error of a call whose tool panicked, with the panic's message.
 pub(crate) fn panicked(payload: Box<dyn Any + Send>) -> ToolError {

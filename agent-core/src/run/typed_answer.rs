@@ -8,9 +8,10 @@ use super::agent::Agent;
 use super::seams::{AnswerCheck, Judgement, Offer, ReplyRulings, Ruling};
 use crate::message::{AssistantMessage, Message};
 use crate::output::{OutputCheck, OutputMode, OutputProblem, RejectedOutput, json_in_text};
+use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::ToolError;
 use crate::settings::{ModelSettings, ToolChoice};
-use crate::texts::{NotRun, Texts};
+use crate::texts::Texts;
 use crate::tool::{ToolDef, ToolOutput};
 
 /// A typed run's output in the making.
@@ -193,7 +194,7 @@ impl<S: Send + Sync> AnswerCheck<S> for TypedAnswer<'_, S> {
                     let received = self.texts.output_received().to_owned();
                     Ruling::Answer(Ok(ToolOutput::Text(received)))
                 }
-                Judgement::Answer(_) => Ruling::not_run(self.texts, NotRun::AnswerGiven),
+                Judgement::Answer(_) => Ruling::not_run(NotRun::AnswerGiven),
                 _ => Ruling::Answer(Err(ToolError::AnswerRejected {
                     correction: self.correction.clone().unwrap_or_default(),
                 })),

@@ -53,7 +53,7 @@ impl Texts for Chinese {
                 };
                 format!("此调用{when}被中断：它已开始执行，可能已产生效果，再次调用前请先确认")
             }
-            ToolError::NotRun { reason } => format!("未执行：{reason}"),
+            ToolError::NotRun { why } => format!("未执行：{}", self.not_run(why)),
             ToolError::Retry { message } => format!("{message}；请修正后再次调用"),
             ToolError::AnswerRejected { correction } => correction.clone(),
             ToolError::OutcomeUnknown { tool } => format!(
@@ -76,17 +76,20 @@ impl Texts for Chinese {
             ToolError::Unserializable { message } => {
                 format!("工具的结果无法序列化为 JSON：{message}")
             }
-            ToolError::Remote { server, problem } => match problem {
-                RemoteProblem::Refused { message, code } => {
-                    format!("MCP 服务器 {server} 拒绝了此调用：{message}（错误 {code}）")
+            ToolError::Remote { server, problem } => {
+                let server = chinese_server(server);
+                match problem {
+                    RemoteProblem::Refused { message, code } => {
+                        format!("MCP 服务器 {server} 拒绝了此调用：{message}（错误 {code}）")
+                    }
+                    RemoteProblem::Unreachable => {
+                        format!("无法连接 MCP 服务器 {server}：它已停止或关闭了连接")
+                    }
+                    RemoteProblem::Failed { message } => {
+                        format!("调用 MCP 服务器 {server} 失败：{message}")
+                    }
                 }
-                RemoteProblem::Unreachable => {
-                    format!("无法连接 MCP 服务器 {server}：它已停止或关闭了连接")
-                }
-                RemoteProblem::Failed { message } => {
-                    format!("调用 MCP 服务器 {server} 失败：{message}")
-                }
-            },
+            }
         }
     }
 
@@ -102,9 +105,9 @@ impl Texts for Chinese {
         format!("已执行 {steps} 步仍未完成，请缩小问题范围后重试。")
     }
 
-    fn not_run(&self, why: NotRun<'_>) -> String {
+    fn not_run(&self, why: &NotRun) -> String {
         match why {
-            NotRun::Skipped(reason) => reason.to_owned(),
+            NotRun::Skipped(reason) => reason.clone(),
             NotRun::Denied(Some(reason)) => format!("用户未批准此调用：{reason}"),
             NotRun::Denied(None) => "用户未批准此调用".to_owned(),
             NotRun::NoApprover => "此工具需要批准，但没有批准人".to_owned(),
@@ -216,6 +219,15 @@ impl Texts for Chinese {
             "为以下面这段问答开头的对话写一个标题，不超过十二个字，使用提问所用的语言。\
              只回复标题本身。\n\n问题：\n{question}\n\n回答：\n{answer}"
         )
+    }
+}
+
+/// An MCP server in Chinese: its name or program in backquotes, else how it was reached.
+fn chinese_server(server: &RemoteServer) -> String {
+    match server {
+        RemoteServer::Named(name) | RemoteServer::Program(name) => format!("`{name}`"),
+        RemoteServer::Url(url) => format!("（{url}）"),
+        RemoteServer::Stream => "（经数据流连接）".to_owned(),
     }
 }
 

@@ -4,18 +4,20 @@
 //! for any other language.
 
 use std::fmt::Write as _;
+use std::time::Duration;
 
 use crate::content::Part;
 use crate::reasons::argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
+use crate::reasons::not_run::NotRun;
 use crate::reasons::output_problem::OutputProblem;
 use crate::reasons::tool_error::{
-    Interruption, RemoteProblem, ThreadProblem, ToolError, human_duration,
+    Interruption, RemoteProblem, RemoteServer, ThreadProblem, ToolError,
 };
 
 mod chinese;
-mod english;
+pub(crate) mod english;
 #[cfg(test)]
 mod tests;
 
@@ -53,7 +55,7 @@ pub trait Texts: Send + Sync + 'static {
     fn step_limit_reached(&self, steps: usize) -> String;
 
     /// Why a call was not run, as the model is told.
-    fn not_run(&self, why: NotRun<'_>) -> String;
+    fn not_run(&self, why: &NotRun) -> String;
 
     /// The run's final text when it stopped before the model answered for any other reason
     /// (a limit, a hook, cancellation).
@@ -102,7 +104,6 @@ pub trait Texts: Send + Sync + 'static {
 /// The call a tool result's parts came from, as [`Texts::returned_parts`] names it: by what the
 /// provider's wire format pairs a result with its call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum ReturnedBy<'a> {
     /// The call with this id (OpenAI Chat Completions).
     CallId(&'a str),
@@ -114,7 +115,6 @@ pub enum ReturnedBy<'a> {
 /// `mcp` feature) makes of a server's content that the model cannot read as it is. The URIs, names and media
 /// types are the server's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum ContentNote<'a> {
     /// An image, in a result that can only be text (an error's).
     Image {
@@ -157,44 +157,11 @@ pub enum ContentNote<'a> {
     UnknownContent,
 }
 
-/// Why the agent did not run a call the model asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum NotRun<'a> {
-    /// A hook skipped it (or stopped the run), with its reason.
-    Skipped(&'a str),
-    /// The approver said no, with its reason if it gave one.
-    Denied(Option<&'a str>),
-    /// The tool needs approval and the agent has no approver.
-    NoApprover,
-    /// The run's limit of tool calls is reached.
-    ToolCallLimit(usize),
-    /// The run's time limit passed before the call started (one that had started is
-    /// [`ToolError::Interrupted`]).
-    TimeLimit,
-    /// The run was cancelled before the call started (one that had started is
-    /// [`ToolError::Interrupted`]).
-    Cancelled,
-    /// The model gave its final answer in the same reply, so the run ends without this call.
-    AnswerGiven,
-    /// The run ended (a typed run's output was rejected once too often) before this call ran.
-    RunEnded,
-    /// The model's reply was cut off at its output token limit (finish reason
-    /// [`Length`](crate::FinishReason::Length)) before this call's arguments were complete: the
-    /// half-written JSON is not run, nor reported as arguments the model got wrong.
-    CutOff,
-    /// The call would wait for a person's approval or the caller's result, and this run cannot
-    /// pause (a typed run).
-    CannotWait,
-    /// The person, asked through an MCP client, declined the call.
-    ApprovalDeclined,
-    /// The person, asked through an MCP client, cancelled the question.
-    ApprovalCancelled,
-    /// The MCP client answered the question with something other than "accept".
-    ApprovalNotAccepted,
-    /// The tool (named) needs the person's approval, and the MCP client cannot ask them (it does
-    /// not support elicitation).
-    ApprovalImpossible(&'a str),
-    /// The person's approval could not be asked, with the error's message.
-    ApprovalNotAsked(&'a str),
+/// A duration for people, in every language's texts: `250 ms`, `1.5 s`, `30 s`.
+pub(crate) fn human_duration(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{} ms", duration.as_millis())
+    } else {
+        format!("{} s", (duration.as_secs_f64() * 10.0).round() / 10.0)
+    }
 }

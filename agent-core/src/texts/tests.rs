@@ -2,7 +2,7 @@
 
 use super::chinese::chinese_issue;
 use super::*;
-use crate::reasons::argument_issue::classify;
+use crate::tool::arguments::classify;
 
 /// Three ASCII words in a row, separated by nothing but ASCII: an English phrase.
 fn english_run(text: &str) -> bool {
@@ -104,14 +104,25 @@ fn every_argument_problem_is_worded_in_chinese() {
         assert!(!english_run(&words), "{kind:?} in Chinese: {words}");
     }
     let mut words = String::new();
-    chinese_issue(
-        &classify("invalid value: integer `300`, expected u8"),
-        &mut words,
+    let out_of_range = IssueKind::InvalidValue {
+        found: Found::Value {
+            kind: JsonType::Integer,
+            text: "300".into(),
+        },
+        expected: Expected::Integer("u8".into()),
+    };
+    assert_eq!(
+        out_of_range.to_string(),
+        "invalid value: integer `300`, expected u8"
     );
+    chinese_issue(&out_of_range, &mut words);
     assert_eq!(words, "取值无效：应为整数 u8（0 到 255），实际为 300");
     // A message of no known shape is the type's own words, quoted as data.
     let mut words = String::new();
-    chinese_issue(&classify("not a date"), &mut words);
+    let other = IssueKind::Other {
+        message: "not a date".into(),
+    };
+    chinese_issue(&other, &mut words);
     assert_eq!(words, "不符合要求：“not a date”");
 }
 
@@ -184,18 +195,18 @@ fn every_failure_and_refusal_is_worded_in_chinese() {
             message: "调用已被终止".into(),
         },
         ToolError::Remote {
-            server: "`files`".into(),
+            server: RemoteServer::Named("files".into()),
             problem: RemoteProblem::Refused {
                 message: "没有这个工具".into(),
                 code: -32602,
             },
         },
         ToolError::Remote {
-            server: "`files`".into(),
+            server: RemoteServer::Named("files".into()),
             problem: RemoteProblem::Unreachable,
         },
         ToolError::Remote {
-            server: "`files`".into(),
+            server: RemoteServer::Named("files".into()),
             problem: RemoteProblem::Failed {
                 message: "超时".into(),
             },
@@ -252,12 +263,12 @@ fn every_failure_and_refusal_is_worded_in_chinese() {
         NotRun::ApprovalDeclined,
         NotRun::ApprovalCancelled,
         NotRun::ApprovalNotAccepted,
-        NotRun::ApprovalImpossible("wipe"),
-        NotRun::ApprovalNotAsked("连接断了"),
+        NotRun::ApprovalImpossible("wipe".into()),
+        NotRun::ApprovalNotAsked("连接断了".into()),
     ] {
-        let words = Chinese.not_run(why);
+        let words = Chinese.not_run(&why);
         assert!(!english_run(&words), "{why:?} in Chinese: {words}");
         // The English words, as they were when the MCP server wrote them itself.
-        assert!(English.not_run(why).starts_with(['t', '`']), "{why:?}");
+        assert!(English.not_run(&why).starts_with(['t', '`']), "{why:?}");
     }
 }

@@ -15,8 +15,9 @@ use futures_util::future::CatchUnwind;
 use crate::content::Part;
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
+use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::{ToolError, panicked};
-use crate::texts::{English, NotRun, Texts};
+use crate::texts::{English, Texts};
 use crate::tool::call_info::RunId;
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 
@@ -59,7 +60,7 @@ pub enum ErrorStyle {
 
 /// What is to happen to a call the model asked for, decided before it reaches
 /// [`ToolSet::outcome`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CallDecision<'a> {
     /// Run it as the model asked.
@@ -70,7 +71,7 @@ pub enum CallDecision<'a> {
         arguments: &'a str,
     },
     /// Do not run it; the model gets an error result saying why.
-    NotRun(NotRun<'a>),
+    NotRun(NotRun),
 }
 
 /// Why a tool could not be added to a [`ToolSet`].
@@ -286,7 +287,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
                 });
                 &*rewritten
             }
-            CallDecision::NotRun(why) => return Err(self.refusal(why)),
+            CallDecision::NotRun(why) => return Err(ToolError::NotRun { why }),
         };
         let tool = self
             .get(&call.name)
@@ -296,15 +297,8 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// The answer to a call that is not run, saying `why`: what `outcome` gives for
     /// [`CallDecision::NotRun`], as the model reads it.
-    pub(crate) fn not_run(&self, call: &ToolCall, why: NotRun<'_>) -> ToolResultMessage {
-        self.result_message(call, Err(self.refusal(why)))
-    }
-
-    /// The error of a call that is not run, saying `why` in the set's words.
-    pub(crate) fn refusal(&self, why: NotRun<'_>) -> ToolError {
-        ToolError::NotRun {
-            reason: self.texts().not_run(why),
-        }
+    pub(crate) fn not_run(&self, call: &ToolCall, why: NotRun) -> ToolResultMessage {
+        self.result_message(call, Err(ToolError::NotRun { why }))
     }
 
     /// Starts one call of `tool`: its future, with panics caught and its time limited; or why it

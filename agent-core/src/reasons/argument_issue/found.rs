@@ -1,10 +1,7 @@
 //! What an argument was found to be, and what was expected of it, as JSON sees them.
 
-use std::fmt;
-
 /// The kinds of JSON value, as schemas name them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum JsonType {
     /// `null`.
     Null,
@@ -50,24 +47,10 @@ impl JsonType {
             _ => return None,
         })
     }
-
-    /// The English words for a value of this type: `a string`, `an integer`, `null`.
-    pub fn english(self) -> &'static str {
-        match self {
-            JsonType::Null => "null",
-            JsonType::Boolean => "a boolean",
-            JsonType::Integer => "an integer",
-            JsonType::Number => "a number",
-            JsonType::String => "a string",
-            JsonType::Array => "an array",
-            JsonType::Object => "an object",
-        }
-    }
 }
 
 /// A value the model gave, as a problem shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Found {
     /// A value shown as itself.
     Value {
@@ -99,50 +82,10 @@ impl Found {
             }
         }
     }
-
-    /// As a schema problem shows it: `"x"`, `2`, `an array`.
-    pub(super) fn english(&self, f: &mut impl fmt::Write) -> fmt::Result {
-        match self {
-            Found::Value { text, .. } => f.write_str(text),
-            Found::Kind(kind) => f.write_str(kind.english()),
-            Found::Other(text) => f.write_str(text),
-        }
-    }
-
-    /// As serde shows it: ``integer `2` ``, `string "x"`, `sequence`.
-    pub(super) fn serde_english(&self, f: &mut impl fmt::Write) -> fmt::Result {
-        match self {
-            Found::Value {
-                kind: JsonType::Null,
-                ..
-            } => f.write_str("null"),
-            Found::Value {
-                kind: JsonType::String,
-                text,
-            } => write!(f, "string {text}"),
-            Found::Value { kind, text } => write!(f, "{} `{text}`", serde_kind(*kind)),
-            Found::Kind(kind) => f.write_str(serde_kind(*kind)),
-            Found::Other(text) => f.write_str(text),
-        }
-    }
-}
-
-/// serde's word for a kind of value.
-fn serde_kind(kind: JsonType) -> &'static str {
-    match kind {
-        JsonType::Null => "null",
-        JsonType::Boolean => "boolean",
-        JsonType::Integer => "integer",
-        JsonType::Number => "floating point",
-        JsonType::String => "string",
-        JsonType::Array => "sequence",
-        JsonType::Object => "map",
-    }
 }
 
 /// What a type takes, as its deserializer says it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Expected {
     /// A value of a JSON type (`a string`, `a boolean`, `a sequence`, `a map`, `unit`).
     Type(JsonType),
@@ -188,48 +131,4 @@ impl Expected {
             _ => return None,
         })
     }
-}
-
-impl fmt::Display for Expected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Expected::Type(JsonType::Null) => f.write_str("unit"),
-            Expected::Type(JsonType::Array) => f.write_str("a sequence"),
-            Expected::Type(JsonType::Object) => f.write_str("a map"),
-            Expected::Type(kind) => f.write_str(kind.english()),
-            Expected::Integer(name) | Expected::Float(name) | Expected::Other(name) => {
-                f.write_str(name)
-            }
-            Expected::Struct(name) => write!(f, "struct {name}"),
-            Expected::TupleStruct(name) => write!(f, "tuple struct {name}"),
-            Expected::Enum(name) => write!(f, "enum {name}"),
-            Expected::Tuple(size) => write!(f, "a tuple of size {size}"),
-            Expected::Array(length) => write!(f, "an array of length {length}"),
-            Expected::WithElements { of, count: 1 } => write!(f, "{of} with 1 element"),
-            Expected::WithElements { of, count } => write!(f, "{of} with {count} elements"),
-        }
-    }
-}
-
-/// Names in backquotes as serde lists them: `` `a` ``, `` `a` or `b` ``, `` one of `a`, `b`, `c` ``.
-pub(super) fn serde_one_of(names: &[String], f: &mut impl fmt::Write) -> fmt::Result {
-    match names {
-        [one] => write!(f, "`{one}`"),
-        [first, second] => write!(f, "`{first}` or `{second}`"),
-        names => {
-            f.write_str("one of ")?;
-            backquoted(names, f)
-        }
-    }
-}
-
-/// Names in backquotes, joined by commas.
-pub(super) fn backquoted(names: &[String], f: &mut impl fmt::Write) -> fmt::Result {
-    for (index, name) in names.iter().enumerate() {
-        if index > 0 {
-            f.write_str(", ")?;
-        }
-        write!(f, "`{name}`")?;
-    }
-    Ok(())
 }

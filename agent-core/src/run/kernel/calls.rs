@@ -19,12 +19,12 @@ use tracing::{Instrument, info_span};
 use super::interrupt::Interrupt;
 use super::{Ending, Run};
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
+use crate::reasons::not_run::NotRun;
 use crate::run::events::LiveEvent;
 use crate::run::outcome::StopReason;
 use crate::run::pause::PendingCall;
 use crate::run::seams::RulingPlaces;
 use crate::run::seams::{Judgement, PolicyCall, ReplyRulings, Ruling, RunStatus};
-use crate::texts::NotRun;
 use crate::tool::dispatcher::CallDecision;
 
 /// One call's place while a step's calls are carried out.
@@ -60,7 +60,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         reply: AssistantMessage,
         cut_off: bool,
         judgement: &Judgement,
-        ends: Option<NotRun<'_>>,
+        ends: Option<NotRun>,
     ) -> Result<Carried, Ending> {
         let mut slots: Vec<Slot> = reply.tool_calls.iter().map(|_| Slot::Open(None)).collect();
         let mut stop_after = None;
@@ -73,7 +73,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             if let Some(why) = ends {
                 let open: Vec<usize> = on_reply.open().collect();
                 for index in open {
-                    on_reply.rule(index, Ruling::not_run(status.texts, why));
+                    on_reply.rule(index, Ruling::not_run(why.clone()));
                 }
             }
             for policy in &self.seams.policies {
@@ -101,7 +101,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         let why = interrupted.map_or(NotRun::RunEnded, Interrupt::not_run);
         for (index, slot) in slots.into_iter().enumerate() {
-            let result = self.result(slot, &self.calls_at(at)[index], interrupted, why);
+            let result = self.result(slot, &self.calls_at(at)[index], interrupted, why.clone());
             self.emit(|| LiveEvent::ToolResult(result.clone()));
             self.messages.push(Message::Tool(result));
         }
@@ -182,7 +182,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let mut result = match ruling {
             Ruling::Answer(outcome) => self.agent.tools.result_message(call, outcome),
             Ruling::Stop(reason) => {
-                let result = self.agent.tools.not_run(call, NotRun::Skipped(&reason));
+                let result = self
+                    .agent
+                    .tools
+                    .not_run(call, NotRun::Skipped(reason.clone()));
                 // The first stop asked for is the one reported.
                 let _ = self.stop_request.set(reason);
                 result
@@ -307,7 +310,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         slot: Slot,
         call: &ToolCall,
         interrupted: Option<Interrupt>,
-        why: NotRun<'_>,
+        why: NotRun,
     ) -> ToolResultMessage {
         let tools = &self.agent.tools;
         let mut result = match slot {

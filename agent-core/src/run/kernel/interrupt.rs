@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use futures_util::future::Shared;
 
+use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::{Interruption as CutBy, ToolError};
 use crate::run::outcome::StopReason;
-use crate::texts::NotRun;
 use crate::tool::BoxFuture;
 
 /// Why something in flight was dropped.
@@ -23,7 +23,7 @@ pub(super) enum Interrupt {
 
 impl Interrupt {
     /// Why a call that had not started was not run.
-    pub(super) fn not_run(self) -> NotRun<'static> {
+    pub(super) fn not_run(self) -> NotRun {
         match self {
             Interrupt::Cancelled => NotRun::Cancelled,
             Interrupt::TimeLimit(_) => NotRun::TimeLimit,

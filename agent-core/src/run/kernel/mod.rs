@@ -30,11 +30,11 @@ use tracing::{Instrument, info_span};
 use crate::limits::AtStepLimit;
 use crate::message::Message;
 use crate::model::{FinishReason, ModelError};
+use crate::reasons::not_run::NotRun;
 use crate::run::agent::Agent;
 use crate::run::events::{HandOver, LiveEvent};
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::seams::Judgement;
-use crate::texts::NotRun;
 use run_state::Run;
 
 /// How a step ended.

@@ -7,12 +7,12 @@ use super::calls::Slot;
 use super::{Ending, Run};
 use crate::content::Part;
 use crate::message::{Message, ToolResultMessage};
+use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::ToolError;
 use crate::run::events::LiveEvent;
 use crate::run::outcome::StopReason;
 use crate::run::pause::{Decision, PausedRun, PendingCall};
 use crate::run::seams::Ruling;
-use crate::texts::NotRun;
 use crate::tool::ToolOutput;
 
 /// A paused run and one decision per waiting call, checked against each other.
@@ -29,16 +29,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     pub(super) async fn resume(&mut self, resumption: Resumption) -> Option<Ending> {
         let Resumption { paused, decisions } = resumption;
         let state = *paused.0;
-        let texts = self.agent.tools.texts();
         let (calls, mut slots): (Vec<_>, Vec<_>) = decisions
             .into_iter()
             .map(|(pending, decision)| {
                 let ruling = match decision {
                     Decision::Approve => Ruling::Run,
                     Decision::ApproveWith { arguments } => Ruling::RunWith(arguments),
-                    Decision::Deny { reason } => {
-                        Ruling::not_run(texts, NotRun::Denied(reason.as_deref()))
-                    }
+                    Decision::Deny { reason } => Ruling::not_run(NotRun::Denied(reason)),
                     Decision::Result {
                         content,
                         parts,
@@ -54,7 +51,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let why = interrupted.map_or(NotRun::RunEnded, |interrupt| interrupt.not_run());
         let decided: Vec<ToolResultMessage> = (slots.into_iter())
             .zip(&calls)
-            .map(|(slot, call)| self.result(slot, call, interrupted, why))
+            .map(|(slot, call)| self.result(slot, call, interrupted, why.clone()))
             .collect();
         for result in &decided {
             self.emit(|| LiveEvent::ToolResult(result.clone()));

@@ -1,8 +1,8 @@
 //! A call cut off at the output token limit, as a call policy: not run.
 
 use crate::message::AssistantMessage;
+use crate::reasons::not_run::NotRun;
 use crate::run::seams::{CallPolicy, ReplyRulings, Ruling, RunStatus};
-use crate::texts::NotRun;
 
 /// Answers the call a reply was cut off in, at the output token limit (the finish reason
 /// [`Length`](crate::FinishReason::Length)), with [`NotRun::CutOff`]: its last call, when that
@@ -14,7 +14,7 @@ pub struct CutOffCalls;
 impl<S> CallPolicy<S> for CutOffCalls {
     fn on_reply(
         &self,
-        status: &RunStatus<'_>,
+        _status: &RunStatus<'_>,
         reply: &AssistantMessage,
         cut_off: bool,
         rulings: &mut ReplyRulings<'_>,
@@ -26,7 +26,7 @@ impl<S> CallPolicy<S> for CutOffCalls {
         let unfinished = !arguments.is_empty()
             && serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_err();
         if unfinished {
-            rulings.rule(last, Ruling::not_run(status.texts, NotRun::CutOff));
+            rulings.rule(last, Ruling::not_run(NotRun::CutOff));
         }
     }
 }

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::model::{ChatResponse, ModelError};
+use crate::reasons::not_run::NotRun;
 use crate::run::hooks::{Hooks, ToolDecision};
 use crate::run::seams::{CallPolicy, ModelCall, ModelLayer, Next, PolicyCall, Ruled, Ruling};
-use crate::texts::NotRun;
 use crate::tool::BoxFuture;
 
 /// An agent's hooks, at the seams.
@@ -40,14 +40,13 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for Hooked<S> {
             return None;
         }
         Some(Ruled::Later(Box::pin(async move {
-            let texts = call.status.texts;
             let decided = (self.0)
                 .before_tool_call(call.context, call.call, call.tool)
                 .await;
             match decided {
                 ToolDecision::Run => Ruling::Run,
                 ToolDecision::RunWith { arguments } => Ruling::RunWith(arguments),
-                ToolDecision::Skip { reason } => Ruling::not_run(texts, NotRun::Skipped(&reason)),
+                ToolDecision::Skip { reason } => Ruling::not_run(NotRun::Skipped(reason)),
                 ToolDecision::Stop { reason } => Ruling::Stop(reason),
             }
         })))

@@ -4,9 +4,9 @@
 
 use crate::limits::Limits;
 use crate::message::AssistantMessage;
+use crate::reasons::not_run::NotRun;
 use crate::run::outcome::{StopReason, TokenKind};
 use crate::run::seams::{CallPolicy, ReplyRulings, Ruling, RunStatus};
-use crate::texts::NotRun;
 
 impl<S> CallPolicy<S> for Limits {
     /// Stops the run before a model call once its input or output tokens are spent.
@@ -40,10 +40,7 @@ impl<S> CallPolicy<S> for Limits {
             return;
         }
         for index in over {
-            rulings.rule(
-                index,
-                Ruling::not_run(status.texts, NotRun::ToolCallLimit(limit)),
-            );
+            rulings.rule(index, Ruling::not_run(NotRun::ToolCallLimit(limit)));
         }
         rulings.stop_after(StopReason::ToolCallLimit { limit });
     }

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
+use crate::reasons::not_run::NotRun;
 use crate::run::hooks::{Approval, Approver};
 use crate::run::pause::Waiting;
 use crate::run::seams::{CallPolicy, PolicyCall, Ruled, Ruling};
-use crate::texts::NotRun;
 
 /// A call of an [external](crate::ToolAnnotations::external) tool waits for the caller's result.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,16 +40,13 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for Approvals<S> {
         if !call.so_far.runs() {
             return None;
         }
-        let texts = call.status.texts;
         let Some(approver) = &self.approver else {
-            return Some(Ruling::not_run(texts, NotRun::NoApprover).into());
+            return Some(Ruling::not_run(NotRun::NoApprover).into());
         };
         Some(Ruled::Later(Box::pin(async move {
             match approver.approve(call.context, call.call, tool).await {
                 Approval::Approve => Ruling::Run,
-                Approval::Deny { reason } => {
-                    Ruling::not_run(texts, NotRun::Denied(reason.as_deref()))
-                }
+                Approval::Deny { reason } => Ruling::not_run(NotRun::Denied(reason)),
                 Approval::Defer => Ruling::Wait(Waiting::Approval),
             }
         })))
@@ -64,6 +61,6 @@ pub struct CannotPause;
 impl<S> CallPolicy<S> for CannotPause {
     fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
         let waits = matches!(call.so_far, Ruling::Wait(_));
-        waits.then(|| Ruling::not_run(call.status.texts, NotRun::CannotWait).into())
+        waits.then(|| Ruling::not_run(NotRun::CannotWait).into())
     }
 }

@@ -6,10 +6,11 @@
 use std::time::Duration;
 
 use crate::message::{AssistantMessage, ToolCall, ToolResultMessage, Usage};
+use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::ToolError;
 use crate::run::outcome::StopReason;
 use crate::run::pause::Waiting;
-use crate::texts::{NotRun, Texts};
+use crate::texts::Texts;
 use crate::tool::call_info::RunId;
 use crate::tool::{BoxFuture, ToolDef, ToolOutput};
 
@@ -37,12 +38,10 @@ impl Ruling {
         matches!(self, Ruling::Run | Ruling::RunWith(_))
     }
 
-    /// The call is not run, for this reason, worded by `texts` (the run's:
-    /// [`RunStatus::texts`]).
-    pub fn not_run(texts: &dyn Texts, why: NotRun<'_>) -> Self {
-        Ruling::Answer(Err(ToolError::NotRun {
-            reason: texts.not_run(why),
-        }))
+    /// The call is not run, for this reason (worded by the run's [`Texts`] when its result is
+    /// made).
+    pub fn not_run(why: NotRun) -> Self {
+        Ruling::Answer(Err(ToolError::NotRun { why }))
     }
 }
 
@@ -180,15 +179,15 @@ impl<'r> ReplyRulings<'r> {
 ///
 /// ```
 /// use agent_core::seams::{CallPolicy, PolicyCall, Ruled, Ruling};
-/// use agent_core::ToolError;
+/// use agent_core::NotRun;
 ///
 /// /// No call to `rm` in this deployment.
 /// struct NoRm;
 ///
 /// impl<S: Send + Sync + 'static> CallPolicy<S> for NoRm {
 ///     fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
-///         let refused = ToolError::NotRun { reason: "rm is off".into() };
-///         (call.call.name == "rm").then(|| Ruling::Answer(Err(refused)).into())
+///         let refused = Ruling::not_run(NotRun::Skipped("rm is off".into()));
+///         (call.call.name == "rm").then(|| refused.into())
 ///     }
 /// }
 /// ```

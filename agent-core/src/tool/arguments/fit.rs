@@ -6,10 +6,11 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::serde_errors::{issue_of, syntax_of};
 use super::skipped::deserialize_noticing;
 use super::typed::{Strict, deserialize_strictly_saying, render_path};
 use super::walk::{MAX_ISSUES, Walk};
-use crate::reasons::argument_issue::{ArgumentIssue, IssueKind, SyntaxError, issue_of};
+use crate::reasons::argument_issue::{ArgumentIssue, IssueKind, SyntaxError};
 
 /// What the parser knows of a type from its JSON schema (draft 2020-12, as schemars makes it):
 /// made once per type, used for every value read.
@@ -84,12 +85,12 @@ impl SchemaFit {
                         Err(Strict::Invalid(_)) => {}
                     }
                 }
-                Err(error) if !error.is_data() => return Err(Unfit::Json(SyntaxError::of(&error))),
+                Err(error) if !error.is_data() => return Err(Unfit::Json(syntax_of(&error))),
                 Err(_) => {}
             }
         }
         let mut value: Value =
-            serde_json::from_str(raw).map_err(|error| Unfit::Json(SyntaxError::of(&error)))?;
+            serde_json::from_str(raw).map_err(|error| Unfit::Json(syntax_of(&error)))?;
         if !value.is_object() {
             return Err(Unfit::NotAnObject(value));
         }

@@ -3,8 +3,12 @@
 //! fields refused at any depth), read by `slots` along the table the macro generates; `fit`
 //! checks a value against a JSON schema first, for closure tools, typed outputs and tools whose
 //! type is known only by its schema (`walk` walks the schema, `skipped` notices what serde drops).
+//! `serde_errors` sorts serde's errors into reasons: the one place that reads serde's words.
 
 mod fit;
+mod serde_errors;
+#[cfg(test)]
+pub(crate) use serde_errors::classify;
 mod skipped;
 mod slots;
 mod typed;

@@ -6,9 +6,10 @@ use serde::de::{DeserializeOwned, DeserializeSeed};
 use serde_json::{Map, Value};
 
 use super::drop_optional_nulls;
+use super::serde_errors::issue_of;
 use super::slots::{ArgumentsSeed, Slots};
 use super::walk::{MAX_ISSUES, Walk};
-use crate::reasons::argument_issue::{ArgumentIssue, IssueKind, issue_of};
+use crate::reasons::argument_issue::{ArgumentIssue, IssueKind};
 use crate::reasons::tool_error::ToolError;
 use crate::schema::{arguments_schema_with, root_schema};
 

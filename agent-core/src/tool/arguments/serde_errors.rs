@@ -1,16 +1,89 @@
-//! serde's and serde_json's errors sorted into [`IssueKind`]s, by what serde's messages say (the
-//! only form in which serde reports them).
+//! serde's and serde_json's errors sorted into reasons (a [`SyntaxError`] for text that is not
+//! JSON, an [`IssueKind`] for a value that does not fit) by what their messages say: serde
+//! reports them in no other form. [`sort`] is the one function that reads serde's words; the
+//! corpus test below pins what it reads to the serde_json version in `Cargo.lock`.
 
-use super::{Expected, Found, IssueKind, JsonType};
+use crate::reasons::argument_issue::{
+    Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
+};
+use crate::texts::english;
 
-/// Sorts a deserializer's message into a kind of problem by its shape (serde's and serde_json's
-/// messages have stable ones), or keeps it as [`IssueKind::Other`]. A message is sorted only when
-/// the kind's English words are the message again, so an English model reads what serde said.
+/// What serde_json reported, sorted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Sorted {
+    /// The text is not JSON: what the parser found wrong, and where.
+    Syntax(SyntaxError),
+    /// The value does not fit its type.
+    Issue(IssueKind),
+}
+
+/// Sorts a serde_json error by its message: a syntax error (or text that ended early) by the
+/// parser's message, a data error by the shape of serde's (stable ones). A message is sorted only
+/// when the kind's English words are the message again, so an English model reads what serde said;
+/// one of no known shape is kept as it is ([`IssueKind::Other`], [`SyntaxProblem::Other`]).
+pub(crate) fn sort(error: &serde_json::Error) -> Sorted {
+    let text = error.to_string();
+    let (line, column) = (error.line(), error.column());
+    let suffix = format!(" at line {line} column {column}");
+    let message = match text.strip_suffix(&suffix) {
+        Some(message) if line > 0 => message,
+        _ => &text,
+    };
+    if error.is_data() {
+        return Sorted::Issue(classify(message));
+    }
+    let problem = SyntaxProblem::KNOWN
+        .into_iter()
+        .find(|known| english::syntax_words(known) == message)
+        .unwrap_or_else(|| SyntaxProblem::Other(message.to_owned()));
+    Sorted::Syntax(SyntaxError {
+        problem,
+        line,
+        column,
+    })
+}
+
+/// A value's error as an issue (a deserializer's, or one of a text already known to be JSON).
+pub(crate) fn issue_of(error: &serde_json::Error) -> IssueKind {
+    match sort(error) {
+        Sorted::Issue(kind) => kind,
+        // Not reached for a value; kept in serde's words, as data.
+        Sorted::Syntax(_) => IssueKind::Other {
+            message: error.to_string(),
+        },
+    }
+}
+
+/// A text's error as a syntax error (the text is not JSON).
+pub(crate) fn syntax_of(error: &serde_json::Error) -> SyntaxError {
+    match sort(error) {
+        Sorted::Syntax(syntax) => syntax,
+        // A text parsed as a bare JSON value has no data errors; kept in serde's words, as data.
+        Sorted::Issue(_) => SyntaxError {
+            problem: SyntaxProblem::Other(error.to_string()),
+            line: error.line(),
+            column: error.column(),
+        },
+    }
+}
+
+impl crate::ToolError {
+    /// The error for arguments that are not JSON, as the parser says why (for a tool that reads
+    /// its arguments itself).
+    pub fn invalid_json(error: &serde_json::Error) -> Self {
+        crate::ToolError::InvalidJson {
+            error: syntax_of(error),
+        }
+    }
+}
+
+/// A data error's message (its position cut off) sorted into a kind, checked against the English
+/// words of the kind.
 pub(crate) fn classify(message: &str) -> IssueKind {
-    let kind = sort(message);
+    let kind = sort_data(message);
     if let Some(kind) = kind {
         let mut again = String::with_capacity(message.len());
-        let _ = kind.describe(&mut again);
+        english::issue_words(&kind, &mut again);
         if again == message {
             return kind;
         }
@@ -20,8 +93,35 @@ pub(crate) fn classify(message: &str) -> IssueKind {
     }
 }
 
+impl SyntaxProblem {
+    /// Every problem of a known kind, to sort the parser's messages by.
+    pub(crate) const KNOWN: [SyntaxProblem; 21] = [
+        SyntaxProblem::UnfinishedList,
+        SyntaxProblem::UnfinishedObject,
+        SyntaxProblem::UnfinishedString,
+        SyntaxProblem::UnfinishedValue,
+        SyntaxProblem::ExpectedColon,
+        SyntaxProblem::ExpectedCommaOrListEnd,
+        SyntaxProblem::ExpectedCommaOrObjectEnd,
+        SyntaxProblem::ExpectedIdent,
+        SyntaxProblem::ExpectedValue,
+        SyntaxProblem::ExpectedDoubleQuote,
+        SyntaxProblem::InvalidEscape,
+        SyntaxProblem::InvalidNumber,
+        SyntaxProblem::NumberOutOfRange,
+        SyntaxProblem::InvalidUnicodeCodePoint,
+        SyntaxProblem::ControlCharacter,
+        SyntaxProblem::KeyMustBeAString,
+        SyntaxProblem::LoneLeadingSurrogate,
+        SyntaxProblem::TrailingComma,
+        SyntaxProblem::TrailingCharacters,
+        SyntaxProblem::UnexpectedEndOfHexEscape,
+        SyntaxProblem::RecursionLimitExceeded,
+    ];
+}
+
 /// [`classify`]'s guess, before it is checked.
-fn sort(message: &str) -> Option<IssueKind> {
+fn sort_data(message: &str) -> Option<IssueKind> {
     if let Some(rest) = message.strip_prefix("invalid type: ") {
         let (found, expected) = split_found(rest)?;
         return Some(IssueKind::InvalidType {
@@ -200,135 +300,5 @@ fn expected_of(words: &str) -> Expected {
     Expected::Other(words.to_owned())
 }
 
-/// Sorts a serde error of a value that was not read (a deserializer's, with no position) into a
-/// kind of problem.
-pub(crate) fn issue_of(error: &serde_json::Error) -> IssueKind {
-    let text = error.to_string();
-    let suffix = format!(" at line {} column {}", error.line(), error.column());
-    match text.strip_suffix(&suffix) {
-        Some(message) if error.line() > 0 => classify(message),
-        _ => classify(&text),
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde::Deserialize;
-    use std::collections::HashMap;
-
-    #[allow(dead_code)]
-    #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Stop {
-        city: String,
-        nights: u8,
-        quiet: Option<bool>,
-    }
-
-    #[allow(dead_code)]
-    #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Pair {
-        a: u32,
-        b: u32,
-    }
-
-    #[allow(dead_code)]
-    #[derive(Debug, Deserialize)]
-    #[serde(rename_all = "lowercase")]
-    enum Unit {
-        Celsius,
-        Fahrenheit,
-        Kelvin,
-    }
-
-    #[allow(dead_code)]
-    #[derive(Debug, Deserialize)]
-    #[serde(untagged)]
-    enum Either {
-        Number(u32),
-        Text(String),
-    }
-
-    fn message_of<T: for<'de> Deserialize<'de> + std::fmt::Debug>(json: &str) -> String {
-        let value: serde_json::Value = serde_json::from_str(json).unwrap();
-        serde_json::from_value::<T>(value).unwrap_err().to_string()
-    }
-
-    /// Every message of these shapes is sorted into its kind, and its English words are serde's.
-    #[test]
-    fn serde_messages_are_sorted_and_worded_as_serde_words_them() {
-        let cases = [
-            (
-                message_of::<Stop>(r#"{"city": 3, "nights": 1}"#),
-                "InvalidType",
-            ),
-            (
-                message_of::<Stop>(r#"{"city": "a", "nights": 300}"#),
-                "InvalidValue",
-            ),
-            (
-                message_of::<Stop>(r#"{"city": "a", "nights": -1}"#),
-                "InvalidValue",
-            ),
-            (
-                message_of::<Stop>(r#"{"city": "a", "nights": 1.5}"#),
-                "InvalidType",
-            ),
-            (
-                message_of::<Stop>(r#"{"city": null, "nights": 1}"#),
-                "InvalidType",
-            ),
-            (
-                message_of::<Stop>(r#"{"city": [1], "nights": 1}"#),
-                "InvalidType",
-            ),
-            (
-                message_of::<Stop>(r#"{"city": "a", "nights": 1, "quiet": "yes, expected"}"#),
-                "InvalidType",
-            ),
-            (
-                message_of::<Stop>(r#"{"city": "a", "nights": 1, "quiet": "say \"no\""}"#),
-                "InvalidType",
-            ),
-            (message_of::<Stop>(r#"{"city": "a"}"#), "Missing"),
-            (
-                message_of::<Stop>(r#"{"city": "a", "nights": 1, "x": 1}"#),
-                "UnknownField",
-            ),
-            (
-                message_of::<Pair>(r#"{"a": 1, "b": 2, "c`, expected `z": 1}"#),
-                "UnknownField",
-            ),
-            (message_of::<Stop>(r#"[]"#), "InvalidLength"),
-            (message_of::<Stop>(r#""x""#), "InvalidType"),
-            (message_of::<Unit>(r#""rankine""#), "UnknownVariant"),
-            (message_of::<Unit>(r#"3"#), "InvalidType"),
-            (message_of::<Either>(r#"true"#), "NoVariantMatches"),
-            (
-                message_of::<HashMap<String, bool>>(r#"{"a": 1}"#),
-                "InvalidType",
-            ),
-            (message_of::<Vec<i64>>(r#"[true]"#), "InvalidType"),
-            (message_of::<(u8, u8)>(r#"[1]"#), "InvalidLength"),
-            (message_of::<f64>(r#""x""#), "InvalidType"),
-        ];
-        for (message, kind) in cases {
-            let sorted = classify(&message);
-            assert!(
-                format!("{sorted:?}").starts_with(kind),
-                "{message} was sorted as {sorted:?}"
-            );
-            assert_eq!(sorted.to_string(), message);
-        }
-        let duplicate = serde_json::from_str::<Pair>(r#"{"a": 1, "a": 2, "b": 3}"#).unwrap_err();
-        assert!(
-            matches!(issue_of(&duplicate), IssueKind::DuplicateField { field } if field == "a")
-        );
-        assert!(matches!(
-            classify("not a date"),
-            IssueKind::Other { message } if message == "not a date"
-        ));
-    }
-}
+mod corpus;

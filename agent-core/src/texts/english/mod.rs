@@ -1,4 +1,9 @@
-//! The English texts (the default).
+//! The English texts (the default): the table in `mod.rs`, the words for every reason in
+//! `reasons` (which are also the reasons' `Display`).
+
+mod reasons;
+
+pub(crate) use reasons::{issue_words, syntax_words};
 
 use super::*;
 
@@ -15,7 +20,7 @@ fn english_words(error: &ToolError, lead_in: &str) -> String {
     let mut text = String::with_capacity(lead_in.len() + 120);
     text.push_str(lead_in);
     // Writing into a `String` cannot fail.
-    let _ = error.describe(&mut text);
+    let _ = reasons::tool_error(error, &mut text);
     text
 }
 
@@ -26,7 +31,7 @@ impl Texts for English {
          results."
     }
 
-    // The English table is `ToolError`'s own `Display`.
+    // `ToolError`'s `Display` is these words.
     fn tool_error_message(&self, error: &ToolError) -> String {
         english_words(error, "")
     }
@@ -56,42 +61,8 @@ impl Texts for English {
         format!("Stopped after {steps} steps without finishing; try narrowing the question.")
     }
 
-    fn not_run(&self, why: NotRun<'_>) -> String {
-        match why {
-            NotRun::Skipped(reason) => reason.to_owned(),
-            NotRun::Denied(Some(reason)) => format!("the user did not approve this call: {reason}"),
-            NotRun::Denied(None) => "the user did not approve this call".to_owned(),
-            NotRun::NoApprover => {
-                "this tool needs approval and no one is there to approve it".to_owned()
-            }
-            NotRun::ToolCallLimit(limit) => {
-                format!("the run's limit of {limit} tool calls is reached")
-            }
-            NotRun::TimeLimit => "the run's time limit passed before this call started".to_owned(),
-            NotRun::Cancelled => "the run was cancelled before this call started".to_owned(),
-            NotRun::AnswerGiven => {
-                "the final answer was given in the same reply, so the run ended without this call"
-                    .to_owned()
-            }
-            NotRun::RunEnded => "the run ended before this call could run".to_owned(),
-            NotRun::CutOff => "your reply was cut off at the output token limit before this \
-                               call's arguments were complete; call the tool again with shorter \
-                               arguments, or split the work into smaller calls"
-                .to_owned(),
-            NotRun::CannotWait => "this call must wait for a person or for the caller, and this \
-                                   run cannot wait"
-                .to_owned(),
-            NotRun::ApprovalDeclined => "the user declined this call".to_owned(),
-            NotRun::ApprovalCancelled => "the user cancelled this call".to_owned(),
-            NotRun::ApprovalNotAccepted => "the user did not accept this call".to_owned(),
-            NotRun::ApprovalImpossible(tool) => format!(
-                "`{tool}` needs the user's approval, and approval was not possible: this client \
-                 cannot ask the user (it does not support elicitation)"
-            ),
-            NotRun::ApprovalNotAsked(error) => {
-                format!("the user's approval could not be asked: {error}")
-            }
-        }
+    fn not_run(&self, why: &NotRun) -> String {
+        why.to_string()
     }
 
     fn run_stopped(&self) -> &str {
