@@ -361,7 +361,65 @@ pub fn english_run(text: &str) -> Option<String> {
 }
 
 /// The README's examples, compiled (and, where they are not `no_run`, run) as doc tests of this
-/// crate, which has every crate of the workspace and every feature, so none can go stale.
+/// crate, which has every crate of the workspace and every feature, so none can go stale. The
+/// guide's chapters (`docs/src/`, an mdBook) follow, one holder each, the same way.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The guide's introduction (`docs/src/introduction.md`): what it is and where each capability is.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/introduction.md")]
+pub struct GuideIntroduction;
+
+/// The guide's chapter on tools (`docs/src/tools.md`): `#[tool]`, `tool_fn`, toolboxes, the run's
+/// context, the errors the model sees.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/tools.md")]
+pub struct GuideTools;
+
+/// The guide's chapter on models and providers (`docs/src/models.md`): the adapters, a model from
+/// the environment, settings, reasoning, parts, models of one's own, fallback.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/models.md")]
+pub struct GuideModels;
+
+/// The guide's chapter on running an agent (`docs/src/running.md`): limits, hooks, seams, approval,
+/// pauses, typed output, streaming, cancellation.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/running.md")]
+pub struct GuideRunning;
+
+/// The guide's chapter on sessions (`docs/src/sessions.md`): memory, SQLite, transcripts,
+/// PostgreSQL.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/sessions.md")]
+pub struct GuideSessions;
+
+/// The guide's chapter on the web endpoint (`docs/src/web.md`): the chat endpoint, who is asking,
+/// limits per user, a deployment on several machines.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/web.md")]
+pub struct GuideWeb;
+
+/// The guide's chapter on MCP (`docs/src/mcp.md`): tools served to MCP clients, and an MCP server's
+/// tools in an agent.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/mcp.md")]
+pub struct GuideMcp;
+
+/// The guide's chapter on durable runs on Restate (`docs/src/durable.md`).
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/durable.md")]
+pub struct GuideDurable;
+
+/// The guide's chapter on texts and languages (`docs/src/texts.md`).
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/texts.md")]
+pub struct GuideTexts;
+
+/// The guide's chapter on testing an agent (`docs/src/testing.md`): the scripted model, the
+/// conformance suite, this repository's tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/testing.md")]
+pub struct GuideTesting;

@@ -489,7 +489,8 @@ async fn an_edited_question_replaces_it_and_the_turns_after_it() {
 
 /// Editing a question whose answer waits for approval withdraws the request with the old
 /// question: the call never runs, nothing waits any more, the turn before it stays, and the chat
-/// goes on. The chat's transport is README's, sending the newest message only but for the edit.
+/// goes on. The chat's transport is the guide's (`docs/src/web.md`), sending the newest message
+/// only but for the edit.
 async fn editing_a_question_whose_answer_asks_for_approval_withdraws_the_request() {
     let model = ScriptedModel::new([
         AssistantMessage::text("Hello!"),

@@ -12,7 +12,7 @@
 //   "api": "http://127.0.0.1:PORT/api/chat", "chatId": "...",
 //   "clientTools": {"toolName": output, ...},   // answered by onToolCall with addToolOutput
 //   "newestOnly": true,   // the transport sends the newest message only, the whole chat for an
-//                         // edit: README's `prepareSendMessagesRequest`
+//                         // edit: the guide's `prepareSendMessagesRequest` (docs/src/web.md)
 //   "steps": [
 //     {"send": "text", "files": [FileUIPart...]},  // chat.sendMessage({text, files})
 //     {"edit": "text", "at": 0},                    // chat.sendMessage({text, messageId:
@@ -112,7 +112,7 @@ async function main() {
     transport: new DefaultChatTransport({
       api,
       fetch: recording,
-      // As README has it for a server that keeps the chat.
+      // As the guide (docs/src/web.md) has it for a server that keeps the chat.
       prepareSendMessagesRequest: newestOnly
         ? ({ id, messages, trigger, messageId }) => {
             const last = messages.at(-1);
