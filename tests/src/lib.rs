@@ -5,6 +5,7 @@
 pub mod chat;
 pub mod child;
 pub mod http;
+pub mod japanese;
 pub mod netns;
 pub mod node;
 pub mod peers;

@@ -193,7 +193,7 @@ async fn audio_and_types_anthropic_cannot_take_are_refused_before_anything_is_se
         .as_str()
         .unwrap();
     assert!(
-        named.starts_with("[audio (audio/mpeg) not shown: Anthropic Messages cannot take audio"),
+        named == "[audio (audio/mpeg) not shown: the model service cannot take it]",
         "{named}"
     );
 

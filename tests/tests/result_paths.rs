@@ -21,14 +21,15 @@ use std::time::Duration;
 use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{
     Agent, Approval, ArgumentIssue, AssistantMessage, BoxFuture, ChatResponse, Chinese,
-    ContentNote, Decision, Expected, ExternalTool, FinishReason, Found, Hooks, Interruption,
-    IssueKind, Journal, JsonType, Message, ModelError, NotRun, OutputProblem, Part, RemoteProblem,
-    RunOutput, State, StopReason, SyntaxError, SyntaxProblem, ToolCall, ToolDecision, ToolDef,
-    ToolError, ToolOutput, ToolResultMessage, ToolSet, agent, tool, tools,
+    ContentNote, Decision, English, Expected, ExternalTool, FinishReason, Found, Hooks,
+    Interruption, IssueKind, Journal, JsonType, Message, ModelError, NotRun, OutputProblem, Part,
+    RemoteProblem, RunOutput, State, StopReason, SyntaxError, SyntaxProblem, Texts, ToolCall,
+    ToolDecision, ToolDef, ToolError, ToolOutput, ToolResultMessage, ToolSet, agent, tool, tools,
 };
 use agent_mcp::{McpClient, McpServer};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tests::japanese::Japanese;
 use tests::{Progress, english_run};
 
 /// A one-pixel PNG, for results with an image.
@@ -107,19 +108,38 @@ fn doze() -> String {
     "醒了醒了".to_owned()
 }
 
+/// The language of a walk: the crate's two, or one defined outside it ([`Japanese`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Language {
+    English,
+    Chinese,
+    Japanese,
+}
+
+impl Language {
+    /// Its texts.
+    fn texts(self) -> Arc<dyn Texts> {
+        match self {
+            Language::English => Arc::new(English),
+            Language::Chinese => Arc::new(Chinese),
+            Language::Japanese => Arc::new(Japanese),
+        }
+    }
+}
+
 /// How a walk is set up: the language, and the result limit when it is small.
 #[derive(Debug, Clone, Copy)]
 struct Setup {
-    chinese: bool,
+    language: Language,
     limit: Option<usize>,
 }
 
 impl Setup {
     fn apply<S: Send + Sync + 'static>(self, agent: Agent<S>) -> Agent<S> {
-        let agent = if self.chinese {
-            agent.texts(Chinese)
-        } else {
-            agent
+        let agent = match self.language {
+            Language::English => agent.texts(English),
+            Language::Chinese => agent.texts(Chinese),
+            Language::Japanese => agent.texts(Japanese),
         };
         match self.limit {
             Some(limit) => agent.result_limit(limit),
@@ -705,9 +725,7 @@ async fn journaled(setup: Setup, seen: &mut Seen) {
 /// cannot ask for, and one after the server is gone.
 async fn over_mcp(setup: Setup, seen: &mut Seen) {
     let mut served: ToolSet = tools!(shout, wipe, fetch);
-    if setup.chinese {
-        served.set_texts(Arc::new(Chinese));
-    }
+    served.set_texts(setup.language.texts());
     let server = McpServer::new(served).name("远端");
     // The served set, as the server words its results (without a lead-in).
     let remote = server.tools().clone();
@@ -719,10 +737,10 @@ async fn over_mcp(setup: Setup, seen: &mut Seen) {
     let (read, write) = tokio::io::split(client_end);
     let client = McpClient::connect_io(read, write).await.unwrap();
     // The client names what it cannot show in the agent's words.
-    let client = if setup.chinese {
-        client.texts(Chinese)
-    } else {
-        client
+    let client = match setup.language {
+        Language::English => client.texts(English),
+        Language::Chinese => client.texts(Chinese),
+        Language::Japanese => client.texts(Japanese),
     };
     let calls = calls(&[
         ("c_remote", "shout", r#"{"words":"下雪"}"#),
@@ -859,7 +877,7 @@ fn english_runs_are_found() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_path_is_made_by_result_message() {
     let seen = walk(Setup {
-        chinese: false,
+        language: Language::English,
         limit: None,
     })
     .await;
@@ -895,18 +913,18 @@ async fn every_path_is_made_by_result_message() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_small_result_limit_cuts_every_text_on_every_path() {
-    for chinese in [false, true] {
+    for language in [Language::English, Language::Chinese, Language::Japanese] {
         let limit = 4;
         let seen = walk(Setup {
-            chinese,
+            language,
             limit: Some(limit),
         })
         .await;
         assert_made_by_result_message(&seen);
-        let marker = if chinese {
-            "\n（结果过长，已截断）".to_owned()
-        } else {
-            format!("\n[result truncated: showing the first {limit} of ")
+        let marker = match language {
+            Language::English => format!("\n[result truncated: showing the first {limit} of "),
+            Language::Chinese => "\n（结果过长，已截断）".to_owned(),
+            Language::Japanese => "\n［結果が長すぎるため、".to_owned(),
         };
         for Checked { path, got, .. } in &seen.checked {
             for text in std::iter::once(got.content.clone()).chain(texts_of(&got.parts)) {
@@ -921,7 +939,7 @@ async fn a_small_result_limit_cuts_every_text_on_every_path() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_english_sentence_reaches_a_chinese_model() {
     let seen = walk(Setup {
-        chinese: true,
+        language: Language::Chinese,
         limit: None,
     })
     .await;
@@ -947,5 +965,58 @@ async fn no_english_sentence_reaches_a_chinese_model() {
         content("over MCP, content named"),
         "周报如下\n[资源链接 document：https://例子.中国/报告.pdf]\n\
          [资源 attachment:///document：application/zip]"
+    );
+}
+
+/// Whether `text` holds kana, which only the Japanese texts write (the walk's own data is Chinese).
+fn has_kana(text: &str) -> bool {
+    text.chars()
+        .any(|character| ('\u{3040}'..='\u{30ff}').contains(&character))
+}
+
+/// A language defined outside the crate ([`Japanese`], in `tests/src/japanese.rs`) words every
+/// result on every path: the model reads no English, and every error result and system prompt
+/// is in that language's words (they hold kana, which neither the crate's languages nor the
+/// walk's data have).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_language_defined_outside_the_crate_words_every_result() {
+    let seen = walk(Setup {
+        language: Language::Japanese,
+        limit: None,
+    })
+    .await;
+    assert_made_by_result_message(&seen);
+    for text in &seen.read {
+        if let Some(run) = english_run(text) {
+            panic!("English words `{run}` reached the model in {text:?}");
+        }
+    }
+    for Checked { path, got, .. } in &seen.checked {
+        if got.is_error {
+            assert!(has_kana(&got.content), "{path}: {:?}", got.content);
+        }
+    }
+    let prompts: Vec<_> = seen
+        .read
+        .iter()
+        .filter(|text| text.starts_with("あなたはツールを使えるアシスタントです"))
+        .collect();
+    assert!(!prompts.is_empty(), "the system prompt is the language's");
+    let content = |path: &str| {
+        let checked = seen.checked.iter().find(|checked| checked.path == path);
+        checked.unwrap().got.content.clone()
+    };
+    assert_eq!(
+        content("bad arguments: a type"),
+        "エラー：引数が正しくありません：words：型が違います：文字列が必要ですが、5でした"
+    );
+    assert_eq!(
+        content("over MCP, server gone"),
+        "エラー：MCP サーバー「远端」に接続できません。止まったか、接続を閉じました"
+    );
+    assert_eq!(
+        content("over MCP, content named"),
+        "周报如下\n［リソースへのリンク document：https://例子.中国/报告.pdf］\n\
+         ［リソース attachment:///document：application/zip］"
     );
 }

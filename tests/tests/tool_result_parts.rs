@@ -33,7 +33,7 @@ fn spoken_weather() -> impl agent_core::Tool {
     )
 }
 
-const NOT_SHOWN: &str = "[audio (audio/wav) not shown: Anthropic Messages cannot take audio;";
+const NOT_SHOWN: &str = "[audio (audio/wav) not shown: the model service cannot take it]";
 
 #[tokio::test]
 async fn anthropic_names_the_audio_in_the_tool_result_and_goes_on() {
@@ -98,7 +98,7 @@ async fn openai_chat_names_audio_it_cannot_take_among_the_attachments() {
     assert_eq!(attachments["role"], "user");
     let named = attachments["content"][1]["text"].as_str().unwrap();
     assert!(
-        named.starts_with("[audio (audio/flac) not shown: OpenAI Chat Completions cannot take"),
+        named == "[audio (audio/flac) not shown: the model service cannot take it]",
         "{named}"
     );
 }

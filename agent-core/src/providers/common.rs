@@ -151,7 +151,8 @@ impl fmt::Debug for Common {
 /// A tool result's part as its provider takes it, or, where it cannot (`convert` says
 /// [`ModelError::Unsupported`]), a text naming it in the request's language
 /// ([`Texts::part_not_shown`]). The tool's output is not the user's to fix, so the run goes on and
-/// the model knows what it was not shown; a user message's part is refused instead.
+/// the model knows what it was not shown; the adapter's reason, which is for the developer, is
+/// logged. A user message's part is refused instead.
 #[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
 pub(crate) fn tool_result_part<'a, W>(
     part: &'a Part,
@@ -160,7 +161,10 @@ pub(crate) fn tool_result_part<'a, W>(
     text: impl FnOnce(String) -> W,
 ) -> Result<W, ModelError> {
     match convert(part) {
-        Err(ModelError::Unsupported { message }) => Ok(text(texts.part_not_shown(part, &message))),
+        Err(ModelError::Unsupported { message }) => {
+            tracing::warn!(reason = %message, "a tool result's part is not shown to the model");
+            Ok(text(texts.part_not_shown(part)))
+        }
         converted => converted,
     }
 }

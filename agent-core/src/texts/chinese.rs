@@ -201,9 +201,7 @@ impl Texts for Chinese {
         }
     }
 
-    /// The English reason is left out: the words say only that the model service does not take
-    /// such content.
-    fn part_not_shown(&self, part: &Part, _reason: &str) -> String {
+    fn part_not_shown(&self, part: &Part) -> String {
         let kind = match part {
             Part::Image(_) => "图片",
             Part::Document(_) => "文档",

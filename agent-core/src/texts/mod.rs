@@ -89,11 +89,10 @@ pub trait Texts: Send + Sync + 'static {
     fn returned_parts(&self, call: ReturnedBy<'_>) -> String;
 
     /// What a tool result's text says in place of a part its provider cannot take (audio for
-    /// Anthropic Messages, say), so the model knows what it was not shown. `reason` is the
-    /// adapter's own account of why, in English for the developer: the message it would refuse
-    /// such a part of a user message with ([`ModelError::Unsupported`](crate::ModelError)). A
-    /// language other than English may leave it out.
-    fn part_not_shown(&self, part: &Part, reason: &str) -> String;
+    /// Anthropic Messages, say), so the model knows what it was not shown. The adapter's own
+    /// account of why, which is for the developer, is logged (a `tracing` warning), not told to
+    /// the model.
+    fn part_not_shown(&self, part: &Part) -> String;
 
     /// What a model is asked to title a chat by, from its first exchange (the web endpoint's
     /// `ChatServer::title_by_model`): the instruction, the question and the answer, in one user

@@ -150,11 +150,8 @@ fn the_adapters_english_words_are_as_they_were() {
         "The take_photo call returned these:"
     );
     assert_eq!(
-        English.part_not_shown(
-            &Part::audio("audio/wav", b"RIFF"),
-            "Anthropic Messages cannot take audio"
-        ),
-        "[audio (audio/wav) not shown: Anthropic Messages cannot take audio]"
+        English.part_not_shown(&Part::audio("audio/wav", b"RIFF")),
+        "[audio (audio/wav) not shown: the model service cannot take it]"
     );
 }
 
@@ -252,8 +249,7 @@ fn every_failure_and_refusal_is_worded_in_chinese() {
         assert!(!english_run(&words), "{call:?} in Chinese: {words}");
     }
     let audio = Part::audio("audio/wav", b"RIFF");
-    let reason = "Anthropic Messages cannot take audio";
-    let words = Chinese.part_not_shown(&audio, reason);
+    let words = Chinese.part_not_shown(&audio);
     assert!(!english_run(&words), "{words}");
     assert_eq!(
         words,

@@ -127,9 +127,12 @@ impl Texts for English {
         }
     }
 
-    fn part_not_shown(&self, part: &Part, reason: &str) -> String {
+    fn part_not_shown(&self, part: &Part) -> String {
         let media_type = part.media().map_or("", |media| media.media_type.as_str());
-        format!("[{} ({media_type}) not shown: {reason}]", part.kind())
+        format!(
+            "[{} ({media_type}) not shown: the model service cannot take it]",
+            part.kind()
+        )
     }
 
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {

@@ -272,7 +272,9 @@ fn serde_jsons_messages_are_sorted_into_their_kinds_and_worded_back() {
     let mut wrong = Vec::new();
     for (error, message, kind) in corpus() {
         if error.to_string() != message {
-            wrong.push(format!("serde_json now writes {error:?}, recorded {message:?}"));
+            wrong.push(format!(
+                "serde_json now writes {error:?}, recorded {message:?}"
+            ));
             continue;
         }
         let sorted = sort(&error);
@@ -280,11 +282,9 @@ fn serde_jsons_messages_are_sorted_into_their_kinds_and_worded_back() {
             wrong.push(format!("{message:?} sorted as {sorted:?}, not {kind}"));
         }
         let english = match &sorted {
-            Sorted::Issue(kind) if error.line() > 0 => format!(
-                "{kind} at line {} column {}",
-                error.line(),
-                error.column()
-            ),
+            Sorted::Issue(kind) if error.line() > 0 => {
+                format!("{kind} at line {} column {}", error.line(), error.column())
+            }
             Sorted::Issue(kind) => kind.to_string(),
             Sorted::Syntax(syntax) => syntax.to_string(),
         };
