@@ -155,10 +155,111 @@ fn the_adapters_english_words_are_as_they_were() {
     );
 }
 
-#[test]
-fn every_failure_and_refusal_is_worded_in_chinese() {
-    let errors = [
+/// Which kind of failure an error is, by a match with no wildcard arm: a kind added to
+/// [`ToolError`] is a compile error here until [`every_tool_error`] has one of it.
+fn tool_error_kind(error: &ToolError) -> usize {
+    match error {
+        ToolError::UnknownTool { .. } => 0,
+        ToolError::InvalidJson { .. } => 1,
+        ToolError::InvalidArguments { .. } => 2,
+        ToolError::Failed { .. } => 3,
+        ToolError::Panicked { .. } => 4,
+        ToolError::TimedOut { .. } => 5,
+        ToolError::Abandoned { .. } => 6,
+        ToolError::Interrupted { .. } => 7,
+        ToolError::NotRun { .. } => 8,
+        ToolError::Retry { .. } => 9,
+        ToolError::AnswerRejected { .. } => 10,
+        ToolError::OutcomeUnknown { .. } => 11,
+        ToolError::Journal { .. } => 12,
+        ToolError::RunByCaller { .. } => 13,
+        ToolError::Thread { .. } => 14,
+        ToolError::Unserializable { .. } => 15,
+        ToolError::Remote { .. } => 16,
+    }
+}
+
+/// How many kinds [`tool_error_kind`] tells apart.
+const TOOL_ERROR_KINDS: usize = 17;
+
+/// Why a call was not run, by a match with no wildcard arm: a reason added to [`NotRun`] is a
+/// compile error here until [`every_not_run`] has it.
+fn not_run_kind(why: &NotRun) -> usize {
+    match why {
+        NotRun::Skipped(_) => 0,
+        NotRun::Denied(_) => 1,
+        NotRun::NoApprover => 2,
+        NotRun::ToolCallLimit(_) => 3,
+        NotRun::TimeLimit => 4,
+        NotRun::Cancelled => 5,
+        NotRun::AnswerGiven => 6,
+        NotRun::RunEnded => 7,
+        NotRun::CutOff => 8,
+        NotRun::CannotWait => 9,
+        NotRun::ApprovalDeclined => 10,
+        NotRun::ApprovalCancelled => 11,
+        NotRun::ApprovalNotAccepted => 12,
+        NotRun::ApprovalImpossible(_) => 13,
+        NotRun::ApprovalNotAsked(_) => 14,
+    }
+}
+
+/// How many reasons [`not_run_kind`] tells apart.
+const NOT_RUN_KINDS: usize = 15;
+
+/// Every reason a call is not run (the data of each in Chinese, as a Chinese run's would be).
+fn every_not_run() -> Vec<NotRun> {
+    vec![
+        NotRun::Skipped("今天不用查".into()),
+        NotRun::Denied(Some("不行，留着".into())),
+        NotRun::Denied(None),
+        NotRun::NoApprover,
+        NotRun::ToolCallLimit(3),
+        NotRun::TimeLimit,
+        NotRun::Cancelled,
+        NotRun::AnswerGiven,
+        NotRun::RunEnded,
+        NotRun::CutOff,
+        NotRun::CannotWait,
+        NotRun::ApprovalDeclined,
+        NotRun::ApprovalCancelled,
+        NotRun::ApprovalNotAccepted,
+        NotRun::ApprovalImpossible("wipe".into()),
+        NotRun::ApprovalNotAsked("连接断了".into()),
+    ]
+}
+
+/// Every kind of failure, each of its inner reasons too.
+fn every_tool_error() -> Vec<ToolError> {
+    let mut errors = vec![
+        ToolError::UnknownTool {
+            name: "天气".into(),
+            available: vec!["搜索".to_owned()].into(),
+        },
+        ToolError::InvalidJson {
+            error: SyntaxError {
+                problem: SyntaxProblem::UnfinishedValue,
+                line: 1,
+                column: 9,
+            },
+        },
+        ToolError::InvalidArguments {
+            issues: vec![ArgumentIssue::new(
+                "城市",
+                IssueKind::Missing { field: None },
+            )],
+        },
+        ToolError::failed("今天不想干活"),
+        ToolError::Panicked {
+            message: Some("炸了".into()),
+        },
         ToolError::Panicked { message: None },
+        ToolError::TimedOut {
+            after: std::time::Duration::from_millis(250),
+        },
+        ToolError::Abandoned {
+            after: std::time::Duration::from_secs(30),
+        },
         ToolError::Interrupted {
             by: Interruption::Cancelled,
         },
@@ -167,6 +268,16 @@ fn every_failure_and_refusal_is_worded_in_chinese() {
         },
         ToolError::Interrupted {
             by: Interruption::Unrecorded,
+        },
+        ToolError::retry("房间号是 R-101 这样的"),
+        ToolError::AnswerRejected {
+            correction: "答案未被接受：太短。请重试。".into(),
+        },
+        ToolError::OutcomeUnknown {
+            tool: "付款".into(),
+        },
+        ToolError::Journal {
+            message: "调用已被终止".into(),
         },
         ToolError::RunByCaller {
             tool: "locate".into(),
@@ -188,30 +299,88 @@ fn every_failure_and_refusal_is_worded_in_chinese() {
         ToolError::Unserializable {
             message: "键必须是字符串".into(),
         },
-        ToolError::Journal {
-            message: "调用已被终止".into(),
-        },
-        ToolError::Remote {
-            server: RemoteServer::Named("files".into()),
-            problem: RemoteProblem::Refused {
+    ];
+    for server in [
+        RemoteServer::Named("files".into()),
+        RemoteServer::Program("files-server".into()),
+        RemoteServer::Url("http://127.0.0.1:8000/mcp".into()),
+        RemoteServer::Stream,
+    ] {
+        for problem in [
+            RemoteProblem::Refused {
                 message: "没有这个工具".into(),
                 code: -32602,
             },
-        },
-        ToolError::Remote {
-            server: RemoteServer::Named("files".into()),
-            problem: RemoteProblem::Unreachable,
-        },
-        ToolError::Remote {
-            server: RemoteServer::Named("files".into()),
-            problem: RemoteProblem::Failed {
+            RemoteProblem::Unreachable,
+            RemoteProblem::Failed {
                 message: "超时".into(),
             },
-        },
-    ];
-    for error in errors {
+        ] {
+            errors.push(ToolError::Remote {
+                server: server.clone(),
+                problem,
+            });
+        }
+    }
+    errors.extend(
+        every_not_run()
+            .into_iter()
+            .map(|why| ToolError::NotRun { why }),
+    );
+    errors
+}
+
+/// Which kind of problem an issue is, by a match with no wildcard arm: a kind added to
+/// [`IssueKind`] is a compile error here until [`every_issue`] has one of it (all but `Other`,
+/// which is data).
+fn issue_kind(kind: &IssueKind) -> usize {
+    match kind {
+        IssueKind::Missing { .. } => 0,
+        IssueKind::UnknownField { .. } => 1,
+        IssueKind::NotAnObject { .. } => 2,
+        IssueKind::WrongType { .. } => 3,
+        IssueKind::NotOneOf { .. } => 4,
+        IssueKind::NotConst { .. } => 5,
+        IssueKind::NoShapeMatches { .. } => 6,
+        IssueKind::InvalidType { .. } => 7,
+        IssueKind::InvalidValue { .. } => 8,
+        IssueKind::InvalidLength { .. } => 9,
+        IssueKind::UnknownVariant { .. } => 10,
+        IssueKind::DuplicateField { .. } => 11,
+        IssueKind::NoVariantMatches { .. } => 12,
+        IssueKind::MoreNotListed => 13,
+        IssueKind::DoesNotFit => 14,
+        IssueKind::Other { .. } => 15,
+    }
+}
+
+#[test]
+fn the_lists_of_reasons_have_every_kind() {
+    let mut kinds: Vec<usize> = every_issue().iter().map(issue_kind).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(kinds, (0..15).collect::<Vec<_>>());
+    let mut kinds: Vec<usize> = every_tool_error().iter().map(tool_error_kind).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(kinds, (0..TOOL_ERROR_KINDS).collect::<Vec<_>>());
+    let mut kinds: Vec<usize> = every_not_run().iter().map(not_run_kind).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(kinds, (0..NOT_RUN_KINDS).collect::<Vec<_>>());
+}
+
+#[test]
+fn every_failure_and_refusal_is_worded_in_chinese() {
+    for error in every_tool_error() {
         let words = Chinese.tool_error(&error);
         assert!(!english_run(&words), "{error:?} in Chinese: {words}");
+        // English's words are the error's `Display`, after its lead-in.
+        let english = English.tool_error(&error);
+        assert!(
+            english.ends_with(&error.to_string()),
+            "{error:?}: {english}"
+        );
         assert!(!error.to_string().is_empty());
     }
     for note in [
@@ -255,16 +424,9 @@ fn every_failure_and_refusal_is_worded_in_chinese() {
         words,
         "[音频（audio/wav）未显示：当前模型服务不接受这类内容]"
     );
-    for why in [
-        NotRun::ApprovalDeclined,
-        NotRun::ApprovalCancelled,
-        NotRun::ApprovalNotAccepted,
-        NotRun::ApprovalImpossible("wipe".into()),
-        NotRun::ApprovalNotAsked("连接断了".into()),
-    ] {
+    for why in every_not_run() {
         let words = Chinese.not_run(&why);
         assert!(!english_run(&words), "{why:?} in Chinese: {words}");
-        // The English words, as they were when the MCP server wrote them itself.
-        assert!(English.not_run(&why).starts_with(['t', '`']), "{why:?}");
+        assert_eq!(English.not_run(&why), why.to_string());
     }
 }
