@@ -103,6 +103,15 @@ pub mod testing;
 #[doc(hidden)]
 pub mod __private;
 
+/// What of a long conversation each request carries: a [`ContextPolicy`](context::ContextPolicy)
+/// set with [`Agent::context_policy`] sees the history as [`Turns`](context::Turns), units it
+/// keeps or leaves out whole (a reply with its calls' results is one), and answers with a
+/// [`Shape`](context::Shape); the crate ships [`KeepLastTurns`](context::KeepLastTurns) and
+/// [`TokenWindow`](context::TokenWindow).
+pub mod context {
+    pub use crate::run::context::*;
+}
+
 /// The seams of a run, as public traits, and the values the crate ships for them: what a feature
 /// of a run plugs into, and what a value of one's own implements. A step passes them in this
 /// order:

@@ -264,6 +264,14 @@ impl Texts for Japanese {
         format!("［{media_type} の内容は表示されていません：このモデルサービスは受け付けません］")
     }
 
+    fn context_summary(&self, summary: &str) -> String {
+        format!("［紙幅のため、これより前の会話は省略しました。要約：］\n{summary}")
+    }
+
+    fn result_left_out(&self, characters: usize) -> String {
+        format!("［紙幅のため、この結果（{characters} 文字）は省略しました。］")
+    }
+
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {
         format!(
             "次のやりとりで始まる会話に、質問と同じ言語で十五文字以内の題名をつけてください。\

@@ -13,6 +13,7 @@ use crate::limits::{AtStepLimit, Limits};
 use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings, OutputShapes};
+use crate::run::context::{ContextLayer, ContextPolicy};
 use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
 use crate::run::layers::{Approvals, BoundLayer, BoundPolicy, Hooked};
 use crate::run::seams::{CallPolicy, ModelLayer};
@@ -45,6 +46,8 @@ pub struct Agent<S = ()> {
     pub(crate) policies: Vec<Arc<dyn CallPolicy<S>>>,
     /// Model-call layers of the user's own (see [`Agent::model_layer`]).
     pub(crate) layers: Vec<Arc<dyn ModelLayer<S>>>,
+    /// What of the history each request carries (see [`Agent::context_policy`]).
+    pub(crate) context: Option<Arc<ContextLayer>>,
     pub(crate) settings: ModelSettings,
     pub(crate) output: OutputSettings,
     /// The shapes of the output types its typed runs asked for.
@@ -64,6 +67,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             approvals: Approvals::default(),
             policies: Vec::new(),
             layers: Vec::new(),
+            context: None,
             settings: ModelSettings::new(),
             output: OutputSettings::default(),
             output_shapes: OutputShapes::default(),
@@ -178,6 +182,24 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// ([`ChatSpan`](crate::seams::ChatSpan)), a durable run's journal, and the model.
     pub fn model_layer(mut self, layer: impl ModelLayer<S> + 'static) -> Self {
         self.layers.push(Arc::new(layer));
+        self
+    }
+
+    /// Sets what of the history each request carries: a [`ContextPolicy`] sees the history as
+    /// [`Turns`](crate::context::Turns) before every model request and keeps or leaves out whole
+    /// units (a reply with its calls' results is one; a call that waits is never left out), so a
+    /// long conversation stays under the model's context window. The stored conversation (a
+    /// session's, a run's output) keeps every message: this shapes each request only. Its layer
+    /// is the outermost of the model-call layers, so every other layer sees the request as sent.
+    ///
+    /// ```
+    /// use agent_core::context::TokenWindow;
+    /// # use agent_core::{Agent, testing::ScriptedModel};
+    /// # let model = ScriptedModel::new([]);
+    /// let agent: Agent = Agent::new(model).context_policy(TokenWindow::new(100_000));
+    /// ```
+    pub fn context_policy(mut self, policy: impl ContextPolicy) -> Self {
+        self.context = Some(Arc::new(ContextLayer::new(policy)));
         self
     }
 
@@ -300,6 +322,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             approvals: Approvals { approver },
             policies,
             layers,
+            context: self.context,
             settings: self.settings,
             output: self.output,
             output_shapes: self.output_shapes,

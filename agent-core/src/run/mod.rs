@@ -6,6 +6,7 @@
 //! history (`repair`), and the session store (`store`, with `locks`) and journal (`journal`).
 
 pub(crate) mod agent;
+pub(crate) mod context;
 mod events;
 pub(crate) mod hooks;
 pub(crate) mod journal;

@@ -212,6 +212,14 @@ impl Texts for Chinese {
         format!("[{kind}（{media_type}）未显示：当前模型服务不接受这类内容]")
     }
 
+    fn context_summary(&self, summary: &str) -> String {
+        format!("［为节省篇幅，此前的对话已省略，以下是摘要］\n{summary}")
+    }
+
+    fn result_left_out(&self, characters: usize) -> String {
+        format!("［为节省篇幅，此处省略了这条结果（{characters} 个字符）。］")
+    }
+
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {
         format!(
             "为以下面这段问答开头的对话写一个标题，不超过十二个字，使用提问所用的语言。\

@@ -94,6 +94,14 @@ pub trait Texts: Send + Sync + 'static {
     /// the model.
     fn part_not_shown(&self, part: &Part) -> String;
 
+    /// The message that stands for the turns a context policy left out of a request, with their
+    /// summary (see [`Shape::summary`](crate::context::Shape)).
+    fn context_summary(&self, summary: &str) -> String;
+
+    /// What a tool result says in a request whose context policy left its content out (see
+    /// [`Shape::shortened`](crate::context::Shape)): the result had `characters` characters.
+    fn result_left_out(&self, characters: usize) -> String;
+
     /// What a model is asked to title a chat by, from its first exchange (the web endpoint's
     /// `ChatServer::title_by_model`): the instruction, the question and the answer, in one user
     /// message. The reply is the title alone.

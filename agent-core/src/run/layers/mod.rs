@@ -1,7 +1,8 @@
 //! The values the crate ships for the run's seams ([`seams`](crate::seams)), and the order a run
 //! puts them in (`Stacks`). Each is a value like any a user writes; the loop knows none of them.
 //!
-//! - model-call layers, outermost first: the agent's own ([`Agent::model_layer`]), each of its
+//! - model-call layers, outermost first: the agent's context policy
+//!   ([`Agent::context_policy`](crate::Agent::context_policy)), the agent's own ([`Agent::model_layer`]), each of its
 //!   [`Hooks`](crate::Hooks) (told of each request and reply), [`ChatSpan`], a durable run's
 //!   journal; then the model (read as a stream when the run is streamed).
 //! - call policies, in order: [`CutOffCalls`], the agent's limits, each of its hooks, the
@@ -45,7 +46,10 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         journal: Option<&'r Journaled<'r>>,
     ) -> Self {
         let mut layers: Vec<&'r dyn ModelLayer<S>> =
-            Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 2);
+            Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 3);
+        if let Some(context) = &agent.context {
+            layers.push(&**context);
+        }
         layers.extend(agent.layers.iter().map(|layer| &**layer));
         layers.extend(agent.hooks.iter().map(|hooks| hooks as &dyn ModelLayer<S>));
         layers.push(&ChatSpan);

@@ -135,6 +135,14 @@ impl Texts for English {
         )
     }
 
+    fn context_summary(&self, summary: &str) -> String {
+        format!("[A summary of the earlier conversation, left out here to save room]\n{summary}")
+    }
+
+    fn result_left_out(&self, characters: usize) -> String {
+        format!("[This result ({characters} characters) is left out here to save room.]")
+    }
+
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {
         format!(
             "Write a title of at most six words for a chat that begins with the exchange below, \

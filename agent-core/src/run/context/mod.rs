@@ -1,0 +1,121 @@
+//! The context policy: what of a long conversation each request carries. A value at the
+//! model-call seam ([`ContextLayer`], the outermost layer when the agent has a policy): before
+//! every request it shows the policy the history as [`Turns`] (units it can keep or leave out
+//! whole, their tokens estimated and scaled by what the provider counted for the last request)
+//! and sends the history the policy's [`Shape`] makes. The stored conversation is not changed:
+//! this is a view per request.
+//!
+//! - `turns`: the history as units, and the one function that builds a history from a shape;
+//! - `estimate`: tokens without a tokenizer, kept honest by the provider's counts;
+//! - `window`: the policies the crate ships ([`KeepLastTurns`], [`TokenWindow`]).
+
+mod estimate;
+#[cfg(test)]
+mod tests;
+mod turns;
+mod window;
+
+pub use turns::{Shape, Turns, Unit, UnitKind};
+pub use window::{KeepLastTurns, TokenWindow};
+
+use std::sync::Arc;
+
+use estimate::{Calibration, TokenEstimate};
+
+use crate::model::{ChatRequest, ChatResponse, ModelError};
+use crate::run::seams::{ModelCall, ModelLayer, Next};
+use crate::tool::BoxFuture;
+
+/// What of the history a request carries, decided before every model request from the history
+/// seen as [`Turns`]. The policy answers with a [`Shape`] (where the history it keeps starts, a
+/// summary of what it leaves out, results to send as a note), never with messages of its own, so
+/// the history sent is always one a provider accepts: every call answered, every result with its
+/// call, a call that waits never left out. Set with
+/// [`Agent::context_policy`](crate::Agent::context_policy).
+///
+/// ```
+/// use agent_core::seams::{ContextPolicy, Shape, Turns};
+/// use agent_core::{BoxFuture, ModelError};
+///
+/// /// Only the turn under way, once the history passes 50 units.
+/// struct Forgetful;
+///
+/// impl ContextPolicy for Forgetful {
+///     fn shape<'a>(&'a self, turns: &'a Turns<'a>) -> BoxFuture<'a, Result<Shape, ModelError>> {
+///         let shape = match turns.turn_starts().last() {
+///             Some(last) if turns.units().len() > 50 => Shape::from_unit(last),
+///             _ => Shape::everything(),
+///         };
+///         Box::pin(std::future::ready(Ok(shape)))
+///     }
+/// }
+/// ```
+pub trait ContextPolicy: Send + Sync + 'static {
+    /// What the request for `turns` carries.
+    fn shape<'a>(&'a self, turns: &'a Turns<'a>) -> BoxFuture<'a, Result<Shape, ModelError>>;
+}
+
+/// The model-call layer that applies a [`ContextPolicy`] to every request, and learns how the
+/// provider counts tokens from each reply.
+pub struct ContextLayer {
+    policy: Arc<dyn ContextPolicy>,
+    calibration: Calibration,
+}
+
+impl ContextLayer {
+    /// The layer for `policy`.
+    pub fn new(policy: impl ContextPolicy) -> Self {
+        ContextLayer {
+            policy: Arc::new(policy),
+            calibration: Calibration::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ContextLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContextLayer").finish_non_exhaustive()
+    }
+}
+
+/// The tokens of `request` at scale one, to measure the provider's count against.
+fn unscaled_tokens(request: &ChatRequest<'_>) -> u64 {
+    let estimate = TokenEstimate::unscaled();
+    estimate.tools(request.tools)
+        + request
+            .messages
+            .iter()
+            .map(|message| estimate.message(message))
+            .sum::<u64>()
+}
+
+impl<S: Sync> ModelLayer<S> for ContextLayer {
+    fn call<'a>(
+        &'a self,
+        call: ModelCall<'a, S>,
+        next: Next<'a, S>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(async move {
+            let request = call.request;
+            let turns = Turns::new(&request, &self.calibration.estimate());
+            let shape = self.policy.shape(&turns).await?;
+            let reply = if shape.keeps_everything() {
+                let reply = next.call(call).await?;
+                self.calibration
+                    .measured(unscaled_tokens(&request), reply.usage.input_tokens);
+                reply
+            } else {
+                let history = turns.apply(&shape, request.texts);
+                let shaped = ChatRequest {
+                    messages: &history,
+                    ..request
+                };
+                let reply = next.call(call.with_request(shaped)).await?;
+                self.calibration
+                    .measured(unscaled_tokens(&shaped), reply.usage.input_tokens);
+                reply
+            };
+            Ok(reply)
+        })
+    }
+}

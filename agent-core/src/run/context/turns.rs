@@ -1,0 +1,269 @@
+//! A history seen as the units a context policy may keep or leave out, and the one function that
+//! builds a request's history from what a policy decided ([`Turns::apply`]). A reply and the
+//! results of its calls are one unit, and a reply whose calls still wait is never left out, so no
+//! policy can make a history with a call and no result, or a result with no call.
+
+use std::ops::Range;
+
+use super::estimate::TokenEstimate;
+use crate::message::Message;
+use crate::model::ChatRequest;
+use crate::texts::Texts;
+
+/// What a unit of a history is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    /// A system message: always kept.
+    System,
+    /// A user message: where a turn of the conversation starts.
+    User,
+    /// A reply of the model with the results of all its calls (or a reply without calls).
+    Step,
+    /// A reply some of whose calls have no result yet (they wait for a person or the caller):
+    /// never left out, nor anything after it.
+    Waiting,
+}
+
+/// One unit of a history: messages that are kept or left out together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    /// What it is.
+    pub kind: UnitKind,
+    /// Its messages, as indices into the history.
+    pub messages: Range<usize>,
+    /// Its tokens, estimated.
+    pub tokens: u64,
+}
+
+/// A request's history as units, with the tokens of each estimated: what a
+/// [`ContextPolicy`](super::ContextPolicy) reads.
+#[derive(Debug)]
+pub struct Turns<'a> {
+    messages: &'a [Message],
+    units: Vec<Unit>,
+    /// The tokens of what every request carries besides the history: the tool definitions.
+    fixed_tokens: u64,
+    estimate: TokenEstimate,
+}
+
+/// What a [`ContextPolicy`](super::ContextPolicy) decided a request carries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Shape {
+    /// The first unit kept: those before it are left out, but for system messages (always kept)
+    /// and, where the first unit kept is a reply, the user message of its turn (the question the
+    /// reply works on). It never passes a [waiting](UnitKind::Waiting) unit. `0` keeps every unit.
+    pub keep_from: usize,
+    /// What stands for the units left out (a summary of them), sent in their place as one user
+    /// message in the run's words ([`Texts::context_summary`]).
+    pub summary: Option<String>,
+    /// Steps whose tool results are sent as a short note ([`Texts::result_left_out`]) instead of
+    /// their content, by unit index.
+    pub shortened: Vec<usize>,
+}
+
+impl Shape {
+    /// The history as it is.
+    pub fn everything() -> Self {
+        Shape::default()
+    }
+
+    /// The units from `first` on.
+    pub fn from_unit(first: usize) -> Self {
+        Shape {
+            keep_from: first,
+            ..Shape::default()
+        }
+    }
+
+    /// The same, with `summary` standing for the units left out.
+    pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
+        self.summary = Some(summary.into());
+        self
+    }
+
+    /// The same, with the results of the steps `units` sent as a short note.
+    pub fn shortening(mut self, units: impl IntoIterator<Item = usize>) -> Self {
+        self.shortened.extend(units);
+        self
+    }
+
+    /// Whether the history is sent as it is.
+    pub fn keeps_everything(&self) -> bool {
+        self.keep_from == 0 && self.summary.is_none() && self.shortened.is_empty()
+    }
+}
+
+impl<'a> Turns<'a> {
+    /// The units of `request`'s history, their tokens estimated with `estimate`.
+    pub(crate) fn new(request: &ChatRequest<'a>, estimate: &TokenEstimate) -> Self {
+        let messages = request.messages;
+        let mut units: Vec<Unit> = Vec::new();
+        let mut index = 0;
+        while index < messages.len() {
+            let start = index;
+            let kind = match &messages[index] {
+                Message::System { .. } => UnitKind::System,
+                Message::User { .. } => UnitKind::User,
+                Message::Assistant(reply) => {
+                    // The results that follow the reply are its own.
+                    let mut end = index + 1;
+                    while matches!(messages.get(end), Some(Message::Tool(_))) {
+                        end += 1;
+                    }
+                    let answered = |id: &str| {
+                        messages[index + 1..end].iter().any(|message| {
+                            matches!(message, Message::Tool(result) if result.tool_call_id == id)
+                        })
+                    };
+                    let every_call_answered =
+                        reply.tool_calls.iter().all(|call| answered(&call.id));
+                    index = end - 1;
+                    if every_call_answered {
+                        UnitKind::Step
+                    } else {
+                        UnitKind::Waiting
+                    }
+                }
+                // A result with no reply before it belongs with what precedes it, so that no cut
+                // can part it from whatever it answers.
+                Message::Tool(_) => match units.last_mut() {
+                    Some(last) => {
+                        last.messages.end = index + 1;
+                        last.tokens += estimate.message(&messages[index]);
+                        index += 1;
+                        continue;
+                    }
+                    None => UnitKind::Step,
+                },
+            };
+            index += 1;
+            let tokens = messages[start..index]
+                .iter()
+                .map(|message| estimate.message(message))
+                .sum();
+            units.push(Unit {
+                kind,
+                messages: start..index,
+                tokens,
+            });
+        }
+        Turns {
+            messages,
+            units,
+            fixed_tokens: estimate.tools(request.tools),
+            estimate: *estimate,
+        }
+    }
+
+    /// The history.
+    pub fn messages(&self) -> &'a [Message] {
+        self.messages
+    }
+
+    /// Its units, in order.
+    pub fn units(&self) -> &[Unit] {
+        &self.units
+    }
+
+    /// The tokens of the whole request as it stands: the history and the tool definitions.
+    pub fn tokens(&self) -> u64 {
+        self.fixed_tokens + self.units.iter().map(|unit| unit.tokens).sum::<u64>()
+    }
+
+    /// The tokens a request would have that keeps the units from `first` on (with what is always
+    /// kept: system messages, the tool definitions, the question of a turn whose reply comes
+    /// first), before any summary.
+    pub fn tokens_from(&self, first: usize) -> u64 {
+        let first = self.earliest_cut(first);
+        let always: u64 = self.units[..first]
+            .iter()
+            .filter(|unit| unit.kind == UnitKind::System)
+            .map(|unit| unit.tokens)
+            .sum();
+        let question = self
+            .question_of(first)
+            .map_or(0, |unit| self.units[unit].tokens);
+        let kept: u64 = self.units[first..].iter().map(|unit| unit.tokens).sum();
+        self.fixed_tokens + always + question + kept
+    }
+
+    /// The tokens of the tool results of the unit at `index` (what sending them as a note saves,
+    /// nearly).
+    pub fn result_tokens(&self, index: usize) -> u64 {
+        self.messages[self.units[index].messages.clone()]
+            .iter()
+            .filter(|message| matches!(message, Message::Tool(_)))
+            .map(|message| self.estimate.message(message))
+            .sum()
+    }
+
+    /// The index of the first unit of each turn (a user message), in order.
+    pub fn turn_starts(&self) -> impl Iterator<Item = usize> + '_ {
+        self.units
+            .iter()
+            .enumerate()
+            .filter(|(_, unit)| unit.kind == UnitKind::User)
+            .map(|(index, _)| index)
+    }
+
+    /// `first`, or the first waiting unit when that comes before it: nothing from a waiting unit
+    /// on is left out.
+    pub fn earliest_cut(&self, first: usize) -> usize {
+        let waiting = self
+            .units
+            .iter()
+            .position(|unit| unit.kind == UnitKind::Waiting);
+        first.min(waiting.unwrap_or(self.units.len()))
+    }
+
+    /// The user message of the turn a history kept from `first` starts inside of, when the first
+    /// unit kept is not one: the question that unit works on.
+    fn question_of(&self, first: usize) -> Option<usize> {
+        let kept = self.units[first..]
+            .iter()
+            .find(|unit| unit.kind != UnitKind::System)?;
+        if kept.kind == UnitKind::User {
+            return None;
+        }
+        self.units[..first]
+            .iter()
+            .rposition(|unit| unit.kind == UnitKind::User)
+    }
+
+    /// The history a request carries under `shape`, in the run's words where it adds any.
+    pub fn apply(&self, shape: &Shape, texts: &dyn Texts) -> Vec<Message> {
+        let first = self.earliest_cut(shape.keep_from);
+        let mut history = Vec::with_capacity(self.messages.len());
+        let left_out = &self.units[..first];
+        for unit in left_out.iter().filter(|unit| unit.kind == UnitKind::System) {
+            history.extend_from_slice(&self.messages[unit.messages.clone()]);
+        }
+        if let Some(summary) = &shape.summary
+            && first > 0
+        {
+            history.push(Message::user(texts.context_summary(summary)));
+        } else if let Some(question) = self.question_of(first) {
+            history.extend_from_slice(&self.messages[self.units[question].messages.clone()]);
+        }
+        for (index, unit) in self.units.iter().enumerate().skip(first) {
+            let messages = &self.messages[unit.messages.clone()];
+            if !shape.shortened.contains(&index) || unit.kind != UnitKind::Step {
+                history.extend_from_slice(messages);
+                continue;
+            }
+            for message in messages {
+                history.push(match message {
+                    Message::Tool(result) => {
+                        let mut note = result.clone();
+                        note.content = texts.result_left_out(result.content.chars().count());
+                        note.parts.clear();
+                        Message::Tool(note)
+                    }
+                    other => other.clone(),
+                });
+            }
+        }
+        history
+    }
+}

@@ -1,0 +1,203 @@
+//! A long conversation in a session against a model with a small context window, which refuses a
+//! request over it as a provider does: with a token window no request is refused and the session
+//! keeps every message; without one, the run fails with the provider's refusal. And a call that
+//! waits for approval inside a conversation cut to its last turn: the run pauses, resumes, and
+//! every request it sends is one a provider accepts.
+
+use std::sync::Arc;
+
+use agent_core::context::{KeepLastTurns, TokenWindow};
+use agent_core::session::{MemorySessions, SessionStore};
+use agent_core::testing::ScriptedModel;
+use agent_core::{
+    Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, Message, Model,
+    ModelError, RunError, ToolCall, tool,
+};
+use agent_sql::SqliteSessions;
+
+/// The context window of [`SmallContext`], in its tokens (characters / 4).
+const CONTEXT: usize = 2_000;
+
+/// A model with a small context window: a request longer than it is refused as providers refuse
+/// one (a 400), before the scripted model answers; each answer says how many tokens it counted.
+struct SmallContext(ScriptedModel);
+
+/// The tokens of a request as [`SmallContext`] counts them.
+fn counted(request: &ChatRequest<'_>) -> usize {
+    let characters: usize = request
+        .messages
+        .iter()
+        .map(|message| match message {
+            Message::Assistant(reply) => {
+                reply.content.len()
+                    + reply
+                        .tool_calls
+                        .iter()
+                        .map(|call| call.name.len() + call.arguments.len())
+                        .sum::<usize>()
+            }
+            other => other.content().len(),
+        })
+        .sum();
+    characters / 4
+}
+
+impl Model for SmallContext {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let tokens = counted(&request);
+        if tokens > CONTEXT {
+            return Box::pin(std::future::ready(Err(ModelError::InvalidRequest {
+                status: 400,
+                message: format!("{tokens} tokens is more than the context window of {CONTEXT}"),
+            })));
+        }
+        Box::pin(async move {
+            let mut reply = self.0.chat(request).await?;
+            reply.usage.input_tokens = tokens as u64;
+            Ok(reply)
+        })
+    }
+}
+
+/// Writes a note down.
+#[tool]
+fn note(
+    /// What to note.
+    text: String,
+) -> String {
+    format!("noted: {text}, along with the date, the time and who asked, for the record")
+}
+
+/// Wipes a disk (a person approves it first).
+#[tool(requires_approval)]
+fn wipe(
+    /// The disk.
+    disk: String,
+) -> String {
+    format!("wiped {disk}")
+}
+
+/// A model for `turns` turns: each a note, then an answer.
+fn model(turns: usize) -> SmallContext {
+    let mut replies = Vec::new();
+    for turn in 0..turns {
+        replies.push(AssistantMessage::tool_calls([ToolCall::new(
+            format!("call-{turn}"),
+            "note",
+            format!(r#"{{"text":"turn {turn} of a long support conversation"}}"#),
+        )]));
+        replies.push(AssistantMessage::text(format!(
+            "Turn {turn}: noted, and here is a reply long enough to fill the window over time."
+        )));
+    }
+    SmallContext(ScriptedModel::new(replies))
+}
+
+/// The question of turn `turn`.
+fn question(turn: usize) -> String {
+    format!("Question {turn}: could you note this down for me, please, and confirm it?")
+}
+
+/// Runs `turns` turns of one conversation in `store`, each a run of `agent`.
+async fn converse(
+    agent: &Agent,
+    store: &dyn SessionStore,
+    turns: usize,
+) -> Result<(), (usize, RunError)> {
+    for turn in 0..turns {
+        let output = agent.run(question(turn)).session(store, "support").await;
+        let output = output.map_err(|error| (turn, error))?;
+        assert!(output.text.starts_with(&format!("Turn {turn}:")), "{}", output.text);
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn three_hundred_turns_stay_in_a_token_window_and_the_session_keeps_them_all() {
+    let directory = tempfile::tempdir().unwrap();
+    let store = SqliteSessions::open(directory.path().join("support.db")).unwrap();
+    let agent = Agent::new(model(300))
+        .try_tool(note {})
+        .unwrap()
+        .context_policy(TokenWindow::new(CONTEXT as u64 * 8 / 10));
+    converse(&agent, &store, 300).await.unwrap();
+    let stored = store.load("support").await.unwrap();
+    // The system prompt, then per turn: the question, the call, its result, the answer.
+    assert_eq!(stored.messages.len(), 1 + 300 * 4);
+    assert_eq!(stored.messages[1], Message::user(question(0)));
+}
+
+#[tokio::test]
+async fn without_a_policy_the_providers_refusal_ends_the_run() {
+    let store = MemorySessions::new();
+    let agent = Agent::new(model(300)).try_tool(note {}).unwrap();
+    let (turn, error) = converse(&agent, &store, 300).await.unwrap_err();
+    assert!(turn > 5 && turn < 300, "refused at turn {turn}");
+    assert!(
+        matches!(
+            &error,
+            RunError::Model { source: ModelError::InvalidRequest { message, .. }, .. }
+                if message.contains("context window")
+        ),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_call_waiting_for_approval_survives_a_cut_and_resumes() {
+    let store = MemorySessions::new();
+    let mut replies = Vec::new();
+    for turn in 0..3 {
+        replies.push(AssistantMessage::text(format!("answer {turn}")));
+    }
+    replies.push(AssistantMessage::tool_calls([
+        ToolCall::new("w", "wipe", r#"{"disk":"d1"}"#),
+        ToolCall::new("n", "note", r#"{"text":"wiping d1"}"#),
+    ]));
+    replies.push(AssistantMessage::text("d1 is wiped."));
+    let scripted = Arc::new(ScriptedModel::new(replies));
+    let agent = Agent::new(Arc::clone(&scripted))
+        .try_tool(note {})
+        .unwrap()
+        .try_tool(wipe {})
+        .unwrap()
+        .defer_approvals()
+        .context_policy(KeepLastTurns(1));
+    for turn in 0..3 {
+        let output = agent.run(question(turn)).session(&store, "ops").await;
+        assert_eq!(output.unwrap().text, format!("answer {turn}"));
+    }
+    let paused = agent
+        .run("Wipe d1, and note it.")
+        .session(&store, "ops")
+        .await
+        .unwrap();
+    assert!(paused.paused.is_some());
+    let resumed = agent
+        .resume_session([("w", Decision::Approve)])
+        .session(&store, "ops")
+        .await
+        .unwrap();
+    assert_eq!(resumed.text, "d1 is wiped.");
+    let requests = scripted.requests();
+    let last = &requests.last().unwrap().messages;
+    // The last turn only: the system prompt, the question, the reply with its two calls and both
+    // results (the approved one and the one that ran before the pause).
+    assert_eq!(last.len(), 5, "{last:#?}");
+    assert_eq!(last[1], Message::user("Wipe d1, and note it."));
+    let results: Vec<&str> = last[3..]
+        .iter()
+        .map(|message| match message {
+            Message::Tool(result) => result.tool_call_id.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(results.contains(&"w") && results.contains(&"n"));
+    // The session keeps every turn.
+    let stored = store.load("ops").await.unwrap();
+    assert_eq!(stored.messages[1], Message::user(question(0)));
+}
