@@ -110,7 +110,11 @@ async fn converse(
     for turn in 0..turns {
         let output = agent.run(question(turn)).session(store, "support").await;
         let output = output.map_err(|error| (turn, error))?;
-        assert!(output.text.starts_with(&format!("Turn {turn}:")), "{}", output.text);
+        assert!(
+            output.text.starts_with(&format!("Turn {turn}:")),
+            "{}",
+            output.text
+        );
     }
     Ok(())
 }

@@ -97,7 +97,7 @@ impl<S: Sync> ModelLayer<S> for ContextLayer {
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         Box::pin(async move {
             let request = call.request;
-            let turns = Turns::new(&request, &self.calibration.estimate());
+            let turns = Turns::estimated(&request, &self.calibration.estimate());
             let shape = self.policy.shape(&turns).await?;
             let reply = if shape.keeps_everything() {
                 let reply = next.call(call).await?;

@@ -2,7 +2,6 @@
 
 use std::collections::HashSet;
 
-use super::estimate::TokenEstimate;
 use super::*;
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use crate::texts::{English, Texts};
@@ -35,8 +34,7 @@ fn history() -> Vec<Message> {
 }
 
 fn turns(messages: &[Message]) -> Turns<'_> {
-    let request = ChatRequest::new(messages, &[]);
-    Turns::new(&request, &TokenEstimate::unscaled())
+    Turns::new(&ChatRequest::new(messages, &[]))
 }
 
 /// What a provider checks: every call of a reply answered (save a reply whose calls wait, as the

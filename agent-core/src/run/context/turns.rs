@@ -44,6 +44,10 @@ pub struct Turns<'a> {
     /// The tokens of what every request carries besides the history: the tool definitions.
     fixed_tokens: u64,
     estimate: TokenEstimate,
+    /// For each unit index (and one past the last), the tokens of the units from it on, and the
+    /// tokens of the system messages before it: a cut's tokens in constant time.
+    from: Vec<u64>,
+    systems_before: Vec<u64>,
 }
 
 /// What a [`ContextPolicy`](super::ContextPolicy) decided a request carries.
@@ -95,8 +99,14 @@ impl Shape {
 }
 
 impl<'a> Turns<'a> {
+    /// The units of `request`'s history, their tokens estimated from their characters (a policy
+    /// in a run sees them scaled by what the provider counted for the last request).
+    pub fn new(request: &ChatRequest<'a>) -> Self {
+        Turns::estimated(request, &TokenEstimate::unscaled())
+    }
+
     /// The units of `request`'s history, their tokens estimated with `estimate`.
-    pub(crate) fn new(request: &ChatRequest<'a>, estimate: &TokenEstimate) -> Self {
+    pub(crate) fn estimated(request: &ChatRequest<'a>, estimate: &TokenEstimate) -> Self {
         let messages = request.messages;
         let mut units: Vec<Unit> = Vec::new();
         let mut index = 0;
@@ -148,11 +158,26 @@ impl<'a> Turns<'a> {
                 tokens,
             });
         }
+        let mut from = vec![0; units.len() + 1];
+        for (index, unit) in units.iter().enumerate().rev() {
+            from[index] = from[index + 1] + unit.tokens;
+        }
+        let mut systems_before = vec![0; units.len() + 1];
+        for (index, unit) in units.iter().enumerate() {
+            let system = if unit.kind == UnitKind::System {
+                unit.tokens
+            } else {
+                0
+            };
+            systems_before[index + 1] = systems_before[index] + system;
+        }
         Turns {
             messages,
             units,
             fixed_tokens: estimate.tools(request.tools),
             estimate: *estimate,
+            from,
+            systems_before,
         }
     }
 
@@ -168,7 +193,7 @@ impl<'a> Turns<'a> {
 
     /// The tokens of the whole request as it stands: the history and the tool definitions.
     pub fn tokens(&self) -> u64 {
-        self.fixed_tokens + self.units.iter().map(|unit| unit.tokens).sum::<u64>()
+        self.fixed_tokens + self.from[0]
     }
 
     /// The tokens a request would have that keeps the units from `first` on (with what is always
@@ -176,16 +201,10 @@ impl<'a> Turns<'a> {
     /// first), before any summary.
     pub fn tokens_from(&self, first: usize) -> u64 {
         let first = self.earliest_cut(first);
-        let always: u64 = self.units[..first]
-            .iter()
-            .filter(|unit| unit.kind == UnitKind::System)
-            .map(|unit| unit.tokens)
-            .sum();
         let question = self
             .question_of(first)
             .map_or(0, |unit| self.units[unit].tokens);
-        let kept: u64 = self.units[first..].iter().map(|unit| unit.tokens).sum();
-        self.fixed_tokens + always + question + kept
+        self.fixed_tokens + self.systems_before[first] + question + self.from[first]
     }
 
     /// The tokens of the tool results of the unit at `index` (what sending them as a note saves,
