@@ -268,6 +268,18 @@ impl Texts for Japanese {
         format!("［紙幅のため、これより前の会話は省略しました。要約：］\n{summary}")
     }
 
+    fn summary_request(&self, previous: Option<&str>, transcript: &str) -> String {
+        let previous = previous.map_or(String::new(), |previous| {
+            format!("それより前の要約：\n{previous}\n\n")
+        });
+        format!(
+            "この会話を引き継ぐアシスタントのために、次の会話を要約してください。ユーザーの望み、決まったことと\
+             済んだこと（呼んだツールと、その結果のうちまだ大事なもの）、まだ残っていることを書き、名前・数字・\
+             ID はそのまま残してください。要約だけを、会話と同じ言語で返してください。\n\n{previous}\
+             会話（JSON のメッセージ）：\n{transcript}"
+        )
+    }
+
     fn result_left_out(&self, characters: usize) -> String {
         format!("［紙幅のため、この結果（{characters} 文字）は省略しました。］")
     }

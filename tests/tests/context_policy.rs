@@ -6,12 +6,12 @@
 
 use std::sync::Arc;
 
-use agent_core::context::{KeepLastTurns, TokenWindow};
+use agent_core::context::{KeepLastTurns, Summarize, TokenWindow};
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, Message, Model,
-    ModelError, RunError, ToolCall, tool,
+    Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, English, Message,
+    Model, ModelError, RunError, Texts, ToolCall, tool,
 };
 use agent_sql::SqliteSessions;
 
@@ -132,6 +132,45 @@ async fn three_hundred_turns_stay_in_a_token_window_and_the_session_keeps_them_a
     // The system prompt, then per turn: the question, the call, its result, the answer.
     assert_eq!(stored.messages.len(), 1 + 300 * 4);
     assert_eq!(stored.messages[1], Message::user(question(0)));
+}
+
+#[tokio::test]
+async fn older_turns_are_summarized_once_per_cut_and_the_summary_stands_in_their_place() {
+    let store = MemorySessions::new();
+    let summarizer = Arc::new(ScriptedModel::new(
+        (0..100).map(|index| AssistantMessage::text(format!("summary {index}"))),
+    ));
+    let small = Arc::new(model(120));
+    let agent = Agent::new(Arc::clone(&small))
+        .try_tool(note {})
+        .unwrap()
+        .context_policy(Summarize::new(Arc::clone(&summarizer), CONTEXT as u64 * 8 / 10));
+    converse(&agent, &store, 120).await.unwrap();
+    let summaries = summarizer.requests();
+    // Each cut keeps half the window, so a summary serves many requests.
+    let requests = small.0.requests();
+    assert_eq!(requests.len(), 240);
+    assert!(
+        !summaries.is_empty() && summaries.len() * 10 < requests.len(),
+        "{} summaries for {} requests",
+        summaries.len(),
+        requests.len()
+    );
+    // The summarizer reads the turns left out, and from the second summary on, the last one.
+    let first = summaries[0].messages[0].content();
+    assert!(first.contains(&question(0)), "{first}");
+    let second = summaries[1].messages[0].content();
+    assert!(second.contains("summary 0"), "{second}");
+    assert!(!second.contains(&question(0)), "{second}");
+    // The last request: the system prompt, then the latest summary in the run's words, then the
+    // turns kept, the last one whole.
+    let last = &requests.last().unwrap().messages;
+    let latest = format!("summary {}", summaries.len() - 1);
+    assert_eq!(last[1], Message::user(English.context_summary(&latest)));
+    assert_eq!(last[last.len() - 3], Message::user(question(119)));
+    // The conversation is stored whole.
+    let stored = store.load("support").await.unwrap();
+    assert_eq!(stored.messages.len(), 1 + 120 * 4);
 }
 
 #[tokio::test]

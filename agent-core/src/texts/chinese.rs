@@ -216,6 +216,17 @@ impl Texts for Chinese {
         format!("［为节省篇幅，此前的对话已省略，以下是摘要］\n{summary}")
     }
 
+    fn summary_request(&self, previous: Option<&str>, transcript: &str) -> String {
+        let previous = previous.map_or(String::new(), |previous| {
+            format!("此前内容的摘要：\n{previous}\n\n")
+        });
+        format!(
+            "请为接下来继续这段对话的助手总结下面的对话：用户想要什么，已经决定和完成了什么（调用了哪些工具、\
+             返回的结果中仍然重要的部分），还有什么没有解决。名称、数字和编号保持原样。只回复摘要本身，\
+             使用对话所用的语言。\n\n{previous}对话内容（JSON 格式的消息）：\n{transcript}"
+        )
+    }
+
     fn result_left_out(&self, characters: usize) -> String {
         format!("［为节省篇幅，此处省略了这条结果（{characters} 个字符）。］")
     }

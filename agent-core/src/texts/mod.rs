@@ -98,6 +98,12 @@ pub trait Texts: Send + Sync + 'static {
     /// summary (see [`Shape::summary`](crate::context::Shape)).
     fn context_summary(&self, summary: &str) -> String;
 
+    /// What a model is asked to summarize a conversation's oldest turns by (the
+    /// [`Summarize`](crate::context::Summarize) context policy): the instruction, the last summary
+    /// when there was one, and the turns left out as JSON messages. The reply is the summary
+    /// alone.
+    fn summary_request(&self, previous: Option<&str>, transcript: &str) -> String;
+
     /// What a tool result says in a request whose context policy left its content out (see
     /// [`Shape::shortened`](crate::context::Shape)): the result had `characters` characters.
     fn result_left_out(&self, characters: usize) -> String;

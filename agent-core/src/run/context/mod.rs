@@ -7,14 +7,17 @@
 //!
 //! - `turns`: the history as units, and the one function that builds a history from a shape;
 //! - `estimate`: tokens without a tokenizer, kept honest by the provider's counts;
-//! - `window`: the policies the crate ships ([`KeepLastTurns`], [`TokenWindow`]).
+//! - `window`: the policies that leave turns out ([`KeepLastTurns`], [`TokenWindow`]);
+//! - `summarize`: the policy that puts a model's summary in their place ([`Summarize`]).
 
 mod estimate;
+mod summarize;
 #[cfg(test)]
 mod tests;
 mod turns;
 mod window;
 
+pub use summarize::Summarize;
 pub use turns::{Shape, Turns, Unit, UnitKind};
 pub use window::{KeepLastTurns, TokenWindow};
 

@@ -37,9 +37,9 @@ pub struct Unit {
 
 /// A request's history as units, with the tokens of each estimated: what a
 /// [`ContextPolicy`](super::ContextPolicy) reads.
-#[derive(Debug)]
 pub struct Turns<'a> {
     messages: &'a [Message],
+    texts: &'a dyn Texts,
     units: Vec<Unit>,
     /// The tokens of what every request carries besides the history: the tool definitions.
     fixed_tokens: u64,
@@ -95,6 +95,16 @@ impl Shape {
     /// Whether the history is sent as it is.
     pub fn keeps_everything(&self) -> bool {
         self.keep_from == 0 && self.summary.is_none() && self.shortened.is_empty()
+    }
+}
+
+/// Every field but the texts, which have no `Debug` of their own.
+impl std::fmt::Debug for Turns<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Turns")
+            .field("units", &self.units)
+            .field("tokens", &self.tokens())
+            .finish_non_exhaustive()
     }
 }
 
@@ -173,6 +183,7 @@ impl<'a> Turns<'a> {
         }
         Turns {
             messages,
+            texts: request.texts,
             units,
             fixed_tokens: estimate.tools(request.tools),
             estimate: *estimate,
@@ -184,6 +195,11 @@ impl<'a> Turns<'a> {
     /// The history.
     pub fn messages(&self) -> &'a [Message] {
         self.messages
+    }
+
+    /// The run's texts: the language of anything a policy writes (a summary's request).
+    pub fn texts(&self) -> &'a dyn Texts {
+        self.texts
     }
 
     /// Its units, in order.

@@ -139,6 +139,19 @@ impl Texts for English {
         format!("[A summary of the earlier conversation, left out here to save room]\n{summary}")
     }
 
+    fn summary_request(&self, previous: Option<&str>, transcript: &str) -> String {
+        let previous = previous.map_or(String::new(), |previous| {
+            format!("The summary of what came before them:\n{previous}\n\n")
+        });
+        format!(
+            "Summarize the conversation below for the assistant that goes on with it: what the \
+             user wants, what was decided and done (the tools called and what they returned that \
+             still matters), and what is still open. Keep names, numbers and ids exactly. Reply \
+             with the summary alone, in the language of the conversation.\n\n{previous}\
+             The turns, as JSON messages:\n{transcript}"
+        )
+    }
+
     fn result_left_out(&self, characters: usize) -> String {
         format!("[This result ({characters} characters) is left out here to save room.]")
     }
