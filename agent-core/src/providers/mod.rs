@@ -13,22 +13,12 @@ mod schemas;
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
-#[cfg(feature = "anthropic")]
-mod anthropic_stream;
 #[cfg(feature = "gemini")]
 mod gemini;
-#[cfg(feature = "gemini")]
-mod gemini_stream;
 #[cfg(feature = "openai")]
 mod openai;
 #[cfg(feature = "openai")]
-mod openai_reasoning;
-#[cfg(feature = "openai")]
 mod openai_responses;
-#[cfg(feature = "openai")]
-mod openai_responses_stream;
-#[cfg(feature = "openai")]
-mod openai_stream;
 mod sse;
 mod sse_decode;
 

@@ -1,276 +1,112 @@
-//! Google Gemini `generateContent` (`POST {base}/models/{model}:generateContent`).
-//!
-//! Wire format: <https://ai.google.dev/api/generate-content>, the function-calling guide
-//! <https://ai.google.dev/gemini-api/docs/function-calling>, the thinking guide
-//! <https://ai.google.dev/gemini-api/docs/thinking> and the thought-signatures guide
-//! <https://ai.google.dev/gemini-api/docs/thought-signatures>.
-//!
-//! - Parts: images, documents and audio alike, as `inlineData` (bytes) or `fileData` (a URL or a
-//!   file URI). A tool result's parts follow the `functionResponse` parts of their turn as parts
-//!   of the same `user` turn, each result's introduced by a line naming its function: a
-//!   `functionResponse` itself carries JSON only (its newer `parts` field takes only inline
-//!   images and PDFs, from Gemini 3 on), while sibling parts work with every model.
-//! - Reasoning: thought parts (`thought: true`) become [`Reasoning`] with their
-//!   `thoughtSignature`. Thought parts in a row make one piece until one of them brings a
-//!   signature, which closes it: so a thought streamed in pieces is the same reasoning as the
-//!   thought whole. A signature on the reply's text (Gemini 3 puts one on its last part, in a
-//!   stream often on an empty text part) is kept as a [`Reasoning`] with empty text, the
-//!   signature and the id [`TEXT_SIGNATURE`]; a function call's signature stays on its
-//!   [`ToolCall::signature`]. A model turn goes back as its thought parts in order (with
-//!   `thought: true` and their signatures), then its text with the text's signature (or, when
-//!   the text is empty, an empty text part with it after the calls, where Gemini puts it), then
-//!   its calls with theirs. Thinking tokens (`thoughtsTokenCount`) count as output tokens: they
-//!   are billed as output.
-//! - Thinking: `generationConfig.thinkingConfig`. Gemini 3 models (by name) take a
-//!   `thinkingLevel`: `low` for a low effort (and for [`Thinking::Off`], as Gemini 3 cannot stop
-//!   thinking), `high` above (the levels every Gemini 3 model takes). Older models take a
-//!   `thinkingBudget`: the budget of [`Thinking::budget_tokens`], 0 for off. Thought summaries are
-//!   asked for (`includeThoughts`) whenever thinking is on.
+//! The Gemini `generateContent` request: the core's history, tools and settings mapped onto the
+//! wire body (`user` and `model` turns of parts, function declarations in the model's schema form,
+//! the generation config with its thinking config).
 
 use std::collections::HashMap;
-use std::fmt;
 
-use reqwest::header::HeaderName;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::common::{
-    Common, KeyHeader, common_builder_methods, encode, object_or_empty, system_text,
-};
-use super::dialect;
-use super::http::{Endpoint, join_url, parse_reply, stream_error, unexpected_reply};
-use super::schemas::{Dialect, SchemaJson};
+use super::response::{PROVIDER, SYNTHETIC_ID_PREFIX, is_text_signature};
 use crate::content::{Media, Part, Source};
-use crate::message::{AssistantMessage, Message, ToolCall, Usage};
-use crate::model::{BoxStream, StreamEvent};
-use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
-use crate::reasoning::Reasoning;
+use crate::message::{AssistantMessage, Message};
+use crate::model::{ChatRequest, ModelError};
+use crate::providers::common::{Common, object_or_empty, system_text};
+use crate::providers::dialect;
+use crate::providers::schemas::{Dialect, SchemaJson};
 use crate::settings::{Effort, Thinking, ToolChoice};
 use crate::texts::{ReturnedBy, Texts};
-use crate::tool::{BoxFuture, ToolDef};
+use crate::tool::ToolDef;
 
-mod reply;
-use reply::is_text_signature;
-pub(super) use reply::{parse_chunk, parse_response, push_reasoning};
-
-/// What this adapter's [`Reasoning`] says wrote it.
-pub(crate) const PROVIDER: &str = "gemini";
-
-/// The [`Reasoning::id`] of a piece that is no thought but the `thoughtSignature` Gemini put on
-/// the reply's text: it goes back on the text part.
-pub(crate) const TEXT_SIGNATURE: &str = "text";
-
-/// Gemini's own endpoint.
-pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
-
-/// Ids this adapter makes up for calls Gemini gave none start with this; they are not sent back.
-/// The rest is fresh (32 hexadecimal digits), never made again in this process or another.
-const SYNTHETIC_ID_PREFIX: &str = "gemini_call_";
-
-/// A Gemini model behind the `generateContent` API.
-///
-/// - **Parts**: images, documents and audio as bytes (`inlineData`) or by URL or file URI
-///   (`fileData`). A tool result's parts follow the function responses of their turn, introduced
-///   by a line naming the function.
-/// - **Reasoning**: thought summaries are [`Reasoning`] from `"gemini"` with their thought
-///   signatures. A signature Gemini puts on the reply's text is a [`Reasoning`] with empty text,
-///   that signature and the id `"text"`; a function call's is its
-///   [`ToolCall::signature`]. All go back where they came from. Thinking tokens count as output.
-/// - **Thinking** ([`ModelSettings::thinking`](crate::ModelSettings::thinking)): `thinkingBudget`
-///   ([`Thinking::budget_tokens`], 0 for [`Thinking::Off`]) with thought summaries included; for
-///   Gemini 3 models (`gemini-3...`) `thinkingLevel` instead: `low` for a low effort and for off
-///   (Gemini 3 always thinks), `high` for medium and high. Gemini 2.5 Pro cannot stop thinking
-///   either and refuses a budget of 0.
-///
-/// ```
-/// use agent_core::providers::Gemini;
-///
-/// let gemini = Gemini::new("gemini-2.5-flash").api_key("...");
-/// ```
-pub struct Gemini {
-    common: Common,
-    base_url: String,
-    /// The model's `generateContent` and `streamGenerateContent` URLs, made from `base_url`.
-    generate: Endpoint,
-    stream: Endpoint,
+/// The request body for this conversation, as it goes on the wire (the same for a streamed
+/// reply: the URL asks for the stream).
+pub(super) fn request_body<'a>(
+    common: &'a Common,
     json_schema: bool,
-}
-
-impl Gemini {
-    /// A model on Google's endpoint. Schemas go as JSON Schema (`parametersJsonSchema`,
-    /// `responseJsonSchema`) to models that take it (Gemini 2.5 and later, by the model's name),
-    /// else in Gemini's OpenAPI subset: see [`json_schema`](Self::json_schema).
-    pub fn new(model: impl Into<String>) -> Self {
-        let model = model.into();
-        let json_schema = takes_json_schema(&model);
-        Gemini {
-            generate: method_url(GEMINI_BASE_URL, &model, "generateContent"),
-            stream: method_url(GEMINI_BASE_URL, &model, "streamGenerateContent?alt=sse"),
-            common: Common::new(model),
-            base_url: GEMINI_BASE_URL.to_owned(),
-            json_schema,
-        }
-    }
-
-    /// Chooses how schemas are sent. JSON Schema (`parametersJsonSchema`, `responseJsonSchema`)
-    /// keeps what the tool's schema says: references (recursive types too), maps with the type
-    /// of their values, `const`, every standard format. Gemini's OpenAPI subset (`parameters`,
-    /// `responseSchema`), which older models need, has none of those: references are inlined up
-    /// to a depth of 8 (a recursive type is cut there), a map is a bare object, and the formats
-    /// it does not know are dropped.
-    pub fn json_schema(mut self, json_schema: bool) -> Self {
-        self.json_schema = json_schema;
-        self
-    }
-
-    /// A tool's parameters in the form this model takes, made once per tool.
-    fn parameters(&self, tool: &ToolDef) -> WireSchema {
-        let (dialect, transform): (Dialect, fn(&Value) -> Option<Value>) = if self.json_schema {
-            (Dialect::GeminiJson, |schema| {
-                Some(dialect::gemini_json(schema))
-            })
-        } else {
-            (Dialect::GeminiOpenApi, |schema| {
-                Some(dialect::gemini(schema))
-            })
-        };
-        let schema = self
-            .common
-            .schemas
-            .get(tool, dialect, transform)
-            .unwrap_or_else(SchemaJson::null);
-        self.schema_as(schema)
-    }
-
-    /// A schema under the field name of the form this model takes.
-    fn schema_as(&self, schema: SchemaJson) -> WireSchema {
-        if self.json_schema {
-            WireSchema::Json(schema)
-        } else {
-            WireSchema::OpenApi(schema)
-        }
-    }
-
-    /// A response format's schema in the form this model takes.
-    fn response_schema(&self, schema: &Value) -> WireSchema {
-        let schema = if self.json_schema {
-            dialect::gemini_json(schema)
-        } else {
-            dialect::gemini(schema)
-        };
-        self.schema_as(SchemaJson::of(&schema))
-    }
-
-    common_builder_methods!();
-
-    /// Sends requests elsewhere: `base` is the part before `/models/{model}:generateContent`.
-    pub fn base_url(mut self, base: &str) -> Self {
-        self.base_url = base.to_owned();
-        self.generate = method_url(base, &self.common.model, "generateContent");
-        self.stream = method_url(base, &self.common.model, "streamGenerateContent?alt=sse");
-        self
-    }
-
-    /// The request body for this conversation, as it goes on the wire (the same for a streamed
-    /// reply: the URL asks for the stream).
-    pub(crate) fn request_body<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> Result<WireRequest<'a>, ModelError> {
-        let declarations: Vec<WireDeclaration<'a>> = request
-            .tools
-            .iter()
-            .map(|tool| {
-                // A function without parameters leaves `parameters` out: Gemini refuses an object
-                // schema with no properties.
-                let has_parameters = tool
-                    .parameters
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .is_some_and(|properties| !properties.is_empty());
-                WireDeclaration {
-                    name: &tool.name,
-                    description: &tool.description,
-                    parameters: has_parameters.then(|| self.parameters(tool)),
-                }
-            })
-            .collect();
-        let format = request.response_format;
-        let generation = WireGenerationConfig {
-            max_output_tokens: self.common.max_tokens(&request),
-            temperature: self.common.temperature(&request),
-            response_mime_type: format.map(|_| "application/json"),
-            response_schema: format.map(|format| self.response_schema(&format.schema).into()),
-            thinking_config: request
-                .settings
-                .thinking
-                .map(|thinking| thinking_config(&self.common.model, thinking)),
-        };
-        let has_generation = generation.max_output_tokens.is_some()
-            || generation.temperature.is_some()
-            || generation.response_mime_type.is_some()
-            || generation.thinking_config.is_some();
-        Ok(WireRequest {
-            system_instruction: system_text(request.messages).map(|text| WireSystem {
-                parts: [WireSystemPart { text }],
-            }),
-            contents: wire_contents(request.messages, request.texts)?,
-            tool_config: request.tool_choice().map(wire_tool_config),
-            tools: (!declarations.is_empty()).then_some([WireTools {
-                function_declarations: declarations,
-            }]),
-            generation_config: has_generation.then_some(generation),
+    request: ChatRequest<'a>,
+) -> Result<WireRequest<'a>, ModelError> {
+    let declarations: Vec<WireDeclaration<'a>> = request
+        .tools
+        .iter()
+        .map(|tool| {
+            // A function without parameters leaves `parameters` out: Gemini refuses an object
+            // schema with no properties.
+            let has_parameters = tool
+                .parameters
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|properties| !properties.is_empty());
+            WireDeclaration {
+                name: &tool.name,
+                description: &tool.description,
+                parameters: has_parameters.then(|| parameters(common, json_schema, tool)),
+            }
         })
+        .collect();
+    let format = request.response_format;
+    let generation = WireGenerationConfig {
+        max_output_tokens: common.max_tokens(&request),
+        temperature: common.temperature(&request),
+        response_mime_type: format.map(|_| "application/json"),
+        response_schema: format.map(|format| response_schema(json_schema, &format.schema).into()),
+        thinking_config: request
+            .settings
+            .thinking
+            .map(|thinking| thinking_config(&common.model, thinking)),
+    };
+    let has_generation = generation.max_output_tokens.is_some()
+        || generation.temperature.is_some()
+        || generation.response_mime_type.is_some()
+        || generation.thinking_config.is_some();
+    Ok(WireRequest {
+        system_instruction: system_text(request.messages).map(|text| WireSystem {
+            parts: [WireSystemPart { text }],
+        }),
+        contents: wire_contents(request.messages, request.texts)?,
+        tool_config: request.tool_choice().map(wire_tool_config),
+        tools: (!declarations.is_empty()).then_some([WireTools {
+            function_declarations: declarations,
+        }]),
+        generation_config: has_generation.then_some(generation),
+    })
+}
+
+/// A tool's parameters in the form this model takes, made once per tool.
+fn parameters(common: &Common, json_schema: bool, tool: &ToolDef) -> WireSchema {
+    let (dialect, transform): (Dialect, fn(&Value) -> Option<Value>) = if json_schema {
+        (Dialect::GeminiJson, |schema| {
+            Some(dialect::gemini_json(schema))
+        })
+    } else {
+        (Dialect::GeminiOpenApi, |schema| {
+            Some(dialect::gemini(schema))
+        })
+    };
+    let schema = common
+        .schemas
+        .get(tool, dialect, transform)
+        .unwrap_or_else(SchemaJson::null);
+    schema_as(json_schema, schema)
+}
+
+/// A schema under the field name of the form this model takes.
+fn schema_as(json_schema: bool, schema: SchemaJson) -> WireSchema {
+    if json_schema {
+        WireSchema::Json(schema)
+    } else {
+        WireSchema::OpenApi(schema)
     }
 }
 
-/// The URL of one of `model`'s methods (`generateContent`, `streamGenerateContent`) under `base`.
-fn method_url(base: &str, model: &str, method: &str) -> Endpoint {
-    Endpoint::new(join_url(base, &format!("models/{model}:{method}")))
-}
-
-impl Model for Gemini {
-    fn chat<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let body = self.request_body(request).and_then(|body| encode(&body));
-        Box::pin(
-            self.common
-                .send(&self.generate, key_header(), body, parse_response),
-        )
-    }
-
-    fn chat_stream<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        let body = self.request_body(request).and_then(|body| encode(&body));
-        let request = self.common.stream_request(&self.stream, key_header(), body);
-        super::sse::stream_reply::<super::gemini_stream::GeminiReassembler>(request)
-    }
-
-    fn model_id(&self) -> Option<&str> {
-        Some(&self.common.model)
-    }
-}
-
-fn key_header() -> KeyHeader {
-    KeyHeader {
-        name: HeaderName::from_static("x-goog-api-key"),
-        prefix: "",
-    }
-}
-
-impl fmt::Debug for Gemini {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Gemini")
-            .field("base_url", &self.base_url)
-            .field("json_schema", &self.json_schema)
-            .field("common", &self.common)
-            .finish()
-    }
+/// A response format's schema in the form this model takes.
+fn response_schema(json_schema: bool, schema: &Value) -> WireSchema {
+    let schema = if json_schema {
+        dialect::gemini_json(schema)
+    } else {
+        dialect::gemini(schema)
+    };
+    schema_as(json_schema, SchemaJson::of(&schema))
 }
 
 /// The history as Gemini wants it: `user` and `model` turns of parts; tool results become
@@ -593,15 +429,6 @@ impl From<WireSchema> for WireResponseSchema {
             WireSchema::OpenApi(schema) => WireResponseSchema::OpenApi(schema),
         }
     }
-}
-
-/// Whether a Gemini model takes JSON Schema, by its name: 2.5 and every later version do (and
-/// names this code does not know, which are newer), 1.x and 2.0 do not.
-fn takes_json_schema(model: &str) -> bool {
-    let name = model.rsplit('/').next().unwrap_or(model);
-    !["gemini-1.", "gemini-2.0", "gemini-pro", "gemini-ultra"]
-        .iter()
-        .any(|old| name.starts_with(old))
 }
 
 #[derive(Serialize)]

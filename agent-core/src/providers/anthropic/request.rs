@@ -1,93 +1,23 @@
-//! Anthropic Messages (`POST {base}/v1/messages`).
-//!
-//! Wire format: <https://docs.anthropic.com/en/api/messages>, the tool-use guide
-//! <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>, the vision
-//! and PDF guides (<https://docs.anthropic.com/en/docs/build-with-claude/vision>,
-//! <https://docs.anthropic.com/en/docs/build-with-claude/pdf-support>) and the extended-thinking
-//! guide <https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking>.
-//!
-//! - Parts: images (JPEG, PNG, GIF, WebP) as bytes or by URL, PDFs as bytes or by URL (titled
-//!   with [`Media::name`](crate::Media::name)), `text/plain` documents as bytes (sent as the
-//!   text); audio and other types are refused with [`ModelError::Unsupported`] before anything
-//!   is sent. A tool result with parts sends its text and parts as `tool_result` content blocks.
-//! - Reasoning: `thinking` blocks become [`Reasoning`] with the block's `signature`,
-//!   `redacted_thinking` blocks a [`Reasoning`] with empty text and the block's `data` as
-//!   [`encrypted`](Reasoning::encrypted). They go back first in their assistant turn, in order and
-//!   unchanged, as the API requires within a tool loop; pieces with neither a signature nor data
-//!   (which the API would refuse) and other providers' pieces are not sent.
-//! - Thinking: [`Thinking::Off`] is `{"type": "disabled"}`; an effort or a budget is
-//!   `{"type": "enabled", "budget_tokens": ...}`, a budget under the API's minimum of 1,024 raised
-//!   to it. `max_tokens` must exceed the budget: when the cap the request would have had does not,
-//!   the budget is added to it, so the answer keeps its usual room after the thinking. With
-//!   thinking on the API refuses a forced tool choice and a temperature other than 1: such a
-//!   request fails with [`ModelError::Unsupported`] instead of a setting being dropped.
+//! The Anthropic Messages request: the core's history, tools and settings mapped onto the wire
+//! body (system prompt apart, turns merged by role, content blocks, thinking and its limits).
 
 use std::borrow::Cow;
-use std::fmt;
 
-use reqwest::header::{HeaderName, HeaderValue};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use base64::Engine as _;
 
-use super::common::{
-    Common, KeyHeader, common_builder_methods, encode, system_text, tool_result_part,
-};
-use super::dialect;
-use super::http::{Endpoint, parse_reply};
-use super::schemas::{Dialect, SchemaJson};
+use super::response::PROVIDER;
 use crate::content::{Media, Part, Source};
-use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
-use crate::model::{BoxStream, StreamEvent};
-use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError};
-use crate::reasoning::Reasoning;
+use crate::message::{Message, ToolResultMessage};
+use crate::model::{ChatRequest, ModelError};
+use crate::providers::common::{Common, system_text, tool_result_part};
+use crate::providers::dialect;
+use crate::providers::schemas::{Dialect, SchemaJson};
 use crate::settings::{Thinking, ToolChoice};
 use crate::texts::Texts;
-use crate::tool::BoxFuture;
-
-mod reply;
-pub(crate) use reply::parse_response;
-pub(super) use reply::{redacted_of, thinking_of};
-
-/// What this adapter's [`Reasoning`] says wrote it.
-pub(crate) const PROVIDER: &str = "anthropic";
-
-/// Anthropic's own endpoint.
-pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
-
-/// The API version this adapter speaks.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-
-/// A Claude model behind the Anthropic Messages API.
-///
-/// - **Parts**: images (JPEG, PNG, GIF, WebP) as bytes or by URL; PDF documents as bytes or by
-///   URL, titled with their [`Media::name`](crate::Media::name); `text/plain` documents as bytes
-///   (UTF-8). Audio, other types, and plain text by URL fail with [`ModelError::Unsupported`]
-///   before anything is sent. A tool result's parts go inside its `tool_result`.
-/// - **Reasoning**: each `thinking` block is a [`Reasoning`] from `"anthropic"` with its
-///   signature, each `redacted_thinking` block one with empty text and its data as
-///   [`encrypted`](Reasoning::encrypted). They go back at the head of their turn, unchanged, so a
-///   tool loop with thinking on is accepted.
-/// - **Thinking** ([`ModelSettings::thinking`](crate::ModelSettings::thinking)): a budget (an
-///   effort's by [`Thinking::budget_tokens`]), raised to the API's minimum of 1,024; when the reply
-///   cap ([`max_tokens`](Self::max_tokens), 4096 unless set) is not above the budget, the request
-///   asks for the budget plus the cap. [`Thinking::Off`] disables thinking. With thinking on, a
-///   tool choice that forces a call or a temperature other than 1 fails with
-///   [`ModelError::Unsupported`] (the API refuses them): for a typed run use
-///   [`OutputMode::Native`](crate::OutputMode::Native) or
-///   [`OutputMode::Prompted`](crate::OutputMode::Prompted).
-///
-/// ```
-/// use agent_core::providers::Anthropic;
-///
-/// let claude = Anthropic::new("claude-sonnet-4-5").api_key("sk-ant-...").max_tokens(2048);
-/// ```
-pub struct Anthropic {
-    common: Common,
-    url: Endpoint,
-}
 
 /// The reply cap when none is set: the Messages API requires one.
 const DEFAULT_MAX_TOKENS: u32 = 4096;
@@ -95,108 +25,80 @@ const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// The smallest thinking budget the API takes.
 const MIN_THINKING_BUDGET: u32 = 1024;
 
-impl Anthropic {
-    /// A model on Anthropic's endpoint, replies capped at 4096 tokens unless
-    /// [`max_tokens`](Self::max_tokens) says otherwise (the API requires a cap).
-    pub fn new(model: impl Into<String>) -> Self {
-        let mut common = Common::new(model);
-        common.insert_header(
-            HeaderName::from_static("anthropic-version"),
-            HeaderValue::from_static(ANTHROPIC_VERSION),
-        );
-        Anthropic {
-            common,
-            url: Endpoint::join(ANTHROPIC_BASE_URL, "v1/messages"),
+/// The request body for this conversation, as it goes on the wire; `stream` asks for a
+/// streamed reply.
+pub(super) fn request_body<'a>(
+    common: &'a Common,
+    request: ChatRequest<'a>,
+    stream: bool,
+) -> Result<WireRequest<'a>, ModelError> {
+    let output_config = match request.response_format {
+        Some(format) => Some(WireOutputConfig {
+            format: WireOutputFormat {
+                kind: "json_schema",
+                schema: dialect::anthropic_output(&format.schema).ok_or_else(|| {
+                    ModelError::Unsupported {
+                        message: "Anthropic's structured outputs cannot express this output \
+                                  type's schema (it holds a map or a free-form object); ask \
+                                  for it with OutputMode::Tool instead"
+                            .to_owned(),
+                    }
+                })?,
+            },
+        }),
+        None => None,
+    };
+    let max_tokens = common.max_tokens(&request).unwrap_or(DEFAULT_MAX_TOKENS);
+    let temperature = common.temperature(&request);
+    let tool_choice = request.tool_choice();
+    let (thinking, max_tokens) = match request.settings.thinking {
+        None => (None, max_tokens),
+        Some(Thinking::Off) => (Some(WireThinking::Disabled), max_tokens),
+        Some(thinking) => {
+            refuse_with_thinking(tool_choice, temperature)?;
+            let budget = thinking
+                .budget_tokens()
+                .unwrap_or(MIN_THINKING_BUDGET)
+                .max(MIN_THINKING_BUDGET);
+            // The budget is part of `max_tokens`, which must exceed it.
+            let max_tokens = if max_tokens > budget {
+                max_tokens
+            } else {
+                budget.saturating_add(max_tokens)
+            };
+            (
+                Some(WireThinking::Enabled {
+                    budget_tokens: budget,
+                }),
+                max_tokens,
+            )
         }
-    }
-
-    common_builder_methods!();
-
-    /// Sends requests elsewhere: `base` is the part before `/v1/messages`.
-    pub fn base_url(mut self, base: &str) -> Self {
-        self.url = Endpoint::join(base, "v1/messages");
-        self
-    }
-
-    /// The request body for this conversation, as it goes on the wire; `stream` asks for a
-    /// streamed reply.
-    pub(crate) fn request_body<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-        stream: bool,
-    ) -> Result<WireRequest<'a>, ModelError> {
-        let output_config = match request.response_format {
-            Some(format) => Some(WireOutputConfig {
-                format: WireOutputFormat {
-                    kind: "json_schema",
-                    schema: dialect::anthropic_output(&format.schema).ok_or_else(|| {
-                        ModelError::Unsupported {
-                            message: "Anthropic's structured outputs cannot express this output \
-                                      type's schema (it holds a map or a free-form object); ask \
-                                      for it with OutputMode::Tool instead"
-                                .to_owned(),
-                        }
-                    })?,
-                },
-            }),
-            None => None,
-        };
-        let max_tokens = self
-            .common
-            .max_tokens(&request)
-            .unwrap_or(DEFAULT_MAX_TOKENS);
-        let temperature = self.common.temperature(&request);
-        let tool_choice = request.tool_choice();
-        let (thinking, max_tokens) = match request.settings.thinking {
-            None => (None, max_tokens),
-            Some(Thinking::Off) => (Some(WireThinking::Disabled), max_tokens),
-            Some(thinking) => {
-                refuse_with_thinking(tool_choice, temperature)?;
-                let budget = thinking
-                    .budget_tokens()
-                    .unwrap_or(MIN_THINKING_BUDGET)
-                    .max(MIN_THINKING_BUDGET);
-                // The budget is part of `max_tokens`, which must exceed it.
-                let max_tokens = if max_tokens > budget {
-                    max_tokens
-                } else {
-                    budget.saturating_add(max_tokens)
-                };
-                (
-                    Some(WireThinking::Enabled {
-                        budget_tokens: budget,
-                    }),
-                    max_tokens,
-                )
-            }
-        };
-        Ok(WireRequest {
-            model: &self.common.model,
-            max_tokens,
-            system: system_text(request.messages),
-            messages: wire_messages(request.messages, request.texts)?,
-            tools: request
-                .tools
-                .iter()
-                .map(|tool| WireTool {
-                    name: &tool.name,
-                    description: &tool.description,
-                    input_schema: self
-                        .common
-                        .schemas
-                        .get(tool, Dialect::Anthropic, |schema| {
-                            Some(dialect::anthropic(schema))
-                        })
-                        .unwrap_or_else(SchemaJson::null),
-                })
-                .collect(),
-            tool_choice: tool_choice.map(wire_tool_choice),
-            output_config,
-            thinking,
-            temperature,
-            stream,
-        })
-    }
+    };
+    Ok(WireRequest {
+        model: &common.model,
+        max_tokens,
+        system: system_text(request.messages),
+        messages: wire_messages(request.messages, request.texts)?,
+        tools: request
+            .tools
+            .iter()
+            .map(|tool| WireTool {
+                name: &tool.name,
+                description: &tool.description,
+                input_schema: common
+                    .schemas
+                    .get(tool, Dialect::Anthropic, |schema| {
+                        Some(dialect::anthropic(schema))
+                    })
+                    .unwrap_or_else(SchemaJson::null),
+            })
+            .collect(),
+        tool_choice: tool_choice.map(wire_tool_choice),
+        output_config,
+        thinking,
+        temperature,
+        stream,
+    })
 }
 
 /// The settings the API refuses with extended thinking on: a choice that forces a tool call, a
@@ -236,52 +138,6 @@ fn wire_tool_choice(choice: &ToolChoice) -> WireToolChoice<'_> {
         ToolChoice::Tool(name) => ("tool", Some(name.as_str())),
     };
     WireToolChoice { kind, name }
-}
-
-impl Model for Anthropic {
-    fn chat<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let body = self
-            .request_body(request, false)
-            .and_then(|body| encode(&body));
-        Box::pin(
-            self.common
-                .send(&self.url, key_header(), body, parse_response),
-        )
-    }
-
-    fn chat_stream<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
-        let body = self
-            .request_body(request, true)
-            .and_then(|body| encode(&body));
-        let request = self.common.stream_request(&self.url, key_header(), body);
-        super::sse::stream_reply::<super::anthropic_stream::AnthropicReassembler>(request)
-    }
-
-    fn model_id(&self) -> Option<&str> {
-        Some(&self.common.model)
-    }
-}
-
-fn key_header() -> KeyHeader {
-    KeyHeader {
-        name: HeaderName::from_static("x-api-key"),
-        prefix: "",
-    }
-}
-
-impl fmt::Debug for Anthropic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Anthropic")
-            .field("url", &self.url)
-            .field("common", &self.common)
-            .finish()
-    }
 }
 
 /// The history as Anthropic wants it: system messages go to their own field, and consecutive
@@ -484,7 +340,7 @@ fn unsupported(what: &str) -> ModelError {
 
 /// Anthropic takes a tool's input as a JSON object: the call's arguments, as the model wrote them.
 fn tool_input(arguments: &str) -> &RawValue {
-    super::common::object_or_empty(arguments)
+    crate::providers::common::object_or_empty(arguments)
 }
 
 /// A Messages request body.
