@@ -9,6 +9,12 @@ mod common;
 pub mod dialect;
 mod env;
 mod http;
+// Each vendor uses what it needs of the shared mapping; with some vendors left out, theirs is unused.
+#[cfg_attr(
+    not(all(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
+mod mapping;
 mod schemas;
 
 #[cfg(feature = "anthropic")]

@@ -1,5 +1,8 @@
-//! The Anthropic Messages request: the core's history, tools and settings mapped onto the wire
-//! body (system prompt apart, turns merged by role, content blocks, thinking and its limits).
+//! The Anthropic Messages request: the core's history, tools and settings on the wire. The walk
+//! over the history is the shared one ([`map_history`]); this file says what differs: content
+//! blocks and the media the API takes, an assistant turn's thinking blocks first, a tool result as
+//! a `tool_result` block holding its parts, turns merged by role; and the settings only this API
+//! has (thinking and its limits, structured output).
 
 use std::borrow::Cow;
 
@@ -7,14 +10,16 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use base64::Engine as _;
-
 use super::response::PROVIDER;
 use crate::content::{Media, Part, Source};
-use crate::message::{Message, ToolResultMessage};
+use crate::message::{AssistantMessage, Message, ToolResultMessage};
 use crate::model::{ChatRequest, ModelError};
-use crate::providers::common::{Common, system_text, tool_result_part};
+use crate::providers::common::Common;
 use crate::providers::dialect;
+use crate::providers::mapping::{
+    At, ChoiceWords, Content, HistoryWire, ResultParts, RoleTurn, document_text, map_history,
+    object_or_empty, parameters, push_turn, system_text,
+};
 use crate::providers::schemas::{Dialect, SchemaJson};
 use crate::settings::{Thinking, ToolChoice};
 use crate::texts::Texts;
@@ -85,12 +90,7 @@ pub(super) fn request_body<'a>(
             .map(|tool| WireTool {
                 name: &tool.name,
                 description: &tool.description,
-                input_schema: common
-                    .schemas
-                    .get(tool, Dialect::Anthropic, |schema| {
-                        Some(dialect::anthropic(schema))
-                    })
-                    .unwrap_or_else(SchemaJson::null),
+                input_schema: parameters(&common.schemas, tool, Dialect::Anthropic),
             })
             .collect(),
         tool_choice: tool_choice.map(wire_tool_choice),
@@ -131,12 +131,13 @@ fn refuse_with_thinking(
 
 /// `tool_choice`: `auto`, `any` (some tool), `none`, or the tool that must be called.
 fn wire_tool_choice(choice: &ToolChoice) -> WireToolChoice<'_> {
-    let (kind, name) = match choice {
-        ToolChoice::Auto => ("auto", None),
-        ToolChoice::Required => ("any", None),
-        ToolChoice::None => ("none", None),
-        ToolChoice::Tool(name) => ("tool", Some(name.as_str())),
+    const WORDS: ChoiceWords = ChoiceWords {
+        auto: "auto",
+        required: "any",
+        none: "none",
+        tool: "tool",
     };
+    let (kind, name) = WORDS.say(choice);
     WireToolChoice { kind, name }
 }
 
@@ -147,108 +148,101 @@ fn wire_messages<'a>(
     messages: &'a [Message],
     texts: &dyn Texts,
 ) -> Result<Vec<WireMessage<'a>>, ModelError> {
-    let mut wire: Vec<WireMessage<'_>> = Vec::new();
-    for message in messages {
-        let (role, blocks): (&str, Vec<WireBlock<'_>>) = match message {
-            Message::System { .. } => continue,
-            Message::User { content, parts } if parts.is_empty() => (
-                "user",
-                vec![WireBlock::Text {
-                    text: content.into(),
-                }],
-            ),
-            Message::User { content, parts } => ("user", blocks_of(content, parts, None)?),
-            Message::Assistant(reply) => {
-                let mut blocks =
-                    Vec::with_capacity(1 + reply.tool_calls.len() + reply.reasoning.len());
-                // This API's thinking goes back first, in order and unchanged: the API checks the
-                // signatures, and refuses a tool loop whose last turn lost its thinking.
-                for piece in reply
-                    .reasoning
-                    .iter()
-                    .filter(|piece| piece.is_from(PROVIDER))
-                {
-                    if let Some(data) = &piece.encrypted {
-                        blocks.push(WireBlock::RedactedThinking { data });
-                    } else if let Some(signature) = &piece.signature {
-                        blocks.push(WireBlock::Thinking {
-                            thinking: &piece.text,
-                            signature,
-                        });
-                    }
-                }
-                // The API refuses empty text blocks.
-                if !reply.content.is_empty() {
-                    blocks.push(WireBlock::Text {
-                        text: reply.content.as_str().into(),
-                    });
-                }
-                for call in &reply.tool_calls {
-                    blocks.push(WireBlock::ToolUse {
-                        id: &call.id,
-                        name: &call.name,
-                        input: tool_input(&call.arguments),
-                    });
-                }
-                ("assistant", blocks)
-            }
-            Message::Tool(result) => ("user", vec![tool_result(result, texts)?]),
+    let mut turns = Turns(Vec::new());
+    map_history(&mut turns, messages, texts)?;
+    Ok(turns.0)
+}
+
+/// The Messages API's turns, as [`map_history`] hands it the history.
+struct Turns<'a>(Vec<WireMessage<'a>>);
+
+impl<'a> HistoryWire<'a> for Turns<'a> {
+    type Part = WireBlock<'a>;
+    /// A `tool_result` holds content blocks.
+    const RESULT_PARTS: ResultParts = ResultParts::Inside;
+    /// The API refuses empty text blocks.
+    const EMPTY_TEXT_PARTS: bool = false;
+
+    fn text(text: Cow<'a, str>) -> WireBlock<'a> {
+        WireBlock::Text { text }
+    }
+
+    fn part(part: &'a Part) -> Result<WireBlock<'a>, ModelError> {
+        part_block(part)
+    }
+
+    fn user(&mut self, content: Content<'a, WireBlock<'a>>) {
+        let blocks = content.into_parts(|text| WireBlock::Text { text: text.into() });
+        push_turn(&mut self.0, "user", blocks);
+    }
+
+    fn assistant(&mut self, reply: &'a AssistantMessage, _: &At<'a>) {
+        push_turn(&mut self.0, "assistant", assistant_blocks(reply));
+    }
+
+    fn tool_result(
+        &mut self,
+        result: &'a ToolResultMessage,
+        output: Content<'a, WireBlock<'a>>,
+        _: &At<'a>,
+    ) {
+        let block = WireBlock::ToolResult {
+            tool_use_id: &result.tool_call_id,
+            content: output,
+            is_error: result.is_error,
         };
-        if blocks.is_empty() {
-            continue;
-        }
-        match wire.last_mut() {
-            Some(last) if last.role == role => last.content.extend(blocks),
-            _ => wire.push(WireMessage {
-                role,
-                content: blocks,
-            }),
-        }
+        push_turn(&mut self.0, "user", vec![block]);
     }
-    Ok(wire)
 }
 
-/// A tool result: its text alone, or its text and parts as content blocks.
-fn tool_result<'a>(
-    result: &'a ToolResultMessage,
-    texts: &dyn Texts,
-) -> Result<WireBlock<'a>, ModelError> {
-    let content = if result.parts.is_empty() {
-        WireToolContent::Text(&result.content)
-    } else {
-        WireToolContent::Blocks(blocks_of(&result.content, &result.parts, Some(texts))?)
-    };
-    Ok(WireBlock::ToolResult {
-        tool_use_id: &result.tool_call_id,
-        content,
-        is_error: result.is_error,
-    })
+impl<'a> RoleTurn<WireBlock<'a>> for WireMessage<'a> {
+    fn new(role: &'static str, content: Vec<WireBlock<'a>>) -> Self {
+        WireMessage { role, content }
+    }
+
+    fn role(&self) -> &'static str {
+        self.role
+    }
+
+    fn parts(&mut self) -> &mut Vec<WireBlock<'a>> {
+        &mut self.content
+    }
 }
 
-/// A text and the parts after it, as content blocks (the API refuses empty text blocks). In a
-/// tool result (`in_tool_result`, with the request's texts), a part the API cannot take is named
-/// in a text block instead of refused.
-fn blocks_of<'a>(
-    text: &'a str,
-    parts: &'a [Part],
-    in_tool_result: Option<&dyn Texts>,
-) -> Result<Vec<WireBlock<'a>>, ModelError> {
-    let mut blocks = Vec::with_capacity(parts.len() + 1);
-    if !text.is_empty() {
-        blocks.push(WireBlock::Text { text: text.into() });
-    }
-    for part in parts {
-        if matches!(part, Part::Text { text } if text.is_empty()) {
-            continue;
+/// An assistant turn: its thinking, its text, its calls.
+fn assistant_blocks(reply: &AssistantMessage) -> Vec<WireBlock<'_>> {
+    let mut blocks = Vec::with_capacity(1 + reply.tool_calls.len() + reply.reasoning.len());
+    // This API's thinking goes back first, in order and unchanged: the API checks the signatures,
+    // and refuses a tool loop whose last turn lost its thinking.
+    for piece in reply
+        .reasoning
+        .iter()
+        .filter(|piece| piece.is_from(PROVIDER))
+    {
+        if let Some(data) = &piece.encrypted {
+            blocks.push(WireBlock::RedactedThinking { data });
+        } else if let Some(signature) = &piece.signature {
+            blocks.push(WireBlock::Thinking {
+                thinking: &piece.text,
+                signature,
+            });
         }
-        blocks.push(match in_tool_result {
-            Some(texts) => tool_result_part(part, texts, part_block, |text| WireBlock::Text {
-                text: text.into(),
-            })?,
-            None => part_block(part)?,
+    }
+    // The API refuses empty text blocks.
+    if !reply.content.is_empty() {
+        blocks.push(WireBlock::Text {
+            text: reply.content.as_str().into(),
         });
     }
-    Ok(blocks)
+    for call in &reply.tool_calls {
+        blocks.push(WireBlock::ToolUse {
+            id: &call.id,
+            name: &call.name,
+            // The call's arguments as the object the API takes, as the model wrote them.
+            input: object_or_empty(&call.arguments),
+        });
+    }
+    blocks
 }
 
 /// One part as a content block, or why the API cannot take it.
@@ -301,13 +295,9 @@ fn document_block(media: &Media) -> Result<WireBlock<'_>, ModelError> {
         },
         ("application/pdf", Source::Url(url)) => WireSource::Url { url },
         ("text/plain", Source::Base64(data)) => {
-            let text = base64::engine::general_purpose::STANDARD
-                .decode(data)
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok())
-                .ok_or_else(|| {
-                    unsupported("a text/plain document whose bytes are not base64-encoded UTF-8")
-                })?;
+            let text = document_text(data).ok_or_else(|| {
+                unsupported("a text/plain document whose bytes are not base64-encoded UTF-8")
+            })?;
             WireSource::Text {
                 media_type: "text/plain",
                 data: text,
@@ -336,11 +326,6 @@ fn unsupported(what: &str) -> ModelError {
     ModelError::Unsupported {
         message: format!("Anthropic Messages cannot take {what}"),
     }
-}
-
-/// Anthropic takes a tool's input as a JSON object: the call's arguments, as the model wrote them.
-fn tool_input(arguments: &str) -> &RawValue {
-    crate::providers::common::object_or_empty(arguments)
 }
 
 /// A Messages request body.
@@ -427,7 +412,7 @@ enum WireBlock<'a> {
     },
     ToolResult {
         tool_use_id: &'a str,
-        content: WireToolContent<'a>,
+        content: Content<'a, WireBlock<'a>>,
         is_error: bool,
     },
 }
@@ -448,14 +433,6 @@ enum WireSource<'a> {
         media_type: &'static str,
         data: String,
     },
-}
-
-/// A tool result's content: a string, or content blocks.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum WireToolContent<'a> {
-    Text(&'a str),
-    Blocks(Vec<WireBlock<'a>>),
 }
 
 #[derive(Serialize)]

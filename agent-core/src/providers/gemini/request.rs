@@ -1,8 +1,11 @@
-//! The Gemini `generateContent` request: the core's history, tools and settings mapped onto the
-//! wire body (`user` and `model` turns of parts, function declarations in the model's schema form,
-//! the generation config with its thinking config).
+//! The Gemini `generateContent` request: the core's history, tools and settings on the wire. The
+//! walk over the history is the shared one ([`map_history`]); this file says what differs: parts
+//! (every kind of media, inline or by URI), a model turn's thoughts and signatures, a tool result
+//! as a `functionResponse` named after its call with its parts after the step's results, turns
+//! merged by role; function declarations in the model's schema form; the generation config with
+//! its thinking config.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -10,10 +13,14 @@ use serde_json::value::RawValue;
 
 use super::response::{PROVIDER, SYNTHETIC_ID_PREFIX, is_text_signature};
 use crate::content::{Media, Part, Source};
-use crate::message::{AssistantMessage, Message};
+use crate::message::{AssistantMessage, Message, ToolResultMessage};
 use crate::model::{ChatRequest, ModelError};
-use crate::providers::common::{Common, object_or_empty, system_text};
+use crate::providers::common::Common;
 use crate::providers::dialect;
+use crate::providers::mapping::{
+    self, At, ChoiceWords, Content, HistoryWire, ResultParts, RoleTurn, map_history,
+    object_or_empty, push_turn, system_text,
+};
 use crate::providers::schemas::{Dialect, SchemaJson};
 use crate::settings::{Effort, Thinking, ToolChoice};
 use crate::texts::{ReturnedBy, Texts};
@@ -74,20 +81,15 @@ pub(super) fn request_body<'a>(
 
 /// A tool's parameters in the form this model takes, made once per tool.
 fn parameters(common: &Common, json_schema: bool, tool: &ToolDef) -> WireSchema {
-    let (dialect, transform): (Dialect, fn(&Value) -> Option<Value>) = if json_schema {
-        (Dialect::GeminiJson, |schema| {
-            Some(dialect::gemini_json(schema))
-        })
+    let dialect = if json_schema {
+        Dialect::GeminiJson
     } else {
-        (Dialect::GeminiOpenApi, |schema| {
-            Some(dialect::gemini(schema))
-        })
+        Dialect::GeminiOpenApi
     };
-    let schema = common
-        .schemas
-        .get(tool, dialect, transform)
-        .unwrap_or_else(SchemaJson::null);
-    schema_as(json_schema, schema)
+    schema_as(
+        json_schema,
+        mapping::parameters(&common.schemas, tool, dialect),
+    )
 }
 
 /// A schema under the field name of the form this model takes.
@@ -116,87 +118,101 @@ fn wire_contents<'a>(
     messages: &'a [Message],
     texts: &dyn Texts,
 ) -> Result<Vec<WireContentOut<'a>>, ModelError> {
-    let mut names: HashMap<&str, &str> = HashMap::new();
-    let mut contents: Vec<WireContentOut<'_>> = Vec::new();
-    // The parts of the tool results since the last other message, which follow their responses.
-    let mut attachments: Vec<WirePartOut<'_>> = Vec::new();
-    for message in messages {
-        if !matches!(message, Message::Tool(_)) && !attachments.is_empty() {
-            push_turn(&mut contents, "user", std::mem::take(&mut attachments));
-        }
-        let (role, parts) = match message {
-            Message::System { .. } => continue,
-            Message::User { content, parts } if parts.is_empty() => {
-                ("user", vec![WirePartOut::text(content)])
-            }
-            Message::User { content, parts } => {
-                let mut wire = Vec::with_capacity(parts.len() + 1);
-                // Gemini refuses empty text parts.
-                if !content.is_empty() {
-                    wire.push(WirePartOut::text(content));
-                }
-                for part in parts {
-                    wire.extend(wire_part(part));
-                }
-                ("user", wire)
-            }
-            Message::Assistant(reply) => ("model", model_parts(reply, &mut names)),
-            Message::Tool(result) => {
-                let name = names
-                    .get(result.tool_call_id.as_str())
-                    .copied()
-                    .unwrap_or("unknown_tool");
-                let response = if result.is_error {
-                    WireResponseBody::Error {
-                        error: &result.content,
-                    }
-                } else {
-                    WireResponseBody::Result {
-                        result: &result.content,
-                    }
-                };
-                if !result.parts.is_empty() {
-                    attachments.push(WirePartOut::Introduction {
-                        text: texts.returned_parts(ReturnedBy::Tool(name)),
-                    });
-                    attachments.extend(result.parts.iter().filter_map(wire_part));
-                }
-                let part = WirePartOut::FunctionResponse {
-                    function_response: WireFunctionResponse {
-                        id: sent_id(&result.tool_call_id),
-                        name,
-                        response,
-                    },
-                };
-                ("user", vec![part])
-            }
-        };
-        push_turn(&mut contents, role, parts);
-    }
-    push_turn(&mut contents, "user", attachments);
-    Ok(contents)
+    let mut turns = Turns(Vec::new());
+    map_history(&mut turns, messages, texts)?;
+    Ok(turns.0)
 }
 
-/// Adds parts to the conversation: to the last turn when it has the same role, else as a turn.
-fn push_turn<'a>(
-    contents: &mut Vec<WireContentOut<'a>>,
-    role: &'static str,
-    parts: Vec<WirePartOut<'a>>,
-) {
-    if parts.is_empty() {
-        return;
+/// The name a tool result goes back under when no call of the history has its id.
+const UNKNOWN_TOOL: &str = "unknown_tool";
+
+/// Gemini's turns, as [`map_history`] hands it the history.
+struct Turns<'a>(Vec<WireContentOut<'a>>);
+
+impl<'a> HistoryWire<'a> for Turns<'a> {
+    type Part = WirePartOut<'a>;
+    /// A `functionResponse` carries JSON only (its newer `parts` field takes only inline images
+    /// and PDFs, from Gemini 3 on); sibling parts after it work with every model.
+    const RESULT_PARTS: ResultParts = ResultParts::After;
+    /// Gemini refuses empty text parts.
+    const EMPTY_TEXT_PARTS: bool = false;
+
+    fn text(text: Cow<'a, str>) -> WirePartOut<'a> {
+        WirePartOut::Text {
+            text,
+            thought: false,
+            thought_signature: None,
+        }
     }
-    match contents.last_mut() {
-        Some(last) if last.role == role => last.parts.extend(parts),
-        _ => contents.push(WireContentOut { role, parts }),
+
+    /// Text, or media as `inlineData` (bytes) or `fileData` (a URL): Gemini takes every kind.
+    fn part(part: &'a Part) -> Result<WirePartOut<'a>, ModelError> {
+        Ok(match part {
+            Part::Text { text } => Self::text(text.into()),
+            Part::Image(media) | Part::Document(media) | Part::Audio(media) => media_part(media),
+        })
+    }
+
+    fn user(&mut self, content: Content<'a, WirePartOut<'a>>) {
+        let parts = content.into_parts(|text| Self::text(text.into()));
+        push_turn(&mut self.0, "user", parts);
+    }
+
+    fn assistant(&mut self, reply: &'a AssistantMessage, _: &At<'a>) {
+        push_turn(&mut self.0, "model", model_parts(reply));
+    }
+
+    fn tool_result(
+        &mut self,
+        result: &'a ToolResultMessage,
+        _: Content<'a, WirePartOut<'a>>,
+        at: &At<'a>,
+    ) {
+        let response = if result.is_error {
+            WireResponseBody::Error {
+                error: &result.content,
+            }
+        } else {
+            WireResponseBody::Result {
+                result: &result.content,
+            }
+        };
+        let part = WirePartOut::FunctionResponse {
+            function_response: WireFunctionResponse {
+                id: sent_id(&result.tool_call_id),
+                name: at.call_name(&result.tool_call_id).unwrap_or(UNKNOWN_TOOL),
+                response,
+            },
+        };
+        push_turn(&mut self.0, "user", vec![part]);
+    }
+
+    /// Gemini pairs a result with its call by the function's name.
+    fn returned_by(result: &'a ToolResultMessage, at: &At<'a>) -> ReturnedBy<'a> {
+        ReturnedBy::Tool(at.call_name(&result.tool_call_id).unwrap_or(UNKNOWN_TOOL))
+    }
+
+    fn after_results(&mut self, parts: Vec<WirePartOut<'a>>) {
+        push_turn(&mut self.0, "user", parts);
+    }
+}
+
+impl<'a> RoleTurn<WirePartOut<'a>> for WireContentOut<'a> {
+    fn new(role: &'static str, parts: Vec<WirePartOut<'a>>) -> Self {
+        WireContentOut { role, parts }
+    }
+
+    fn role(&self) -> &'static str {
+        self.role
+    }
+
+    fn parts(&mut self) -> &mut Vec<WirePartOut<'a>> {
+        &mut self.parts
     }
 }
 
 /// A model turn: its thoughts in order, its text, its calls, each with its signature.
-fn model_parts<'a>(
-    reply: &'a AssistantMessage,
-    names: &mut HashMap<&'a str, &'a str>,
-) -> Vec<WirePartOut<'a>> {
+fn model_parts(reply: &AssistantMessage) -> Vec<WirePartOut<'_>> {
     let mut parts = Vec::with_capacity(2 + reply.tool_calls.len() + reply.reasoning.len());
     let own = || {
         reply
@@ -209,7 +225,7 @@ fn model_parts<'a>(
             continue;
         }
         parts.push(WirePartOut::Text {
-            text: &thought.text,
+            text: thought.text.as_str().into(),
             thought: true,
             thought_signature: thought.signature.as_deref(),
         });
@@ -219,13 +235,12 @@ fn model_parts<'a>(
         .filter_map(|piece| piece.signature.as_deref());
     if !reply.content.is_empty() {
         parts.push(WirePartOut::Text {
-            text: &reply.content,
+            text: reply.content.as_str().into(),
             thought: false,
             thought_signature: text_signatures.next(),
         });
     }
     for call in &reply.tool_calls {
-        names.insert(&call.id, &call.name);
         parts.push(WirePartOut::FunctionCall {
             function_call: WireFunctionCallOut {
                 id: sent_id(&call.id),
@@ -239,7 +254,7 @@ fn model_parts<'a>(
     // calls: where Gemini puts it.
     for signature in text_signatures {
         parts.push(WirePartOut::Text {
-            text: "",
+            text: "".into(),
             thought: false,
             thought_signature: Some(signature),
         });
@@ -247,16 +262,7 @@ fn model_parts<'a>(
     parts
 }
 
-/// One part of a user message or a tool result: text, or media as `inlineData` (bytes) or
-/// `fileData` (a URL). Gemini takes every kind; empty text is left out (Gemini refuses it).
-fn wire_part(part: &Part) -> Option<WirePartOut<'_>> {
-    match part {
-        Part::Text { text } if text.is_empty() => None,
-        Part::Text { text } => Some(WirePartOut::text(text)),
-        Part::Image(media) | Part::Document(media) | Part::Audio(media) => Some(media_part(media)),
-    }
-}
-
+/// Media as `inlineData` (bytes) or `fileData` (a URL or a file URI).
 fn media_part(media: &Media) -> WirePartOut<'_> {
     let mime_type = &media.media_type;
     match &media.source {
@@ -314,14 +320,12 @@ struct WireContentOut<'a> {
 enum WirePartOut<'a> {
     #[serde(rename_all = "camelCase")]
     Text {
-        text: &'a str,
+        text: Cow<'a, str>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         thought: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         thought_signature: Option<&'a str>,
     },
-    /// The line that introduces a tool result's parts.
-    Introduction { text: String },
     #[serde(rename_all = "camelCase")]
     InlineData { inline_data: WireBlob<'a> },
     #[serde(rename_all = "camelCase")]
@@ -336,17 +340,6 @@ enum WirePartOut<'a> {
     FunctionResponse {
         function_response: WireFunctionResponse<'a>,
     },
-}
-
-impl<'a> WirePartOut<'a> {
-    /// A plain text part.
-    fn text(text: &'a str) -> Self {
-        WirePartOut::Text {
-            text,
-            thought: false,
-            thought_signature: None,
-        }
-    }
 }
 
 /// Bytes, base64-encoded.
@@ -484,16 +477,17 @@ fn thinking_config(model: &str, thinking: Thinking) -> WireThinkingConfig {
 /// `toolConfig.functionCallingConfig`: `AUTO`, `ANY` (some function, or only the one allowed),
 /// `NONE`.
 fn wire_tool_config(choice: &ToolChoice) -> WireToolConfig<'_> {
-    let (mode, allowed) = match choice {
-        ToolChoice::Auto => ("AUTO", None),
-        ToolChoice::Required => ("ANY", None),
-        ToolChoice::None => ("NONE", None),
-        ToolChoice::Tool(name) => ("ANY", Some([name.as_str()])),
+    const WORDS: ChoiceWords = ChoiceWords {
+        auto: "AUTO",
+        required: "ANY",
+        none: "NONE",
+        tool: "ANY",
     };
+    let (mode, allowed) = WORDS.say(choice);
     WireToolConfig {
         function_calling_config: WireFunctionCallingConfig {
             mode,
-            allowed_function_names: allowed,
+            allowed_function_names: allowed.map(|name| [name]),
         },
     }
 }

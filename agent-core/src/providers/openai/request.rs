@@ -1,29 +1,34 @@
-//! The Chat Completions request: the core's history, tools and settings mapped onto the wire body
-//! (messages with the system prompt among them, content parts, the reasoning that goes back, tools
-//! in the OpenAI dialect, structured output, the reasoning effort).
+//! The Chat Completions request: the core's history, tools and settings on the wire. The walk over
+//! the history is the shared one ([`map_history`]); this file says what differs: system messages
+//! among the messages, content parts and the media the API takes, the reasoning that goes back and
+//! to whom, a tool message as text with its media in a user message after the step's results;
+//! tools and structured output in the OpenAI dialect, the reasoning effort; and the OpenAI model
+//! families' reasoning (shared with the Responses adapter).
 
 use std::borrow::Cow;
 
-use base64::Engine as _;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::reasoning::{DetailBack, details_back, plain_text};
 use crate::content::{MediaUrl, Part, Source};
-use crate::message::{AssistantMessage, Message};
+use crate::message::{AssistantMessage, Message, ToolResultMessage};
 use crate::model::{ChatRequest, ModelError};
-use crate::providers::common::{Common, openai_parameters, tool_result_part};
+use crate::providers::common::{Common, openai_parameters};
 use crate::providers::dialect;
+use crate::providers::mapping::{
+    At, ChoiceWords, Content, HistoryWire, ResultParts, document_text, map_history,
+};
 use crate::providers::schemas::SchemaJson;
 use crate::settings::{Effort, ResponseFormat, Thinking, ToolChoice};
-use crate::texts::{ReturnedBy, Texts};
+use crate::texts::Texts;
 use crate::tool::ToolDef;
 
 /// The request body for this conversation, as it goes on the wire; `stream` asks for a
 /// streamed reply with usage in its last chunk.
 pub(super) fn request_body<'a>(
     common: &'a Common,
-    service: &str,
+    service: &'a str,
     strict_tools: bool,
     request: ChatRequest<'a>,
     stream: bool,
@@ -77,66 +82,80 @@ fn wire_tool<'a>(common: &Common, strict_tools: bool, tool: &'a ToolDef) -> Wire
 fn wire_messages<'a>(
     messages: &'a [Message],
     texts: &dyn Texts,
-    service: &str,
+    service: &'a str,
 ) -> Result<Vec<WireMessage<'a>>, ModelError> {
-    let last_user = messages
-        .iter()
-        .rposition(|message| matches!(message, Message::User { .. }));
-    let mut wire = Vec::with_capacity(messages.len());
-    let mut attachments: Vec<WirePart<'_>> = Vec::new();
-    for (at, message) in messages.iter().enumerate() {
-        if !attachments.is_empty() && !matches!(message, Message::Tool(_)) {
-            wire.push(WireMessage::User {
-                content: WireContent::Parts(std::mem::take(&mut attachments)),
-            });
+    let mut wire = Messages {
+        messages: Vec::with_capacity(messages.len()),
+        service,
+    };
+    map_history(&mut wire, messages, texts)?;
+    Ok(wire.messages)
+}
+
+/// Chat Completions messages, as [`map_history`] hands it the history.
+struct Messages<'a> {
+    messages: Vec<WireMessage<'a>>,
+    /// The service whose reasoning goes back.
+    service: &'a str,
+}
+
+impl<'a> HistoryWire<'a> for Messages<'a> {
+    type Part = WirePart<'a>;
+    /// A tool message is text: its text parts join its text, its media go after.
+    const RESULT_PARTS: ResultParts = ResultParts::After;
+    const EMPTY_TEXT_PARTS: bool = true;
+
+    fn text(text: Cow<'a, str>) -> WirePart<'a> {
+        WirePart::Text { text }
+    }
+
+    fn part(part: &'a Part) -> Result<WirePart<'a>, ModelError> {
+        wire_part(part)
+    }
+
+    fn system(&mut self, content: &'a str) {
+        self.messages.push(WireMessage::System { content });
+    }
+
+    fn user(&mut self, content: Content<'a, WirePart<'a>>) {
+        self.messages.push(WireMessage::User { content });
+    }
+
+    fn assistant(&mut self, reply: &'a AssistantMessage, at: &At<'a>) {
+        let reasoning_back = !reply.tool_calls.is_empty() || at.since_last_user();
+        let message = assistant_message(reply, reasoning_back.then_some(self.service));
+        self.messages.push(message);
+    }
+
+    // The wire format has no error flag: the text says it (the dispatcher's error texts do).
+    fn tool_result(
+        &mut self,
+        result: &'a ToolResultMessage,
+        _: Content<'a, WirePart<'a>>,
+        _: &At<'a>,
+    ) {
+        let mut content = Cow::Borrowed(result.content.as_str());
+        for part in &result.parts {
+            if let Part::Text { text } = part {
+                content.to_mut().push('\n');
+                content.to_mut().push_str(text);
+            }
         }
-        wire.push(match message {
-            Message::System { content } => WireMessage::System { content },
-            Message::User { content, parts } => WireMessage::User {
-                content: user_content(content, parts)?,
-            },
-            Message::Assistant(reply) => {
-                let reasoning_back =
-                    !reply.tool_calls.is_empty() || last_user.is_none_or(|user| at > user);
-                assistant_message(reply, reasoning_back.then_some(service))
-            }
-            // The wire format has no error flag: the text says it (the dispatcher's error texts do).
-            Message::Tool(result) => {
-                let mut content = Cow::Borrowed(result.content.as_str());
-                let mut media = result.parts.iter().filter(|part| part.media().is_some());
-                if let Some(first) = media.next() {
-                    attachments.push(WirePart::Text {
-                        text: Cow::Owned(
-                            texts.returned_parts(ReturnedBy::CallId(&result.tool_call_id)),
-                        ),
-                    });
-                    for part in std::iter::once(first).chain(media) {
-                        attachments.push(tool_result_part(part, texts, wire_part, |text| {
-                            WirePart::Text {
-                                text: Cow::Owned(text),
-                            }
-                        })?);
-                    }
-                }
-                for part in &result.parts {
-                    if let Part::Text { text } = part {
-                        content.to_mut().push('\n');
-                        content.to_mut().push_str(text);
-                    }
-                }
-                WireMessage::Tool {
-                    tool_call_id: &result.tool_call_id,
-                    content,
-                }
-            }
+        self.messages.push(WireMessage::Tool {
+            tool_call_id: &result.tool_call_id,
+            content,
         });
     }
-    if !attachments.is_empty() {
-        wire.push(WireMessage::User {
-            content: WireContent::Parts(attachments),
+
+    fn goes_after(part: &Part) -> bool {
+        part.media().is_some()
+    }
+
+    fn after_results(&mut self, parts: Vec<WirePart<'a>>) {
+        self.messages.push(WireMessage::User {
+            content: Content::Parts(parts),
         });
     }
-    Ok(wire)
 }
 
 /// An assistant turn, with the reasoning `reasoning_of` wrote when it is to go back.
@@ -167,23 +186,6 @@ fn assistant_message<'a>(
     }
 }
 
-/// A user message's content: its text alone, or its text and parts.
-fn user_content<'a>(text: &'a str, parts: &'a [Part]) -> Result<WireContent<'a>, ModelError> {
-    if parts.is_empty() {
-        return Ok(WireContent::Text(text));
-    }
-    let mut wire = Vec::with_capacity(parts.len() + 1);
-    if !text.is_empty() {
-        wire.push(WirePart::Text {
-            text: Cow::Borrowed(text),
-        });
-    }
-    for part in parts {
-        wire.push(wire_part(part)?);
-    }
-    Ok(WireContent::Parts(wire))
-}
-
 /// One content part. Audio goes as bytes in WAV or MP3 and documents as bytes (`file_data`);
 /// anything else is refused before a request is sent.
 fn wire_part(part: &Part) -> Result<WirePart<'_>, ModelError> {
@@ -199,13 +201,9 @@ fn wire_part(part: &Part) -> Result<WirePart<'_>, ModelError> {
         Part::Document(media) => match &media.source {
             Source::Base64(data) if media.media_type.starts_with("text/plain") => {
                 // Files are PDFs here: plain text goes as the text it is.
-                let text = base64::engine::general_purpose::STANDARD
-                    .decode(data)
-                    .ok()
-                    .and_then(|bytes| String::from_utf8(bytes).ok())
-                    .ok_or_else(|| {
-                        unsupported("a text/plain document whose bytes are not UTF-8")
-                    })?;
+                let text = document_text(data).ok_or_else(|| {
+                    unsupported("a text/plain document whose bytes are not UTF-8")
+                })?;
                 WirePart::Text {
                     text: Cow::Owned(text),
                 }
@@ -286,12 +284,16 @@ pub(crate) fn is_reasoning_model(model: &str) -> bool {
 
 /// `tool_choice`: a word, or the function that must be called.
 fn wire_tool_choice(choice: &ToolChoice) -> WireToolChoice<'_> {
-    match choice {
-        ToolChoice::Auto => WireToolChoice::Mode("auto"),
-        ToolChoice::Required => WireToolChoice::Mode("required"),
-        ToolChoice::None => WireToolChoice::Mode("none"),
-        ToolChoice::Tool(name) => WireToolChoice::Function {
-            kind: "function",
+    const WORDS: ChoiceWords = ChoiceWords {
+        auto: "auto",
+        required: "required",
+        none: "none",
+        tool: "function",
+    };
+    match WORDS.say(choice) {
+        (mode, None) => WireToolChoice::Mode(mode),
+        (kind, Some(name)) => WireToolChoice::Function {
+            kind,
             function: WireFunctionName { name },
         },
     }
@@ -380,7 +382,7 @@ enum WireMessage<'a> {
         content: &'a str,
     },
     User {
-        content: WireContent<'a>,
+        content: Content<'a, WirePart<'a>>,
     },
     Assistant {
         content: Option<&'a str>,
@@ -396,14 +398,6 @@ enum WireMessage<'a> {
         tool_call_id: &'a str,
         content: Cow<'a, str>,
     },
-}
-
-/// A user message's content: a string, or an array of parts.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum WireContent<'a> {
-    Text(&'a str),
-    Parts(Vec<WirePart<'a>>),
 }
 
 #[derive(Serialize)]

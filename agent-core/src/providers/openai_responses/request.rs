@@ -1,6 +1,8 @@
-//! The Responses request: the core's history, tools and settings mapped onto the wire body (the
-//! system prompt as `instructions`, input items, the reasoning items that go back, tools in the
-//! OpenAI dialect, structured output, the reasoning config).
+//! The Responses request: the core's history, tools and settings on the wire. The walk over the
+//! history is the shared one ([`map_history`]); this file says what differs: input items and
+//! content parts, an assistant turn's encrypted reasoning items, a tool result's output holding its
+//! parts; the system prompt as `instructions`, tools and structured output in the OpenAI dialect,
+//! the reasoning config, `store` and `include`.
 
 use std::borrow::Cow;
 
@@ -11,8 +13,11 @@ use super::response::PROVIDER;
 use crate::content::{Media, MediaUrl, Part, Source};
 use crate::message::{AssistantMessage, Message, ToolResultMessage};
 use crate::model::{ChatRequest, ModelError};
-use crate::providers::common::{Common, openai_parameters, system_text, tool_result_part};
+use crate::providers::common::{Common, openai_parameters};
 use crate::providers::dialect;
+use crate::providers::mapping::{
+    At, ChoiceWords, Content, HistoryWire, ResultParts, map_history, system_text,
+};
 use crate::providers::openai::least_effort;
 use crate::providers::schemas::SchemaJson;
 use crate::reasoning::Reasoning;
@@ -87,23 +92,62 @@ fn wire_input<'a>(
     texts: &dyn Texts,
     send_reasoning: bool,
 ) -> Result<Vec<WireInput<'a>>, ModelError> {
-    let mut input = Vec::with_capacity(messages.len());
-    for message in messages {
-        match message {
-            Message::System { .. } => {}
-            Message::User { content, parts } => input.push(WireInput::Message {
-                role: "user",
-                content: user_content(content, parts)?,
-            }),
-            Message::Assistant(reply) => assistant_items(reply, send_reasoning, &mut input),
-            // The wire format has no error flag: the text says it (the dispatcher's error texts do).
-            Message::Tool(result) => input.push(WireInput::Item(WireItem::FunctionCallOutput {
-                call_id: &result.tool_call_id,
-                output: result_output(result, texts)?,
-            })),
-        }
+    let mut input = Input {
+        items: Vec::with_capacity(messages.len()),
+        send_reasoning,
+    };
+    map_history(&mut input, messages, texts)?;
+    Ok(input.items)
+}
+
+/// Responses input items, as [`map_history`] hands it the history.
+struct Input<'a> {
+    items: Vec<WireInput<'a>>,
+    /// Whether this API's reasoning goes back.
+    send_reasoning: bool,
+}
+
+impl<'a> HistoryWire<'a> for Input<'a> {
+    type Part = WirePart<'a>;
+    /// A tool result's `output` is "a string or a list of `input_text`, `input_image` and
+    /// `input_file`" (the `input` item "Function tool call output",
+    /// <https://platform.openai.com/docs/api-reference/responses/create>), so a tool's images
+    /// reach the model with its result rather than in a message after it.
+    const RESULT_PARTS: ResultParts = ResultParts::Inside;
+    const EMPTY_TEXT_PARTS: bool = true;
+
+    fn text(text: Cow<'a, str>) -> WirePart<'a> {
+        WirePart::Text { text }
     }
-    Ok(input)
+
+    fn part(part: &'a Part) -> Result<WirePart<'a>, ModelError> {
+        wire_part(part)
+    }
+
+    fn user(&mut self, content: Content<'a, WirePart<'a>>) {
+        self.items.push(WireInput::Message {
+            role: "user",
+            content,
+        });
+    }
+
+    fn assistant(&mut self, reply: &'a AssistantMessage, _: &At<'a>) {
+        assistant_items(reply, self.send_reasoning, &mut self.items);
+    }
+
+    // The wire format has no error flag: the text says it (the dispatcher's error texts do).
+    fn tool_result(
+        &mut self,
+        result: &'a ToolResultMessage,
+        output: Content<'a, WirePart<'a>>,
+        _: &At<'a>,
+    ) {
+        self.items
+            .push(WireInput::Item(WireItem::FunctionCallOutput {
+                call_id: &result.tool_call_id,
+                output,
+            }));
+    }
 }
 
 /// An assistant turn: its reasoning items, its text as an assistant message, then one
@@ -126,7 +170,7 @@ fn assistant_items<'a>(
     if !reply.content.is_empty() {
         input.push(WireInput::Message {
             role: "assistant",
-            content: WireContent::Text(&reply.content),
+            content: Content::Text(&reply.content),
         });
     }
     for call in &reply.tool_calls {
@@ -170,51 +214,6 @@ fn reasoning_items(reasoning: &[Reasoning]) -> Vec<WireReasoning<'_>> {
     }
     items.retain(|item| item.encrypted_content.is_some());
     items
-}
-
-/// A user message's content: its text alone, or its text and parts.
-fn user_content<'a>(text: &'a str, parts: &'a [Part]) -> Result<WireContent<'a>, ModelError> {
-    if parts.is_empty() {
-        return Ok(WireContent::Text(text));
-    }
-    with_parts(text, parts, None).map(WireContent::Parts)
-}
-
-/// A tool result's `output`: its text, or, when it has parts, its text and parts as input
-/// content. The API takes either: `function_call_output.output` is "a string or a list of
-/// `input_text`, `input_image` and `input_file`" (the `input` item "Function tool call output",
-/// <https://platform.openai.com/docs/api-reference/responses/create>), so a tool's images reach
-/// the model with its result rather than in a message after it.
-fn result_output<'a>(
-    result: &'a ToolResultMessage,
-    texts: &dyn Texts,
-) -> Result<WireContent<'a>, ModelError> {
-    if result.parts.is_empty() {
-        return Ok(WireContent::Text(&result.content));
-    }
-    with_parts(&result.content, &result.parts, Some(texts)).map(WireContent::Parts)
-}
-
-/// A text and the parts after it. In a tool result (`in_tool_result`, with the request's texts),
-/// a part the API cannot take is named in a text instead of refused.
-fn with_parts<'a>(
-    text: &'a str,
-    parts: &'a [Part],
-    in_tool_result: Option<&dyn Texts>,
-) -> Result<Vec<WirePart<'a>>, ModelError> {
-    let mut wire = Vec::with_capacity(parts.len() + 1);
-    if !text.is_empty() {
-        wire.push(WirePart::Text { text: text.into() });
-    }
-    for part in parts {
-        wire.push(match in_tool_result {
-            Some(texts) => tool_result_part(part, texts, wire_part, |text| WirePart::Text {
-                text: text.into(),
-            })?,
-            None => wire_part(part)?,
-        });
-    }
-    Ok(wire)
 }
 
 /// One content part: images and documents by bytes (a `data:` URL) or by URL; audio is refused
@@ -280,14 +279,15 @@ fn wire_reasoning(model: &str, thinking: Thinking) -> WireReasoningConfig {
 
 /// `tool_choice`: a word, or the function that must be called.
 fn wire_tool_choice(choice: &ToolChoice) -> WireToolChoice<'_> {
-    match choice {
-        ToolChoice::Auto => WireToolChoice::Mode("auto"),
-        ToolChoice::Required => WireToolChoice::Mode("required"),
-        ToolChoice::None => WireToolChoice::Mode("none"),
-        ToolChoice::Tool(name) => WireToolChoice::Function {
-            kind: "function",
-            name,
-        },
+    const WORDS: ChoiceWords = ChoiceWords {
+        auto: "auto",
+        required: "required",
+        none: "none",
+        tool: "function",
+    };
+    match WORDS.say(choice) {
+        (mode, None) => WireToolChoice::Mode(mode),
+        (kind, Some(name)) => WireToolChoice::Function { kind, name },
     }
 }
 
@@ -338,7 +338,7 @@ pub(crate) struct WireRequest<'a> {
 enum WireInput<'a> {
     Message {
         role: &'static str,
-        content: WireContent<'a>,
+        content: Content<'a, WirePart<'a>>,
     },
     Item(WireItem<'a>),
 }
@@ -354,7 +354,7 @@ enum WireItem<'a> {
     },
     FunctionCallOutput {
         call_id: &'a str,
-        output: WireContent<'a>,
+        output: Content<'a, WirePart<'a>>,
     },
 }
 
@@ -371,14 +371,6 @@ struct WireSummary<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     text: &'a str,
-}
-
-/// A message's content or a tool's output: a string, or an array of parts.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum WireContent<'a> {
-    Text(&'a str),
-    Parts(Vec<WirePart<'a>>),
 }
 
 /// Input content: `input_text`, `input_image`, `input_file`.
