@@ -94,7 +94,8 @@ pub(super) trait HistoryWire<'a> {
     }
 
     /// With [`ResultParts::After`]: the parts of a step's tool results, each result's introduced,
-    /// once its results are in (before the next other message, or at the end).
+    /// once its results are in (before the next other message, or at the end). A vendor with
+    /// `After` sends them here; the default, for `Inside`, is never called.
     fn after_results(&mut self, parts: Vec<Self::Part>) {
         let _ = parts;
     }
