@@ -144,7 +144,10 @@ async fn older_turns_are_summarized_once_per_cut_and_the_summary_stands_in_their
     let agent = Agent::new(Arc::clone(&small))
         .try_tool(note {})
         .unwrap()
-        .context_policy(Summarize::new(Arc::clone(&summarizer), CONTEXT as u64 * 8 / 10));
+        .context_policy(Summarize::new(
+            Arc::clone(&summarizer),
+            CONTEXT as u64 * 8 / 10,
+        ));
     converse(&agent, &store, 120).await.unwrap();
     let summaries = summarizer.requests();
     // Each cut keeps half the window, so a summary serves many requests.

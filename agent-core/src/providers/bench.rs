@@ -86,7 +86,7 @@ pub fn gemini_floor<'a>(
 /// The events `OpenAi::chat_stream` yields for a server-sent-event body arriving in `pieces`.
 #[cfg(feature = "openai")]
 pub fn openai_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_pieces::<super::openai_stream::OpenAiReassembler, _>(
+    super::sse::events_of_pieces::<super::openai::stream::OpenAiReassembler, _>(
         pieces.iter().copied(),
     )
 }
@@ -96,7 +96,7 @@ pub fn openai_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEvent
 pub fn openai_responses_stream(
     pieces: &'static [&'static [u8]],
 ) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_pieces::<super::openai_responses_stream::ResponsesReassembler, _>(
+    super::sse::events_of_pieces::<super::openai_responses::stream::ResponsesReassembler, _>(
         pieces.iter().copied(),
     )
 }
@@ -104,7 +104,7 @@ pub fn openai_responses_stream(
 /// The events `Anthropic::chat_stream` yields for a body arriving in `pieces`.
 #[cfg(feature = "anthropic")]
 pub fn anthropic_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_pieces::<super::anthropic_stream::AnthropicReassembler, _>(
+    super::sse::events_of_pieces::<super::anthropic::stream::AnthropicReassembler, _>(
         pieces.iter().copied(),
     )
 }
@@ -112,7 +112,7 @@ pub fn anthropic_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEv
 /// The events `Gemini::chat_stream` yields for a body arriving in `pieces`.
 #[cfg(feature = "gemini")]
 pub fn gemini_stream(pieces: &'static [&'static [u8]]) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_pieces::<super::gemini_stream::GeminiReassembler, _>(
+    super::sse::events_of_pieces::<super::gemini::stream::GeminiReassembler, _>(
         pieces.iter().copied(),
     )
 }

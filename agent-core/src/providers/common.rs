@@ -9,10 +9,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use super::http::{ApiKey, Endpoint, HttpClient, HttpConfig, unusable_key};
 use super::schemas::KeptSchemas;
 use super::sse::StreamRequest;
-use crate::content::Part;
-use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
-use crate::texts::Texts;
 
 /// A request body as the bytes sent.
 pub(crate) fn encode(body: &impl serde::Serialize) -> Result<Vec<u8>, ModelError> {
@@ -148,61 +145,6 @@ impl fmt::Debug for Common {
     }
 }
 
-/// A tool result's part as its provider takes it, or, where it cannot (`convert` says
-/// [`ModelError::Unsupported`]), a text naming it in the request's language
-/// ([`Texts::part_not_shown`]). The tool's output is not the user's to fix, so the run goes on and
-/// the model knows what it was not shown; the adapter's reason, which is for the developer, is
-/// logged. A user message's part is refused instead.
-#[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
-pub(crate) fn tool_result_part<'a, W>(
-    part: &'a Part,
-    texts: &dyn Texts,
-    convert: impl FnOnce(&'a Part) -> Result<W, ModelError>,
-    text: impl FnOnce(String) -> W,
-) -> Result<W, ModelError> {
-    match convert(part) {
-        Err(ModelError::Unsupported { message }) => {
-            tracing::warn!(reason = %message, "a tool result's part is not shown to the model");
-            Ok(text(texts.part_not_shown(part)))
-        }
-        converted => converted,
-    }
-}
-
-/// The system messages of a history, joined: for the providers that take them apart from the turns.
-#[cfg_attr(not(any(feature = "anthropic", feature = "gemini")), allow(dead_code))]
-pub(crate) fn system_text(messages: &[Message]) -> Option<String> {
-    let parts: Vec<&str> = messages
-        .iter()
-        .filter_map(|message| match message {
-            Message::System { content } => Some(content.as_str()),
-            _ => None,
-        })
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("\n\n"))
-}
-
-/// A tool call's arguments as the JSON object the providers that take arguments as an object want,
-/// borrowed from the history as the model wrote them. Arguments that are not an object (the model
-/// wrote invalid JSON; an empty text) go as `{}`: the error result that follows in the history
-/// already says what went wrong.
-#[cfg_attr(not(any(feature = "anthropic", feature = "gemini")), allow(dead_code))]
-pub(crate) fn object_or_empty(arguments: &str) -> &serde_json::value::RawValue {
-    match serde_json::from_str::<&serde_json::value::RawValue>(arguments) {
-        Ok(raw) if raw.get().starts_with('{') => raw,
-        _ => empty_object(),
-    }
-}
-
-/// `{}`, as a raw JSON value.
-#[cfg_attr(not(any(feature = "anthropic", feature = "gemini")), allow(dead_code))]
-fn empty_object() -> &'static serde_json::value::RawValue {
-    match serde_json::from_str("{}") {
-        Ok(empty) => empty,
-        Err(_) => unreachable!("`{{}}` is JSON"),
-    }
-}
-
 /// An id for a call an OpenAI-compatible server sent without one (some local servers do): fresh
 /// (`call_agent_` and 32 hexadecimal digits), never made again in this process or another, so the
 /// call's result pairs with it and its [`CallInfo::idempotency_key`](crate::CallInfo) is its own
@@ -223,20 +165,16 @@ pub(crate) fn openai_parameters(
     tool: &crate::tool::ToolDef,
     strict: bool,
 ) -> (super::schemas::SchemaJson, bool) {
-    use super::schemas::{Dialect, SchemaJson};
-    let strict_form = strict
-        .then(|| schemas.get(tool, Dialect::OpenAiStrict, super::dialect::openai_strict))
-        .flatten();
-    match strict_form {
+    use super::schemas::Dialect;
+    match strict
+        .then(|| schemas.form(tool, Dialect::OpenAiStrict))
+        .flatten()
+    {
         Some(parameters) => (parameters, true),
-        None => {
-            let plain = schemas
-                .get(tool, Dialect::OpenAi, |schema| {
-                    Some(super::dialect::openai(schema))
-                })
-                .unwrap_or_else(SchemaJson::null);
-            (plain, false)
-        }
+        None => (
+            super::mapping::parameters(schemas, tool, Dialect::OpenAi),
+            false,
+        ),
     }
 }
 

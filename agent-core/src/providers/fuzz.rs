@@ -9,51 +9,51 @@ use crate::model::{ChatResponse, ModelError, StreamEvent};
 /// An OpenAI Chat Completions reply body, as `OpenAi::chat` reads it.
 #[cfg(feature = "openai")]
 pub fn openai_reply(body: &[u8]) -> Result<ChatResponse, ModelError> {
-    super::openai::parse_response(body, super::openai::OPENAI_SERVICE)
+    super::openai::response::parse_response(body, super::openai::OPENAI_SERVICE)
 }
 
 /// An OpenAI Responses reply body, as `OpenAiResponses::chat` reads it.
 #[cfg(feature = "openai")]
 pub fn openai_responses_reply(body: &[u8]) -> Result<ChatResponse, ModelError> {
-    super::openai_responses::parse_response(body)
+    super::openai_responses::response::parse_response(body)
 }
 
 /// An Anthropic Messages reply body, as `Anthropic::chat` reads it.
 #[cfg(feature = "anthropic")]
 pub fn anthropic_reply(body: &[u8]) -> Result<ChatResponse, ModelError> {
-    super::anthropic::parse_response(body)
+    super::anthropic::response::parse_response(body)
 }
 
 /// A Gemini `generateContent` reply body, as `Gemini::chat` reads it.
 #[cfg(feature = "gemini")]
 pub fn gemini_reply(body: &[u8]) -> Result<ChatResponse, ModelError> {
-    super::gemini::parse_response(body)
+    super::gemini::response::parse_response(body)
 }
 
 /// An OpenAI server-sent-event stream, as `OpenAi::chat_stream` reads it: the events it yields.
 #[cfg(feature = "openai")]
 pub fn openai_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_bytes::<super::openai_stream::OpenAiReassembler>(body)
+    super::sse::events_of_bytes::<super::openai::stream::OpenAiReassembler>(body)
 }
 
 /// An Anthropic server-sent-event stream, as `Anthropic::chat_stream` reads it: the events it
 /// yields.
 #[cfg(feature = "anthropic")]
 pub fn anthropic_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_bytes::<super::anthropic_stream::AnthropicReassembler>(body)
+    super::sse::events_of_bytes::<super::anthropic::stream::AnthropicReassembler>(body)
 }
 
 /// An OpenAI Responses server-sent-event stream, as `OpenAiResponses::chat_stream` reads it: the
 /// events it yields.
 #[cfg(feature = "openai")]
 pub fn openai_responses_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_bytes::<super::openai_responses_stream::ResponsesReassembler>(body)
+    super::sse::events_of_bytes::<super::openai_responses::stream::ResponsesReassembler>(body)
 }
 
 /// A Gemini server-sent-event stream, as `Gemini::chat_stream` reads it: the events it yields.
 #[cfg(feature = "gemini")]
 pub fn gemini_stream(body: &[u8]) -> Vec<Result<StreamEvent, ModelError>> {
-    super::sse::events_of_bytes::<super::gemini_stream::GeminiReassembler>(body)
+    super::sse::events_of_bytes::<super::gemini::stream::GeminiReassembler>(body)
 }
 
 /// Panics unless the events end exactly once, at the last one: with `Finished` or an error. What

@@ -31,6 +31,19 @@ pub(crate) enum Dialect {
     GeminiOpenApi,
 }
 
+impl Dialect {
+    /// What makes a schema's form in this dialect: `None` when the dialect cannot say it.
+    fn transform(self) -> fn(&Value) -> Option<Value> {
+        match self {
+            Dialect::Anthropic => |schema| Some(super::dialect::anthropic(schema)),
+            Dialect::OpenAi => |schema| Some(super::dialect::openai(schema)),
+            Dialect::OpenAiStrict => super::dialect::openai_strict,
+            Dialect::GeminiJson => |schema| Some(super::dialect::gemini_json(schema)),
+            Dialect::GeminiOpenApi => |schema| Some(super::dialect::gemini(schema)),
+        }
+    }
+}
+
 /// A schema's JSON text, as it goes into a request body: one the adapter keeps, or one made for
 /// this request.
 #[derive(Debug)]
@@ -85,9 +98,15 @@ struct Form {
 }
 
 impl KeptSchemas {
+    /// `tool`'s parameters in `dialect`, made the first time, as JSON text; `None` when the
+    /// dialect cannot say them.
+    pub(crate) fn form(&self, tool: &ToolDef, dialect: Dialect) -> Option<SchemaJson> {
+        self.get(tool, dialect, dialect.transform())
+    }
+
     /// `tool`'s parameters in `dialect`, made by `transform` the first time, as JSON text; `None`
     /// when `transform` cannot say them.
-    pub(crate) fn get(
+    fn get(
         &self,
         tool: &ToolDef,
         dialect: Dialect,

@@ -6,17 +6,15 @@
 //!
 //! Wire format: <https://platform.openai.com/docs/api-reference/responses-streaming>.
 
-use super::sse_decode::Event;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::common::{arguments_text, made_up_call_id};
-use super::openai_responses::{
-    PROVIDER, WireResponse, failed, message_of, response_error, response_of,
-};
-use super::sse::{Out, Reassembler, bad_event};
+use super::response::{PROVIDER, WireResponse, failed, message_of, response_error, response_of};
 use crate::message::{AssistantMessage, ToolCall};
 use crate::model::StreamEvent;
+use crate::providers::common::{arguments_text, made_up_call_id};
+use crate::providers::sse::{Out, Reassembler, bad_event};
+use crate::providers::sse_decode::Event;
 use crate::reasoning::Reasoning;
 
 /// The reply so far, as its deltas built it: for the ids of the calls, and for a server whose

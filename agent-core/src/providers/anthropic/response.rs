@@ -1,7 +1,16 @@
 //! An Anthropic Messages reply read into a [`ChatResponse`]: the reply's wire types, its content
 //! blocks (text, tool use, thinking), its stop reason and usage.
 
-use super::*;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::model::{ChatResponse, FinishReason, ModelError};
+use crate::providers::http::parse_reply;
+use crate::reasoning::Reasoning;
+
+/// What this adapter's [`Reasoning`] says wrote it.
+pub(crate) const PROVIDER: &str = "anthropic";
 
 /// Parses a Messages reply body. Never panics, whatever the body (a fuzz target holds it to that).
 pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {

@@ -6,13 +6,12 @@
 //!
 //! Wire format: <https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent>.
 
-use super::sse_decode::Event;
-
-use super::gemini::push_reasoning;
-use super::sse::{Out, Reassembler, cut_off};
+use super::response::{parse_chunk, push_reasoning};
 use crate::message::{AssistantMessage, ToolCall, Usage};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, FinishReason};
+use crate::providers::sse::{Out, Reassembler, cut_off};
+use crate::providers::sse_decode::Event;
 use crate::reasoning::Reasoning;
 
 #[derive(Default)]
@@ -29,7 +28,7 @@ pub(crate) struct GeminiReassembler {
 impl Reassembler for GeminiReassembler {
     fn take(&mut self, event: &Event, out: &mut Out) -> bool {
         // Each chunk is a reply in the non-streaming shape; the adapter's own parser reads it.
-        let chunk = match super::gemini::parse_chunk(event.data.as_bytes()) {
+        let chunk = match parse_chunk(event.data.as_bytes()) {
             Ok(chunk) => chunk,
             Err(error) => {
                 out.push_back(Err(error));

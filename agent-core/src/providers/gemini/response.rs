@@ -1,7 +1,24 @@
 //! A Gemini reply read into a [`ChatResponse`]: the reply's wire types, its parts, reasoning and
 //! usage, its errors; and one chunk of a streamed reply.
 
-use super::*;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::model::{ChatResponse, FinishReason, ModelError};
+use crate::providers::http::{parse_reply, stream_error, unexpected_reply};
+use crate::reasoning::Reasoning;
+
+/// What this adapter's [`Reasoning`] says wrote it.
+pub(crate) const PROVIDER: &str = "gemini";
+
+/// The [`Reasoning::id`] of a piece that is no thought but the `thoughtSignature` Gemini put on
+/// the reply's text: it goes back on the text part.
+pub(crate) const TEXT_SIGNATURE: &str = "text";
+
+/// Ids this adapter makes up for calls Gemini gave none start with this; they are not sent back.
+/// The rest is fresh (32 hexadecimal digits), never made again in this process or another.
+pub(super) const SYNTHETIC_ID_PREFIX: &str = "gemini_call_";
 
 /// Parses one chunk of a streamed reply: a reply in the same shape, where a chunk with only usage
 /// (no candidates) is fine.

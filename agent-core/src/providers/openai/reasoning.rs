@@ -17,6 +17,9 @@ use serde_json::Value;
 use crate::message::AssistantMessage;
 use crate::reasoning::Reasoning;
 
+/// OpenAI's own service, as the reasoning of its replies names it.
+pub(crate) const OPENAI_SERVICE: &str = "openai";
+
 /// The `type` of a `reasoning_details` entry of readable thinking, perhaps signed.
 const TEXT: &str = "reasoning.text";
 /// The `type` of an entry that summarizes the thinking.

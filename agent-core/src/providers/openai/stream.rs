@@ -9,18 +9,17 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::sse_decode::Event;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::common::{arguments_text, made_up_call_id};
-use super::http::stream_error;
-use super::openai::OPENAI_SERVICE;
-use super::openai_reasoning::{WireDetail, join_detail, lenient_details, reasoning_of};
-use super::sse::{Out, Reassembler, bad_event, cut_off};
+use super::reasoning::{OPENAI_SERVICE, WireDetail, join_detail, lenient_details, reasoning_of};
+use super::response::{finish_reason, status_of, typed_error};
 use crate::message::{AssistantMessage, ToolCall, Usage};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, ModelError};
+use crate::providers::common::{arguments_text, made_up_call_id};
+use crate::providers::sse::{Out, Reassembler, bad_event, cut_off};
+use crate::providers::sse_decode::Event;
 use crate::reasoning::Reasoning;
 
 /// The reply so far.
@@ -184,55 +183,6 @@ fn chunk_error(error: &Value, data: &str) -> ModelError {
     typed_error(error, status_of, data.as_bytes())
 }
 
-/// An OpenAI-style error object (`{"message", "code", "type"}`, or a bare string) as the typed
-/// error of the HTTP status it stands for: a numeric `code`, else the status `status_of` gives its
-/// `code` or `type` word; `body` is what the error keeps as the reply.
-pub(super) fn typed_error(
-    error: &Value,
-    status_of: fn(&str) -> Option<u16>,
-    body: &[u8],
-) -> ModelError {
-    let message = match error {
-        Value::String(message) => message.clone(),
-        _ => error
-            .get("message")
-            .and_then(Value::as_str)
-            .map_or_else(|| error.to_string(), str::to_owned),
-    };
-    let numeric = error
-        .get("code")
-        .and_then(|code| code.as_u64().or_else(|| code.as_str()?.parse().ok()))
-        .and_then(|code| u16::try_from(code).ok())
-        .filter(|code| (400..=599).contains(code));
-    let status = numeric.or_else(|| {
-        ["code", "type"]
-            .iter()
-            .filter_map(|field| error.get(field)?.as_str())
-            .find_map(status_of)
-    });
-    stream_error(status, message, body)
-}
-
-/// The HTTP status an OpenAI error `code` or `type` comes with
-/// (<https://platform.openai.com/docs/guides/error-codes>), and the words compatible servers use.
-pub(super) fn status_of(kind: &str) -> Option<u16> {
-    Some(match kind {
-        "invalid_request_error" | "context_length_exceeded" | "invalid_value" => 400,
-        "invalid_api_key" | "authentication_error" => 401,
-        "permission_error" | "permission_denied" => 403,
-        "model_not_found" | "not_found_error" => 404,
-        "insufficient_quota"
-        | "rate_limit_exceeded"
-        | "rate_limit_error"
-        | "requests"
-        | "tokens" => 429,
-        "server_error" | "api_error" | "internal_error" | "internal_server_error" => 500,
-        "overloaded" | "overloaded_error" | "service_unavailable" => 503,
-        "timeout" | "timeout_error" => 504,
-        _ => return None,
-    })
-}
-
 impl OpenAiReassembler {
     /// The place of the call a fragment belongs to: its `index`, or, from a server that sends
     /// none, the last call's, unless the fragment brings a new id (a new call).
@@ -271,10 +221,7 @@ impl OpenAiReassembler {
             reasoning,
         };
         let mut response = ChatResponse::new(message).with_usage(self.usage);
-        response.finish_reason = self
-            .finish_reason
-            .as_deref()
-            .map(super::openai::finish_reason);
+        response.finish_reason = self.finish_reason.as_deref().map(finish_reason);
         response.model = self.model.take();
         StreamEvent::Finished(response)
     }

@@ -1,7 +1,18 @@
 //! A Responses reply read into a [`ChatResponse`]: the response object's wire types, its
 //! output items (messages, calls, reasoning), its usage and its errors, shared with the stream.
 
-use super::*;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::model::{ChatResponse, FinishReason, ModelError};
+use crate::providers::common::{arguments_text, made_up_call_id};
+use crate::providers::http::{parse_reply, unexpected_reply};
+use crate::providers::openai::response::{status_of as openai_status_of, typed_error};
+use crate::reasoning::Reasoning;
+
+/// What this adapter's [`Reasoning`] says wrote it.
+pub(crate) const PROVIDER: &str = "openai_responses";
 
 /// Parses a Responses reply body. A call without a `call_id` gets one made up; arguments sent as
 /// a JSON object are taken as their text; a 200 whose response says it failed is that failure's
@@ -144,14 +155,14 @@ pub(crate) fn failed(error: Option<&Value>) -> ModelError {
 pub(crate) fn response_error(error: &Value) -> ModelError {
     // Shaped as an HTTP error body, so an exhausted quota is told from a rate limit as it is there.
     let body = serde_json::json!({ "error": error }).to_string();
-    crate::providers::openai_stream::typed_error(error, status_of, body.as_bytes())
+    typed_error(error, status_of, body.as_bytes())
 }
 
 /// The HTTP status an error code stands for: OpenAI's general codes, then the Responses API's own
 /// (`server_is_overloaded` and `slow_down` are its overload; `invalid_prompt` and the image
 /// codes its refusals of the input).
 fn status_of(code: &str) -> Option<u16> {
-    crate::providers::openai_stream::status_of(code).or(match code {
+    openai_status_of(code).or(match code {
         "server_is_overloaded" | "slow_down" | "service_unavailable_error" => Some(503),
         "vector_store_timeout" => Some(504),
         "invalid_prompt" => Some(400),
@@ -287,14 +298,6 @@ mod tests {
                     .with_encrypted("gAAA"),
                 Reasoning::new(PROVIDER, "Check.").with_id("rs_1"),
             ]
-        );
-        // And back: one item, two summary parts, the encrypted form once.
-        let items = reasoning_items(&reply.message.reasoning);
-        assert_eq!(
-            serde_json::to_value(WireItem::Reasoning(items.into_iter().next().unwrap())).unwrap(),
-            serde_json::json!({"type": "reasoning", "id": "rs_1", "summary": [
-                {"type": "summary_text", "text": "Rain?"}, {"type": "summary_text", "text": "Check."}
-            ], "encrypted_content": "gAAA"})
         );
     }
 

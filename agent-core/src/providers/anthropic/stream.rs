@@ -10,16 +10,16 @@
 
 use std::collections::BTreeMap;
 
-use super::sse_decode::Event;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::anthropic::{redacted_of, thinking_of};
-use super::http::stream_error;
-use super::sse::{Out, Reassembler, bad_event, cut_off};
+use super::response::{redacted_of, thinking_of};
 use crate::message::{AssistantMessage, ToolCall, Usage};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, FinishReason, ModelError};
+use crate::providers::http::stream_error;
+use crate::providers::sse::{Out, Reassembler, bad_event, cut_off};
+use crate::providers::sse_decode::Event;
 
 #[derive(Default)]
 pub(crate) struct AnthropicReassembler {

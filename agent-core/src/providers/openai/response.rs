@@ -1,7 +1,15 @@
 //! A Chat Completions reply read into a [`ChatResponse`]: the reply's wire types, its message and
-//! calls, its finish reason and usage.
+//! calls, its finish reason and usage; and the OpenAI-style error object inside a reply, sorted as
+//! the HTTP status it stands for (the stream's error chunks and the Responses API's errors too).
 
-use super::*;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::reasoning::{WireDetail, lenient_details, reasoning_of};
+use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::model::{ChatResponse, FinishReason, ModelError};
+use crate::providers::common::{arguments_text, made_up_call_id};
+use crate::providers::http::{parse_reply, stream_error, unexpected_reply};
 
 /// Parses a Chat Completions reply body from `service` (its reasoning is tagged with it). A call
 /// without an id gets one made up, arguments sent as a JSON object are taken as their text. Never
@@ -64,6 +72,55 @@ pub(crate) fn finish_reason(reason: &str) -> FinishReason {
         "content_filter" => FinishReason::ContentFilter,
         other => FinishReason::Other(other.to_owned()),
     }
+}
+
+/// An OpenAI-style error object (`{"message", "code", "type"}`, or a bare string) as the typed
+/// error of the HTTP status it stands for: a numeric `code`, else the status `status_of` gives its
+/// `code` or `type` word; `body` is what the error keeps as the reply.
+pub(crate) fn typed_error(
+    error: &Value,
+    status_of: fn(&str) -> Option<u16>,
+    body: &[u8],
+) -> ModelError {
+    let message = match error {
+        Value::String(message) => message.clone(),
+        _ => error
+            .get("message")
+            .and_then(Value::as_str)
+            .map_or_else(|| error.to_string(), str::to_owned),
+    };
+    let numeric = error
+        .get("code")
+        .and_then(|code| code.as_u64().or_else(|| code.as_str()?.parse().ok()))
+        .and_then(|code| u16::try_from(code).ok())
+        .filter(|code| (400..=599).contains(code));
+    let status = numeric.or_else(|| {
+        ["code", "type"]
+            .iter()
+            .filter_map(|field| error.get(field)?.as_str())
+            .find_map(status_of)
+    });
+    stream_error(status, message, body)
+}
+
+/// The HTTP status an OpenAI error `code` or `type` comes with
+/// (<https://platform.openai.com/docs/guides/error-codes>), and the words compatible servers use.
+pub(crate) fn status_of(kind: &str) -> Option<u16> {
+    Some(match kind {
+        "invalid_request_error" | "context_length_exceeded" | "invalid_value" => 400,
+        "invalid_api_key" | "authentication_error" => 401,
+        "permission_error" | "permission_denied" => 403,
+        "model_not_found" | "not_found_error" => 404,
+        "insufficient_quota"
+        | "rate_limit_exceeded"
+        | "rate_limit_error"
+        | "requests"
+        | "tokens" => 429,
+        "server_error" | "api_error" | "internal_error" | "internal_server_error" => 500,
+        "overloaded" | "overloaded_error" | "service_unavailable" => 503,
+        "timeout" | "timeout_error" => 504,
+        _ => return None,
+    })
 }
 
 #[derive(Deserialize)]
