@@ -195,7 +195,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// ```
     /// use agent_core::context::TokenWindow;
     /// # use agent_core::{Agent, testing::ScriptedModel};
-    /// # let model = ScriptedModel::new([]);
+    /// # let model = ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new());
     /// let agent: Agent = Agent::new(model).context_policy(TokenWindow::new(100_000));
     /// ```
     pub fn context_policy(mut self, policy: impl ContextPolicy) -> Self {

@@ -37,7 +37,7 @@ use crate::tool::BoxFuture;
 /// [`Agent::context_policy`](crate::Agent::context_policy).
 ///
 /// ```
-/// use agent_core::seams::{ContextPolicy, Shape, Turns};
+/// use agent_core::context::{ContextPolicy, Shape, Turns};
 /// use agent_core::{BoxFuture, ModelError};
 ///
 /// /// Only the turn under way, once the history passes 50 units.
