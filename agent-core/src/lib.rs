@@ -94,6 +94,7 @@ mod schema;
 mod settings;
 mod texts;
 mod tool;
+mod usage;
 
 #[cfg(feature = "http")]
 pub mod providers;
@@ -146,7 +147,7 @@ pub use __private::ToolParameter;
 pub use content::{Media, MediaUrl, Part, Source};
 pub use fallback::Fallback;
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
-pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage, Usage};
+pub use message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 pub use model::{
     BoxStream, ChatRequest, ChatResponse, FinishReason, Model, ModelError, ModelFailure,
     StreamEvent,
@@ -184,6 +185,7 @@ pub use tool::return_value::{IntoToolResult, Json};
 pub use tool::state::{FromRef, State};
 pub use tool::toolbox::ToolBox;
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
+pub use usage::{Price, Usage};
 
 /// Builds an [`Agent`] from a model and `#[tool]` functions.
 ///

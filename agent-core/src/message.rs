@@ -223,36 +223,3 @@ impl ToolResultMessage {
         }
     }
 }
-
-/// Tokens used by model calls, as the provider reports them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    /// Tokens sent to the model (the prompt, the history and the tool definitions).
-    pub input_tokens: u64,
-    /// Tokens the model generated.
-    pub output_tokens: u64,
-}
-
-impl Usage {
-    /// Input and output tokens together.
-    pub fn total_tokens(&self) -> u64 {
-        self.input_tokens + self.output_tokens
-    }
-}
-
-impl std::ops::Add for Usage {
-    type Output = Usage;
-
-    fn add(self, other: Usage) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens + other.input_tokens,
-            output_tokens: self.output_tokens + other.output_tokens,
-        }
-    }
-}
-
-impl std::ops::AddAssign for Usage {
-    fn add_assign(&mut self, other: Usage) {
-        *self = *self + other;
-    }
-}

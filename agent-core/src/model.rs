@@ -5,9 +5,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::message::{AssistantMessage, Message, Usage};
+use crate::message::{AssistantMessage, Message};
 use crate::settings::{ModelSettings, NO_SETTINGS, ResponseFormat, ToolChoice};
 use crate::texts::{English, Texts};
+use crate::usage::Usage;
 use futures_util::Stream;
 
 use crate::tool::{BoxFuture, ToolDef};

@@ -458,10 +458,7 @@ impl Model for CountingModel {
         } else {
             AssistantMessage::text(format!("{} messages", request.messages.len()))
         };
-        let usage = Usage {
-            input_tokens: 10 * request.messages.len() as u64,
-            output_tokens: 5,
-        };
+        let usage = Usage::new(10 * request.messages.len() as u64, 5);
         Box::pin(async move { Ok(ChatResponse::new(reply).with_usage(usage)) })
     }
 }
@@ -471,13 +468,7 @@ async fn a_boxed_model_works_and_usage_is_summed() {
     let model: Box<dyn Model> = Box::new(CountingModel);
     let output = agent!(model, now).run("time?").await.unwrap();
     assert_eq!(output.text, "4 messages");
-    assert_eq!(
-        output.usage,
-        Usage {
-            input_tokens: 20 + 40,
-            output_tokens: 10
-        }
-    );
+    assert_eq!(output.usage, Usage::new(20 + 40, 10));
     assert_eq!(output.usage.total_tokens(), 70);
 }
 

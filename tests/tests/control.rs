@@ -130,10 +130,7 @@ impl agent_core::Model for Spender {
         _request: agent_core::ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let reply = AssistantMessage::tool_calls([call(0, "now", "")]);
-        let usage = Usage {
-            input_tokens: 100,
-            output_tokens: 10,
-        };
+        let usage = Usage::new(100, 10);
         Box::pin(async move { Ok(ChatResponse::new(reply).with_usage(usage)) })
     }
 }
@@ -154,23 +151,8 @@ async fn token_limits_stop_the_run_before_the_next_call() {
         }
     );
     assert_eq!(output.steps, 3);
-    assert_eq!(
-        output.step_usage,
-        vec![
-            Usage {
-                input_tokens: 100,
-                output_tokens: 10
-            };
-            3
-        ]
-    );
-    assert_eq!(
-        output.usage,
-        Usage {
-            input_tokens: 300,
-            output_tokens: 30
-        }
-    );
+    assert_eq!(output.step_usage, vec![Usage::new(100, 10); 3]);
+    assert_eq!(output.usage, Usage::new(300, 30));
 
     let output = agent!(Spender, now)
         .max_output_tokens(10)

@@ -60,10 +60,8 @@ async fn ask(base: &str, chat: &str, text: &str) -> (u16, Option<u64>) {
 }
 
 fn answer(text: &str, tokens: u64) -> ChatResponse {
-    ChatResponse::new(AssistantMessage::text(text)).with_usage(Usage {
-        input_tokens: tokens / 2,
-        output_tokens: tokens - tokens / 2,
-    })
+    ChatResponse::new(AssistantMessage::text(text))
+        .with_usage(Usage::new(tokens / 2, tokens - tokens / 2))
 }
 
 /// Two requests a minute: the third is refused whichever instance it reaches.

@@ -57,19 +57,12 @@ fn cleanup_model_for(path: &str) -> Arc<ScriptedModel> {
         ToolCall::new("c_delete", "delete_file", arguments),
     ]);
     Arc::new(ScriptedModel::from_steps([
-        agent_core::testing::ScriptStep::reply(agent_core::ChatResponse::new(first).with_usage(
-            Usage {
-                input_tokens: 100,
-                output_tokens: 20,
-            },
-        )),
         agent_core::testing::ScriptStep::reply(
-            agent_core::ChatResponse::new(AssistantMessage::text("Cleaned up.")).with_usage(
-                Usage {
-                    input_tokens: 150,
-                    output_tokens: 5,
-                },
-            ),
+            agent_core::ChatResponse::new(first).with_usage(Usage::new(100, 20)),
+        ),
+        agent_core::testing::ScriptStep::reply(
+            agent_core::ChatResponse::new(AssistantMessage::text("Cleaned up."))
+                .with_usage(Usage::new(150, 5)),
         ),
     ]))
 }

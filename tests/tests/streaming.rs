@@ -89,15 +89,9 @@ impl Model for Typist {
             .map(|piece| Ok(StreamEvent::TextDelta((*piece).to_owned())))
             .collect();
         if !self.break_off {
-            events.push(Ok(StreamEvent::Usage(Usage {
-                input_tokens: 7,
-                output_tokens: 3,
-            })));
-            let reply =
-                ChatResponse::new(AssistantMessage::text(self.pieces.concat())).with_usage(Usage {
-                    input_tokens: 7,
-                    output_tokens: 3,
-                });
+            events.push(Ok(StreamEvent::Usage(Usage::new(7, 3))));
+            let reply = ChatResponse::new(AssistantMessage::text(self.pieces.concat()))
+                .with_usage(Usage::new(7, 3));
             events.push(Ok(StreamEvent::Finished(reply)));
         }
         Box::pin(futures_util::stream::iter(events))
@@ -186,10 +180,7 @@ struct Plain {
 
 impl Plain {
     fn new(reply: AssistantMessage) -> Self {
-        let usage = Usage {
-            input_tokens: 5,
-            output_tokens: 2,
-        };
+        let usage = Usage::new(5, 2);
         Plain {
             reply: ChatResponse::new(reply).with_usage(usage),
             calls: Default::default(),

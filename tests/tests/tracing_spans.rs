@@ -80,10 +80,7 @@ impl agent_core::Model for Weatherman {
         };
         Box::pin(async move {
             Ok(ChatResponse::new(reply)
-                .with_usage(Usage {
-                    input_tokens: 50,
-                    output_tokens: 5,
-                })
+                .with_usage(Usage::new(50, 5))
                 .with_model("weatherman-1"))
         })
     }

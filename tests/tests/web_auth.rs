@@ -459,10 +459,8 @@ async fn no_credential_or_a_bad_one_is_a_401_with_the_functions_body() {
 
 /// A reply of `tokens` tokens in all.
 fn costing(text: &str, tokens: u64) -> ChatResponse {
-    ChatResponse::new(AssistantMessage::text(text)).with_usage(Usage {
-        input_tokens: tokens / 2,
-        output_tokens: tokens - tokens / 2,
-    })
+    ChatResponse::new(AssistantMessage::text(text))
+        .with_usage(Usage::new(tokens / 2, tokens - tokens / 2))
 }
 
 #[tokio::test]

@@ -8,8 +8,9 @@ use std::task::{Context, Poll};
 use futures_util::Stream;
 
 use super::outcome::{RunError, RunOutput};
-use crate::message::{ToolCall, ToolResultMessage, Usage};
+use crate::message::{ToolCall, ToolResultMessage};
 use crate::tool::BoxFuture;
+use crate::usage::Usage;
 
 /// What happens in a run, as it happens. `O` is what the run gives at its end: a [`RunOutput`],
 /// or a [`TypedOutput`](crate::TypedOutput) for a typed run.

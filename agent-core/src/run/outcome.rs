@@ -3,10 +3,11 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::message::{Message, Usage};
+use crate::message::Message;
 use crate::model::{ChatResponse, ModelError};
 use crate::output::RejectedOutput;
 use crate::run::pause::{PausedRun, ResumeError};
+use crate::usage::Usage;
 
 /// What a run produced.
 #[derive(Debug, Clone, PartialEq)]

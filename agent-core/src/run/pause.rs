@@ -9,9 +9,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::content::Part;
-use crate::message::{Message, ToolCall, ToolResultMessage, Usage};
+use crate::message::{Message, ToolCall, ToolResultMessage};
 use crate::settings::ModelSettings;
 use crate::tool::call_info::RunId;
+use crate::usage::Usage;
 
 /// The version of the saved form. A state saved by another version is refused, not guessed at.
 pub const PAUSED_RUN_VERSION: u32 = 1;

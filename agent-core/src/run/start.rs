@@ -15,8 +15,9 @@ use super::request::{Input, Plan, ResumeFrom, Source, Start};
 use super::seams::{AnswerCheck, Transcript};
 use super::store::{Conversation, Place, SessionError, SessionTranscript, session_error};
 use crate::content::Part;
-use crate::message::{Message, Usage};
+use crate::message::Message;
 use crate::model::Model;
+use crate::usage::Usage;
 
 /// Runs `plan` in `context` with `check` as its answer check, sending its events to `events`
 /// when streamed. A session run holds its conversation from its load to its last write. (The

@@ -9,8 +9,9 @@ pub use super::locks::{ConversationHold, ConversationLocks};
 use super::outcome::{RunError, RunOutput, StopReason};
 use super::pause::PausedRun;
 use super::seams::Transcript;
-use crate::message::{Message, Usage};
+use crate::message::Message;
 use crate::tool::BoxFuture;
+use crate::usage::Usage;
 
 /// A conversation as stored: its messages, and the paused run waiting in it, if any.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -4,10 +4,11 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::message::{AssistantMessage, ToolCall};
 use crate::model::{ChatResponse, FinishReason, ModelError};
 use crate::providers::http::parse_reply;
 use crate::reasoning::Reasoning;
+use crate::usage::Usage;
 
 /// What this adapter's [`Reasoning`] says wrote it.
 pub(crate) const PROVIDER: &str = "anthropic";
@@ -45,10 +46,7 @@ pub(crate) fn parse_response(body: &[u8]) -> Result<ChatResponse, ModelError> {
         tool_calls,
         reasoning,
     })
-    .with_usage(Usage {
-        input_tokens: reply.usage.input_tokens,
-        output_tokens: reply.usage.output_tokens,
-    });
+    .with_usage(reply.usage.usage());
     response.finish_reason = finish_reason;
     response.model = reply.model.filter(|model| !model.is_empty());
     Ok(response)
@@ -105,10 +103,26 @@ enum WireReplyBlock {
     Other,
 }
 
+/// A reply's usage: `input_tokens` leaves out what was read from or written to the cache.
 #[derive(Deserialize, Default)]
-struct WireUsage {
+pub(super) struct WireUsage {
     #[serde(default)]
     input_tokens: u64,
     #[serde(default)]
     output_tokens: u64,
+    #[serde(default)]
+    cache_creation_input_tokens: u64,
+    #[serde(default)]
+    cache_read_input_tokens: u64,
+}
+
+impl WireUsage {
+    /// As [`Usage`] means it: the input with the cached tokens in it.
+    pub(super) fn usage(&self) -> Usage {
+        let cached = self.cache_read_input_tokens + self.cache_creation_input_tokens;
+        Usage::new(self.input_tokens + cached, self.output_tokens).with_cache(
+            self.cache_read_input_tokens,
+            self.cache_creation_input_tokens,
+        )
+    }
 }

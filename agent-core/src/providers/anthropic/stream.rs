@@ -13,13 +13,14 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::response::{redacted_of, thinking_of};
-use crate::message::{AssistantMessage, ToolCall, Usage};
+use super::response::{WireUsage, redacted_of, thinking_of};
+use crate::message::{AssistantMessage, ToolCall};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, FinishReason, ModelError};
 use crate::providers::http::stream_error;
 use crate::providers::sse::{Out, Reassembler, bad_event, cut_off};
 use crate::providers::sse_decode::Event;
+use crate::usage::Usage;
 
 #[derive(Default)]
 pub(crate) struct AnthropicReassembler {
@@ -60,8 +61,7 @@ impl Reassembler for AnthropicReassembler {
         };
         match message {
             Wire::MessageStart { message } => {
-                self.usage.input_tokens = message.usage.input_tokens;
-                self.usage.output_tokens = message.usage.output_tokens;
+                self.usage = message.usage.usage();
                 self.model = message.model.filter(|model| !model.is_empty());
             }
             Wire::ContentBlockStart {
@@ -285,17 +285,9 @@ enum Wire {
 #[derive(Deserialize)]
 struct StartMessage {
     #[serde(default)]
-    usage: StartUsage,
+    usage: WireUsage,
     #[serde(default)]
     model: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-struct StartUsage {
-    #[serde(default)]
-    input_tokens: u64,
-    #[serde(default)]
-    output_tokens: u64,
 }
 
 #[derive(Deserialize)]

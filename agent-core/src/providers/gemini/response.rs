@@ -4,10 +4,11 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::message::{AssistantMessage, ToolCall};
 use crate::model::{ChatResponse, FinishReason, ModelError};
 use crate::providers::http::{parse_reply, stream_error, unexpected_reply};
 use crate::reasoning::Reasoning;
+use crate::usage::Usage;
 
 /// What this adapter's [`Reasoning`] says wrote it.
 pub(crate) const PROVIDER: &str = "gemini";
@@ -68,11 +69,13 @@ fn status_of(name: &str) -> Option<u16> {
     })
 }
 
+/// Usage as [`Usage`] means it: the prompt includes its cached tokens; the output is the answer
+/// and the thinking, which Gemini counts apart.
 fn usage_of(usage: WireUsage) -> Usage {
-    Usage {
-        input_tokens: usage.prompt_token_count,
-        output_tokens: usage.candidates_token_count + usage.thoughts_token_count,
-    }
+    let output = usage.candidates_token_count + usage.thoughts_token_count;
+    Usage::new(usage.prompt_token_count, output)
+        .with_cache(usage.cached_content_token_count, 0)
+        .with_reasoning(usage.thoughts_token_count)
 }
 
 /// Parses a `generateContent` reply body. Calls without an id get one made up, so their results
@@ -255,4 +258,6 @@ struct WireUsage {
     candidates_token_count: u64,
     #[serde(default)]
     thoughts_token_count: u64,
+    #[serde(default)]
+    cached_content_token_count: u64,
 }

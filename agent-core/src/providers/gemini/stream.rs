@@ -7,12 +7,13 @@
 //! Wire format: <https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent>.
 
 use super::response::{parse_chunk, push_reasoning};
-use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::message::{AssistantMessage, ToolCall};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, FinishReason};
 use crate::providers::sse::{Out, Reassembler, cut_off};
 use crate::providers::sse_decode::Event;
 use crate::reasoning::Reasoning;
+use crate::usage::Usage;
 
 #[derive(Default)]
 pub(crate) struct GeminiReassembler {

@@ -6,10 +6,11 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::reasoning::{WireDetail, lenient_details, reasoning_of};
-use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::message::{AssistantMessage, ToolCall};
 use crate::model::{ChatResponse, FinishReason, ModelError};
 use crate::providers::common::{arguments_text, made_up_call_id};
 use crate::providers::http::{parse_reply, stream_error, unexpected_reply};
+use crate::usage::Usage;
 
 /// Parses a Chat Completions reply body from `service` (its reasoning is tagged with it). A call
 /// without an id gets one made up, arguments sent as a JSON object are taken as their text. Never
@@ -46,13 +47,7 @@ pub(crate) fn parse_response(body: &[u8], service: &str) -> Result<ChatResponse,
             ToolCall::new(id, call.function.name, call.function.arguments)
         })
         .collect();
-    let usage = reply
-        .usage
-        .map(|usage| Usage {
-            input_tokens: usage.prompt_tokens,
-            output_tokens: usage.completion_tokens,
-        })
-        .unwrap_or_default();
+    let usage = reply.usage.map(|usage| usage.usage()).unwrap_or_default();
     let mut response = ChatResponse::new(AssistantMessage {
         content,
         tool_calls,
@@ -171,12 +166,46 @@ struct WireReplyFunction {
     arguments: String,
 }
 
+/// A reply's usage (the last chunk's, in a stream): the prompt includes its cached tokens, the
+/// completion its reasoning.
 #[derive(Deserialize)]
-struct WireUsage {
+pub(super) struct WireUsage {
     #[serde(default)]
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    #[serde(default, deserialize_with = "null_as_default")]
+    prompt_tokens_details: PromptDetails,
+    #[serde(default, deserialize_with = "null_as_default")]
+    completion_tokens_details: CompletionDetails,
+}
+
+#[derive(Deserialize, Default)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: u64,
+}
+
+#[derive(Deserialize, Default)]
+struct CompletionDetails {
+    #[serde(default)]
+    reasoning_tokens: u64,
+}
+
+impl WireUsage {
+    /// As [`Usage`] means it.
+    pub(super) fn usage(&self) -> Usage {
+        Usage::new(self.prompt_tokens, self.completion_tokens)
+            .with_cache(self.prompt_tokens_details.cached_tokens, 0)
+            .with_reasoning(self.completion_tokens_details.reasoning_tokens)
+    }
+}
+
+/// Some compatible servers send a detail object as `null`.
+fn null_as_default<'de, D: serde::Deserializer<'de>, T: Deserialize<'de> + Default>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 /// Some compatible servers send `"tool_calls": null`.

@@ -13,14 +13,15 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::reasoning::{OPENAI_SERVICE, WireDetail, join_detail, lenient_details, reasoning_of};
-use super::response::{finish_reason, status_of, typed_error};
-use crate::message::{AssistantMessage, ToolCall, Usage};
+use super::response::{WireUsage, finish_reason, status_of, typed_error};
+use crate::message::{AssistantMessage, ToolCall};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, ModelError};
 use crate::providers::common::{arguments_text, made_up_call_id};
 use crate::providers::sse::{Out, Reassembler, bad_event, cut_off};
 use crate::providers::sse_decode::Event;
 use crate::reasoning::Reasoning;
+use crate::usage::Usage;
 
 /// The reply so far.
 pub(crate) struct OpenAiReassembler {
@@ -84,10 +85,7 @@ impl Reassembler for OpenAiReassembler {
             self.model = chunk.model.filter(|model| !model.is_empty());
         }
         if let Some(usage) = chunk.usage {
-            self.usage = Usage {
-                input_tokens: usage.prompt_tokens,
-                output_tokens: usage.completion_tokens,
-            };
+            self.usage = usage.usage();
         }
         for choice in chunk.choices.into_iter().filter(|choice| choice.index == 0) {
             let reasoning = choice
@@ -231,7 +229,7 @@ impl OpenAiReassembler {
 struct Chunk {
     #[serde(default)]
     choices: Vec<ChunkChoice>,
-    usage: Option<ChunkUsage>,
+    usage: Option<WireUsage>,
     error: Option<Value>,
     #[serde(default)]
     model: Option<String>,
@@ -277,12 +275,4 @@ fn some_arguments_text<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<String>, D::Error> {
     arguments_text(deserializer).map(Some)
-}
-
-#[derive(Deserialize)]
-struct ChunkUsage {
-    #[serde(default)]
-    prompt_tokens: u64,
-    #[serde(default)]
-    completion_tokens: u64,
 }

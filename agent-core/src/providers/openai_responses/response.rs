@@ -4,12 +4,13 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::message::{AssistantMessage, ToolCall, Usage};
+use crate::message::{AssistantMessage, ToolCall};
 use crate::model::{ChatResponse, FinishReason, ModelError};
 use crate::providers::common::{arguments_text, made_up_call_id};
 use crate::providers::http::{parse_reply, unexpected_reply};
 use crate::providers::openai::response::{status_of as openai_status_of, typed_error};
 use crate::reasoning::Reasoning;
+use crate::usage::Usage;
 
 /// What this adapter's [`Reasoning`] says wrote it.
 pub(crate) const PROVIDER: &str = "openai_responses";
@@ -128,9 +129,10 @@ pub(crate) fn response_of(
         Some(other) => FinishReason::Other(other.to_owned()),
     };
     let usage = usage
-        .map(|usage| Usage {
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
+        .map(|usage| {
+            Usage::new(usage.input_tokens, usage.output_tokens)
+                .with_cache(usage.input_tokens_details.cached_tokens, 0)
+                .with_reasoning(usage.output_tokens_details.reasoning_tokens)
         })
         .unwrap_or_default();
     ChatResponse::new(message)
@@ -250,12 +252,29 @@ pub(crate) struct WireIncomplete {
     reason: Option<String>,
 }
 
+/// A response's usage: the input includes its cached tokens, the output its reasoning.
 #[derive(Deserialize)]
 pub(crate) struct WireUsage {
     #[serde(default)]
     input_tokens: u64,
     #[serde(default)]
     output_tokens: u64,
+    #[serde(default)]
+    input_tokens_details: InputDetails,
+    #[serde(default)]
+    output_tokens_details: OutputDetails,
+}
+
+#[derive(Deserialize, Default)]
+pub(crate) struct InputDetails {
+    #[serde(default)]
+    cached_tokens: u64,
+}
+
+#[derive(Deserialize, Default)]
+pub(crate) struct OutputDetails {
+    #[serde(default)]
+    reasoning_tokens: u64,
 }
 
 /// Some compatible servers send `null` for an empty list.

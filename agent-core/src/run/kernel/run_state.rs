@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use super::Ending;
 use super::interrupt::Interruption;
 use super::resume::Resumption;
-use crate::message::{Message, ToolResultMessage, Usage};
+use crate::message::{Message, ToolResultMessage};
 use crate::model::Model;
 use crate::run::agent::Agent;
 use crate::run::events::{EventSender, LiveEvent};
@@ -17,6 +17,7 @@ use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcri
 use crate::settings::ModelSettings;
 use crate::tool::BoxFuture;
 use crate::tool::call_info::RunId;
+use crate::usage::Usage;
 
 /// The values at a run's seams, in their order.
 pub(crate) struct Seams<'r, S> {

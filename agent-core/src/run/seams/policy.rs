@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::message::{AssistantMessage, ToolCall, ToolResultMessage, Usage};
+use crate::message::{AssistantMessage, ToolCall, ToolResultMessage};
 use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::ToolError;
 use crate::run::outcome::StopReason;
@@ -13,6 +13,7 @@ use crate::run::pause::Waiting;
 use crate::texts::Texts;
 use crate::tool::call_info::RunId;
 use crate::tool::{BoxFuture, ToolDef, ToolOutput};
+use crate::usage::Usage;
 
 /// What is to become of one call.
 #[derive(Debug)]

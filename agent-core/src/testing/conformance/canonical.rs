@@ -5,9 +5,10 @@ use std::future::Future;
 use futures_util::StreamExt;
 
 use super::CALL_TIMEOUT;
-use crate::message::{AssistantMessage, Message, ToolCall, Usage};
+use crate::message::{AssistantMessage, Message, ToolCall};
 use crate::model::{ChatRequest, ChatResponse, FinishReason, Model, ModelError, StreamEvent};
 use crate::tool::ToolDef;
+use crate::usage::Usage;
 
 /// The history and tools of a request.
 pub(super) struct Conversation {
@@ -63,10 +64,7 @@ pub(super) fn text_reply() -> ChatResponse {
     ChatResponse::new(AssistantMessage::text(
         "Light rain in Beijing today, 18°C: take an umbrella. 北京今天有小雨，记得带伞。",
     ))
-    .with_usage(Usage {
-        input_tokens: 42,
-        output_tokens: 17,
-    })
+    .with_usage(Usage::new(42, 17))
     .with_finish_reason(FinishReason::Stop)
 }
 
@@ -76,10 +74,7 @@ pub(super) fn one_call_reply() -> ChatResponse {
         "get_weather",
         r#"{"city":"Beijing","unit":"celsius"}"#,
     )]))
-    .with_usage(Usage {
-        input_tokens: 40,
-        output_tokens: 12,
-    })
+    .with_usage(Usage::new(40, 12))
     .with_finish_reason(FinishReason::ToolCalls)
 }
 
@@ -95,10 +90,7 @@ pub(super) fn parallel_calls_reply() -> ChatResponse {
         ToolCall::new("call_conf_4", "now", "{}"),
     ];
     ChatResponse::new(reply)
-        .with_usage(Usage {
-            input_tokens: 51,
-            output_tokens: 33,
-        })
+        .with_usage(Usage::new(51, 33))
         .with_finish_reason(FinishReason::ToolCalls)
 }
 
@@ -108,19 +100,13 @@ pub(super) fn empty_arguments_reply() -> ChatResponse {
         "now",
         "{}",
     )]))
-    .with_usage(Usage {
-        input_tokens: 38,
-        output_tokens: 5,
-    })
+    .with_usage(Usage::new(38, 5))
     .with_finish_reason(FinishReason::ToolCalls)
 }
 
 pub(super) fn usage_reply() -> ChatResponse {
     ChatResponse::new(AssistantMessage::text("Yes."))
-        .with_usage(Usage {
-            input_tokens: 123_456,
-            output_tokens: 7_890,
-        })
+        .with_usage(Usage::new(123_456, 7_890))
         .with_finish_reason(FinishReason::Stop)
 }
 
