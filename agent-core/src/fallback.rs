@@ -231,7 +231,8 @@ impl Fallback {
     /// | [`Decode`](ModelError::Decode) | yes | the vendor (or a proxy before it) answered with something that is not a reply |
     /// | [`Unsupported`](ModelError::Unsupported) | yes | this vendor cannot take the request (nothing was sent); another may |
     /// | [`AllFailed`](ModelError::AllFailed) | yes | a chain within the chain failed over to its end |
-    /// | [`InvalidRequest`](ModelError::InvalidRequest) | no | the request itself is refused (malformed, too long, a model that does not exist): the next model would most likely refuse it too, and quietly answering with another model would hide the mistake |
+    /// | [`ContextOverflow`](ModelError::ContextOverflow) | yes | the request is longer than this model's context window; another model's may hold it |
+    /// | [`InvalidRequest`](ModelError::InvalidRequest) | no | the request itself is refused (malformed, a model that does not exist): the next model would most likely refuse it too, and quietly answering with another model would hide the mistake |
     /// | [`Authentication`](ModelError::Authentication) | no | a key to fix, not an outage; [`fall_back_when`](Self::fall_back_when) shows how to fall back on it too |
     /// | [`Other`](ModelError::Other) | no | an error of a model of your own: what it means is its to say |
     ///
@@ -255,6 +256,7 @@ impl Fallback {
             | ModelError::Stream { .. }
             | ModelError::Decode { .. }
             | ModelError::Unsupported { .. }
+            | ModelError::ContextOverflow { .. }
             | ModelError::AllFailed { .. } => true,
             ModelError::InvalidRequest { .. }
             | ModelError::Authentication { .. }
@@ -329,6 +331,7 @@ fn kind(error: &ModelError) -> &'static str {
         ModelError::Authentication { .. } => "authentication",
         ModelError::RateLimited { .. } => "rate_limited",
         ModelError::InvalidRequest { .. } => "invalid_request",
+        ModelError::ContextOverflow { .. } => "context_overflow",
         ModelError::QuotaExhausted { .. } => "quota_exhausted",
         ModelError::Overloaded { .. } => "overloaded",
         ModelError::Server { .. } => "server",

@@ -222,6 +222,18 @@ pub enum ModelError {
         /// The provider's message.
         message: String,
     },
+    /// The request is longer than the model's context window: OpenAI's (and compatible
+    /// services') `context_length_exceeded` or "maximum context length", Anthropic's "prompt is
+    /// too long", Gemini's "exceeds the maximum number of tokens". Not retried as it is; a run
+    /// with a [context policy](crate::Agent::context_policy) shapes the request tighter and tries
+    /// once more, and a [`Fallback`](crate::Fallback) chain passes to its next model.
+    #[error("the request is longer than the model's context window ({status}): {message}")]
+    ContextOverflow {
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+    },
     /// The request was refused as invalid (400, 404, 413, 422): not retried.
     #[error("invalid request ({status}): {message}")]
     InvalidRequest {
@@ -332,7 +344,8 @@ impl ModelError {
 
     /// Whether the request was refused as it is: a part or setting the provider cannot take
     /// ([`Unsupported`](ModelError::Unsupported), nothing was sent) or a request it finds invalid
-    /// ([`InvalidRequest`](ModelError::InvalidRequest)), or a [`Fallback`](crate::Fallback)
+    /// or too long ([`InvalidRequest`](ModelError::InvalidRequest),
+    /// [`ContextOverflow`](ModelError::ContextOverflow)), or a [`Fallback`](crate::Fallback)
     /// chain's failure when every model refused it so. The same request fails the same way again:
     /// a session keeps no turn whose request was refused before anything happened, so the next
     /// one is not refused for it too.
@@ -347,7 +360,9 @@ impl ModelError {
     /// ```
     pub fn is_refusal(&self) -> bool {
         match self {
-            ModelError::Unsupported { .. } | ModelError::InvalidRequest { .. } => true,
+            ModelError::Unsupported { .. }
+            | ModelError::InvalidRequest { .. }
+            | ModelError::ContextOverflow { .. } => true,
             ModelError::AllFailed { failures } => {
                 !failures.is_empty() && failures.iter().all(|failure| failure.error.is_refusal())
             }

@@ -341,6 +341,7 @@ mod openai {
             ErrorKind::RateLimited => (429, "requests", "rate_limit_exceeded"),
             ErrorKind::QuotaExhausted => (429, "insufficient_quota", "insufficient_quota"),
             ErrorKind::InvalidRequest => (400, "invalid_request_error", "invalid_value"),
+            ErrorKind::ContextOverflow => (400, "invalid_request_error", "context_length_exceeded"),
             ErrorKind::Overloaded => (503, "server_error", "overloaded"),
             _ => (500, "server_error", "server_error"),
         };
@@ -615,7 +616,9 @@ mod anthropic {
             ErrorKind::Authentication => (401, "authentication_error"),
             ErrorKind::RateLimited => (429, "rate_limit_error"),
             ErrorKind::QuotaExhausted => (402, "billing_error"),
-            ErrorKind::InvalidRequest => (400, "invalid_request_error"),
+            ErrorKind::InvalidRequest | ErrorKind::ContextOverflow => {
+                (400, "invalid_request_error")
+            }
             ErrorKind::Overloaded => (529, "overloaded_error"),
             _ => (500, "api_error"),
         };
@@ -736,7 +739,7 @@ mod gemini {
         let (status, name) = match kind {
             ErrorKind::Authentication => (403, "PERMISSION_DENIED"),
             ErrorKind::RateLimited | ErrorKind::QuotaExhausted => (429, "RESOURCE_EXHAUSTED"),
-            ErrorKind::InvalidRequest => (400, "INVALID_ARGUMENT"),
+            ErrorKind::InvalidRequest | ErrorKind::ContextOverflow => (400, "INVALID_ARGUMENT"),
             ErrorKind::Overloaded => (503, "UNAVAILABLE"),
             _ => (500, "INTERNAL"),
         };

@@ -5,6 +5,7 @@
 //! every request it sends is one a provider accepts.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_core::context::{KeepLastTurns, Summarize, TokenWindow};
 use agent_core::session::{MemorySessions, SessionStore};
@@ -19,12 +20,13 @@ use agent_sql::SqliteSessions;
 const CONTEXT: usize = 2_000;
 
 /// A model with a small context window: a request longer than it is refused as providers refuse
-/// one (a 400), before the scripted model answers; each answer says how many tokens it counted.
+/// one (a 400 the adapters read as `ContextOverflow`), before the scripted model answers; each
+/// answer says how many tokens it counted.
 struct SmallContext(ScriptedModel);
 
-/// The tokens of a request as [`SmallContext`] counts them.
-fn counted(request: &ChatRequest<'_>) -> usize {
-    let characters: usize = request
+/// The characters of a request's messages, as the test models count them.
+fn characters(request: &ChatRequest<'_>) -> usize {
+    request
         .messages
         .iter()
         .map(|message| match message {
@@ -38,8 +40,20 @@ fn counted(request: &ChatRequest<'_>) -> usize {
             }
             other => other.content().len(),
         })
-        .sum();
-    characters / 4
+        .sum()
+}
+
+/// The tokens of a request as [`SmallContext`] counts them.
+fn counted(request: &ChatRequest<'_>) -> usize {
+    characters(request) / 4
+}
+
+/// A refusal of a request of `tokens` tokens, as an adapter reads a vendor's.
+fn too_long(tokens: usize) -> ModelError {
+    ModelError::ContextOverflow {
+        status: 400,
+        message: format!("{tokens} tokens is more than the context window of {CONTEXT}"),
+    }
 }
 
 impl Model for SmallContext {
@@ -49,10 +63,7 @@ impl Model for SmallContext {
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         let tokens = counted(&request);
         if tokens > CONTEXT {
-            return Box::pin(std::future::ready(Err(ModelError::InvalidRequest {
-                status: 400,
-                message: format!("{tokens} tokens is more than the context window of {CONTEXT}"),
-            })));
+            return Box::pin(std::future::ready(Err(too_long(tokens))));
         }
         Box::pin(async move {
             let mut reply = self.0.chat(request).await?;
@@ -185,11 +196,49 @@ async fn without_a_policy_the_providers_refusal_ends_the_run() {
     assert!(
         matches!(
             &error,
-            RunError::Model { source: ModelError::InvalidRequest { message, .. }, .. }
+            RunError::Model { source: ModelError::ContextOverflow { message, .. }, .. }
                 if message.contains("context window")
         ),
         "{error:?}"
     );
+}
+
+/// A model that counts a token for every two characters, more than the estimate does, and says
+/// no count back: the window's estimate falls short until a refusal teaches it.
+struct DenseTokens {
+    model: ScriptedModel,
+    refusals: AtomicUsize,
+}
+
+impl Model for DenseTokens {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let tokens = characters(&request) / 2;
+        if tokens > CONTEXT {
+            self.refusals.fetch_add(1, Ordering::Relaxed);
+            return Box::pin(std::future::ready(Err(too_long(tokens))));
+        }
+        self.model.chat(request)
+    }
+}
+
+#[tokio::test]
+async fn a_request_refused_as_too_long_is_cut_tighter_and_sent_once_more() {
+    let store = MemorySessions::new();
+    let dense = Arc::new(DenseTokens {
+        model: model(100).0,
+        refusals: AtomicUsize::new(0),
+    });
+    let agent = Agent::new(Arc::clone(&dense))
+        .try_tool(note {})
+        .unwrap()
+        .context_policy(TokenWindow::new(CONTEXT as u64 * 8 / 10));
+    converse(&agent, &store, 100).await.unwrap();
+    // Refused once, when the history first outgrew the window; from then on estimated higher.
+    assert_eq!(dense.refusals.load(Ordering::Relaxed), 1);
+    assert_eq!(dense.model.requests().len(), 200);
 }
 
 #[tokio::test]

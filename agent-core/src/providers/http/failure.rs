@@ -96,8 +96,32 @@ fn classify(
         },
         503 | 529 => ModelError::Overloaded { status, message },
         500..=599 => ModelError::Server { status, message },
+        _ if context_overflow(&message, body) => ModelError::ContextOverflow { status, message },
         _ => ModelError::InvalidRequest { status, message },
     }
+}
+
+/// Whether a refused request was refused for its length: OpenAI's (and compatible services')
+/// `context_length_exceeded` code, or the words each vendor documents for it (OpenAI, vLLM and
+/// DeepSeek: "maximum context length"; Anthropic: "prompt is too long"; Gemini: "exceeds the
+/// maximum number of tokens"; others: "context window").
+fn context_overflow(message: &str, body: &[u8]) -> bool {
+    const WORDS: [&str; 5] = [
+        "context_length_exceeded",
+        "maximum context length",
+        "prompt is too long",
+        "exceeds the maximum number of tokens",
+        "context window",
+    ];
+    let code = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|value| {
+            let code = value.pointer("/error/code")?.as_str()?.to_owned();
+            Some(code)
+        });
+    let message = message.to_ascii_lowercase();
+    code.as_deref() == Some("context_length_exceeded")
+        || WORDS.iter().any(|words| message.contains(words))
 }
 
 /// Whether an error body says the quota or the credit is used up rather than that requests come
@@ -321,6 +345,37 @@ mod tests {
         assert!(matches!(
             status_error(StatusCode::NOT_FOUND, br#"{"message":"no such model"}"#, None),
             ModelError::InvalidRequest { status: 404, message } if message == "no such model"
+        ));
+    }
+
+    /// Each vendor's documented refusal of a request longer than the model's window.
+    #[test]
+    fn a_request_too_long_is_a_context_overflow_for_every_vendor() {
+        let bodies: [&[u8]; 5] = [
+            // OpenAI Chat Completions and Responses.
+            br#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+            // Anthropic.
+            br#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}"#,
+            // Gemini.
+            br#"{"error":{"code":400,"message":"The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).","status":"INVALID_ARGUMENT"}}"#,
+            // vLLM and other OpenAI-compatible servers.
+            br#"{"object":"error","message":"This model's maximum context length is 8192 tokens. However, you requested 9000 tokens in the messages, Please reduce the length of the messages.","type":"BadRequestError","param":null,"code":400}"#,
+            // A service that says only the code.
+            br#"{"error":{"message":"Input too long.","code":"context_length_exceeded"}}"#,
+        ];
+        for body in bodies {
+            let error = status_error(StatusCode::BAD_REQUEST, body, None);
+            assert!(
+                matches!(error, ModelError::ContextOverflow { status: 400, .. }),
+                "{error:?}"
+            );
+            assert!(error.is_refusal() && !error.is_retryable());
+        }
+        let invalid =
+            br#"{"error":{"message":"Invalid value for 'temperature'","code":"invalid_value"}}"#;
+        assert!(matches!(
+            status_error(StatusCode::BAD_REQUEST, invalid, None),
+            ModelError::InvalidRequest { .. }
         ));
     }
 }

@@ -119,6 +119,16 @@ impl Calibration {
     }
 }
 
+impl Calibration {
+    /// Learns that a request was refused as longer than the model's window: the estimate fell
+    /// short, so it is raised by half (the next reply's count sets it right again).
+    pub(crate) fn overflowed(&self) {
+        let scale = self.scale.load(Ordering::Relaxed);
+        self.scale
+            .store((scale + scale / 2).min(ONE * 10), Ordering::Relaxed);
+    }
+}
+
 impl TokenEstimate {
     /// The same estimate unscaled, to measure against.
     pub(crate) fn unscaled() -> Self {

@@ -59,7 +59,9 @@ pub trait ContextPolicy: Send + Sync + 'static {
 }
 
 /// The model-call layer that applies a [`ContextPolicy`] to every request, and learns how the
-/// provider counts tokens from each reply.
+/// provider counts tokens from each reply. A request refused as longer than the model's window
+/// ([`ModelError::ContextOverflow`]: the estimate fell short) is shaped again with a higher
+/// estimate and sent once more, when that cuts it tighter.
 pub struct ContextLayer {
     policy: Arc<dyn ContextPolicy>,
     calibration: Calibration,
@@ -99,26 +101,47 @@ impl<S: Sync> ModelLayer<S> for ContextLayer {
         next: Next<'a, S>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         Box::pin(async move {
-            let request = call.request;
-            let turns = Turns::estimated(&request, &self.calibration.estimate());
-            let shape = self.policy.shape(&turns).await?;
-            let reply = if shape.keeps_everything() {
-                let reply = next.call(call).await?;
-                self.calibration
-                    .measured(unscaled_tokens(&request), reply.usage.input_tokens);
-                reply
-            } else {
-                let history = turns.apply(&shape, request.texts);
-                let shaped = ChatRequest {
-                    messages: &history,
-                    ..request
+            let (context, step, request) = (call.context, call.step, call.request);
+            let mut refused: Option<(Shape, ModelError)> = None;
+            loop {
+                let turns = Turns::estimated(&request, &self.calibration.estimate());
+                let shape = self.policy.shape(&turns).await?;
+                if let Some((before, error)) = refused.take() {
+                    // Refused as too long once: tried again only when the policy cuts tighter.
+                    if before == shape {
+                        return Err(error);
+                    }
+                    refused = Some((Shape::everything(), error));
+                }
+                let history;
+                let sent = if shape.keeps_everything() {
+                    request
+                } else {
+                    history = turns.apply(&shape, request.texts);
+                    ChatRequest {
+                        messages: &history,
+                        ..request
+                    }
                 };
-                let reply = next.call(call.with_request(shaped)).await?;
-                self.calibration
-                    .measured(unscaled_tokens(&shaped), reply.usage.input_tokens);
-                reply
-            };
-            Ok(reply)
+                let call = ModelCall {
+                    context,
+                    step,
+                    request: sent,
+                };
+                match next.call(call).await {
+                    Ok(reply) => {
+                        self.calibration
+                            .measured(unscaled_tokens(&sent), reply.usage.input_tokens);
+                        return Ok(reply);
+                    }
+                    // The estimate fell short of the provider's count: estimate higher, once.
+                    Err(error @ ModelError::ContextOverflow { .. }) if refused.is_none() => {
+                        self.calibration.overflowed();
+                        refused = Some((shape, error));
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
         })
     }
 }

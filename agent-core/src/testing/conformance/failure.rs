@@ -18,6 +18,9 @@ pub enum ErrorKind {
     QuotaExhausted,
     /// The request is refused as invalid (HTTP 400): [`ModelError::InvalidRequest`].
     InvalidRequest,
+    /// The request is refused as longer than the model's context window (HTTP 400, in the
+    /// vendor's words or code): [`ModelError::ContextOverflow`].
+    ContextOverflow,
     /// The provider is overloaded (HTTP 529 or 503): [`ModelError::Overloaded`].
     Overloaded,
     /// The provider failed (HTTP 500): [`ModelError::Server`].
@@ -38,11 +41,12 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind.
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 11] = [
         ErrorKind::Authentication,
         ErrorKind::RateLimited,
         ErrorKind::QuotaExhausted,
         ErrorKind::InvalidRequest,
+        ErrorKind::ContextOverflow,
         ErrorKind::Overloaded,
         ErrorKind::Server,
         ErrorKind::Undecodable,
@@ -66,6 +70,7 @@ impl ErrorKind {
             ErrorKind::RateLimited => "error_rate_limited",
             ErrorKind::QuotaExhausted => "error_quota_exhausted",
             ErrorKind::InvalidRequest => "error_invalid_request",
+            ErrorKind::ContextOverflow => "error_context_overflow",
             ErrorKind::Overloaded => "error_overloaded",
             ErrorKind::Server => "error_server",
             ErrorKind::Undecodable => "error_undecodable",
@@ -101,6 +106,9 @@ impl Failure {
                 "You exceeded your current quota, please check your plan and billing details (conformance)"
             }
             ErrorKind::InvalidRequest => "Invalid value for 'messages' (conformance)",
+            ErrorKind::ContextOverflow => {
+                "The request is longer than the model's context window (conformance)"
+            }
             ErrorKind::Overloaded => "Overloaded (conformance)",
             ErrorKind::Server => {
                 "The server had an error while processing the request (conformance)"
@@ -131,6 +139,10 @@ impl Failure {
             },
             ErrorKind::QuotaExhausted => ModelError::QuotaExhausted { message },
             ErrorKind::InvalidRequest => ModelError::InvalidRequest {
+                status: 400,
+                message,
+            },
+            ErrorKind::ContextOverflow => ModelError::ContextOverflow {
                 status: 400,
                 message,
             },
@@ -175,6 +187,7 @@ impl Failure {
         match (self.kind, error) {
             (ErrorKind::Authentication, ModelError::Authentication { message, .. })
             | (ErrorKind::InvalidRequest, ModelError::InvalidRequest { message, .. })
+            | (ErrorKind::ContextOverflow, ModelError::ContextOverflow { message, .. })
             | (ErrorKind::QuotaExhausted, ModelError::QuotaExhausted { message })
             | (ErrorKind::Overloaded, ModelError::Overloaded { message, .. })
             | (ErrorKind::StreamOverloaded, ModelError::Overloaded { message, .. })
