@@ -6,6 +6,7 @@ pub mod chat;
 pub mod child;
 pub mod http;
 pub mod japanese;
+pub mod long_conversation;
 pub mod netns;
 pub mod node;
 pub mod peers;

@@ -6,7 +6,7 @@
 //! half-written; no password in errors or `Debug` output; two `ChatServer` processes on one
 //! database serving one chat in turn, an approval asked by one answered through the other; one of
 //! them killed while a slow tool runs, the chat going on through the other as it was before the
-//! killed turn.
+//! killed turn. And 300 turns kept within a small model's window by a context policy.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -41,6 +41,13 @@ async fn runs_in_a_conversation_go_on_from_each_other() {
 async fn conversations_are_listed_newest_first_with_their_titles() {
     let (store, _) = fresh("listed").await;
     contract::conversations_are_listed_newest_first_with_their_titles(&store).await;
+}
+
+/// Three hundred turns kept within a small model's window by a token window; the store keeps
+/// every message (the same run as `context_policy.rs` on SQLite).
+async fn three_hundred_turns_stay_in_a_token_window() {
+    let (store, _) = fresh("long").await;
+    tests::long_conversation::three_hundred_turns_in_a_token_window(&store).await;
 }
 
 async fn a_paused_run_is_kept_and_resumed_by_another_process() {
@@ -473,6 +480,10 @@ fn main() -> ExitCode {
         Test::tokio(
             "conversations_are_listed_newest_first_with_their_titles",
             conversations_are_listed_newest_first_with_their_titles,
+        ),
+        Test::tokio(
+            "three_hundred_turns_stay_in_a_token_window",
+            three_hundred_turns_stay_in_a_token_window,
         ),
         Test::tokio(
             "a_paused_run_is_kept_and_resumed_by_another_process",
