@@ -170,7 +170,7 @@ pub use run::{
 };
 pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema, root_schema};
-pub use settings::{Effort, ModelSettings, ResponseFormat, Thinking, ToolChoice};
+pub use settings::{Effort, ModelSettings, PromptCache, ResponseFormat, Thinking, ToolChoice};
 pub use texts::{Chinese, ContentNote, English, ReturnedBy, Texts};
 pub use tool::arguments::drop_optional_nulls;
 pub use tool::blocking::{Blocking, run_blocking};

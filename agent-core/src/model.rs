@@ -90,6 +90,13 @@ impl<'a> ChatRequest<'a> {
         }
     }
 
+    /// The key of the conversation's prompt cache, when the settings ask for one (see
+    /// [`PromptCache`](crate::PromptCache)).
+    pub fn cache_key(&self) -> Option<&'a str> {
+        let settings: &'a ModelSettings = self.settings;
+        settings.prompt_cache.as_ref()?.key.as_deref()
+    }
+
     /// Sets the texts the adapter's own words come from (a run sets its agent's).
     pub fn with_texts(mut self, texts: &'a dyn Texts) -> Self {
         self.texts = texts;

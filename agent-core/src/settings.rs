@@ -60,6 +60,61 @@ pub struct ModelSettings {
     /// How much a reasoning model thinks before it answers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<Thinking>,
+    /// Whether and how the request asks the provider to cache its prefix (see [`PromptCache`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_cache: Option<PromptCache>,
+}
+
+/// How a request asks its provider to cache the prefix it shares with the requests before it.
+/// Every request of a run (and of a session) serializes its tools and system text the same bytes
+/// each time, so a cache holds; this says where the caches that must be asked for are placed:
+///
+/// - Anthropic: `cache_control` breakpoints, at most the API's four: the [`pins`](Self::pins)
+///   first (in order), then the tool definitions, the system text, and the moving tail (the last
+///   message), while room is left.
+/// - OpenAI (Chat Completions and Responses): a `prompt_cache_key`, the [`key`](Self::key) or,
+///   left `None`, one the run makes from its session's id (else its run id), so requests of one
+///   conversation reach the same cache.
+/// - Gemini caches a shared prefix by itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct PromptCache {
+    /// The key that routes the requests of one conversation to one cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// Breakpoints of your own: the history's messages to cache up to, by index; placed before the
+    /// automatic ones.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pins: Vec<usize>,
+}
+
+impl PromptCache {
+    /// The automatic breakpoints and key.
+    pub fn auto() -> Self {
+        PromptCache::default()
+    }
+
+    /// The same, with a breakpoint of your own after the message at `index` in the history.
+    pub fn pin(mut self, index: usize) -> Self {
+        self.pins.push(index);
+        self
+    }
+
+    /// The same, with this key for the conversation's cache.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The key a run gives a conversation's cache: a hash of its id (which may name a user), so
+    /// the id itself never reaches the provider.
+    pub(crate) fn key_for(conversation: &str) -> String {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let mut hasher = DefaultHasher::new();
+        conversation.hash(&mut hasher);
+        format!("agent-{:016x}", hasher.finish())
+    }
 }
 
 /// No settings: every one is the adapter's.
@@ -73,6 +128,7 @@ impl ModelSettings {
             temperature: None,
             max_tokens: None,
             thinking: None,
+            prompt_cache: None,
         }
     }
 
@@ -100,6 +156,12 @@ impl ModelSettings {
         self
     }
 
+    /// Asks the provider to cache the requests' shared prefix (see [`PromptCache`]).
+    pub fn prompt_cache(mut self, cache: PromptCache) -> Self {
+        self.prompt_cache = Some(cache);
+        self
+    }
+
     /// These settings, with each one left `None` taken from `fallback`.
     pub fn or(&self, fallback: &ModelSettings) -> ModelSettings {
         ModelSettings {
@@ -110,6 +172,10 @@ impl ModelSettings {
             temperature: self.temperature.or(fallback.temperature),
             max_tokens: self.max_tokens.or(fallback.max_tokens),
             thinking: self.thinking.or(fallback.thinking),
+            prompt_cache: self
+                .prompt_cache
+                .clone()
+                .or_else(|| fallback.prompt_cache.clone()),
         }
     }
 

@@ -93,6 +93,7 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             settings,
             messages,
             resume,
+            conversation: session.as_ref().map(|(_, id, _)| id.as_str()),
             run_id,
             events,
             cancel,

@@ -79,11 +79,12 @@ pub(super) fn request_body<'a>(
             )
         }
     };
-    Ok(WireRequest {
+    let (messages, landed) = wire_messages(request.messages, request.texts)?;
+    let mut wire = WireRequest {
         model: &common.model,
         max_tokens,
-        system: system_text(request.messages),
-        messages: wire_messages(request.messages, request.texts)?,
+        system: system_text(request.messages).map(WireSystem::Text),
+        messages,
         tools: request
             .tools
             .iter()
@@ -91,6 +92,7 @@ pub(super) fn request_body<'a>(
                 name: &tool.name,
                 description: &tool.description,
                 input_schema: parameters(&common.schemas, tool, Dialect::Anthropic),
+                cache_control: None,
             })
             .collect(),
         tool_choice: tool_choice.map(wire_tool_choice),
@@ -98,7 +100,65 @@ pub(super) fn request_body<'a>(
         thinking,
         temperature,
         stream,
-    })
+    };
+    if let Some(cache) = &request.settings.prompt_cache {
+        place_breakpoints(&mut wire, &cache.pins, request.messages, &landed);
+    }
+    Ok(wire)
+}
+
+/// The most `cache_control` breakpoints a request may have.
+const MAX_BREAKPOINTS: usize = 4;
+
+/// Places the prompt cache's breakpoints, at most [`MAX_BREAKPOINTS`]: the user's `pins` (indices
+/// into `history`, each the wire message it landed in, by `landed`) first, then the last tool
+/// definition, the system text, and the last message (the moving tail), while room is left.
+fn place_breakpoints(
+    wire: &mut WireRequest<'_>,
+    pins: &[usize],
+    history: &[Message],
+    landed: &[usize],
+) {
+    let mut placed = 0;
+    for &pin in pins {
+        if placed == MAX_BREAKPOINTS {
+            return;
+        }
+        let Some(message) = history.get(pin) else {
+            continue;
+        };
+        let marked = if matches!(message, Message::System { .. }) {
+            wire.cache_system()
+        } else {
+            // The wire message of the last message that is not a system one, up to the pin.
+            let turns = history[..=pin]
+                .iter()
+                .filter(|message| !matches!(message, Message::System { .. }))
+                .count();
+            let Some(&index) = landed.get(turns - 1) else {
+                continue;
+            };
+            wire.messages
+                .get_mut(index)
+                .is_some_and(|message| !std::mem::replace(&mut message.cached, true))
+        };
+        placed += usize::from(marked);
+    }
+    if placed < MAX_BREAKPOINTS
+        && let Some(tool) = wire.tools.last_mut()
+        && tool.cache_control.is_none()
+    {
+        tool.cache_control = Some(EPHEMERAL);
+        placed += 1;
+    }
+    if placed < MAX_BREAKPOINTS && wire.cache_system() {
+        placed += 1;
+    }
+    if placed < MAX_BREAKPOINTS
+        && let Some(last) = wire.messages.last_mut()
+    {
+        last.cached = true;
+    }
 }
 
 /// The settings the API refuses with extended thinking on: a choice that forces a tool call, a
@@ -144,17 +204,33 @@ fn wire_tool_choice(choice: &ToolChoice) -> WireToolChoice<'_> {
 /// The history as Anthropic wants it: system messages go to their own field, and consecutive
 /// messages of one role are merged, so every tool result of a turn lands in one user message (tool
 /// results first, as the API requires). Fails on a part Anthropic cannot take.
+/// With the turns, the turn each message that is not a system one landed in, in order.
 fn wire_messages<'a>(
     messages: &'a [Message],
     texts: &dyn Texts,
-) -> Result<Vec<WireMessage<'a>>, ModelError> {
-    let mut turns = Turns(Vec::new());
+) -> Result<(Vec<WireMessage<'a>>, Vec<usize>), ModelError> {
+    let mut turns = Turns {
+        turns: Vec::new(),
+        landed: Vec::with_capacity(messages.len()),
+    };
     map_history(&mut turns, messages, texts)?;
-    Ok(turns.0)
+    Ok((turns.turns, turns.landed))
 }
 
-/// The Messages API's turns, as [`map_history`] hands it the history.
-struct Turns<'a>(Vec<WireMessage<'a>>);
+/// The Messages API's turns, as [`map_history`] hands it the history, and the turn each message
+/// landed in (for the prompt cache's pins).
+struct Turns<'a> {
+    turns: Vec<WireMessage<'a>>,
+    landed: Vec<usize>,
+}
+
+impl<'a> Turns<'a> {
+    /// Adds `blocks` in `role`'s turn, noting where they landed.
+    fn push(&mut self, role: &'static str, blocks: Vec<WireBlock<'a>>) {
+        push_turn(&mut self.turns, role, blocks);
+        self.landed.push(self.turns.len().saturating_sub(1));
+    }
+}
 
 impl<'a> HistoryWire<'a> for Turns<'a> {
     type Part = WireBlock<'a>;
@@ -173,11 +249,11 @@ impl<'a> HistoryWire<'a> for Turns<'a> {
 
     fn user(&mut self, content: Content<'a, WireBlock<'a>>) {
         let blocks = content.into_parts(|text| WireBlock::Text { text: text.into() });
-        push_turn(&mut self.0, "user", blocks);
+        self.push("user", blocks);
     }
 
     fn assistant(&mut self, reply: &'a AssistantMessage, _: &At<'a>) {
-        push_turn(&mut self.0, "assistant", assistant_blocks(reply));
+        self.push("assistant", assistant_blocks(reply));
     }
 
     fn tool_result(
@@ -191,13 +267,17 @@ impl<'a> HistoryWire<'a> for Turns<'a> {
             content: output,
             is_error: result.is_error,
         };
-        push_turn(&mut self.0, "user", vec![block]);
+        self.push("user", vec![block]);
     }
 }
 
 impl<'a> RoleTurn<WireBlock<'a>> for WireMessage<'a> {
     fn new(role: &'static str, content: Vec<WireBlock<'a>>) -> Self {
-        WireMessage { role, content }
+        WireMessage {
+            role,
+            content,
+            cached: false,
+        }
     }
 
     fn role(&self) -> &'static str {
@@ -334,7 +414,7 @@ pub(crate) struct WireRequest<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<String>,
+    system: Option<WireSystem>,
     messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
@@ -378,10 +458,95 @@ struct WireOutputFormat {
     schema: Value,
 }
 
+impl WireRequest<'_> {
+    /// Marks the system text as a breakpoint of the prompt cache: whether it was not one yet.
+    fn cache_system(&mut self) -> bool {
+        match self.system.take() {
+            Some(WireSystem::Text(text)) => {
+                self.system = Some(WireSystem::Cached([WireSystemBlock {
+                    kind: "text",
+                    text,
+                    cache_control: EPHEMERAL,
+                }]));
+                true
+            }
+            other => {
+                self.system = other;
+                false
+            }
+        }
+    }
+}
+
+/// `system`: its text, or (as a breakpoint of the prompt cache) one text block marked so.
 #[derive(Serialize)]
+#[serde(untagged)]
+enum WireSystem {
+    Text(String),
+    Cached([WireSystemBlock; 1]),
+}
+
+#[derive(Serialize)]
+struct WireSystemBlock {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: String,
+    cache_control: CacheControl,
+}
+
+/// `cache_control`: a breakpoint of the prompt cache, the prefix up to it cached.
+#[derive(Serialize, Clone, Copy)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// The prompt cache's one kind of breakpoint: five minutes.
+const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
+
+/// A turn; `cached` marks its last block as a breakpoint of the prompt cache.
 struct WireMessage<'a> {
     role: &'static str,
     content: Vec<WireBlock<'a>>,
+    cached: bool,
+}
+
+impl Serialize for WireMessage<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeSeq, SerializeStruct};
+
+        /// The content, its last block with `cache_control` when the turn is a breakpoint.
+        struct Blocks<'m, 'a>(&'m WireMessage<'a>);
+
+        impl Serialize for Blocks<'_, '_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                #[derive(Serialize)]
+                struct Cached<'b, 'a> {
+                    #[serde(flatten)]
+                    block: &'b WireBlock<'a>,
+                    cache_control: CacheControl,
+                }
+                let blocks = &self.0.content;
+                let mut seq = serializer.serialize_seq(Some(blocks.len()))?;
+                for (index, block) in blocks.iter().enumerate() {
+                    if self.0.cached && index + 1 == blocks.len() {
+                        seq.serialize_element(&Cached {
+                            block,
+                            cache_control: EPHEMERAL,
+                        })?;
+                    } else {
+                        seq.serialize_element(block)?;
+                    }
+                }
+                seq.end()
+            }
+        }
+
+        let mut message = serializer.serialize_struct("WireMessage", 2)?;
+        message.serialize_field("role", self.role)?;
+        message.serialize_field("content", &Blocks(self))?;
+        message.end()
+    }
 }
 
 #[derive(Serialize)]
@@ -440,4 +605,6 @@ struct WireTool<'a> {
     name: &'a str,
     description: &'a str,
     input_schema: SchemaJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
 }

@@ -49,6 +49,7 @@ pub(super) fn request_body<'a>(
             .settings
             .thinking
             .map(|thinking| reasoning_effort(&common.model, thinking)),
+        prompt_cache_key: request.cache_key(),
         stream,
         stream_options: stream.then_some(WireStreamOptions {
             include_usage: true,
@@ -331,6 +332,8 @@ pub(crate) struct WireRequest<'a> {
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<&'a str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -68,6 +68,7 @@ pub(super) fn request_body<'a>(
         } else {
             Vec::new()
         },
+        prompt_cache_key: request.cache_key(),
         stream,
     })
 }
@@ -328,6 +329,8 @@ pub(crate) struct WireRequest<'a> {
     store: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     include: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<&'a str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
 }

@@ -14,7 +14,7 @@ use crate::run::journal::Journal;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::pause::{PausedRun, PendingCall, Progress};
 use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcript};
-use crate::settings::ModelSettings;
+use crate::settings::{ModelSettings, PromptCache};
 use crate::tool::BoxFuture;
 use crate::tool::call_info::RunId;
 use crate::usage::Usage;
@@ -39,6 +39,8 @@ pub(crate) struct RunSetup<'r, S> {
     pub(crate) settings: Option<ModelSettings>,
     pub(crate) messages: Vec<Message>,
     pub(crate) resume: Option<Resumption>,
+    /// The session's id, for a run in one: the conversation its prompt cache is keyed by.
+    pub(crate) conversation: Option<&'r str>,
     pub(crate) run_id: RunId,
     pub(crate) events: Option<EventSender>,
     pub(crate) cancel: Option<BoxFuture<'r, ()>>,
@@ -88,6 +90,13 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             Some(settings) => settings.or(base),
             None => base.clone(),
         };
+        if let Some(cache) = &mut settings.prompt_cache
+            && cache.key.is_none()
+        {
+            let conversation = setup.conversation.map(str::to_owned);
+            let conversation = conversation.unwrap_or_else(|| setup.run_id.to_string());
+            cache.key = Some(PromptCache::key_for(&conversation));
+        }
         let mut messages = setup.messages;
         let seams = setup.seams;
         seams.check.prepare(&mut messages, &mut settings);
