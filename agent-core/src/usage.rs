@@ -35,6 +35,11 @@ pub struct Usage {
     /// Of the output, tokens of reasoning (thinking), where the provider says.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u64,
+    /// Requests that did not begin with the request before them whole, in a run that asked for a
+    /// prompt cache: each one the provider's cache could not serve (see
+    /// [`PromptCache`](crate::PromptCache)).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_busts: u64,
 }
 
 fn is_zero(tokens: &u64) -> bool {
@@ -96,6 +101,7 @@ impl std::ops::Add for Usage {
             cache_read_tokens: self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens: self.cache_write_tokens + other.cache_write_tokens,
             reasoning_tokens: self.reasoning_tokens + other.reasoning_tokens,
+            cache_busts: self.cache_busts + other.cache_busts,
         }
     }
 }

@@ -233,3 +233,46 @@ async fn no_cache_key_without_the_setting() {
     let body = &request_bodies(&server).await[0];
     assert!(body.get("prompt_cache_key").is_none(), "{body}");
 }
+
+/// Looks something up (the same answer each time).
+#[agent_core::tool]
+fn look(
+    /// What to look up.
+    what: String,
+) -> String {
+    format!("{what}: found, with a long enough record to make the history grow step by step")
+}
+
+/// A ten-step tool loop with a prompt cache, against a scripted model.
+async fn ten_steps(window: Option<u64>) -> agent_core::RunOutput {
+    let mut replies: Vec<AssistantMessage> = (0..10)
+        .map(|step| {
+            AssistantMessage::tool_calls([ToolCall::new(
+                format!("c{step}"),
+                "look",
+                format!(r#"{{"what":"item {step}"}}"#),
+            )])
+        })
+        .collect();
+    replies.push(AssistantMessage::text("Done."));
+    let mut agent: Agent =
+        agent_core::agent!(agent_core::testing::ScriptedModel::new(replies), look)
+            .model_settings(ModelSettings::new().prompt_cache(PromptCache::auto()));
+    if let Some(window) = window {
+        agent = agent.context_policy(agent_core::context::TokenWindow::new(window));
+    }
+    agent.run("Look up ten items.").await.unwrap()
+}
+
+#[tokio::test]
+async fn a_request_that_does_not_extend_the_last_is_a_cache_bust() {
+    // Each request extends the last: no bust.
+    let whole = ten_steps(None).await;
+    assert_eq!(whole.usage.cache_busts, 0);
+    // A window that cuts the history anew as it grows: busts, counted in the steps that had them.
+    let cut = ten_steps(Some(150)).await;
+    assert!(cut.usage.cache_busts > 0, "{:?}", cut.usage);
+    let counted: u64 = cut.step_usage.iter().map(|usage| usage.cache_busts).sum();
+    assert_eq!(counted, cut.usage.cache_busts);
+    assert_eq!(cut.step_usage[0].cache_busts, 0);
+}

@@ -7,7 +7,7 @@ use std::future::Future;
 use super::agent::Agent;
 use super::events::EventSender;
 use super::kernel::{Resumption, RunSetup, Seams, drive};
-use super::layers::{Journaled, Stacks, Streamed};
+use super::layers::{CacheWatch, Journaled, Stacks, Streamed};
 use super::outcome::{RunError, RunOutput};
 use super::pause::{Decision, PausedRun};
 use super::repair::answer_every_call;
@@ -78,7 +78,8 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             Some(streamed) => streamed,
             None => &*agent.model,
         };
-        let stacks = Stacks::new(agent, &check, journaled.as_ref());
+        let watch = CacheWatch::default();
+        let stacks = Stacks::new(agent, &check, journaled.as_ref(), &watch);
         let seams = Seams {
             model,
             layers: stacks.layers,

@@ -21,10 +21,12 @@ pub use summarize::Summarize;
 pub use turns::{Shape, Turns, Unit, UnitKind};
 pub use window::{KeepLastTurns, TokenWindow};
 
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use estimate::{Calibration, TokenEstimate};
 
+use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
 use crate::run::seams::{ModelCall, ModelLayer, Next};
 use crate::tool::BoxFuture;
@@ -80,6 +82,31 @@ impl ContextLayer {
 impl std::fmt::Debug for ContextLayer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ContextLayer").finish_non_exhaustive()
+    }
+}
+
+/// A hash of what `messages` say: their roles, texts, parts, calls and results. Two histories with
+/// the same fingerprint are, for a cache, the same.
+pub(crate) fn fingerprint(messages: &[Message]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    for message in messages {
+        message_hash(message, &mut hasher);
+    }
+    hasher.finish()
+}
+
+/// Feeds what `message` says to `hasher`.
+pub(crate) fn message_hash(message: &Message, hasher: &mut impl Hasher) {
+    match message {
+        Message::System { content } => (0u8, content).hash(hasher),
+        Message::User { content, parts } => (1u8, content, parts.len()).hash(hasher),
+        Message::Assistant(reply) => {
+            (2u8, &reply.content).hash(hasher);
+            for call in &reply.tool_calls {
+                (&call.id, &call.name, &call.arguments).hash(hasher);
+            }
+        }
+        Message::Tool(result) => (3u8, &result.tool_call_id, &result.content).hash(hasher),
     }
 }
 

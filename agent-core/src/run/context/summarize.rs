@@ -4,10 +4,9 @@
 //! (their prefix stays the same, which prompt caches reward) until the kept part outgrows the
 //! window again; then the next summary takes in the last one.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-use super::{ContextPolicy, Shape, Turns};
+use super::{ContextPolicy, Shape, Turns, fingerprint};
 use crate::message::Message;
 use crate::model::{ChatRequest, Model, ModelError};
 use crate::texts::Texts;
@@ -68,7 +67,7 @@ impl Summarize {
         remembered
             .iter()
             .filter(|known| {
-                known.cut <= messages.len() && hash(&messages[..known.cut]) == known.prefix
+                known.cut <= messages.len() && fingerprint(&messages[..known.cut]) == known.prefix
             })
             .max_by_key(|known| known.cut)
             .cloned()
@@ -131,7 +130,7 @@ impl Summarize {
         let summary = reply.message.content;
         self.remember(Remembered {
             cut,
-            prefix: hash(&messages[..cut]),
+            prefix: fingerprint(&messages[..cut]),
             summary: summary.clone(),
         });
         Ok(Shape::from_unit(first).with_summary(summary))
@@ -151,23 +150,4 @@ impl ContextPolicy for Summarize {
     fn shape<'a>(&'a self, turns: &'a Turns<'a>) -> BoxFuture<'a, Result<Shape, ModelError>> {
         Box::pin(self.fit(turns, turns.texts()))
     }
-}
-
-/// A hash of what the messages say: their roles, texts, calls and results.
-fn hash(messages: &[Message]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    for message in messages {
-        match message {
-            Message::System { content } => (0u8, content).hash(&mut hasher),
-            Message::User { content, parts } => (1u8, content, parts.len()).hash(&mut hasher),
-            Message::Assistant(reply) => {
-                (2u8, &reply.content).hash(&mut hasher);
-                for call in &reply.tool_calls {
-                    (&call.id, &call.name, &call.arguments).hash(&mut hasher);
-                }
-            }
-            Message::Tool(result) => (3u8, &result.tool_call_id, &result.content).hash(&mut hasher),
-        }
-    }
-    hasher.finish()
 }

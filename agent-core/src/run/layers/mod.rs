@@ -3,8 +3,9 @@
 //!
 //! - model-call layers, outermost first: the agent's context policy
 //!   ([`Agent::context_policy`](crate::Agent::context_policy)), the agent's own ([`Agent::model_layer`]), each of its
-//!   [`Hooks`](crate::Hooks) (told of each request and reply), [`ChatSpan`], a durable run's
-//!   journal; then the model (read as a stream when the run is streamed).
+//!   [`Hooks`](crate::Hooks) (told of each request and reply), [`ChatSpan`], the run's watch over
+//!   its prompt cache, a durable run's journal; then the model (read as a stream when the run is
+//!   streamed).
 //! - call policies, in order: [`CutOffCalls`], the agent's limits, each of its hooks, the
 //!   agent's own ([`Agent::policy`]), [`ExternalTools`], [`Approvals`], and in a run that cannot
 //!   pause, [`CannotPause`].
@@ -13,6 +14,7 @@
 //! [`Agent::policy`]: crate::Agent::policy
 
 mod bound;
+mod cache_watch;
 mod cut_off;
 mod hooks;
 mod journal;
@@ -22,6 +24,7 @@ mod trace;
 mod waiting;
 
 pub(crate) use bound::{BoundLayer, BoundPolicy};
+pub(crate) use cache_watch::CacheWatch;
 pub use cut_off::CutOffCalls;
 pub(crate) use hooks::Hooked;
 pub(crate) use journal::Journaled;
@@ -44,15 +47,17 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         agent: &'r Agent<S>,
         check: &dyn AnswerCheck<S>,
         journal: Option<&'r Journaled<'r>>,
+        watch: &'r CacheWatch,
     ) -> Self {
         let mut layers: Vec<&'r dyn ModelLayer<S>> =
-            Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 3);
+            Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 4);
         if let Some(context) = &agent.context {
             layers.push(&**context);
         }
         layers.extend(agent.layers.iter().map(|layer| &**layer));
         layers.extend(agent.hooks.iter().map(|hooks| hooks as &dyn ModelLayer<S>));
         layers.push(&ChatSpan);
+        layers.push(watch);
         if let Some(journal) = journal {
             layers.push(journal);
         }
