@@ -78,8 +78,12 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             Some(streamed) => streamed,
             None => &*agent.model,
         };
-        let watch = CacheWatch::default();
-        let stacks = Stacks::new(agent, &check, journaled.as_ref(), &watch);
+        // A run that asks for a prompt cache (by its own settings or the agent's) watches it.
+        let cached = (settings.as_ref().and_then(|own| own.prompt_cache.as_ref()))
+            .or(agent.settings.prompt_cache.as_ref())
+            .is_some();
+        let watch = cached.then(CacheWatch::default);
+        let stacks = Stacks::new(agent, &check, journaled.as_ref(), watch.as_ref());
         let seams = Seams {
             model,
             layers: stacks.layers,

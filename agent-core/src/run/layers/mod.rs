@@ -47,7 +47,7 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         agent: &'r Agent<S>,
         check: &dyn AnswerCheck<S>,
         journal: Option<&'r Journaled<'r>>,
-        watch: &'r CacheWatch,
+        watch: Option<&'r CacheWatch>,
     ) -> Self {
         let mut layers: Vec<&'r dyn ModelLayer<S>> =
             Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 4);
@@ -57,7 +57,9 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         layers.extend(agent.layers.iter().map(|layer| &**layer));
         layers.extend(agent.hooks.iter().map(|hooks| hooks as &dyn ModelLayer<S>));
         layers.push(&ChatSpan);
-        layers.push(watch);
+        if let Some(watch) = watch {
+            layers.push(watch);
+        }
         if let Some(journal) = journal {
             layers.push(journal);
         }
