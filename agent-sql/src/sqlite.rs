@@ -277,20 +277,22 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
 }
 
 /// How many messages conversation `id` has, refused with [`SessionError::Conflict`] unless
-/// `expected_len`. Read inside the write transaction that depends on it.
+/// `expected_len`. Read inside the write transaction that depends on it, from the last position
+/// (positions run from 0 without gaps): one step down the index, however long the conversation.
 fn check_len(
     transaction: &rusqlite::Transaction<'_>,
     id: &str,
     expected_len: usize,
 ) -> Result<(), SessionError> {
-    let found: i64 = transaction
+    let last: Option<i64> = transaction
         .query_row(
-            "SELECT COUNT(*) FROM messages WHERE conversation = ?1",
+            "SELECT position FROM messages WHERE conversation = ?1 ORDER BY position DESC LIMIT 1",
             [id],
             |row| row.get(0),
         )
+        .optional()
         .map_err(store_error)?;
-    let found = usize::try_from(found).unwrap_or(usize::MAX);
+    let found = last.map_or(0, |last| usize::try_from(last + 1).unwrap_or(usize::MAX));
     if found != expected_len {
         return Err(SessionError::Conflict {
             id: id.to_owned(),

@@ -276,3 +276,52 @@ async fn a_request_that_does_not_extend_the_last_is_a_cache_bust() {
     assert_eq!(counted, cut.usage.cache_busts);
     assert_eq!(cut.step_usage[0].cache_busts, 0);
 }
+
+/// The bytes of a request in the order a prompt cache reads it: the tool definitions, then the
+/// history (the system prompt first).
+fn cache_order(request: &agent_core::testing::RecordedRequest) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(&request.tools).unwrap();
+    bytes.extend(serde_json::to_vec(&request.messages).unwrap());
+    bytes
+}
+
+/// Over a 50-step tool loop with a prompt cache, each request begins with the request before it
+/// whole (what a provider's cache serves), so with a 5 KB system prompt each repeats at least 95%
+/// of its bytes, and nothing busts.
+#[tokio::test]
+async fn a_fifty_step_loop_repeats_its_prefix() {
+    let mut replies: Vec<AssistantMessage> = (0..50)
+        .map(|step| {
+            AssistantMessage::tool_calls([ToolCall::new(
+                format!("c{step}"),
+                "look",
+                format!(r#"{{"what":"item {step}"}}"#),
+            )])
+        })
+        .collect();
+    replies.push(AssistantMessage::text("Done."));
+    let model = std::sync::Arc::new(agent_core::testing::ScriptedModel::new(replies));
+    let system = "You are a warehouse assistant; answer from the tools. ".repeat(100);
+    let agent: Agent = agent_core::agent!(std::sync::Arc::clone(&model), look)
+        .system(system)
+        .max_steps(60)
+        .model_settings(ModelSettings::new().prompt_cache(PromptCache::auto()));
+    let out = agent.run("Look up fifty items.").await.unwrap();
+    assert_eq!(out.usage.cache_busts, 0);
+    let requests: Vec<Vec<u8>> = model.requests().iter().map(cache_order).collect();
+    assert_eq!(requests.len(), 51);
+    let mut least = 1.0f64;
+    for pair in requests.windows(2) {
+        let (before, now) = (&pair[0], &pair[1]);
+        let shared = before
+            .iter()
+            .zip(now.iter())
+            .take_while(|(a, b)| a == b)
+            .count();
+        // All of the request before, but the `]` that closed its history.
+        assert_eq!(shared, before.len() - 1);
+        least = least.min(shared as f64 / now.len() as f64);
+    }
+    eprintln!("the least share of a request repeated from the one before: {least:.3}");
+    assert!(least >= 0.95, "{least}");
+}
