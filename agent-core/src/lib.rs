@@ -49,7 +49,11 @@
 //!   and Gemini adapters over HTTP (cargo features, on by default) and `providers::from_env()`;
 //!   [`testing::ScriptedModel`] replays a script for tests and offline runs. [`Fallback`] chains
 //!   models (of any vendors, each with its own settings): when one is down past its retries, the
-//!   next answers.
+//!   next answers. [`Usage`] means the same for every vendor (cached and reasoning tokens said
+//!   apart) and [`Price`] gives it a cost; [`PromptCache`] asks a provider to cache what the
+//!   requests of a conversation share.
+//! - [`context`]: what of a long conversation each request carries ([`Agent::context_policy`]):
+//!   whole units of the history kept or left out, a summary in their place.
 //!
 //! Integrations built on this crate's public API alone are crates of their own: `agent-mcp`
 //! serves tools to MCP clients and uses MCP servers' tools, `agent-web` serves an agent to chat

@@ -124,8 +124,8 @@ pub enum ReturnedBy<'a> {
     Tool(&'a str),
 }
 
-/// Content a tool result names rather than shows: what an MCP client (`mcp::McpClient`, with the
-/// `mcp` feature) makes of a server's content that the model cannot read as it is. The URIs, names and media
+/// Content a tool result names rather than shows: what an MCP client (`agent_mcp::McpClient`)
+/// makes of a server's content that the model cannot read as it is. The URIs, names and media
 /// types are the server's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContentNote<'a> {
