@@ -91,6 +91,7 @@ mod limits;
 mod message;
 mod model;
 mod output;
+mod prices;
 mod reasoning;
 mod reasons;
 mod run;
@@ -157,6 +158,7 @@ pub use model::{
     StreamEvent,
 };
 pub use output::{DEFAULT_OUTPUT_RETRIES, OutputMode, OutputType, Validator};
+pub use prices::{PriceFileError, PriceTable};
 pub use reasoning::Reasoning;
 pub use reasons::argument_issue::{
     ArgumentIssue, Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,

@@ -65,6 +65,28 @@ impl RunOutput {
     pub fn step_model(&self, index: usize) -> Option<&str> {
         self.step_models.get(index)?.as_deref()
     }
+
+    /// What the run's model calls cost at `prices`, each priced by the model that answered it;
+    /// `None` when a call's model is unknown or unpriced (a scripted model names none).
+    ///
+    /// ```
+    /// use agent_core::testing::ScriptedModel;
+    /// use agent_core::{Agent, AssistantMessage, ChatResponse, Price, PriceTable, Usage};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let reply = ChatResponse::new(AssistantMessage::text("Hi."))
+    ///     .with_model("gpt-4o-mini-2024-07-18")
+    ///     .with_usage(Usage::new(1_000_000, 0));
+    /// let out = Agent::new(ScriptedModel::new([reply])).run("Hello").await?;
+    /// let prices = PriceTable::new().with("gpt-4o-mini", Price::per_million(0.15, 0.6));
+    /// assert_eq!(out.cost(&prices), Some(0.15));
+    /// # Ok::<(), agent_core::RunError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn cost(&self, prices: &crate::PriceTable) -> Option<f64> {
+        let models = (0..self.step_usage.len()).map(|index| self.step_model(index));
+        prices.cost(self.step_usage.iter().zip(models))
+    }
 }
 
 /// Records the model that answered the run's model call number `steps` (from 1; the calls before
