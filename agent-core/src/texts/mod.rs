@@ -19,7 +19,7 @@ use crate::reasons::tool_error::{
 mod chinese;
 pub(crate) mod english;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use chinese::Chinese;
 pub use english::English;

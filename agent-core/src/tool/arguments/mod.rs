@@ -7,8 +7,6 @@
 
 mod fit;
 mod serde_errors;
-#[cfg(test)]
-pub(crate) use serde_errors::classify;
 mod skipped;
 mod slots;
 mod typed;

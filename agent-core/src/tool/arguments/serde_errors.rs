@@ -79,7 +79,7 @@ impl crate::ToolError {
 
 /// A data error's message (its position cut off) sorted into a kind, checked against the English
 /// words of the kind.
-pub(crate) fn classify(message: &str) -> IssueKind {
+fn classify(message: &str) -> IssueKind {
     let kind = sort_data(message);
     if let Some(kind) = kind {
         let mut again = String::with_capacity(message.len());

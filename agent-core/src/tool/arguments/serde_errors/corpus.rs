@@ -299,6 +299,14 @@ fn serde_jsons_messages_are_sorted_into_their_kinds_and_worded_back() {
     );
 }
 
+/// Each shape of serde's messages the texts word is sorted into its kind.
+#[test]
+fn each_shape_of_serdes_messages_is_sorted_into_its_kind() {
+    for (message, kind) in crate::texts::tests::serde_shapes() {
+        assert_eq!(classify(message), kind, "{message}");
+    }
+}
+
 #[test]
 fn every_known_syntax_problem_has_a_message_of_its_own() {
     for problem in SyntaxProblem::KNOWN {
