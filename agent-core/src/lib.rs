@@ -148,7 +148,6 @@ pub mod seams {
     pub use crate::run::seams::*;
 }
 
-pub use __private::ToolParameter;
 pub use content::{Media, MediaUrl, Part, Source};
 pub use fallback::Fallback;
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
@@ -178,7 +177,7 @@ pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema, root_schema};
 pub use settings::{Effort, ModelSettings, PromptCache, ResponseFormat, Thinking, ToolChoice};
 pub use texts::{Chinese, ContentNote, English, ReturnedBy, Texts};
-pub use tool::arguments::drop_optional_nulls;
+pub use tool::arguments::{ToolParameter, drop_optional_nulls};
 pub use tool::blocking::{Blocking, run_blocking};
 pub use tool::call_info::{CallInfo, RunId};
 pub use tool::closure::{FromCall, ToolClosure, ToolFn, tool_fn};

@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::message::Message;
 use crate::model::{ChatResponse, ModelError};
 use crate::output::RejectedOutput;
+use crate::prices::PriceTable;
 use crate::run::pause::{PausedRun, ResumeError};
 use crate::usage::Usage;
 
@@ -83,7 +84,7 @@ impl RunOutput {
     /// # Ok::<(), agent_core::RunError>(())
     /// # }).unwrap();
     /// ```
-    pub fn cost(&self, prices: &crate::PriceTable) -> Option<f64> {
+    pub fn cost(&self, prices: &PriceTable) -> Option<f64> {
         let models = (0..self.step_usage.len()).map(|index| self.step_model(index));
         prices.cost(self.step_usage.iter().zip(models))
     }

@@ -8,10 +8,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::ToolParameter;
 use crate::message::ToolCall;
 use crate::reasons::tool_error::ToolError;
 use crate::schema::{output_schema, parameters_schema};
+use crate::tool::arguments::ToolParameter;
 use crate::tool::arguments::{SchemaFit, Unfit};
 use crate::tool::call_info::{CallInfo, RunId};
 use crate::tool::return_value::IntoToolResult;

@@ -6,6 +6,7 @@
 //! `serde_errors` sorts serde's errors into reasons: the one place that reads serde's words.
 
 mod fit;
+mod parameter;
 mod serde_errors;
 mod skipped;
 mod slots;
@@ -14,5 +15,6 @@ mod walk;
 
 pub use fit::drop_optional_nulls;
 pub(crate) use fit::{SchemaFit, Unfit};
+pub use parameter::ToolParameter;
 pub use slots::{Slot, Slots};
 pub use typed::{FieldSpec, arguments_schema, check_field, parse_arguments, parse_flat_arguments};

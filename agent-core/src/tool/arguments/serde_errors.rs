@@ -6,6 +6,7 @@
 use crate::reasons::argument_issue::{
     Expected, Found, IssueKind, JsonType, SyntaxError, SyntaxProblem,
 };
+use crate::reasons::tool_error::ToolError;
 use crate::texts::english;
 
 /// What serde_json reported, sorted.
@@ -67,11 +68,11 @@ pub(crate) fn syntax_of(error: &serde_json::Error) -> SyntaxError {
     }
 }
 
-impl crate::ToolError {
+impl ToolError {
     /// The error for arguments that are not JSON, as the parser says why (for a tool that reads
     /// its arguments itself).
     pub fn invalid_json(error: &serde_json::Error) -> Self {
-        crate::ToolError::InvalidJson {
+        ToolError::InvalidJson {
             error: syntax_of(error),
         }
     }
