@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::json_size;
 use crate::content::Part;
 use crate::message::Message;
 use crate::tool::ToolDef;
@@ -61,9 +62,7 @@ impl TokenEstimate {
     pub(crate) fn tools(&self, tools: &[ToolDef]) -> u64 {
         let characters: usize = tools
             .iter()
-            .map(|tool| {
-                tool.name.len() + tool.description.len() + tool.parameters.to_string().len()
-            })
+            .map(|tool| tool.name.len() + tool.description.len() + json_size(&tool.parameters))
             .sum();
         self.scaled(characters as u64 / CHARACTERS_PER_TOKEN)
     }

@@ -110,6 +110,46 @@ pub(crate) fn message_hash(message: &Message, hasher: &mut impl Hasher) {
     }
 }
 
+/// Feeds a JSON value (a tool's schema) to `hasher` as it reads, without serializing it: every
+/// key, string, number and literal, in order.
+pub(crate) fn json_hash(value: &serde_json::Value, hasher: &mut impl Hasher) {
+    use serde_json::Value;
+    match value {
+        Value::Null => 0u8.hash(hasher),
+        Value::Bool(flag) => (1u8, flag).hash(hasher),
+        Value::Number(number) => (2u8, number).hash(hasher),
+        Value::String(text) => (3u8, text).hash(hasher),
+        Value::Array(items) => {
+            (4u8, items.len()).hash(hasher);
+            items.iter().for_each(|item| json_hash(item, hasher));
+        }
+        Value::Object(fields) => {
+            (5u8, fields.len()).hash(hasher);
+            for (key, item) in fields {
+                key.hash(hasher);
+                json_hash(item, hasher);
+            }
+        }
+    }
+}
+
+/// About the characters a JSON value (a tool's schema) takes serialized, without serializing it.
+pub(crate) fn json_size(value: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    match value {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 4,
+        Value::String(text) => text.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(|item| json_size(item) + 1).sum::<usize>(),
+        Value::Object(fields) => {
+            2 + fields
+                .iter()
+                .map(|(key, item)| key.len() + 4 + json_size(item))
+                .sum::<usize>()
+        }
+    }
+}
+
 /// The tokens of `request` at scale one, to measure the provider's count against.
 fn unscaled_tokens(request: &ChatRequest<'_>) -> u64 {
     let estimate = TokenEstimate::unscaled();
@@ -129,16 +169,14 @@ impl<S: Sync> ModelLayer<S> for ContextLayer {
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         Box::pin(async move {
             let (context, step, request) = (call.context, call.step, call.request);
+            // The shape the provider refused as too long, and its refusal: at most once.
             let mut refused: Option<(Shape, ModelError)> = None;
             loop {
                 let turns = Turns::estimated(&request, &self.calibration.estimate());
                 let shape = self.policy.shape(&turns).await?;
-                if let Some((before, error)) = refused.take() {
-                    // Refused as too long once: tried again only when the policy cuts tighter.
-                    if before == shape {
-                        return Err(error);
-                    }
-                    refused = Some((Shape::everything(), error));
+                // Tried again only when the policy cuts tighter.
+                if let Some((_, error)) = refused.take_if(|(before, _)| *before == shape) {
+                    return Err(error);
                 }
                 let history;
                 let sent = if shape.keeps_everything() {

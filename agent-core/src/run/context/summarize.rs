@@ -4,9 +4,10 @@
 //! (their prefix stays the same, which prompt caches reward) until the kept part outgrows the
 //! window again; then the next summary takes in the last one.
 
+use std::hash::{DefaultHasher, Hasher};
 use std::sync::{Arc, Mutex};
 
-use super::{ContextPolicy, Shape, Turns, fingerprint};
+use super::{ContextPolicy, Shape, Turns, fingerprint, message_hash};
 use crate::message::Message;
 use crate::model::{ChatRequest, Model, ModelError};
 use crate::texts::Texts;
@@ -64,13 +65,26 @@ impl Summarize {
             .remembered
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
-        remembered
-            .iter()
-            .filter(|known| {
-                known.cut <= messages.len() && fingerprint(&messages[..known.cut]) == known.prefix
-            })
-            .max_by_key(|known| known.cut)
-            .cloned()
+        // One walk over the history, its fingerprint taken at each remembered cut: the longest
+        // remembered prefix it has.
+        let mut best: Option<&Remembered> = None;
+        let mut hasher = DefaultHasher::new();
+        for (index, message) in messages.iter().enumerate() {
+            message_hash(message, &mut hasher);
+            let cut = index + 1;
+            let mut at_cut = remembered
+                .iter()
+                .filter(|known| known.cut == cut)
+                .peekable();
+            if at_cut.peek().is_none() {
+                continue;
+            }
+            let prefix = hasher.clone().finish();
+            if let Some(known) = at_cut.find(|known| known.prefix == prefix) {
+                best = Some(known);
+            }
+        }
+        best.cloned()
     }
 
     fn remember(&self, known: Remembered) {

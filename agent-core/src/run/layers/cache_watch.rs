@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::model::{ChatRequest, ChatResponse, ModelError};
-use crate::run::context::message_hash;
+use crate::run::context::{json_hash, message_hash};
 use crate::run::seams::{ModelCall, ModelLayer, Next};
 use crate::tool::BoxFuture;
 
@@ -27,7 +27,8 @@ pub(crate) struct CacheWatch {
 fn hashes(request: &ChatRequest<'_>) -> Vec<u64> {
     let mut tools = DefaultHasher::new();
     for tool in request.tools {
-        (&tool.name, &tool.description, tool.parameters.to_string()).hash(&mut tools);
+        (&tool.name, &tool.description).hash(&mut tools);
+        json_hash(&tool.parameters, &mut tools);
     }
     let mut hashes = Vec::with_capacity(1 + request.messages.len());
     hashes.push(tools.finish());
