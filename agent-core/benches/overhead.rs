@@ -319,6 +319,7 @@ mod structured {
                         // The scripted model names no model: a run keeps no list.
                         step_models: Vec::new(),
                         paused: None,
+                        summaries: Vec::new(),
                     };
                 }
             }

@@ -106,6 +106,27 @@ impl std::ops::Add for Usage {
     }
 }
 
+/// What was used after `other`: `self` less `other`, field by field (none below zero), as a
+/// running total less an earlier one.
+impl std::ops::Sub for Usage {
+    type Output = Usage;
+
+    fn sub(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.saturating_sub(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_sub(other.output_tokens),
+            cache_read_tokens: self
+                .cache_read_tokens
+                .saturating_sub(other.cache_read_tokens),
+            cache_write_tokens: self
+                .cache_write_tokens
+                .saturating_sub(other.cache_write_tokens),
+            reasoning_tokens: self.reasoning_tokens.saturating_sub(other.reasoning_tokens),
+            cache_busts: self.cache_busts.saturating_sub(other.cache_busts),
+        }
+    }
+}
+
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         *self = *self + other;

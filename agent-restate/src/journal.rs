@@ -1,6 +1,6 @@
-//! The run's journal on Restate: each model call and each tool call is one `run` step of the
-//! invocation, recorded by the Restate server before the run goes on, and handed back instead of
-//! being made again when the invocation is replayed.
+//! The run's journal on Restate: each model call (a context policy's too) and each tool call is
+//! one `run` step of the invocation, recorded by the Restate server before the run goes on, and
+//! handed back instead of being made again when the invocation is replayed.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -20,10 +20,11 @@ pub(super) struct RestateJournal<'a> {
     pub(super) context: &'a ContextInternal,
 }
 
-impl Journal for RestateJournal<'_> {
-    fn model_call<'a>(
+impl<'j> RestateJournal<'j> {
+    /// Makes `call` as one `run` step named `name` (or gives back its recorded reply).
+    fn model_step<'a>(
         &'a self,
-        step: usize,
+        name: String,
         call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         Box::pin(async move {
@@ -39,17 +40,35 @@ impl Journal for RestateJournal<'_> {
                         Err(error) => Ok(Json(Err(error.to_string()))),
                     }
                 })
-                .name(format!("model call, step {step}"))
+                .name(name.clone())
                 .await;
             match recorded {
                 Ok(Json(Ok(response))) => Ok(response),
                 Ok(Json(Err(message))) => Err(ModelError::other(message)),
                 Err(terminal) => Err(ModelError::other(format!(
-                    "the model call of step {step} failed for good: {}",
+                    "the {name} failed for good: {}",
                     terminal.message()
                 ))),
             }
         })
+    }
+}
+
+impl Journal for RestateJournal<'_> {
+    fn model_call<'a>(
+        &'a self,
+        step: usize,
+        call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        self.model_step(format!("model call, step {step}"), call)
+    }
+
+    fn context_call<'a>(
+        &'a self,
+        step: usize,
+        call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        self.model_step(format!("context policy's model call, step {step}"), call)
     }
 
     fn tool_call<'a>(

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use agent_core::Part;
+use agent_core::context::Summary;
 use agent_core::{Agent, Decision, Input, PendingCall, RunOutput, RunRequest, StopReason};
 use agent_core::{Message, Usage};
 
@@ -50,6 +51,10 @@ pub enum DurableRequest {
     Messages {
         /// The conversation.
         messages: Vec<Message>,
+        /// The summaries a context policy made of it in earlier runs
+        /// ([`DurableOutput::summaries`]), sent again rather than made anew.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        summaries: Vec<Summary>,
         /// What the context function reads, if anything.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         context: Option<Value>,
@@ -78,6 +83,8 @@ impl<'de> Deserialize<'de> for DurableRequest {
         struct MessagesForm {
             messages: Vec<Message>,
             #[serde(default)]
+            summaries: Vec<Summary>,
+            #[serde(default)]
             context: Option<Value>,
         }
 
@@ -98,9 +105,17 @@ impl<'de> Deserialize<'de> for DurableRequest {
                 context,
             })
         } else if object.contains_key("messages") {
-            let MessagesForm { messages, context } = serde_json::from_value(value)
+            let MessagesForm {
+                messages,
+                summaries,
+                context,
+            } = serde_json::from_value(value)
                 .map_err(|error| D::Error::custom(format_args!("{EXPECTED}: {error}")))?;
-            Ok(DurableRequest::Messages { messages, context })
+            Ok(DurableRequest::Messages {
+                messages,
+                summaries,
+                context,
+            })
         } else {
             let keys: Vec<&String> = object.keys().collect();
             Err(D::Error::custom(format_args!(
@@ -124,8 +139,18 @@ impl DurableRequest {
     pub fn messages(messages: Vec<Message>) -> Self {
         DurableRequest::Messages {
             messages,
+            summaries: Vec::new(),
             context: None,
         }
+    }
+
+    /// The same conversation with the summaries made of it in earlier runs
+    /// ([`DurableOutput::summaries`]); an input request has none, and is left as it is.
+    pub fn summaries(mut self, known: Vec<Summary>) -> Self {
+        if let DurableRequest::Messages { summaries, .. } = &mut self {
+            *summaries = known;
+        }
+        self
     }
 
     /// Sends `context` with the request, for the agent's
@@ -151,9 +176,14 @@ impl DurableRequest {
     pub(super) fn into_run<S: Send + Sync + 'static>(self, agent: &Agent<S>) -> RunRequest<'_, S> {
         match self {
             DurableRequest::Input { input, parts, .. } => agent.run(input).parts(parts),
-            DurableRequest::Messages { messages, .. } => {
-                agent.run(Input::nothing()).history(messages)
-            }
+            DurableRequest::Messages {
+                messages,
+                summaries,
+                ..
+            } => agent
+                .run(Input::nothing())
+                .history(messages)
+                .summaries(summaries),
         }
     }
 }
@@ -186,6 +216,10 @@ pub struct DurableOutput {
     pub step_models: Vec<Option<String>>,
     /// The whole conversation.
     pub messages: Vec<Message>,
+    /// The summaries the agent's context policy made of it ([`RunOutput::summaries`]); left out
+    /// when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub summaries: Vec<Summary>,
 }
 
 impl DurableOutput {
@@ -231,6 +265,7 @@ impl DurableOutput {
             usage: output.usage,
             step_models: output.step_models,
             messages: output.messages,
+            summaries: output.summaries,
         }
     }
 }
@@ -361,6 +396,7 @@ mod tests {
                 step_usage: Vec::new(),
                 step_models: Vec::new(),
                 paused: None,
+                summaries: Vec::new(),
             },
             None,
         );

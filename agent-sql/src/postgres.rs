@@ -21,13 +21,11 @@ use deadpool_postgres::tokio_postgres::{self, NoTls};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::stored::{message_bodies, message_from, paused_from};
-use agent_core::BoxFuture;
-use agent_core::Message;
-use agent_core::PausedRun;
+use super::stored::{bodies, body, message_from, paused_from, summary_from, usage_from};
 use agent_core::session::{
-    Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
+    Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
+use agent_core::{BoxFuture, PausedRun, Usage};
 
 /// The schema, one migration per version; a database at version `n` runs the migrations after
 /// the `n`th (the table `agent_core_schema` keeps `n`). Never edit one that shipped: add the next.
@@ -49,6 +47,16 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE agent_core_conversations
          ADD COLUMN title text,
          ADD COLUMN updated timestamptz NOT NULL DEFAULT now();",
+    // 3: what each conversation's runs used (JSON), and the summaries of its parts, in order,
+    // each with the end of the messages it stands for (a cut before that end removes it).
+    "ALTER TABLE agent_core_conversations ADD COLUMN usage text;
+     CREATE TABLE agent_core_summaries (
+         conversation text NOT NULL REFERENCES agent_core_conversations (id),
+         position bigint NOT NULL,
+         covers_end bigint NOT NULL,
+         body text NOT NULL,
+         PRIMARY KEY (conversation, position)
+     );",
 ];
 
 /// The pool size [`PostgresSessions::connect`] makes.
@@ -385,11 +393,15 @@ impl SessionStore for PostgresSessions {
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Conversation, SessionError>> {
         Box::pin(async move {
             let client = self.client().await?;
-            // One statement, so one snapshot: the messages and the paused run of one moment.
+            // One statement, so one snapshot: the messages, the paused run, the summaries and the
+            // usage of one moment.
             let row = client
                 .query_one(
                     "SELECT (SELECT paused FROM agent_core_conversations WHERE id = $1),
                             ARRAY(SELECT body FROM agent_core_messages
+                                  WHERE conversation = $1 ORDER BY position),
+                            (SELECT usage FROM agent_core_conversations WHERE id = $1),
+                            ARRAY(SELECT body FROM agent_core_summaries
                                   WHERE conversation = $1 ORDER BY position)",
                     &[&id],
                 )
@@ -397,15 +409,22 @@ impl SessionStore for PostgresSessions {
                 .map_err(store_error)?;
             let paused: Option<String> = row.try_get(0).map_err(store_error)?;
             let bodies: Vec<String> = row.try_get(1).map_err(store_error)?;
+            let usage: Option<String> = row.try_get(2).map_err(store_error)?;
+            let summaries: Vec<String> = row.try_get(3).map_err(store_error)?;
             let messages = bodies
                 .iter()
                 .enumerate()
                 .map(|(position, body)| message_from(id, position, body))
                 .collect::<Result<Vec<_>, _>>()?;
-            let paused = paused
-                .map(|text| paused_from(id, messages.len(), &text))
-                .transpose()?;
-            Ok(Conversation { messages, paused })
+            let len = messages.len();
+            let paused = paused.map(|text| paused_from(id, len, &text)).transpose()?;
+            let usage = usage_from(id, len, usage.as_deref())?;
+            let summaries = (summaries.iter().enumerate())
+                .map(|(index, body)| summary_from(id, len, index, body))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Conversation::new(messages)
+                .with_paused(paused)
+                .with_summaries(summaries, usage))
         })
     }
 
@@ -413,12 +432,15 @@ impl SessionStore for PostgresSessions {
         &'a self,
         id: &'a str,
         expected_len: usize,
-        messages: &'a [Message],
-        paused: Option<&'a PausedRun>,
+        added: Append<'a>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         Box::pin(async move {
-            let bodies = message_bodies(messages)?;
-            let paused = paused.map(PausedRun::to_json);
+            let summaries = bodies(added.summaries)?;
+            let bodies = bodies(added.messages)?;
+            let paused = added.paused.map(PausedRun::to_json);
+            let ends: Vec<i64> = (added.summaries.iter())
+                .map(|summary| sql_integer(summary.covers.end))
+                .collect();
             let mut client = self.client().await?;
             let transaction = client.transaction().await.map_err(store_error)?;
             let found = lock_row(&transaction, id, true).await?;
@@ -440,6 +462,41 @@ impl SessionStore for PostgresSessions {
                 )
                 .await
                 .map_err(store_error)?;
+            if !summaries.is_empty() {
+                transaction
+                    .execute(
+                        "INSERT INTO agent_core_summaries (conversation, position, covers_end, body)
+                         SELECT $1,
+                                (SELECT coalesce(max(position) + 1, 0)
+                                 FROM agent_core_summaries WHERE conversation = $1)
+                                    + item.number - 1,
+                                item.covers_end, item.body
+                         FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY
+                             AS item (covers_end, body, number)",
+                        &[&id, &ends, &summaries],
+                    )
+                    .await
+                    .map_err(store_error)?;
+            }
+            if added.usage != Usage::default() {
+                // The row is locked: no other writer between this read and the write.
+                let row = transaction
+                    .query_one(
+                        "SELECT usage FROM agent_core_conversations WHERE id = $1",
+                        &[&id],
+                    )
+                    .await
+                    .map_err(store_error)?;
+                let before: Option<String> = row.try_get(0).map_err(store_error)?;
+                let usage = usage_from(id, expected_len, before.as_deref())? + added.usage;
+                transaction
+                    .execute(
+                        "UPDATE agent_core_conversations SET usage = $2 WHERE id = $1",
+                        &[&id, &body(&usage)?],
+                    )
+                    .await
+                    .map_err(store_error)?;
+            }
             transaction.commit().await.map_err(store_error)
         })
     }
@@ -462,6 +519,14 @@ impl SessionStore for PostgresSessions {
             transaction
                 .execute(
                     "DELETE FROM agent_core_messages WHERE conversation = $1 AND position >= $2",
+                    &[&id, &sql_integer(keep)],
+                )
+                .await
+                .map_err(store_error)?;
+            // A summary of messages cut away goes with them.
+            transaction
+                .execute(
+                    "DELETE FROM agent_core_summaries WHERE conversation = $1 AND covers_end > $2",
                     &[&id, &sql_integer(keep)],
                 )
                 .await

@@ -7,14 +7,11 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::stored::{message_bodies, message_from, paused_from};
-use agent_core::BoxFuture;
-use agent_core::Message;
-use agent_core::PausedRun;
-use agent_core::run_blocking;
+use super::stored::{bodies, body, message_from, paused_from, summary_from, usage_from};
 use agent_core::session::{
-    Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
+    Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
+use agent_core::{BoxFuture, PausedRun, Usage, run_blocking};
 
 /// The conversation locks of the database file `file` in this process, shared by every store
 /// open on it (held weakly: they go when the last store on the file does).
@@ -52,6 +49,16 @@ const MIGRATIONS: &[&str] = &[
     // lists of them.
     "ALTER TABLE conversations ADD COLUMN title TEXT;
      ALTER TABLE conversations ADD COLUMN updated INTEGER NOT NULL DEFAULT 0;",
+    // 3: what each conversation's runs used (JSON), and the summaries of its parts, in order,
+    // each with the end of the messages it stands for (a cut before that end removes it).
+    "ALTER TABLE conversations ADD COLUMN usage TEXT;
+     CREATE TABLE summaries (
+         conversation TEXT NOT NULL REFERENCES conversations(id),
+         position INTEGER NOT NULL,
+         covers_end INTEGER NOT NULL,
+         body TEXT NOT NULL,
+         PRIMARY KEY (conversation, position)
+     ) WITHOUT ROWID;",
 ];
 
 /// A [`SessionStore`] in an SQLite file. Several processes may share the file: their appends are
@@ -207,16 +214,14 @@ impl SessionStore for SqliteSessions {
         &'a self,
         id: &'a str,
         expected_len: usize,
-        messages: &'a [Message],
-        paused: Option<&'a PausedRun>,
+        added: Append<'a>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         // Serialized here, so the blocking thread owns what it writes.
-        let bodies = message_bodies(messages);
-        let paused = paused.map(PausedRun::to_json);
+        let written = Written::of(&added);
         let id = id.to_owned();
         Box::pin(async move {
-            let bodies = bodies?;
-            self.with(move |connection| append(connection, &id, expected_len, &bodies, paused))
+            let written = written?;
+            self.with(move |connection| append(connection, &id, expected_len, written))
                 .await
         })
     }
@@ -250,14 +255,15 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
     // One read transaction: the messages and the paused run of one moment, whatever another
     // process appends meanwhile.
     let transaction = connection.transaction().map_err(store_error)?;
-    let paused: Option<Option<String>> = transaction
+    let row: Option<(Option<String>, Option<String>)> = transaction
         .query_row(
-            "SELECT paused FROM conversations WHERE id = ?1",
+            "SELECT paused, usage FROM conversations WHERE id = ?1",
             [id],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .optional()
         .map_err(store_error)?;
+    let (paused, usage) = row.unzip();
     let mut statement = transaction
         .prepare_cached("SELECT body FROM messages WHERE conversation = ?1 ORDER BY position")
         .map_err(store_error)?;
@@ -269,11 +275,50 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
         let body = body.map_err(store_error)?;
         messages.push(message_from(id, position, &body)?);
     }
+    drop(statement);
+    let len = messages.len();
     let paused = paused
         .flatten()
-        .map(|text| paused_from(id, messages.len(), &text))
+        .map(|text| paused_from(id, len, &text))
         .transpose()?;
-    Ok(Conversation { messages, paused })
+    let usage = usage_from(id, len, usage.flatten().as_deref())?;
+    let mut statement = transaction
+        .prepare_cached("SELECT body FROM summaries WHERE conversation = ?1 ORDER BY position")
+        .map_err(store_error)?;
+    let rows = statement
+        .query_map([id], |row| row.get::<_, String>(0))
+        .map_err(store_error)?;
+    let mut summaries = Vec::new();
+    for (index, body) in rows.enumerate() {
+        let body = body.map_err(store_error)?;
+        summaries.push(summary_from(id, len, index, &body)?);
+    }
+    Ok(Conversation::new(messages)
+        .with_paused(paused)
+        .with_summaries(summaries, usage))
+}
+
+/// What an append writes, serialized: the messages, the paused run, the summaries (with the end
+/// of what each stands for) and the usage to add.
+struct Written {
+    messages: Vec<String>,
+    paused: Option<String>,
+    summaries: Vec<(usize, String)>,
+    usage: Usage,
+}
+
+impl Written {
+    fn of(added: &Append<'_>) -> Result<Self, SessionError> {
+        let summaries = (added.summaries.iter())
+            .map(|summary| Ok((summary.covers.end, body(summary)?)))
+            .collect::<Result<_, SessionError>>()?;
+        Ok(Written {
+            messages: bodies(added.messages)?,
+            paused: added.paused.map(PausedRun::to_json),
+            summaries,
+            usage: added.usage,
+        })
+    }
 }
 
 /// How many messages conversation `id` has, refused with [`SessionError::Conflict`] unless
@@ -307,8 +352,7 @@ fn append(
     connection: &mut Connection,
     id: &str,
     expected_len: usize,
-    bodies: &[String],
-    paused: Option<String>,
+    written: Written,
 ) -> Result<(), SessionError> {
     // IMMEDIATE: the write lock is taken before the count is read, so no other writer slips in
     // between.
@@ -320,7 +364,7 @@ fn append(
         .execute(
             "INSERT INTO conversations (id, paused, updated) VALUES (?1, ?2, ?3)
              ON CONFLICT (id) DO UPDATE SET paused = excluded.paused, updated = excluded.updated",
-            params![id, paused, now_millis()],
+            params![id, written.paused, now_millis()],
         )
         .map_err(store_error)?;
     {
@@ -329,11 +373,41 @@ fn append(
                 "INSERT INTO messages (conversation, position, body) VALUES (?1, ?2, ?3)",
             )
             .map_err(store_error)?;
-        for (offset, body) in bodies.iter().enumerate() {
+        for (offset, body) in written.messages.iter().enumerate() {
             insert
                 .execute(params![id, sql_integer(expected_len + offset), body])
                 .map_err(store_error)?;
         }
+    }
+    if !written.summaries.is_empty() {
+        let mut insert = transaction
+            .prepare_cached(
+                "INSERT INTO summaries (conversation, position, covers_end, body)
+                 SELECT ?1, coalesce(max(position) + 1, 0), ?2, ?3
+                 FROM summaries WHERE conversation = ?1",
+            )
+            .map_err(store_error)?;
+        for (end, body) in &written.summaries {
+            insert
+                .execute(params![id, sql_integer(*end), body])
+                .map_err(store_error)?;
+        }
+    }
+    if written.usage != Usage::default() {
+        let before: Option<String> = transaction
+            .query_row(
+                "SELECT usage FROM conversations WHERE id = ?1",
+                [id],
+                |row| row.get(0),
+            )
+            .map_err(store_error)?;
+        let usage = usage_from(id, expected_len, before.as_deref())? + written.usage;
+        transaction
+            .execute(
+                "UPDATE conversations SET usage = ?2 WHERE id = ?1",
+                params![id, body(&usage)?],
+            )
+            .map_err(store_error)?;
     }
     transaction.commit().map_err(store_error)
 }
@@ -355,6 +429,13 @@ fn truncate(
     transaction
         .execute(
             "DELETE FROM messages WHERE conversation = ?1 AND position >= ?2",
+            params![id, sql_integer(keep)],
+        )
+        .map_err(store_error)?;
+    // A summary of messages cut away goes with them.
+    transaction
+        .execute(
+            "DELETE FROM summaries WHERE conversation = ?1 AND covers_end > ?2",
             params![id, sql_integer(keep)],
         )
         .map_err(store_error)?;

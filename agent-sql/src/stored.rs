@@ -1,20 +1,47 @@
-//! A conversation as the stores on a database keep it: each message as JSON text, in order, and
-//! the paused run's saved form beside them; read back with what is wrong in it and where.
+//! A conversation as the stores on a database keep it: each message as JSON text, in order, the
+//! paused run's saved form beside them, each summary as JSON text and the usage as JSON; read
+//! back with what is wrong in it and where.
 
-use agent_core::Message;
-use agent_core::PausedRun;
-use agent_core::session::SessionError;
+use agent_core::session::{SessionError, Summary};
+use agent_core::{Message, PausedRun, Usage};
+use serde::Serialize;
 
-/// The messages' texts, to store in order.
-pub(super) fn message_bodies(messages: &[Message]) -> Result<Vec<String>, SessionError> {
-    messages
-        .iter()
-        .map(|message| {
-            serde_json::to_string(message).map_err(|error| SessionError::Store {
-                message: error.to_string(),
-            })
-        })
-        .collect()
+/// The JSON texts of `items` (messages, summaries), to store in order.
+pub(super) fn bodies<T: Serialize>(items: &[T]) -> Result<Vec<String>, SessionError> {
+    items.iter().map(body).collect()
+}
+
+/// The JSON text of `item`.
+pub(super) fn body<T: Serialize>(item: &T) -> Result<String, SessionError> {
+    serde_json::to_string(item).map_err(|error| SessionError::Store {
+        message: error.to_string(),
+    })
+}
+
+/// Summary `index` of conversation `id` of `len` messages, read from its text.
+pub(super) fn summary_from(
+    id: &str,
+    len: usize,
+    index: usize,
+    body: &str,
+) -> Result<Summary, SessionError> {
+    serde_json::from_str(body).map_err(|error| SessionError::Corrupt {
+        id: id.to_owned(),
+        position: len,
+        message: format!("its summary {index}: {error}"),
+    })
+}
+
+/// The usage of conversation `id` of `len` messages, read from its text (none: nothing used).
+pub(super) fn usage_from(id: &str, len: usize, text: Option<&str>) -> Result<Usage, SessionError> {
+    let Some(text) = text else {
+        return Ok(Usage::default());
+    };
+    serde_json::from_str(text).map_err(|error| SessionError::Corrupt {
+        id: id.to_owned(),
+        position: len,
+        message: format!("its usage: {error}"),
+    })
 }
 
 /// The message stored at `position` of conversation `id`, read from its text.

@@ -6,7 +6,7 @@
 //! `cargo bench -p tests --bench session_turns`
 
 use agent_core::Message;
-use agent_core::session::SessionStore;
+use agent_core::session::{Append, SessionStore};
 use agent_sql::SqliteSessions;
 use divan::Bencher;
 
@@ -37,7 +37,7 @@ fn append_at(bencher: Bencher, turns: usize) {
     runtime.block_on(async {
         for index in 0..turns {
             store
-                .append("mei", length, &turn(index), None)
+                .append("mei", length, Append::messages(&turn(index)))
                 .await
                 .unwrap();
             length += 2;
@@ -46,7 +46,10 @@ fn append_at(bencher: Bencher, turns: usize) {
     let next = turn(turns);
     bencher.bench_local(|| {
         runtime.block_on(async {
-            store.append("mei", length, &next, None).await.unwrap();
+            store
+                .append("mei", length, Append::messages(&next))
+                .await
+                .unwrap();
             store.truncate("mei", length + 2, length).await.unwrap();
         })
     });

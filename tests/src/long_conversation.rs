@@ -3,11 +3,15 @@
 //! `sessions_postgres.rs`): the model refuses a request over its window as a provider does, and
 //! each turn is a note, then an answer.
 
-use agent_core::session::SessionStore;
+use std::ops::Range;
+use std::sync::Arc;
+
+use agent_core::context::Summarize;
+use agent_core::session::{Conversation, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Message, Model, ModelError,
-    RunError, ToolCall, tool,
+    Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, English, Message, Model,
+    ModelError, RunError, Texts, ToolCall, Usage, tool,
 };
 
 /// The context window of [`SmallContext`], in its tokens (characters / 4).
@@ -20,8 +24,12 @@ pub struct SmallContext(pub ScriptedModel);
 
 /// The characters of a request's messages, as the test models count them.
 pub fn characters(request: &ChatRequest<'_>) -> usize {
-    request
-        .messages
+    message_characters(request.messages)
+}
+
+/// The characters of `messages`, as the test models count them.
+pub fn message_characters(messages: &[Message]) -> usize {
+    messages
         .iter()
         .map(|message| match message {
             Message::Assistant(reply) => {
@@ -112,7 +120,16 @@ pub async fn converse(
     store: &dyn SessionStore,
     turns: usize,
 ) -> Result<(), (usize, RunError)> {
-    for turn in 0..turns {
+    converse_turns(agent, store, 0..turns).await
+}
+
+/// Runs the turns `turns` of one conversation in `store`, each a run of `agent`.
+pub async fn converse_turns(
+    agent: &Agent,
+    store: &dyn SessionStore,
+    turns: Range<usize>,
+) -> Result<(), (usize, RunError)> {
+    for turn in turns {
         let output = agent.run(question(turn)).session(store, "support").await;
         let output = output.map_err(|error| (turn, error))?;
         assert!(
@@ -138,4 +155,89 @@ pub async fn three_hundred_turns_in_a_token_window(store: &dyn SessionStore) {
     // The system prompt, then per turn: the question, the call, its result, the answer.
     assert_eq!(stored.messages.len(), 1 + 300 * 4);
     assert_eq!(stored.messages[1], Message::user(question(0)));
+}
+
+/// A summarizer whose summaries are numbered, each reply saying what it used.
+fn summarizer() -> Arc<ScriptedModel> {
+    let summaries = (0..300).map(|index| {
+        ChatResponse::new(AssistantMessage::text(format!("summary {index}")))
+            .with_usage(Usage::new(400, 60))
+    });
+    Arc::new(ScriptedModel::new(summaries))
+}
+
+/// Three hundred turns of one conversation kept within the window by summaries: the first 150 in
+/// `store`, the rest in `reopened` (the same database opened again, as by another process) by an
+/// agent made anew. No request is refused; each summary is stored with the messages it stands for
+/// (up to where a turn starts), the originals whole beside it; the conversation's usage is every
+/// request's and every summary's; and after the reload the stored summary is sent again or taken
+/// in by the next one: nothing is summarized from the start again.
+pub async fn three_hundred_turns_summarized(store: &dyn SessionStore, reopened: &dyn SessionStore) {
+    let window = CONTEXT as u64 * 8 / 10;
+    let small = Arc::new(model(300));
+    let summaries = summarizer();
+    let agent = |summarizer: &Arc<ScriptedModel>| {
+        Agent::new(Arc::clone(&small))
+            .try_tool(note {})
+            .unwrap()
+            .context_policy(Summarize::new(Arc::clone(summarizer), window))
+    };
+    converse_turns(&agent(&summaries), store, 0..150)
+        .await
+        .unwrap();
+    let stored = store.load("support").await.unwrap();
+    assert_eq!(stored.messages.len(), 1 + 150 * 4);
+    let made = summaries.requests().len();
+    assert!(made > 1, "{made} summaries over 150 turns");
+    assert_summaries_stand_for_turns(&stored, made);
+    // Every request's usage and every summary's, summed in the store.
+    let requests = small.0.requests();
+    let counted: u64 = (requests.iter())
+        .map(|request| message_characters(&request.messages) as u64 / 4)
+        .sum();
+    assert_eq!(stored.usage.input_tokens, counted + 400 * made as u64);
+    assert_eq!(stored.usage.output_tokens, 60 * made as u64);
+
+    // Another process: the store opened again, the agent made anew.
+    let latest = stored.summaries.last().unwrap().text.clone();
+    let later = summarizer();
+    converse_turns(&agent(&later), reopened, 150..300)
+        .await
+        .unwrap();
+    let first_after = &small.0.requests()[requests.len()];
+    let sent_again = first_after.messages[1] == Message::user(English.context_summary(&latest));
+    let taken_in = (later.requests().first())
+        .is_some_and(|request| request.messages[0].content().contains(&latest));
+    assert!(
+        sent_again || taken_in,
+        "after the reload, the stored summary was neither sent nor taken in"
+    );
+    assert!(
+        (later.requests().iter())
+            .all(|request| !request.messages[0].content().contains(&question(0))),
+        "a summary was made from the start again"
+    );
+    let stored = reopened.load("support").await.unwrap();
+    assert_eq!(stored.messages.len(), 1 + 300 * 4);
+    assert_eq!(stored.messages[1], Message::user(question(0)));
+    assert_summaries_stand_for_turns(&stored, made + later.requests().len());
+}
+
+/// `stored` has `count` summaries, each standing for the conversation from its start to where a
+/// turn starts, each further than the last and numbered in order.
+fn assert_summaries_stand_for_turns(stored: &Conversation, count: usize) {
+    assert_eq!(stored.summaries.len(), count);
+    let mut end = 0;
+    for summary in &stored.summaries {
+        assert_eq!(summary.covers.start, 0);
+        assert!(summary.covers.end > end, "{:?}", stored.summaries);
+        end = summary.covers.end;
+        assert!(
+            matches!(stored.messages[end], Message::User { .. }),
+            "summary {:?} ends inside a turn",
+            summary.covers
+        );
+        assert!(summary.text.starts_with("summary "), "{}", summary.text);
+        assert_eq!(summary.usage, Usage::new(400, 60));
+    }
 }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agent_core::session::{SessionError, SessionStore};
+use agent_core::session::{Append, SessionError, SessionStore, Summary};
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, Message, Model,
-    ModelError, RunError, StopReason, ToolCall, tool,
+    ModelError, RunError, StopReason, ToolCall, Usage, tool,
 };
 
 /// What a note begins with to make `note` a slow tool: it takes [`SLOW_NOTE`] (for the tests
@@ -228,8 +228,13 @@ pub async fn an_append_from_a_stale_load_is_refused(
     two: &dyn SessionStore,
 ) {
     let message = [Message::user("hello")];
-    one.append("c", 0, &message, None).await.unwrap();
-    let error = two.append("c", 0, &message, None).await.unwrap_err();
+    one.append("c", 0, Append::messages(&message))
+        .await
+        .unwrap();
+    let error = two
+        .append("c", 0, Append::messages(&message))
+        .await
+        .unwrap_err();
     assert_eq!(
         error,
         SessionError::Conflict {
@@ -325,11 +330,13 @@ pub async fn a_conversation_is_cut_back_whole(store: &dyn SessionStore) {
 /// Two processes on one database: one cuts, the other's append from before the cut is refused.
 pub async fn a_cut_refuses_a_stale_append(one: &dyn SessionStore, two: &dyn SessionStore) {
     let messages = [Message::user("a"), Message::user("b"), Message::user("c")];
-    one.append("d", 0, &messages, None).await.unwrap();
+    one.append("d", 0, Append::messages(&messages))
+        .await
+        .unwrap();
     assert_eq!(two.load("d").await.unwrap().messages.len(), 3);
     one.truncate("d", 3, 1).await.unwrap();
     assert!(matches!(
-        two.append("d", 3, &messages, None).await,
+        two.append("d", 3, Append::messages(&messages)).await,
         Err(SessionError::Conflict {
             expected: 3,
             found: 1,
@@ -353,7 +360,10 @@ pub async fn append_batches_until_killed(store: &dyn SessionStore) {
     for round in 0.. {
         for conversation in ["a", "b"] {
             let len = store.load(conversation).await.unwrap().messages.len();
-            store.append(conversation, len, &batch, None).await.unwrap();
+            store
+                .append(conversation, len, Append::messages(&batch))
+                .await
+                .unwrap();
         }
         println!("appended {round}");
     }
@@ -374,7 +384,7 @@ pub async fn only_whole_batches_survive(store: &dyn SessionStore) {
     }
     let len = store.load("a").await.unwrap().messages.len();
     store
-        .append("a", len, &[Message::user("after")], None)
+        .append("a", len, Append::messages(&[Message::user("after")]))
         .await
         .unwrap();
 }
@@ -432,4 +442,51 @@ pub async fn conversations_are_listed_newest_first_with_their_titles(store: &dyn
     store.set_title("ann/none", Some("Nothing")).await.unwrap();
     let _ = agent.run("again").session(store, "ann/a").await.unwrap();
     assert_eq!(listed(store, "ann/").await, [id("ann/a"), id("ann/b")]);
+}
+
+/// Summaries and usage are kept with a conversation: each append's summaries after the last
+/// ones, in order, read back as written (a second store on the same database, `two`, sees them);
+/// each append's usage added to the conversation's; a cut takes away the summaries of the
+/// messages it removes, and keeps the usage (it was used).
+pub async fn summaries_and_usage_are_kept(one: &dyn SessionStore, two: &dyn SessionStore) {
+    let turn = |index: usize| {
+        [
+            Message::user(format!("question {index}")),
+            Message::Assistant(AssistantMessage::text(format!("answer {index}"))),
+        ]
+    };
+    let first = Summary::new(0..2, "they asked one question").made_by(
+        Some("small-model".into()),
+        Usage::new(120, 30).with_cache(100, 0),
+    );
+    let second = Summary::new(0..4, "they asked two questions");
+    one.append("s", 0, Append::messages(&turn(0)).usage(Usage::new(50, 10)))
+        .await
+        .unwrap();
+    let (summaries, second_turn) = ([first.clone()], turn(1));
+    let added = Append::messages(&second_turn)
+        .summaries(&summaries)
+        .usage(Usage::new(70, 20).with_reasoning(5));
+    one.append("s", 2, added).await.unwrap();
+    let summaries = [second.clone()];
+    one.append("s", 4, Append::messages(&turn(2)).summaries(&summaries))
+        .await
+        .unwrap();
+    let stored = two.load("s").await.unwrap();
+    assert_eq!(stored.messages.len(), 6);
+    assert_eq!(stored.summaries, [first.clone(), second]);
+    assert_eq!(
+        stored.usage,
+        Usage::new(120, 30).with_reasoning(5),
+        "the appends' usage, summed"
+    );
+    // A cut inside what the second summary stands for takes it away, not the first.
+    two.truncate("s", 6, 3).await.unwrap();
+    let cut = one.load("s").await.unwrap();
+    assert_eq!(cut.summaries, [first]);
+    assert_eq!(cut.usage, stored.usage);
+    // A conversation never written has none.
+    let never = one.load("never written").await.unwrap();
+    assert!(never.summaries.is_empty());
+    assert_eq!(never.usage, Usage::default());
 }

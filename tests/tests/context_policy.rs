@@ -19,7 +19,7 @@ use agent_core::{
 use agent_sql::SqliteSessions;
 use tests::long_conversation::{
     CONTEXT, characters, converse, model, note, question, three_hundred_turns_in_a_token_window,
-    too_long, wipe,
+    three_hundred_turns_summarized, too_long, wipe,
 };
 
 #[tokio::test]
@@ -27,6 +27,15 @@ async fn three_hundred_turns_stay_in_a_token_window_and_the_session_keeps_them_a
     let directory = tempfile::tempdir().unwrap();
     let store = SqliteSessions::open(directory.path().join("support.db")).unwrap();
     three_hundred_turns_in_a_token_window(&store).await;
+}
+
+#[tokio::test]
+async fn three_hundred_turns_are_summarized_the_summaries_stored_and_the_conversation_reloads() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("support.db");
+    let store = SqliteSessions::open(&path).unwrap();
+    let reopened = SqliteSessions::open(&path).unwrap();
+    three_hundred_turns_summarized(&store, &reopened).await;
 }
 
 #[tokio::test]

@@ -684,6 +684,14 @@ impl Journal for Lossy {
         call
     }
 
+    fn context_call<'a>(
+        &'a self,
+        _step: usize,
+        call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        call
+    }
+
     fn tool_call<'a>(
         &'a self,
         call: &'a ToolCall,

@@ -35,7 +35,7 @@ async fn runs_in_a_conversation_go_on_from_each_other() {
     let again = PostgresSessions::connect(&url).await.unwrap();
     assert_eq!(again.ids().await.unwrap(), ["alice"]);
     assert_eq!(again.load("alice").await.unwrap().messages.len(), 9);
-    assert_eq!(again.schema_version().await.unwrap(), 2);
+    assert_eq!(again.schema_version().await.unwrap(), 3);
 }
 
 async fn conversations_are_listed_newest_first_with_their_titles() {
@@ -48,6 +48,21 @@ async fn conversations_are_listed_newest_first_with_their_titles() {
 async fn three_hundred_turns_stay_in_a_token_window() {
     let (store, _) = fresh("long").await;
     tests::long_conversation::three_hundred_turns_in_a_token_window(&store).await;
+}
+
+/// Three hundred turns kept within the window by summaries, stored with what they stand for; the
+/// second half by another process (the same run as `context_policy.rs` on SQLite).
+async fn three_hundred_turns_are_summarized_and_the_conversation_reloads() {
+    let (store, url) = fresh("summarized").await;
+    let reopened = PostgresSessions::connect(&url).await.unwrap();
+    tests::long_conversation::three_hundred_turns_summarized(&store, &reopened).await;
+}
+
+/// Summaries and usage kept with a conversation, seen by another process.
+async fn summaries_and_usage_are_kept_with_the_conversation() {
+    let (one, url) = fresh("summaries").await;
+    let two = PostgresSessions::connect(&url).await.unwrap();
+    contract::summaries_and_usage_are_kept(&one, &two).await;
 }
 
 async fn a_paused_run_is_kept_and_resumed_by_another_process() {
@@ -110,7 +125,7 @@ async fn a_run_refused_before_the_model_leaves_the_conversation_as_it_was() {
 
 async fn a_database_from_a_newer_build_is_refused() {
     let (store, url) = fresh("newer").await;
-    assert_eq!(store.schema_version().await.unwrap(), 2);
+    assert_eq!(store.schema_version().await.unwrap(), 3);
     let client = store.pool().get().await.unwrap();
     client
         .batch_execute("UPDATE agent_core_schema SET version = 99")
@@ -484,6 +499,14 @@ fn main() -> ExitCode {
         Test::tokio(
             "three_hundred_turns_stay_in_a_token_window",
             three_hundred_turns_stay_in_a_token_window,
+        ),
+        Test::tokio(
+            "three_hundred_turns_are_summarized_and_the_conversation_reloads",
+            three_hundred_turns_are_summarized_and_the_conversation_reloads,
+        ),
+        Test::tokio(
+            "summaries_and_usage_are_kept_with_the_conversation",
+            summaries_and_usage_are_kept_with_the_conversation,
         ),
         Test::tokio(
             "a_paused_run_is_kept_and_resumed_by_another_process",

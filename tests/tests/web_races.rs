@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_core::session::{
-    Conversation, ConversationHold, Listed, MemorySessions, SessionError, SessionStore,
+    Append, Conversation, ConversationHold, Listed, MemorySessions, SessionError, SessionStore,
 };
 use agent_core::testing::ScriptedModel;
-use agent_core::{Agent, AssistantMessage, BoxFuture, Message, PausedRun};
+use agent_core::{Agent, AssistantMessage, BoxFuture};
 use agent_web::ChatServer;
 use serde_json::json;
 use tests::chat::{answer_id, line, post, user};
@@ -42,10 +42,9 @@ impl SessionStore for SlowHold {
         &'a self,
         id: &'a str,
         expected_len: usize,
-        messages: &'a [Message],
-        paused: Option<&'a PausedRun>,
+        added: Append<'a>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
-        self.inner.append(id, expected_len, messages, paused)
+        self.inner.append(id, expected_len, added)
     }
 
     fn truncate<'a>(

@@ -23,6 +23,15 @@ pub trait Journal: Send + Sync {
         call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>>;
 
+    /// Makes a model call a context policy asks for before the model call of `step` (a summary
+    /// of older turns: [`Turns::ask`](crate::context::Turns::ask)), or gives back its recorded
+    /// reply, so that a replay never asks twice.
+    fn context_call<'a>(
+        &'a self,
+        step: usize,
+        call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>>;
+
     /// Runs a tool call (or gives back its recorded result). `definition` is the tool's, when the
     /// agent has it: its annotations say whether running it twice would be harmless. When the
     /// journal has no result to give (the call was cut off by a crash and is not safe to repeat:

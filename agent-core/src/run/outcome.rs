@@ -7,6 +7,7 @@ use crate::message::Message;
 use crate::model::{ChatResponse, ModelError};
 use crate::output::RejectedOutput;
 use crate::prices::PriceTable;
+use crate::run::context::Summary;
 use crate::run::pause::{PausedRun, ResumeError};
 use crate::usage::Usage;
 
@@ -38,6 +39,10 @@ pub struct RunOutput {
     /// ([`Agent::resume`](crate::Agent::resume)); `None` otherwise. A paused run's
     /// `messages` end with the reply whose calls wait, unanswered until it resumes.
     pub paused: Option<PausedRun>,
+    /// The summaries the run's context policy made ([`Summary`]: which of `messages` each stands
+    /// for, in their positions), oldest first. A session stores them; a run given a history can
+    /// be given them back ([`RunRequest::summaries`](crate::RunRequest::summaries)).
+    pub summaries: Vec<Summary>,
 }
 
 impl RunOutput {

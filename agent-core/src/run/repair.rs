@@ -9,13 +9,13 @@ use crate::reasons::tool_error::{Interruption, ToolError};
 use crate::tool::dispatcher::ToolSet;
 
 /// Answers every unanswered call in `messages`, each right after the results its reply has.
-/// Returns how many results were put before the last message of `messages` as given (a repair
-/// of its last reply only adds at the end).
+/// Returns the positions, in the repaired history, of the results put among its messages (before
+/// the last message as given: a repair of its last reply only adds at the end).
 pub(crate) fn answer_every_call<S: Send + Sync + 'static>(
     messages: &mut Vec<Message>,
     tools: &ToolSet<S>,
-) -> usize {
-    let mut inserted_before_end = 0;
+) -> Vec<usize> {
+    let mut inserted_before_end = Vec::new();
     let mut index = 0;
     while index < messages.len() {
         let Message::Assistant(reply) = &messages[index] else {
@@ -45,7 +45,7 @@ pub(crate) fn answer_every_call<S: Send + Sync + 'static>(
             .collect();
         let added = missing.len();
         if end < messages.len() {
-            inserted_before_end += added;
+            inserted_before_end.extend(end..end + added);
         }
         messages.splice(end..end, missing.into_iter().map(Message::Tool));
         index = end + added;
@@ -83,7 +83,7 @@ mod tests {
         let tools: ToolSet = ToolSet::new();
         let mut messages = vec![Message::user("pay"), reply(&["a", "b"]), result("a")];
         let before_end = answer_every_call(&mut messages, &tools);
-        assert_eq!(before_end, 0);
+        assert!(before_end.is_empty());
         assert_eq!(answered_ids(&messages), ["a", "b"]);
         let Message::Tool(added) = &messages[3] else {
             panic!()
@@ -103,7 +103,7 @@ mod tests {
             result("b"),
         ];
         let before_end = answer_every_call(&mut messages, &tools);
-        assert_eq!(before_end, 1);
+        assert_eq!(before_end, [1]);
         assert_eq!(answered_ids(&messages), ["a", "b"]);
         assert!(matches!(&messages[1], Message::Tool(result) if result.tool_call_id == "a"));
         let Message::Tool(added) = &messages[1] else {
@@ -118,7 +118,7 @@ mod tests {
         let tools: ToolSet = ToolSet::new();
         let mut messages = vec![reply(&["a"]), result("a"), Message::user("thanks")];
         let whole = messages.clone();
-        assert_eq!(answer_every_call(&mut messages, &tools), 0);
+        assert!(answer_every_call(&mut messages, &tools).is_empty());
         assert_eq!(messages, whole);
     }
 }

@@ -7,6 +7,7 @@ use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;
 
 use super::agent::Agent;
+use super::context::Summary;
 use super::events::{EventSender, RunStream};
 use super::journal::Journal;
 use super::kind::{NewRun, Ready, Resuming, ResumingSession, RunKind, Starting};
@@ -215,6 +216,8 @@ pub(super) struct Plan<'a, S> {
     pub(super) cancel: Option<BoxFuture<'a, ()>>,
     pub(super) journal: Option<&'a dyn Journal>,
     pub(super) run_id: Option<RunId>,
+    /// The summaries known for the history given (a session run uses its session's).
+    pub(super) summaries: Vec<Summary>,
     /// A text run's answer check, when not [`TextAnswer`].
     pub(super) check: Option<Box<dyn AnswerCheck<S> + 'a>>,
 }
@@ -260,6 +263,7 @@ impl<'a, S: Send + Sync + 'static, K> RunRequest<'a, S, NoContext, Text, K> {
             settings: None,
             cancel: None,
             journal: None,
+            summaries: Vec::new(),
             run_id: None,
             check: None,
         };
@@ -397,6 +401,14 @@ impl<'a, S: Send + Sync + 'static, C, O, K: RunKind> RunRequest<'a, S, C, O, K> 
         K: NewRun,
     {
         self.plan.source = Source::History(history);
+        self
+    }
+
+    /// The summaries a context policy made of the [`history`](Self::history) given (or of a paused
+    /// run's conversation), from earlier runs' [`RunOutput::summaries`]: the policy sends one
+    /// again rather than make it anew. A session run uses its session's instead.
+    pub fn summaries(mut self, summaries: Vec<Summary>) -> Self {
+        self.plan.summaries = summaries;
         self
     }
 

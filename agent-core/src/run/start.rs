@@ -5,6 +5,7 @@
 use std::future::Future;
 
 use super::agent::Agent;
+use super::context::{Positions, RunSummaries, Summary};
 use super::events::EventSender;
 use super::kernel::{Resumption, RunSetup, Seams, drive};
 use super::layers::{CacheWatch, Journaled, Stacks, Streamed};
@@ -37,12 +38,13 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
         cancel,
         journal,
         run_id,
+        summaries,
         ..
     } = plan;
     async move {
-        let (start, history, session) = match source {
-            Source::New => (start, None, None),
-            Source::History(history) => (start, Some(history), None),
+        let (start, history, given, session) = match source {
+            Source::New => (start, None, summaries, None),
+            Source::History(history) => (start, Some(history), summaries, None),
             Source::Session { store, id, held } => {
                 // Boxed, as the session's last write below: only session runs make them.
                 let (hold, stored) = Box::pin(async {
@@ -55,13 +57,17 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
                 .await;
                 let stored =
                     stored.map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
-                let (start, messages) = from_session(start, &id, stored)?;
-                (start, Some(messages), Some((store, id, hold)))
+                let (start, messages, summaries) = from_session(start, &id, stored)?;
+                (start, Some(messages), summaries, Some((store, id, hold)))
             }
         };
-        let (messages, resume, place) = begin(agent, start, history, parts)?;
-        let mut transcript =
-            (session.as_ref()).map(|(store, id, _)| SessionTranscript::new(*store, id, place));
+        let (messages, resume, place, positions) = begin(agent, start, history, parts)?;
+        let summaries = RunSummaries::new(given, positions);
+        let usage_before =
+            (resume.as_ref()).map_or(Usage::default(), |resume| resume.paused.0.usage);
+        let mut transcript = (session.as_ref()).map(|(store, id, _)| {
+            SessionTranscript::new(*store, id, place, &summaries, usage_before)
+        });
         let run_id = run_id
             .or_else(|| {
                 resume
@@ -83,7 +89,14 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             .or(agent.settings.prompt_cache.as_ref())
             .is_some();
         let watch = cached.then(CacheWatch::default);
-        let stacks = Stacks::new(agent, &check, journaled.as_ref(), watch.as_ref());
+        let context_layer = (agent.context.as_ref()).map(|layer| layer.in_run(&summaries, journal));
+        let stacks = Stacks::new(
+            agent,
+            &check,
+            context_layer.as_ref(),
+            journaled.as_ref(),
+            watch.as_ref(),
+        );
         let seams = Seams {
             model,
             layers: stacks.layers,
@@ -104,10 +117,15 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             cancel,
         };
         let outcome = drive(agent, setup).await;
-        match transcript {
+        let outcome = match transcript {
             Some(transcript) => Box::pin(transcript.close(outcome)).await,
             None => outcome,
-        }
+        };
+        drop(context_layer);
+        outcome.map(|mut output| {
+            output.summaries = summaries.into_made();
+            output
+        })
     }
 }
 
@@ -118,8 +136,13 @@ fn from_session(
     start: Start,
     id: &str,
     stored: Conversation,
-) -> Result<(Start, Vec<Message>), RunError> {
-    let Conversation { messages, paused } = stored;
+) -> Result<(Start, Vec<Message>, Vec<Summary>), RunError> {
+    let Conversation {
+        messages,
+        paused,
+        summaries,
+        ..
+    } = stored;
     let start = match (start, paused) {
         (Start::Input(_), Some(paused)) => Err(SessionError::Paused {
             id: id.to_owned(),
@@ -147,26 +170,28 @@ fn from_session(
         (start, _) => Ok(start),
     };
     match start {
-        Ok(start) => Ok((start, messages)),
+        Ok(start) => Ok((start, messages, summaries)),
         Err(source) => Err(session_error(source, messages, Usage::default())),
     }
 }
 
 /// What a run starts from: the conversation of a new run (its history repaired, then its
-/// input), or a paused run with its decisions checked (nothing runs when one does not fit); and
-/// where its new messages begin, for a session.
+/// input), or a paused run with its decisions checked (nothing runs when one does not fit); where
+/// its new messages begin, for a session; and where the messages it was given are in its own.
 fn begin<S: Send + Sync + 'static>(
     agent: &Agent<S>,
     start: Start,
     history: Option<Vec<Message>>,
     parts: Vec<Part>,
-) -> Result<(Vec<Message>, Option<Resumption>, Place), RunError> {
+) -> Result<(Vec<Message>, Option<Resumption>, Place, Positions), RunError> {
     match start {
         Start::Input(input) => {
             let mut place = Place::of(history.as_deref().unwrap_or_default());
-            let (messages, repaired) = conversation(agent, history, input, parts);
-            place.new_from += repaired;
-            Ok((messages, None, place))
+            let prompt = place.new_from - place.loaded;
+            let (messages, repairs) = conversation(agent, history, input, parts);
+            place.new_from += repairs.len();
+            let repairs = repairs.into_iter().map(|at| at + prompt).collect();
+            Ok((messages, None, place, Positions { prompt, repairs }))
         }
         Start::Resume {
             from: ResumeFrom::Run(paused),
@@ -174,7 +199,7 @@ fn begin<S: Send + Sync + 'static>(
         } => {
             let place = Place::of(&paused.0.messages);
             let resume = resumption(agent, paused, decisions)?;
-            Ok((Vec::new(), Some(resume), place))
+            Ok((Vec::new(), Some(resume), place, Positions::default()))
         }
         Start::Resume {
             from: ResumeFrom::Session,
@@ -189,13 +214,14 @@ fn begin<S: Send + Sync + 'static>(
 
 /// The conversation a new run starts with: its history (the system prompt in front if it has
 /// none; every call answered) or the system prompt alone, then the input with its parts. With
-/// it, how many results the repair put among the history's messages (not after them).
+/// it, the positions in the history (before the system prompt goes in front) of the results the
+/// repair put among its messages (not after them).
 fn conversation<S: Send + Sync + 'static>(
     agent: &Agent<S>,
     history: Option<Vec<Message>>,
     input: Input,
     parts: Vec<Part>,
-) -> (Vec<Message>, usize) {
+) -> (Vec<Message>, Vec<usize>) {
     let mut messages = match history {
         Some(history) if !history.is_empty() => history,
         // Room for six: a run that calls a tool once and answers never grows it.

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::context::{RunSummaries, Summary};
 pub use super::locks::{ConversationHold, ConversationLocks};
 use super::outcome::{RunError, RunOutput, StopReason};
 use super::pause::PausedRun;
@@ -13,13 +14,88 @@ use crate::message::Message;
 use crate::tool::BoxFuture;
 use crate::usage::Usage;
 
-/// A conversation as stored: its messages, and the paused run waiting in it, if any.
+/// A conversation as stored: its messages, the paused run waiting in it (if any), the summaries
+/// that stand for parts of it in requests, and what its runs used.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Conversation {
-    /// Every message so far. A paused run's reply is here; its results come when it resumes.
+    /// Every message so far, whole (summaries do not replace any). A paused run's reply is here;
+    /// its results come when it resumes.
     pub messages: Vec<Message>,
     /// The run waiting for decisions, if one is.
     pub paused: Option<PausedRun>,
+    /// The summaries a context policy made of parts of it, oldest first, each saying which
+    /// messages it stands for ([`Summary::covers`]): runs send the latest in their place.
+    pub summaries: Vec<Summary>,
+    /// What its runs used, summed: every model call's tokens and every summary's.
+    pub usage: Usage,
+}
+
+impl Conversation {
+    /// A conversation of `messages`, with no paused run, summary or usage.
+    pub fn new(messages: Vec<Message>) -> Self {
+        Conversation {
+            messages,
+            ..Conversation::default()
+        }
+    }
+
+    /// The same, with `paused` waiting in it.
+    pub fn with_paused(mut self, paused: Option<PausedRun>) -> Self {
+        self.paused = paused;
+        self
+    }
+
+    /// The same, with `summaries` and `usage`.
+    pub fn with_summaries(mut self, summaries: Vec<Summary>, usage: Usage) -> Self {
+        self.summaries = summaries;
+        self.usage = usage;
+        self
+    }
+}
+
+/// What one write adds to a conversation ([`SessionStore::append`]): its new messages, the paused
+/// run that now waits in it (`None` clears it), the summaries made since the last write, and what
+/// was used since (added to the conversation's usage).
+#[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
+pub struct Append<'a> {
+    /// The messages to add after the conversation's.
+    pub messages: &'a [Message],
+    /// The run that waits in the conversation now; `None` clears it.
+    pub paused: Option<&'a PausedRun>,
+    /// Summaries to keep with it, in its positions.
+    pub summaries: &'a [Summary],
+    /// What was used since the last write.
+    pub usage: Usage,
+}
+
+impl<'a> Append<'a> {
+    /// `messages` to add, nothing else.
+    pub fn messages(messages: &'a [Message]) -> Self {
+        Append {
+            messages,
+            ..Append::default()
+        }
+    }
+
+    /// The same, `paused` waiting in the conversation.
+    pub fn paused(mut self, paused: Option<&'a PausedRun>) -> Self {
+        self.paused = paused;
+        self
+    }
+
+    /// The same, with `summaries` to keep.
+    pub fn summaries(mut self, summaries: &'a [Summary]) -> Self {
+        self.summaries = summaries;
+        self
+    }
+
+    /// The same, with `usage` used since the last write.
+    pub fn usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
 }
 
 /// Why a conversation could not be loaded or saved.
@@ -79,23 +155,24 @@ pub trait SessionStore: Send + Sync {
     /// The conversation `id`; empty when there is none yet.
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Conversation, SessionError>>;
 
-    /// Appends `messages` to conversation `id`, which must still have `expected_len` messages
-    /// ([`SessionError::Conflict`] otherwise), and sets its paused run (`None` clears it), all
-    /// at once: after a crash either all of it is stored or none.
+    /// Appends `added`'s messages to conversation `id`, which must still have `expected_len`
+    /// messages ([`SessionError::Conflict`] otherwise), sets its paused run (`None` clears it),
+    /// keeps its summaries and adds its usage to the conversation's, all at once: after a crash
+    /// either all of it is stored or none.
     fn append<'a>(
         &'a self,
         id: &'a str,
         expected_len: usize,
-        messages: &'a [Message],
-        paused: Option<&'a PausedRun>,
+        added: Append<'a>,
     ) -> BoxFuture<'a, Result<(), SessionError>>;
 
     /// Cuts conversation `id` back to its first `keep` messages (to take back an answer and run
     /// again from the question, say), which must still have `expected_len` messages
     /// ([`SessionError::Conflict`] otherwise, and nothing is cut), all at once: after a crash
     /// either the whole cut is made or none. A paused run waits in the conversation's last
-    /// message (its reply), so a cut clears it; a `keep` of `expected_len` or more cuts nothing
-    /// and changes nothing, as [`Vec::truncate`].
+    /// message (its reply), so a cut clears it, and a summary of messages cut away goes with
+    /// them (the usage stays: it was used); a `keep` of `expected_len` or more cuts nothing and
+    /// changes nothing, as [`Vec::truncate`].
     fn truncate<'a>(
         &'a self,
         id: &'a str,
@@ -153,10 +230,9 @@ impl<T: SessionStore + ?Sized> SessionStore for Arc<T> {
         &'a self,
         id: &'a str,
         expected_len: usize,
-        messages: &'a [Message],
-        paused: Option<&'a PausedRun>,
+        added: Append<'a>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
-        (**self).append(id, expected_len, messages, paused)
+        (**self).append(id, expected_len, added)
     }
 
     fn truncate<'a>(
@@ -195,7 +271,7 @@ pub(super) fn session_error(
 }
 
 /// Where a run's new messages begin in its transcript, for a conversation as loaded.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Place {
     /// How many messages the conversation had.
     pub(super) loaded: usize,
@@ -227,28 +303,54 @@ pub(super) struct SessionTranscript<'a> {
     place: Place,
     /// The run's messages up to here are stored.
     kept: usize,
+    /// The summaries the run knows, of which it made the first `summaries_kept` stored.
+    summaries: &'a RunSummaries,
+    summaries_kept: usize,
+    /// The run's usage stored so far (a resumed run's from before its pause included).
+    usage_kept: Usage,
 }
 
 impl<'a> SessionTranscript<'a> {
-    pub(super) fn new(store: &'a dyn SessionStore, id: &'a str, place: Place) -> Self {
+    /// The transcript of conversation `id` in `store`, loaded at `place`; `summaries`: the run's;
+    /// `usage`: what the run had used when it began (a resumed run's, stored at its pause).
+    pub(super) fn new(
+        store: &'a dyn SessionStore,
+        id: &'a str,
+        place: Place,
+        summaries: &'a RunSummaries,
+        usage: Usage,
+    ) -> Self {
         SessionTranscript {
             store,
             id,
             place,
             kept: place.new_from,
+            summaries,
+            summaries_kept: 0,
+            usage_kept: usage,
         }
     }
 
-    /// Appends `messages` from where the store's copy ends, and sets the paused run.
+    /// Appends `messages` from where the store's copy ends, sets the paused run, and keeps the
+    /// summaries made and the usage since the last write.
     async fn append(
         &mut self,
         messages: &[Message],
         paused: Option<&PausedRun>,
+        usage: Usage,
     ) -> Result<(), SessionError> {
         let new = messages.get(self.kept..).unwrap_or_default();
         let expected = self.place.loaded + (self.kept - self.place.new_from);
-        self.store.append(self.id, expected, new, paused).await?;
+        let summaries = self.summaries.made_since(self.summaries_kept);
+        let summarized = summaries.iter().map(|summary| summary.usage);
+        let added = Append::messages(new)
+            .paused(paused)
+            .summaries(&summaries)
+            .usage(usage - self.usage_kept + summarized.fold(Usage::default(), |a, b| a + b));
+        self.store.append(self.id, expected, added).await?;
         self.kept = self.kept.max(messages.len());
+        self.summaries_kept += summaries.len();
+        self.usage_kept = usage;
         Ok(())
     }
 
@@ -285,7 +387,11 @@ impl<'a> SessionTranscript<'a> {
         if messages.len() <= self.kept {
             return outcome;
         }
-        let saved = self.append(messages, None).await;
+        let usage = match &outcome {
+            Ok(output) => output.usage,
+            Err(error) => error.usage(),
+        };
+        let saved = self.append(messages, None, usage).await;
         match (outcome, saved) {
             (outcome, Ok(())) => outcome,
             (Ok(output), Err(source)) => Err(session_error(source, output.messages, output.usage)),
@@ -300,8 +406,9 @@ impl Transcript for SessionTranscript<'_> {
         &'a mut self,
         messages: &'a [Message],
         paused: Option<&'a PausedRun>,
+        usage: Usage,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
-        Box::pin(self.append(messages, paused))
+        Box::pin(self.append(messages, paused, usage))
     }
 }
 

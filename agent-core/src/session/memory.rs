@@ -5,10 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use super::{
-    Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
+    Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
-use crate::message::Message;
-use crate::run::PausedRun;
 use crate::tool::BoxFuture;
 
 /// A [`SessionStore`] in memory: gone with the process.
@@ -59,15 +57,16 @@ impl SessionStore for MemorySessions {
         &'a self,
         id: &'a str,
         expected_len: usize,
-        messages: &'a [Message],
-        paused: Option<&'a PausedRun>,
+        added: Append<'a>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         let mut conversations = self.lock();
         let kept = conversations.entry(id.to_owned()).or_default();
         let conversation = &mut kept.conversation;
         let result = if conversation.messages.len() == expected_len {
-            conversation.messages.extend_from_slice(messages);
-            conversation.paused = paused.cloned();
+            conversation.messages.extend_from_slice(added.messages);
+            conversation.paused = added.paused.cloned();
+            conversation.summaries.extend_from_slice(added.summaries);
+            conversation.usage += added.usage;
             kept.updated = Some(SystemTime::now());
             Ok(())
         } else {
@@ -100,8 +99,12 @@ impl SessionStore for MemorySessions {
             if let Some(kept) = conversations.get_mut(id)
                 && keep < found
             {
-                kept.conversation.messages.truncate(keep);
-                kept.conversation.paused = None;
+                let conversation = &mut kept.conversation;
+                conversation.messages.truncate(keep);
+                conversation.paused = None;
+                conversation
+                    .summaries
+                    .retain(|summary| summary.covers.end <= keep);
                 kept.updated = Some(SystemTime::now());
                 if keep == 0 {
                     kept.title = None;

@@ -22,7 +22,8 @@
 
 mod memory;
 
+pub use crate::run::context::Summary;
 pub use crate::run::store::{
-    Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
+    Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
 pub use memory::MemorySessions;

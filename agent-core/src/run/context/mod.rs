@@ -1,34 +1,38 @@
 //! The context policy: what of a long conversation each request carries. A value at the
-//! model-call seam ([`ContextLayer`], the outermost layer when the agent has a policy): before
-//! every request it shows the policy the history as [`Turns`] (units it can keep or leave out
-//! whole, their tokens estimated and scaled by what the provider counted for the last request)
-//! and sends the history the policy's [`Shape`] makes. The stored conversation is not changed:
-//! this is a view per request.
+//! model-call seam (the outermost layer when the agent has a policy): before every request it
+//! shows the policy the history as [`Turns`] (units it can keep or leave out whole, their tokens
+//! estimated and scaled by what the provider counted for the last request, with the
+//! [`Summary`]s known for the conversation) and sends the history the policy's [`Shape`] makes.
+//! The messages stored are not changed: this is a view per request; a summary the policy makes is
+//! kept beside them (in the run's output and its session).
 //!
 //! - `turns`: the history as units, and the one function that builds a history from a shape;
 //! - `estimate`: tokens without a tokenizer, kept honest by the provider's counts;
 //! - `window`: the policies that leave turns out ([`KeepLastTurns`], [`TokenWindow`]);
-//! - `summarize`: the policy that puts a model's summary in their place ([`Summarize`]).
+//! - `summarize`: the policy that puts a model's summary in their place ([`Summarize`]);
+//! - `summary`: a summary and the messages it stands for, as a run and a session keep them;
+//! - `layer`: the model-call layer that asks the policy, in one run.
 
 mod estimate;
+mod layer;
 mod summarize;
+mod summary;
 #[cfg(test)]
 mod tests;
 mod turns;
 mod window;
 
+pub(crate) use layer::{ContextLayer, InRun};
 pub use summarize::Summarize;
+pub use summary::Summary;
+pub(crate) use summary::{Positions, RunSummaries};
 pub use turns::{Shape, Turns, Unit, UnitKind};
 pub use window::{KeepLastTurns, TokenWindow};
 
-use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::Arc;
-
-use estimate::{Calibration, TokenEstimate};
+use std::hash::{Hash, Hasher};
 
 use crate::message::Message;
-use crate::model::{ChatRequest, ChatResponse, ModelError};
-use crate::run::seams::{ModelCall, ModelLayer, Next};
+use crate::model::ModelError;
 use crate::tool::BoxFuture;
 
 /// What of the history a request carries, decided before every model request from the history
@@ -58,41 +62,6 @@ use crate::tool::BoxFuture;
 pub trait ContextPolicy: Send + Sync + 'static {
     /// What the request for `turns` carries.
     fn shape<'a>(&'a self, turns: &'a Turns<'a>) -> BoxFuture<'a, Result<Shape, ModelError>>;
-}
-
-/// The model-call layer that applies a [`ContextPolicy`] to every request, and learns how the
-/// provider counts tokens from each reply. A request refused as longer than the model's window
-/// ([`ModelError::ContextOverflow`]: the estimate fell short) is shaped again with a higher
-/// estimate and sent once more, when that cuts it tighter.
-pub struct ContextLayer {
-    policy: Arc<dyn ContextPolicy>,
-    calibration: Calibration,
-}
-
-impl ContextLayer {
-    /// The layer for `policy`.
-    pub fn new(policy: impl ContextPolicy) -> Self {
-        ContextLayer {
-            policy: Arc::new(policy),
-            calibration: Calibration::default(),
-        }
-    }
-}
-
-impl std::fmt::Debug for ContextLayer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ContextLayer").finish_non_exhaustive()
-    }
-}
-
-/// A hash of what `messages` say: their roles, texts, parts, calls and results. Two histories with
-/// the same fingerprint are, for a cache, the same.
-pub(crate) fn fingerprint(messages: &[Message]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    for message in messages {
-        message_hash(message, &mut hasher);
-    }
-    hasher.finish()
 }
 
 /// Feeds what `message` says to `hasher`.
@@ -147,66 +116,5 @@ pub(crate) fn json_size(value: &serde_json::Value) -> usize {
                 .map(|(key, item)| key.len() + 4 + json_size(item))
                 .sum::<usize>()
         }
-    }
-}
-
-/// The tokens of `request` at scale one, to measure the provider's count against.
-fn unscaled_tokens(request: &ChatRequest<'_>) -> u64 {
-    let estimate = TokenEstimate::unscaled();
-    estimate.tools(request.tools)
-        + request
-            .messages
-            .iter()
-            .map(|message| estimate.message(message))
-            .sum::<u64>()
-}
-
-impl<S: Sync> ModelLayer<S> for ContextLayer {
-    fn call<'a>(
-        &'a self,
-        call: ModelCall<'a, S>,
-        next: Next<'a, S>,
-    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        Box::pin(async move {
-            let (context, step, request) = (call.context, call.step, call.request);
-            // The shape the provider refused as too long, and its refusal: at most once.
-            let mut refused: Option<(Shape, ModelError)> = None;
-            loop {
-                let turns = Turns::estimated(&request, &self.calibration.estimate());
-                let shape = self.policy.shape(&turns).await?;
-                // Tried again only when the policy cuts tighter.
-                if let Some((_, error)) = refused.take_if(|(before, _)| *before == shape) {
-                    return Err(error);
-                }
-                let history;
-                let sent = if shape.keeps_everything() {
-                    request
-                } else {
-                    history = turns.apply(&shape, request.texts);
-                    ChatRequest {
-                        messages: &history,
-                        ..request
-                    }
-                };
-                let call = ModelCall {
-                    context,
-                    step,
-                    request: sent,
-                };
-                match next.call(call).await {
-                    Ok(reply) => {
-                        self.calibration
-                            .measured(unscaled_tokens(&sent), reply.usage.input_tokens);
-                        return Ok(reply);
-                    }
-                    // The estimate fell short of the provider's count: estimate higher, once.
-                    Err(error @ ModelError::ContextOverflow { .. }) if refused.is_none() => {
-                        self.calibration.overflowed();
-                        refused = Some((shape, error));
-                    }
-                    Err(error) => return Err(error),
-                }
-            }
-        })
     }
 }

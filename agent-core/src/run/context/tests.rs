@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use super::*;
 use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
+use crate::model::ChatRequest;
 use crate::texts::{English, Texts};
 
 /// A history with every kind of unit: system prompts, turns of plain replies, replies with one
@@ -108,7 +109,7 @@ fn every_cut_with_or_without_a_summary_and_notes_is_accepted() {
         for summary in [None, Some("they asked three questions")] {
             for shortened in [vec![], (0..units).collect::<Vec<_>>()] {
                 let mut shape = Shape::from_unit(first).shortening(shortened);
-                shape.summary = summary.map(str::to_owned);
+                shape.summary = summary.map(Summary::from);
                 let sent = turns.apply(&shape, &English);
                 assert_accepted(&messages, &sent);
                 // Nothing from the waiting reply on is ever left out.

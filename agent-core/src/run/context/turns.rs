@@ -5,10 +5,13 @@
 
 use std::ops::Range;
 
+use super::Summary;
 use super::estimate::TokenEstimate;
 use crate::message::Message;
-use crate::model::ChatRequest;
+use crate::model::{ChatRequest, ChatResponse, Model, ModelError};
+use crate::run::journal::Journal;
 use crate::texts::Texts;
+use crate::tool::BoxFuture;
 
 /// What a unit of a history is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +51,11 @@ pub struct Turns<'a> {
     /// tokens of the system messages before it: a cut's tokens in constant time.
     from: Vec<u64>,
     systems_before: Vec<u64>,
+    /// The summaries known for the conversation, in the history's positions.
+    summaries: &'a [Summary],
+    /// In a durable run, where a policy's own model calls are recorded, and the step.
+    journal: Option<&'a dyn Journal>,
+    step: usize,
 }
 
 /// What a [`ContextPolicy`](super::ContextPolicy) decided a request carries.
@@ -59,8 +67,10 @@ pub struct Shape {
     /// reply works on). It never passes a [waiting](UnitKind::Waiting) unit. `0` keeps every unit.
     pub keep_from: usize,
     /// What stands for the units left out (a summary of them), sent in their place as one user
-    /// message in the run's words ([`Texts::context_summary`]).
-    pub summary: Option<String>,
+    /// message in the run's words ([`Texts::context_summary`]). In a run, its
+    /// [`covers`](Summary::covers) are set to the messages the shape leaves out, and a summary
+    /// not known before is kept with the conversation (the run's output, its session).
+    pub summary: Option<Summary>,
     /// Steps whose tool results are sent as a short note ([`Texts::result_left_out`]) instead of
     /// their content, by unit index.
     pub shortened: Vec<usize>,
@@ -80,8 +90,9 @@ impl Shape {
         }
     }
 
-    /// The same, with `summary` standing for the units left out.
-    pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
+    /// The same, with `summary` standing for the units left out: one of
+    /// [`Turns::summaries`], or a new one (a text is one).
+    pub fn with_summary(mut self, summary: impl Into<Summary>) -> Self {
         self.summary = Some(summary.into());
         self
     }
@@ -189,6 +200,43 @@ impl<'a> Turns<'a> {
             estimate: *estimate,
             from,
             systems_before,
+            summaries: &[],
+            journal: None,
+            step: 0,
+        }
+    }
+
+    /// The same turns in a run at `step`, which knows `summaries` and is journaled in `journal`
+    /// when durable.
+    pub(crate) fn in_run(
+        mut self,
+        summaries: &'a [Summary],
+        journal: Option<&'a dyn Journal>,
+        step: usize,
+    ) -> Self {
+        self.summaries = summaries;
+        self.journal = journal;
+        self.step = step;
+        self
+    }
+
+    /// The summaries known for the conversation (its session's, and those made since), in the
+    /// history's positions, oldest first: a policy sends one again rather than make it anew.
+    pub fn summaries(&self) -> &[Summary] {
+        self.summaries
+    }
+
+    /// Asks `model` on the run's behalf (for a summary, say). In a durable run the answer is
+    /// journaled, so a replay gets it back and does not ask again.
+    pub fn ask<'b>(
+        &'b self,
+        model: &'b dyn Model,
+        request: ChatRequest<'b>,
+    ) -> BoxFuture<'b, Result<ChatResponse, ModelError>> {
+        let call = model.chat(request);
+        match self.journal {
+            Some(journal) => journal.context_call(self.step, call),
+            None => call,
         }
     }
 
@@ -266,6 +314,13 @@ impl<'a> Turns<'a> {
             .rposition(|unit| unit.kind == UnitKind::User)
     }
 
+    /// Where the messages a history kept under `shape` start: those before it (system messages
+    /// aside) are left out.
+    pub fn cut_of(&self, shape: &Shape) -> usize {
+        let first = self.earliest_cut(shape.keep_from);
+        (self.units.get(first)).map_or(self.messages.len(), |unit| unit.messages.start)
+    }
+
     /// The history a request carries under `shape`, in the run's words where it adds any.
     pub fn apply(&self, shape: &Shape, texts: &dyn Texts) -> Vec<Message> {
         let first = self.earliest_cut(shape.keep_from);
@@ -277,7 +332,7 @@ impl<'a> Turns<'a> {
         if let Some(summary) = &shape.summary
             && first > 0
         {
-            history.push(Message::user(texts.context_summary(summary)));
+            history.push(Message::user(texts.context_summary(&summary.text)));
         } else if let Some(question) = self.question_of(first) {
             history.extend_from_slice(&self.messages[self.units[question].messages.clone()]);
         }

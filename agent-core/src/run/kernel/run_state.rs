@@ -159,7 +159,10 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
         let Some(transcript) = self.seams.transcript.as_deref_mut() else {
             return Ok(());
         };
-        match transcript.keep(&self.messages, paused).await {
+        match transcript
+            .keep(&self.messages, paused, self.tally.usage)
+            .await
+        {
             Ok(()) => Ok(()),
             Err(source) => Err(Ending::Error(RunError::Session {
                 source,
@@ -201,6 +204,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             step_usage: std::mem::take(&mut self.tally.step_usage),
             step_models: std::mem::take(&mut self.tally.step_models),
             paused: None,
+            summaries: Vec::new(),
         }
     }
 

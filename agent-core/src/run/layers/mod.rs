@@ -33,6 +33,7 @@ pub use trace::ChatSpan;
 pub use waiting::{Approvals, CannotPause, ExternalTools};
 
 use crate::run::agent::Agent;
+use crate::run::context::InRun;
 use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer};
 
 /// A run's layers and policies, in their order, borrowed from the agent and the run's own values.
@@ -42,17 +43,19 @@ pub(crate) struct Stacks<'r, S> {
 }
 
 impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
-    /// The stacks of a run of `agent` with `check`, journaled in `journal` when it has one.
+    /// The stacks of a run of `agent` with `check`: its context policy's layer outermost when it
+    /// has one, journaled in `journal` when durable, its prompt cache watched by `watch`.
     pub(crate) fn new(
         agent: &'r Agent<S>,
         check: &dyn AnswerCheck<S>,
+        context: Option<&'r InRun<'r>>,
         journal: Option<&'r Journaled<'r>>,
         watch: Option<&'r CacheWatch>,
     ) -> Self {
         let mut layers: Vec<&'r dyn ModelLayer<S>> =
             Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 4);
-        if let Some(context) = &agent.context {
-            layers.push(&**context);
+        if let Some(context) = context {
+            layers.push(context);
         }
         layers.extend(agent.layers.iter().map(|layer| &**layer));
         layers.extend(agent.hooks.iter().map(|hooks| hooks as &dyn ModelLayer<S>));
