@@ -13,6 +13,7 @@ use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agent_core::context::Summarize;
 use agent_core::providers::{Anthropic, HttpConfig, OpenAi};
 use agent_core::{CallInfo, Fallback, Hooks, Message, Model, State, agent, tool};
 use agent_restate::restate_sdk::prelude::{Endpoint, ServiceOptions};
@@ -47,6 +48,8 @@ const TRIAGE: &str = "Triage";
 /// request's `context`.
 const BY_HEADER: &str = "ByHeader";
 const BY_BODY: &str = "ByBody";
+/// The workflow whose agent summarizes older turns (with the same model) past a small window.
+const SUMMARIZED: &str = "Summarized";
 
 /// What the typed workflow's runs answer with.
 #[derive(Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -188,6 +191,9 @@ fn service_main(port: u16) -> ExitCode {
         .defer_approvals()
         .hook(StopBeforeModelCalls);
     let personal = Arc::new(agent!(model(), whoami, send_email).defer_approvals());
+    let summarized = agent!(model(), bump)
+        .hook(StopBeforeModelCalls)
+        .context_policy(Summarize::new(model(), 300));
     // Quick retries: a killed service is back within a second.
     let options = || {
         ServiceOptions::new()
@@ -224,6 +230,7 @@ fn service_main(port: u16) -> ExitCode {
                 })
                 .options(options()),
         )
+        .bind(DurableAgent::new(SUMMARIZED, Arc::new(summarized)).options(options()))
         .bind(
             DurableAgent::new(BY_BODY, personal)
                 .context(|invocation| invocation.context::<User>())
@@ -469,6 +476,83 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
             "the side effect of bump({name}) happened once"
         );
     }
+}
+
+/// A run on a long conversation whose agent summarizes older turns, its service killed before model
+/// call 2: the summary was asked for once, before model call 1, and journaled, so the replay gets
+/// it back; the run's output keeps the conversation whole and the summary with the messages it
+/// stands for.
+async fn a_summary_is_journaled_and_never_asked_twice() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        answer_reply("They asked about counters a to j; each was bumped."),
+        tool_call_reply(1, "bump", &json!({ "name": "k" })),
+        answer_reply("Bumped k."),
+    ])
+    .await;
+    let folder = counters_folder("summary");
+    let counters = folder.path();
+    let port = free_port();
+    let service = Service::start(port, &model.uri(), counters, Some("before model call 2")).await;
+    restate.register(port).await;
+
+    // Ten earlier turns, long enough to pass the window, then the question to answer.
+    let mut messages = vec![json!({ "role": "system", "content": "You bump counters." })];
+    for name in "abcdefghij".chars() {
+        let question = format!(
+            "Please bump the counter called {name}; {}",
+            "and say so. ".repeat(12)
+        );
+        messages.push(json!({ "role": "user", "content": question }));
+        messages.push(json!({ "role": "assistant", "content": format!("Bumped {name}. {}", "Done as asked. ".repeat(12)) }));
+    }
+    messages.push(json!({ "role": "user", "content": "Now bump k." }));
+    let history = messages.len();
+    let start = json!({ "messages": messages });
+    let (status, started) = restate
+        .post(&format!("{SUMMARIZED}/run-s/run/send"), start)
+        .await;
+    assert_eq!(status, 202, "{started}");
+    let mut service = service;
+    service.expect_line("before model call 2").await;
+    assert_eq!(
+        model_calls(&model).await,
+        2,
+        "the summary, then model call 1"
+    );
+    service.kill().await;
+
+    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let output = restate.attach(SUMMARIZED, "run-s").await;
+    assert_eq!(output["text"], "Bumped k.", "{output}");
+    assert_eq!(model_calls(&model).await, 3, "every model call made once");
+    assert_eq!(counter(counters, "bump-k").as_deref(), Some("1"));
+
+    // The summarizer read the turns left out; model call 1 was sent the summary in their place.
+    let bodies = request_bodies(&model).await;
+    assert!(
+        bodies[0].to_string().contains("counter called a"),
+        "{}",
+        bodies[0]
+    );
+    let sent = bodies[1]["messages"].to_string();
+    assert!(sent.contains("counters a to j"), "{sent}");
+    assert!(!sent.contains("counter called a"), "{sent}");
+    // The output keeps every message, and the summary with the messages it stands for.
+    let output: DurableOutput = serde_json::from_value(output).unwrap();
+    assert_eq!(output.messages.len(), history + 3);
+    let [summary] = &output.summaries[..] else {
+        panic!("one summary: {:?}", output.summaries);
+    };
+    assert_eq!(
+        summary.text,
+        "They asked about counters a to j; each was bumped."
+    );
+    assert_eq!(summary.covers.start, 0);
+    assert!(matches!(
+        output.messages[summary.covers.end],
+        Message::User { .. }
+    ));
 }
 
 /// A run whose first model is down falls back to its second at every step; its service is killed
@@ -1328,6 +1412,11 @@ fn main() -> ExitCode {
         Test::tokio(
             "an_approval_resumes_a_run_after_a_restart",
             an_approval_resumes_a_run_after_a_restart,
+        )
+        .needs(&RESTATE),
+        Test::tokio(
+            "a_summary_is_journaled_and_never_asked_twice",
+            a_summary_is_journaled_and_never_asked_twice,
         )
         .needs(&RESTATE),
         Test::tokio(
