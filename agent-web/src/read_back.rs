@@ -72,7 +72,10 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
 }
 
 /// The conversation of chat `chat_id` as `UIMessage`s: the system prompt left out, each question
-/// one message, each answer (every step up to the next question) one more.
+/// one message, each answer (every step up to the next question) one more. The conversation is
+/// shown whole; where a summary stands for the messages before it in the model's requests, the
+/// message it starts at has a `data-summary` part (its text, and how many messages it stands
+/// for), which the page shows as a note above it.
 pub(crate) fn ui_messages(
     chat_id: &str,
     conversation: &Conversation,
@@ -84,10 +87,12 @@ pub(crate) fn ui_messages(
     while at < messages.len() {
         match &messages[at] {
             Message::User { content, parts } => {
+                let mut shown = summary_parts(conversation, at..at + 1);
+                shown.extend(user_parts(content, parts));
                 out.push(json!({
                     "id": format!("user-{at}"),
                     "role": "user",
-                    "parts": user_parts(content, parts),
+                    "parts": shown,
                 }));
                 at += 1;
             }
@@ -107,10 +112,12 @@ pub(crate) fn ui_messages(
                     paused: conversation.paused.as_ref(),
                     denied: texts.not_run(&NotRun::Denied(None)),
                 };
+                let mut shown = summary_parts(conversation, at..end);
+                shown.extend(answer.parts());
                 out.push(json!({
                     "id": read_back_id(chat_id, question),
                     "role": "assistant",
-                    "parts": answer.parts(),
+                    "parts": shown,
                 }));
                 at = end;
             }
@@ -118,6 +125,21 @@ pub(crate) fn ui_messages(
         }
     }
     out
+}
+
+/// A `data-summary` part for each summary of `conversation` that starts being sent at one of the
+/// messages `at` (it stands for those before).
+fn summary_parts(conversation: &Conversation, at: std::ops::Range<usize>) -> Vec<Value> {
+    (conversation.summaries.iter().enumerate())
+        .filter(|(_, summary)| at.contains(&summary.covers.end))
+        .map(|(index, summary)| {
+            json!({
+                "type": "data-summary",
+                "id": format!("summary-{index}"),
+                "data": { "text": summary.text, "messages": summary.covers.len() },
+            })
+        })
+        .collect()
 }
 
 /// A question's parts: its text, then its other texts and files.

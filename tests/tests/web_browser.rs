@@ -4,7 +4,9 @@
 //! (the chat comes back from the server, the approval still asked), clicks Approve, and sees the
 //! result; asks for the answer again; starts a second chat, edits its question, reloads while a
 //! slow tool runs (the page rejoins the answer in progress), goes back to the first chat from the
-//! list of chats and renames it there; a screenshot is saved under the target directory.
+//! list of chats and renames it there; a screenshot is saved under the target directory. And a long
+//! chat whose older turns are summarized for the model is shown whole after a reload, with a note
+//! where the summary stands in.
 //!
 //! Chromium's background services try the internet on their own, so the test binary runs itself in
 //! a private network namespace with nothing but loopback (`unshare -n`, as root), where the server,
@@ -15,6 +17,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agent_core::context::Summarize;
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, Reasoning, ToolCall, tool};
@@ -351,13 +354,84 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
     client.close().await.unwrap();
 }
 
+/// A long chat whose agent summarizes older turns for the model: after a reload the page shows
+/// every question and answer, and a note where the summary stands in for the messages above it.
+async fn a_summarized_chat_is_shown_whole() {
+    const TURNS: usize = 8;
+    let answers = (0..TURNS).map(|turn| {
+        AssistantMessage::text(format!(
+            "Answer {turn}: {}",
+            "here is a reply long enough to fill the window. ".repeat(3)
+        ))
+    });
+    let summaries =
+        (0..TURNS).map(|index| AssistantMessage::text(format!("Summary {index} of the chat.")));
+    let summarizer = Arc::new(ScriptedModel::new(summaries));
+    let agent: Agent = Agent::new(ScriptedModel::new(answers))
+        .context_policy(Summarize::new(Arc::clone(&summarizer), 200));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let page = format!("http://{}/", listener.local_addr().unwrap());
+    let store = Arc::new(MemorySessions::new());
+    tokio::spawn(
+        ChatServer::new(Arc::new(agent))
+            .sessions(store.clone())
+            .serve(listener),
+    );
+    let (_driver, webdriver) = chromedriver().await;
+    let client = browser(&webdriver).await;
+
+    client.goto(&page).await.unwrap();
+    for turn in 0..TURNS {
+        ask(
+            &client,
+            &format!("Question {turn}: tell me something about the weather, please."),
+        )
+        .await;
+        wait_for_text(&client, &format!("Answer {turn}:")).await;
+    }
+    assert!(!summarizer.requests().is_empty(), "nothing was summarized");
+    client.refresh().await.unwrap();
+    wait_for_text(&client, &format!("Answer {}:", TURNS - 1)).await;
+    let text = page_text(&client).await;
+    for turn in 0..TURNS {
+        assert!(text.contains(&format!("Question {turn}:")), "{text}");
+        assert!(text.contains(&format!("Answer {turn}:")), "{text}");
+    }
+    let notes = client
+        .find_all(Locator::Css(".message.user .summary-note"))
+        .await
+        .unwrap();
+    assert_eq!(notes.len(), summarizer.requests().len(), "{text}");
+    let last = notes.last().unwrap();
+    last.find(Locator::Css("summary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let shown = last.text().await.unwrap();
+    let latest = format!("Summary {} of the chat.", notes.len() - 1);
+    assert!(
+        shown.contains("messages above are summarized") && shown.contains(&latest),
+        "{shown}"
+    );
+    client.close().await.unwrap();
+}
+
 fn main() -> ExitCode {
     if let Some(code) = tests::netns::rerun_inside(IN_NAMESPACE) {
         return code;
     }
-    tests::peers::main([Test::tokio(
-        "a_person_chats_sees_the_tool_calls_and_approves_one",
-        a_person_chats_sees_the_tool_calls_and_approves_one,
-    )
-    .needs(&BROWSER)])
+    tests::peers::main([
+        Test::tokio(
+            "a_person_chats_sees_the_tool_calls_and_approves_one",
+            a_person_chats_sees_the_tool_calls_and_approves_one,
+        )
+        .needs(&BROWSER),
+        Test::tokio(
+            "a_summarized_chat_is_shown_whole",
+            a_summarized_chat_is_shown_whole,
+        )
+        .needs(&BROWSER),
+    ])
 }
