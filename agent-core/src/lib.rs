@@ -190,7 +190,7 @@ pub use tool::return_value::{IntoToolResult, Json};
 pub use tool::state::{FromRef, State};
 pub use tool::toolbox::ToolBox;
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
-pub use usage::{Price, Usage};
+pub use usage::{Price, Usage, UsageByModel};
 
 /// Builds an [`Agent`] from a model and `#[tool]` functions.
 ///

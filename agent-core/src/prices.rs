@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use crate::usage::{Price, Usage};
+use crate::usage::{Price, Usage, UsageByModel};
 
 /// Prices by model name. A model is priced by its exact name, else by the longest name in the
 /// table its own begins with (`gpt-4o-mini` prices `gpt-4o-mini-2024-07-18`).
@@ -99,6 +99,13 @@ impl PriceTable {
         calls.into_iter().try_fold(0.0, |total, (usage, model)| {
             Some(total + usage.cost(self.price_of(model?)?))
         })
+    }
+
+    /// What `usage` costs, each model's at its price (a conversation's:
+    /// [`Conversation::cost`](crate::session::Conversation::cost)); `None` when a model is
+    /// unknown or has no price here.
+    pub fn cost_by_model(&self, usage: &UsageByModel) -> Option<f64> {
+        self.cost(usage.iter().map(|(model, usage)| (usage, model)))
     }
 }
 

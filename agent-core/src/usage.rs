@@ -5,6 +5,8 @@
 //! thinking apart from the answer, OpenAI inside it. Each adapter turns its vendor's figures into
 //! these: input includes cached, output includes reasoning, and the parts are said apart.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// Tokens used by model calls: the same meaning for every vendor. Summed per run
@@ -106,30 +108,56 @@ impl std::ops::Add for Usage {
     }
 }
 
-/// What was used after `other`: `self` less `other`, field by field (none below zero), as a
-/// running total less an earlier one.
-impl std::ops::Sub for Usage {
-    type Output = Usage;
-
-    fn sub(self, other: Usage) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens.saturating_sub(other.input_tokens),
-            output_tokens: self.output_tokens.saturating_sub(other.output_tokens),
-            cache_read_tokens: self
-                .cache_read_tokens
-                .saturating_sub(other.cache_read_tokens),
-            cache_write_tokens: self
-                .cache_write_tokens
-                .saturating_sub(other.cache_write_tokens),
-            reasoning_tokens: self.reasoning_tokens.saturating_sub(other.reasoning_tokens),
-            cache_busts: self.cache_busts.saturating_sub(other.cache_busts),
-        }
-    }
-}
-
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         *self = *self + other;
+    }
+}
+
+/// Usage by the model that used it: what a conversation's runs, which may have asked several models
+/// (a fallback chain, a smaller model for summaries), used, in a form a
+/// [`PriceTable`](crate::PriceTable) prices ([`PriceTable::cost_by_model`](crate::PriceTable::cost_by_model)).
+/// Usage whose model is unknown is kept under no name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct UsageByModel(BTreeMap<String, Usage>);
+
+impl UsageByModel {
+    /// None yet.
+    pub fn new() -> Self {
+        UsageByModel::default()
+    }
+
+    /// Adds `usage` of `model` (`None`: not known).
+    pub fn add(&mut self, model: Option<&str>, usage: Usage) {
+        *self
+            .0
+            .entry(model.unwrap_or_default().to_owned())
+            .or_default() += usage;
+    }
+
+    /// Adds everything `other` holds.
+    pub fn merge(&mut self, other: &UsageByModel) {
+        for (model, usage) in other.iter() {
+            self.add(model, *usage);
+        }
+    }
+
+    /// Every model's usage together.
+    pub fn total(&self) -> Usage {
+        self.0
+            .values()
+            .fold(Usage::default(), |sum, usage| sum + *usage)
+    }
+
+    /// Whether nothing was used.
+    pub fn is_empty(&self) -> bool {
+        self.0.values().all(|usage| *usage == Usage::default())
+    }
+
+    /// Each model and its usage, by name (the unnamed first, as `None`).
+    pub fn iter(&self) -> impl Iterator<Item = (Option<&str>, &Usage)> {
+        (self.0.iter()).map(|(model, usage)| ((!model.is_empty()).then_some(model.as_str()), usage))
     }
 }
 

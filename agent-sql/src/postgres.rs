@@ -25,7 +25,7 @@ use super::stored::{bodies, body, message_from, paused_from, summary_from, usage
 use agent_core::session::{
     Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
-use agent_core::{BoxFuture, PausedRun, Usage};
+use agent_core::{BoxFuture, PausedRun};
 
 /// The schema, one migration per version; a database at version `n` runs the migrations after
 /// the `n`th (the table `agent_core_schema` keeps `n`). Never edit one that shipped: add the next.
@@ -478,7 +478,7 @@ impl SessionStore for PostgresSessions {
                     .await
                     .map_err(store_error)?;
             }
-            if added.usage != Usage::default() {
+            if !added.usage.is_empty() {
                 // The row is locked: no other writer between this read and the write.
                 let row = transaction
                     .query_one(
@@ -488,7 +488,8 @@ impl SessionStore for PostgresSessions {
                     .await
                     .map_err(store_error)?;
                 let before: Option<String> = row.try_get(0).map_err(store_error)?;
-                let usage = usage_from(id, expected_len, before.as_deref())? + added.usage;
+                let mut usage = usage_from(id, expected_len, before.as_deref())?;
+                usage.merge(&added.usage);
                 transaction
                     .execute(
                         "UPDATE agent_core_conversations SET usage = $2 WHERE id = $1",

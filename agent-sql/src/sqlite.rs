@@ -11,7 +11,7 @@ use super::stored::{bodies, body, message_from, paused_from, summary_from, usage
 use agent_core::session::{
     Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
-use agent_core::{BoxFuture, PausedRun, Usage, run_blocking};
+use agent_core::{BoxFuture, PausedRun, UsageByModel, run_blocking};
 
 /// The conversation locks of the database file `file` in this process, shared by every store
 /// open on it (held weakly: they go when the last store on the file does).
@@ -304,7 +304,7 @@ struct Written {
     messages: Vec<String>,
     paused: Option<String>,
     summaries: Vec<(usize, String)>,
-    usage: Usage,
+    usage: UsageByModel,
 }
 
 impl Written {
@@ -316,7 +316,7 @@ impl Written {
             messages: bodies(added.messages)?,
             paused: added.paused.map(PausedRun::to_json),
             summaries,
-            usage: added.usage,
+            usage: added.usage.clone(),
         })
     }
 }
@@ -393,7 +393,7 @@ fn append(
                 .map_err(store_error)?;
         }
     }
-    if written.usage != Usage::default() {
+    if !written.usage.is_empty() {
         let before: Option<String> = transaction
             .query_row(
                 "SELECT usage FROM conversations WHERE id = ?1",
@@ -401,7 +401,8 @@ fn append(
                 |row| row.get(0),
             )
             .map_err(store_error)?;
-        let usage = usage_from(id, expected_len, before.as_deref())? + written.usage;
+        let mut usage = usage_from(id, expected_len, before.as_deref())?;
+        usage.merge(&written.usage);
         transaction
             .execute(
                 "UPDATE conversations SET usage = ?2 WHERE id = ?1",

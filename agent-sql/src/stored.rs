@@ -3,7 +3,7 @@
 //! back with what is wrong in it and where.
 
 use agent_core::session::{SessionError, Summary};
-use agent_core::{Message, PausedRun, Usage};
+use agent_core::{Message, PausedRun, UsageByModel};
 use serde::Serialize;
 
 /// The JSON texts of `items` (messages, summaries), to store in order.
@@ -33,9 +33,13 @@ pub(super) fn summary_from(
 }
 
 /// The usage of conversation `id` of `len` messages, read from its text (none: nothing used).
-pub(super) fn usage_from(id: &str, len: usize, text: Option<&str>) -> Result<Usage, SessionError> {
+pub(super) fn usage_from(
+    id: &str,
+    len: usize,
+    text: Option<&str>,
+) -> Result<UsageByModel, SessionError> {
     let Some(text) = text else {
-        return Ok(Usage::default());
+        return Ok(UsageByModel::default());
     };
     serde_json::from_str(text).map_err(|error| SessionError::Corrupt {
         id: id.to_owned(),

@@ -9,7 +9,7 @@ use std::time::Duration;
 use agent_core::session::{Append, SessionError, SessionStore, Summary};
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, Message, Model,
-    ModelError, RunError, StopReason, ToolCall, Usage, tool,
+    ModelError, Price, PriceTable, RunError, StopReason, ToolCall, Usage, UsageByModel, tool,
 };
 
 /// What a note begins with to make `note` a slow tool: it takes [`SLOW_NOTE`] (for the tests
@@ -70,7 +70,7 @@ impl Model for NoteTaker {
                 }
                 _ => AssistantMessage::text(format!("done {number}")),
             };
-            Ok(ChatResponse::new(reply))
+            Ok(ChatResponse::new(reply).with_usage(Usage::new(100, 10)))
         })
     }
 }
@@ -207,6 +207,9 @@ pub async fn a_paused_run_is_kept(first: &dyn SessionStore, second: &dyn Session
     let stored = second.load("ops").await.unwrap();
     assert!(stored.paused.is_none());
     assert_eq!(stored.messages, done.messages);
+    // Both parts' model calls, each counted once: the resumed run's usage goes on from the pause.
+    assert_eq!(stored.usage.total(), done.usage);
+    assert_eq!(done.usage, Usage::new(100, 10) + Usage::new(100, 10));
     assert_valid(&stored.messages);
     let error = agent()
         .resume_session(Vec::<(String, Decision)>::new())
@@ -446,8 +449,8 @@ pub async fn conversations_are_listed_newest_first_with_their_titles(store: &dyn
 
 /// Summaries and usage are kept with a conversation: each append's summaries after the last
 /// ones, in order, read back as written (a second store on the same database, `two`, sees them);
-/// each append's usage added to the conversation's; a cut takes away the summaries of the
-/// messages it removes, and keeps the usage (it was used).
+/// each append's usage added to the conversation's, model by model, and priced by model; a cut
+/// takes away the summaries of the messages it removes, and keeps the usage (it was used).
 pub async fn summaries_and_usage_are_kept(one: &dyn SessionStore, two: &dyn SessionStore) {
     let turn = |index: usize| {
         [
@@ -455,18 +458,24 @@ pub async fn summaries_and_usage_are_kept(one: &dyn SessionStore, two: &dyn Sess
             Message::Assistant(AssistantMessage::text(format!("answer {index}"))),
         ]
     };
-    let first = Summary::new(0..2, "they asked one question").made_by(
-        Some("small-model".into()),
-        Usage::new(120, 30).with_cache(100, 0),
-    );
+    let used = |model: &str, usage: Usage| {
+        let mut used = UsageByModel::new();
+        used.add(Some(model), usage);
+        used
+    };
+    let summarized = Usage::new(120, 30).with_cache(100, 0);
+    let first = Summary::new(0..2, "they asked one question")
+        .made_by(Some("small-model".into()), summarized);
     let second = Summary::new(0..4, "they asked two questions");
-    one.append("s", 0, Append::messages(&turn(0)).usage(Usage::new(50, 10)))
-        .await
-        .unwrap();
+    let first_turn = turn(0);
+    let added = Append::messages(&first_turn).usage(used("big-model", Usage::new(50, 10)));
+    one.append("s", 0, added).await.unwrap();
     let (summaries, second_turn) = ([first.clone()], turn(1));
+    let mut usage = used("big-model", Usage::new(70, 20).with_reasoning(5));
+    usage.add(Some("small-model"), summarized);
     let added = Append::messages(&second_turn)
         .summaries(&summaries)
-        .usage(Usage::new(70, 20).with_reasoning(5));
+        .usage(usage);
     one.append("s", 2, added).await.unwrap();
     let summaries = [second.clone()];
     one.append("s", 4, Append::messages(&turn(2)).summaries(&summaries))
@@ -475,11 +484,23 @@ pub async fn summaries_and_usage_are_kept(one: &dyn SessionStore, two: &dyn Sess
     let stored = two.load("s").await.unwrap();
     assert_eq!(stored.messages.len(), 6);
     assert_eq!(stored.summaries, [first.clone(), second]);
+    let mut expected = used("big-model", Usage::new(120, 30).with_reasoning(5));
+    expected.add(Some("small-model"), summarized);
     assert_eq!(
-        stored.usage,
-        Usage::new(120, 30).with_reasoning(5),
-        "the appends' usage, summed"
+        stored.usage, expected,
+        "the appends' usage, summed by model"
     );
+    let prices = PriceTable::new()
+        .with("big-model", Price::per_million(10.0, 40.0))
+        .with(
+            "small-model",
+            Price::per_million(1.0, 4.0).with_cache(0.1, 1.0),
+        );
+    let cost = stored.cost(&prices).unwrap();
+    let big = (120.0 * 10.0 + 30.0 * 40.0) / 1e6;
+    let small = (20.0 * 1.0 + 100.0 * 0.1 + 30.0 * 4.0) / 1e6;
+    assert!((cost - (big + small)).abs() < 1e-12, "{cost}");
+    assert_eq!(stored.cost(&PriceTable::new()), None, "unpriced models");
     // A cut inside what the second summary stands for takes it away, not the first.
     two.truncate("s", 6, 3).await.unwrap();
     let cut = one.load("s").await.unwrap();
@@ -488,5 +509,5 @@ pub async fn summaries_and_usage_are_kept(one: &dyn SessionStore, two: &dyn Sess
     // A conversation never written has none.
     let never = one.load("never written").await.unwrap();
     assert!(never.summaries.is_empty());
-    assert_eq!(never.usage, Usage::default());
+    assert!(never.usage.is_empty());
 }

@@ -23,7 +23,7 @@ pub struct RunOutput {
     pub steps: usize,
     /// Why the run ended.
     pub stop_reason: StopReason,
-    /// Tokens used over the whole run.
+    /// Tokens used over the whole run: every model call's, and its [`summaries`](Self::summaries)'.
     pub usage: Usage,
     /// Tokens used by each model call, in order.
     pub step_usage: Vec<Usage>,
@@ -72,8 +72,9 @@ impl RunOutput {
         self.step_models.get(index)?.as_deref()
     }
 
-    /// What the run's model calls cost at `prices`, each priced by the model that answered it;
-    /// `None` when a call's model is unknown or unpriced (a scripted model names none).
+    /// What the run's model calls (its summaries' too) cost at `prices`, each priced by the model
+    /// that answered it; `None` when a call's model is unknown or unpriced (a scripted model names
+    /// none).
     ///
     /// ```
     /// use agent_core::testing::ScriptedModel;
@@ -91,7 +92,9 @@ impl RunOutput {
     /// ```
     pub fn cost(&self, prices: &PriceTable) -> Option<f64> {
         let models = (0..self.step_usage.len()).map(|index| self.step_model(index));
-        prices.cost(self.step_usage.iter().zip(models))
+        let summaries =
+            (self.summaries.iter()).map(|summary| (&summary.usage, summary.model.as_deref()));
+        prices.cost(self.step_usage.iter().zip(models).chain(summaries))
     }
 }
 

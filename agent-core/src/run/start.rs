@@ -63,10 +63,9 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
         };
         let (messages, resume, place, positions) = begin(agent, start, history, parts)?;
         let summaries = RunSummaries::new(given, positions);
-        let usage_before =
-            (resume.as_ref()).map_or(Usage::default(), |resume| resume.paused.0.usage);
+        let steps_before = (resume.as_ref()).map_or(0, |resume| resume.paused.0.step_usage.len());
         let mut transcript = (session.as_ref()).map(|(store, id, _)| {
-            SessionTranscript::new(*store, id, place, &summaries, usage_before)
+            SessionTranscript::new(*store, id, place, &summaries, steps_before)
         });
         let run_id = run_id
             .or_else(|| {
@@ -122,8 +121,12 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             None => outcome,
         };
         drop(context_layer);
+        // The summaries' usage is the run's too.
         outcome.map(|mut output| {
             output.summaries = summaries.into_made();
+            for summary in &output.summaries {
+                output.usage += summary.usage;
+            }
             output
         })
     }

@@ -9,10 +9,11 @@ use super::context::{RunSummaries, Summary};
 pub use super::locks::{ConversationHold, ConversationLocks};
 use super::outcome::{RunError, RunOutput, StopReason};
 use super::pause::PausedRun;
-use super::seams::Transcript;
+use super::seams::{Transcript, Used};
 use crate::message::Message;
+use crate::prices::PriceTable;
 use crate::tool::BoxFuture;
-use crate::usage::Usage;
+use crate::usage::{Usage, UsageByModel};
 
 /// A conversation as stored: its messages, the paused run waiting in it (if any), the summaries
 /// that stand for parts of it in requests, and what its runs used.
@@ -27,8 +28,8 @@ pub struct Conversation {
     /// The summaries a context policy made of parts of it, oldest first, each saying which
     /// messages it stands for ([`Summary::covers`]): runs send the latest in their place.
     pub summaries: Vec<Summary>,
-    /// What its runs used, summed: every model call's tokens and every summary's.
-    pub usage: Usage,
+    /// What its runs used, by model: every model call's tokens and every summary's.
+    pub usage: UsageByModel,
 }
 
 impl Conversation {
@@ -47,17 +48,22 @@ impl Conversation {
     }
 
     /// The same, with `summaries` and `usage`.
-    pub fn with_summaries(mut self, summaries: Vec<Summary>, usage: Usage) -> Self {
+    pub fn with_summaries(mut self, summaries: Vec<Summary>, usage: UsageByModel) -> Self {
         self.summaries = summaries;
         self.usage = usage;
         self
+    }
+
+    /// What its runs cost at `prices`; `None` when a model they asked has no price there.
+    pub fn cost(&self, prices: &PriceTable) -> Option<f64> {
+        prices.cost_by_model(&self.usage)
     }
 }
 
 /// What one write adds to a conversation ([`SessionStore::append`]): its new messages, the paused
 /// run that now waits in it (`None` clears it), the summaries made since the last write, and what
 /// was used since (added to the conversation's usage).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Append<'a> {
     /// The messages to add after the conversation's.
@@ -66,8 +72,8 @@ pub struct Append<'a> {
     pub paused: Option<&'a PausedRun>,
     /// Summaries to keep with it, in its positions.
     pub summaries: &'a [Summary],
-    /// What was used since the last write.
-    pub usage: Usage,
+    /// What was used since the last write, by model.
+    pub usage: UsageByModel,
 }
 
 impl<'a> Append<'a> {
@@ -92,7 +98,7 @@ impl<'a> Append<'a> {
     }
 
     /// The same, with `usage` used since the last write.
-    pub fn usage(mut self, usage: Usage) -> Self {
+    pub fn usage(mut self, usage: UsageByModel) -> Self {
         self.usage = usage;
         self
     }
@@ -306,19 +312,21 @@ pub(super) struct SessionTranscript<'a> {
     /// The summaries the run knows, of which it made the first `summaries_kept` stored.
     summaries: &'a RunSummaries,
     summaries_kept: usize,
-    /// The run's usage stored so far (a resumed run's from before its pause included).
-    usage_kept: Usage,
+    /// The run's model calls whose usage is stored (a resumed run's from before its pause
+    /// included).
+    steps_kept: usize,
 }
 
 impl<'a> SessionTranscript<'a> {
     /// The transcript of conversation `id` in `store`, loaded at `place`; `summaries`: the run's;
-    /// `usage`: what the run had used when it began (a resumed run's, stored at its pause).
+    /// `steps`: the model calls the run had made when it began (a resumed run's, stored at its
+    /// pause).
     pub(super) fn new(
         store: &'a dyn SessionStore,
         id: &'a str,
         place: Place,
         summaries: &'a RunSummaries,
-        usage: Usage,
+        steps: usize,
     ) -> Self {
         SessionTranscript {
             store,
@@ -327,7 +335,7 @@ impl<'a> SessionTranscript<'a> {
             kept: place.new_from,
             summaries,
             summaries_kept: 0,
-            usage_kept: usage,
+            steps_kept: steps,
         }
     }
 
@@ -337,20 +345,23 @@ impl<'a> SessionTranscript<'a> {
         &mut self,
         messages: &[Message],
         paused: Option<&PausedRun>,
-        usage: Usage,
+        used: Used<'_>,
     ) -> Result<(), SessionError> {
         let new = messages.get(self.kept..).unwrap_or_default();
         let expected = self.place.loaded + (self.kept - self.place.new_from);
         let summaries = self.summaries.made_since(self.summaries_kept);
-        let summarized = summaries.iter().map(|summary| summary.usage);
+        let mut usage = used.by_model(self.steps_kept);
+        for summary in &summaries {
+            usage.add(summary.model.as_deref(), summary.usage);
+        }
         let added = Append::messages(new)
             .paused(paused)
             .summaries(&summaries)
-            .usage(usage - self.usage_kept + summarized.fold(Usage::default(), |a, b| a + b));
+            .usage(usage);
         self.store.append(self.id, expected, added).await?;
         self.kept = self.kept.max(messages.len());
         self.summaries_kept += summaries.len();
-        self.usage_kept = usage;
+        self.steps_kept = used.steps.len();
         Ok(())
     }
 
@@ -387,11 +398,12 @@ impl<'a> SessionTranscript<'a> {
         if messages.len() <= self.kept {
             return outcome;
         }
-        let usage = match &outcome {
-            Ok(output) => output.usage,
-            Err(error) => error.usage(),
+        let used = match &outcome {
+            Ok(output) => Used::new(&output.step_usage, &output.step_models),
+            // Every model call that answered was kept with its reply.
+            Err(_) => Used::default(),
         };
-        let saved = self.append(messages, None, usage).await;
+        let saved = self.append(messages, None, used).await;
         match (outcome, saved) {
             (outcome, Ok(())) => outcome,
             (Ok(output), Err(source)) => Err(session_error(source, output.messages, output.usage)),
@@ -406,9 +418,9 @@ impl Transcript for SessionTranscript<'_> {
         &'a mut self,
         messages: &'a [Message],
         paused: Option<&'a PausedRun>,
-        usage: Usage,
+        used: Used<'a>,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
-        Box::pin(self.append(messages, paused, usage))
+        Box::pin(self.append(messages, paused, used))
     }
 }
 

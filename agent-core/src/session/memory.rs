@@ -66,7 +66,7 @@ impl SessionStore for MemorySessions {
             conversation.messages.extend_from_slice(added.messages);
             conversation.paused = added.paused.cloned();
             conversation.summaries.extend_from_slice(added.summaries);
-            conversation.usage += added.usage;
+            conversation.usage.merge(&added.usage);
             kept.updated = Some(SystemTime::now());
             Ok(())
         } else {

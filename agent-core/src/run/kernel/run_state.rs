@@ -13,7 +13,7 @@ use crate::run::events::{EventSender, LiveEvent};
 use crate::run::journal::Journal;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::pause::{PausedRun, PendingCall, Progress};
-use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcript};
+use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcript, Used};
 use crate::settings::{ModelSettings, PromptCache};
 use crate::tool::BoxFuture;
 use crate::tool::call_info::RunId;
@@ -159,10 +159,8 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
         let Some(transcript) = self.seams.transcript.as_deref_mut() else {
             return Ok(());
         };
-        match transcript
-            .keep(&self.messages, paused, self.tally.usage)
-            .await
-        {
+        let used = Used::new(&self.tally.step_usage, &self.tally.step_models);
+        match transcript.keep(&self.messages, paused, used).await {
             Ok(()) => Ok(()),
             Err(source) => Err(Ending::Error(RunError::Session {
                 source,

@@ -10,4 +10,4 @@ pub use answer::{AnswerCheck, Judgement, Offer, TextAnswer};
 pub use model_call::{ModelCall, ModelLayer, Next};
 pub(crate) use policy::RulingPlaces;
 pub use policy::{CallPolicy, PolicyCall, ReplyRulings, Ruled, Ruling, RunStatus};
-pub use transcript::Transcript;
+pub use transcript::{Transcript, Used};
