@@ -1,7 +1,10 @@
 //! What a context policy costs a request, next to building that request: on a history of 1,000
-//! messages, `TokenWindow` reading it as turns and finding that it fits, and reading it, cutting
-//! it to half and building the history it keeps; beside them, building the OpenAI request body for
-//! the whole history. The budget: a policy costs at most 0.2x building the request it shapes.
+//! messages, `TokenWindow` reading it as turns and finding that it fits; reading it, cutting it to
+//! half and building the history it keeps from nothing; and the same in a run, where the request
+//! before (one turn shorter) was cut too, as a run's context layer does it (the messages still
+//! kept are moved from the history it sent last, not copied again); beside them, building the
+//! OpenAI request body for the whole history. The budget: a policy costs a run's request at most
+//! 0.2x building it.
 //!
 //! `cargo bench -p agent-core --bench context_policy --features bench-internals`
 
@@ -9,7 +12,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use agent_core::context::{ContextPolicy, Shape, TokenWindow, Turns};
+use agent_core::context::{self, ContextPolicy, Shape, TokenWindow, Turns};
 use agent_core::providers::__bench;
 use agent_core::{
     AssistantMessage, ChatRequest, English, Message, ToolCall, ToolDef, ToolResultMessage,
@@ -99,5 +102,25 @@ fn token_window_cuts(bencher: Bencher) {
         let turns = Turns::new(black_box(&request));
         let shape = shape(&policy, &turns);
         turns.apply(&shape, &English)
+    });
+}
+
+/// The turns a run's requests grow by in `token_window_in_a_run`.
+const RUN_REQUESTS: usize = 50;
+
+#[divan::bench(counter = divan::counter::ItemsCount::new(RUN_REQUESTS))]
+fn token_window_in_a_run(bencher: Bencher) {
+    let (messages, tools) = (conversation(), tools());
+    let window = Turns::new(&ChatRequest::new(&messages, &tools)).tokens() / 2;
+    // The run's requests: each one turn (4 messages) longer, the last the whole history.
+    let lengths: Vec<usize> = (0..RUN_REQUESTS)
+        .map(|request| messages.len() - 4 * (RUN_REQUESTS - 1 - request))
+        .collect();
+    bencher.bench_local(|| {
+        let mut run = context::__bench::Run::new(TokenWindow::new(window));
+        for &length in &lengths {
+            run.request(&ChatRequest::new(black_box(&messages[..length]), &tools));
+        }
+        run
     });
 }

@@ -65,30 +65,53 @@ pub(crate) struct InRun<'r> {
 
 /// A history sent, and what it was made from.
 struct Built {
-    shape: Shape,
     /// It was made from the first `from` messages of the run's history...
     from: usize,
-    /// ...the last of which hashes to this.
+    /// ...the last of which hashes to this...
     last: u64,
+    /// ...keeping them from `cut` on, verbatim (no result sent as a note), after the first
+    /// `front` messages of `history`.
+    cut: usize,
+    front: usize,
     history: Vec<Message>,
 }
 
 impl Built {
-    /// The history `shape` makes of `turns`, extending this one when it was made under the same
-    /// shape from the start of the same history: only the messages added since are copied.
-    fn extend(self, shape: &Shape, turns: &Turns<'_>) -> Option<Vec<Message>> {
+    /// `history`, made under `shape` from `turns`, kept for the next request when it keeps its
+    /// messages verbatim.
+    fn new(shape: &Shape, turns: &Turns<'_>, history: Vec<Message>) -> Option<Built> {
+        let messages = turns.messages();
+        let cut = turns.cut_of(shape);
+        let front = history.len() - (messages.len() - cut);
+        (messages.last())
+            .filter(|_| shape.shortened.is_empty())
+            .map(|last| Built {
+                from: messages.len(),
+                last: hash_of(last),
+                cut,
+                front,
+                history,
+            })
+    }
+
+    /// The history `shape` makes of `turns`, made from this one when it was made from the start
+    /// of the same history and keeps its messages verbatim: its front is made anew (a few
+    /// messages), the messages it keeps still are moved over, and only the messages added since
+    /// are copied.
+    fn extend(mut self, shape: &Shape, turns: &Turns<'_>) -> Option<Vec<Message>> {
         let messages = turns.messages();
         let same_start = self.from > 0
             && messages.len() >= self.from
             && hash_of(&messages[self.from - 1]) == self.last;
-        // A result sent as a note among the new messages needs the whole build.
-        let notes_before =
-            (shape.shortened.iter()).all(|&unit| turns.units()[unit].messages.end <= self.from);
-        if *shape != self.shape || !same_start || !notes_before {
+        let cut = turns.cut_of(shape);
+        if !same_start || !shape.shortened.is_empty() || cut < self.cut {
             return None;
         }
-        let mut history = self.history;
-        history.extend_from_slice(&messages[self.from..]);
+        let mut history = Vec::with_capacity(messages.len() - cut + self.front + 1);
+        turns.front(shape, turns.texts(), &mut history);
+        let still_kept = (self.front + (cut - self.cut)).min(self.history.len());
+        history.extend(self.history.drain(still_kept..));
+        history.extend_from_slice(&messages[self.from.max(cut)..]);
         Some(history)
     }
 }
@@ -111,26 +134,35 @@ fn unscaled_tokens(request: &ChatRequest<'_>) -> u64 {
 }
 
 impl InRun<'_> {
-    /// The history `shape` makes of `turns`: the last request's extended, or built anew.
-    fn history(&self, shape: &Shape, turns: &Turns<'_>) -> Vec<Message> {
+    /// The history to send under `shape` (`None`: the history as it is): the last request's
+    /// extended, or built anew. A summary in the shape stands for what it leaves out, and is
+    /// added to the run's.
+    fn history(&self, shape: &mut Shape, turns: &Turns<'_>) -> Option<Vec<Message>> {
+        let cut = turns.cut_of(shape);
+        if let Some(summary) = &mut shape.summary {
+            summary.covers = 0..cut;
+            if cut > 0 {
+                self.summaries.add(summary.clone());
+            }
+        }
+        if shape.keeps_everything() {
+            return None;
+        }
         let built = self
             .built
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .take();
-        built
+        let history = built
             .and_then(|built| built.extend(shape, turns))
-            .unwrap_or_else(|| turns.apply(shape, turns.texts()))
+            .unwrap_or_else(|| turns.apply(shape, turns.texts()));
+        Some(history)
     }
 
-    /// Keeps `history`, made under `shape` from `messages`, for the next request to extend.
-    fn keep(&self, shape: Shape, messages: &[Message], history: Vec<Message>) {
-        let built = messages.last().map(|last| Built {
-            shape,
-            from: messages.len(),
-            last: hash_of(last),
-            history,
-        });
+    /// Keeps `history`, made under `shape` from `turns`, for the next request to extend (when it
+    /// keeps its messages verbatim).
+    fn keep(&self, shape: &Shape, turns: &Turns<'_>, history: Vec<Message>) {
+        let built = Built::new(shape, turns, history);
         *self
             .built
             .lock()
@@ -161,15 +193,7 @@ impl<S: Sync> ModelLayer<S> for InRun<'_> {
                 if let Some((_, error)) = refused.take_if(|(before, _)| *before == shape) {
                     return Err(error);
                 }
-                // A summary stands for what the shape leaves out.
-                let cut = turns.cut_of(&shape);
-                if let Some(summary) = &mut shape.summary {
-                    summary.covers = 0..cut;
-                    if cut > 0 {
-                        self.summaries.add(summary.clone());
-                    }
-                }
-                let history = (!shape.keeps_everything()).then(|| self.history(&shape, &turns));
+                let history = self.history(&mut shape, &turns);
                 let sent = match &history {
                     Some(history) => ChatRequest {
                         messages: history,
@@ -185,7 +209,7 @@ impl<S: Sync> ModelLayer<S> for InRun<'_> {
                 let reply = next.call(call).await;
                 let tokens = reply.is_ok().then(|| unscaled_tokens(&sent));
                 if let Some(history) = history {
-                    self.keep(shape.clone(), request.messages, history);
+                    self.keep(&shape, &turns, history);
                 }
                 match reply {
                     Ok(reply) => {
@@ -201,5 +225,134 @@ impl<S: Sync> ModelLayer<S> for InRun<'_> {
                 }
             }
         })
+    }
+}
+
+/// The context layer's work for one request of a run, without the model call: for the
+/// benchmarks, not for applications.
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub mod __bench {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::sync::Mutex;
+    use std::task::{Context, Poll, Waker};
+
+    use super::{Built, ContextLayer, RunSummaries, Turns};
+    use crate::context::ContextPolicy;
+    use crate::message::Message;
+    use crate::model::ChatRequest;
+
+    /// A run's context layer between its requests.
+    pub struct Run {
+        layer: ContextLayer,
+        summaries: RunSummaries,
+        built: Option<Built>,
+    }
+
+    impl Run {
+        /// A run of an agent with `policy`.
+        pub fn new(policy: impl ContextPolicy) -> Self {
+            Run {
+                layer: ContextLayer::new(policy),
+                summaries: RunSummaries::default(),
+                built: None,
+            }
+        }
+
+        /// What the layer does for `request` before the model call (the policy polled once: it
+        /// must answer at once), and after it: the length of the history sent.
+        pub fn request(&mut self, request: &ChatRequest<'_>) -> usize {
+            let run = super::InRun {
+                layer: &self.layer,
+                summaries: &self.summaries,
+                journal: None,
+                built: Mutex::new(self.built.take()),
+            };
+            let known = self.summaries.known();
+            let turns = Turns::estimated(request, &self.layer.calibration.estimate())
+                .in_run(&known, None, 1);
+            let mut shape = match pin!(self.layer.policy.shape(&turns))
+                .as_mut()
+                .poll(&mut Context::from_waker(Waker::noop()))
+            {
+                Poll::Ready(shape) => shape.expect("a shape"),
+                Poll::Pending => panic!("the policy waited"),
+            };
+            let history = run.history(&mut shape, &turns);
+            let sent: &[Message] = history.as_deref().unwrap_or(request.messages);
+            let length = sent.len();
+            let tokens = super::unscaled_tokens(&ChatRequest::new(sent, request.tools));
+            self.layer.calibration.measured(tokens, tokens);
+            if let Some(history) = history {
+                run.keep(&shape, &turns, history);
+            }
+            self.built = run.built.into_inner().unwrap_or_default();
+            length
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{AssistantMessage, ToolCall, ToolResultMessage};
+    use crate::texts::English;
+
+    /// Rounds of question, call, result, answer, with a system message among them.
+    fn conversation(rounds: usize) -> Vec<Message> {
+        let mut messages = vec![Message::system("Be brief.")];
+        for round in 0..rounds {
+            messages.push(Message::user(format!("question {round}")));
+            let call = ToolCall::new(format!("c{round}"), "look", "{}");
+            messages.push(Message::Assistant(AssistantMessage::tool_calls([call])));
+            messages.push(Message::Tool(ToolResultMessage::new(
+                format!("c{round}"),
+                "r",
+            )));
+            messages.push(Message::Assistant(AssistantMessage::text("answer")));
+            if round == 3 {
+                messages.push(Message::system("A reminder."));
+            }
+        }
+        messages
+    }
+
+    #[test]
+    fn a_history_made_from_the_last_one_is_the_one_made_anew() {
+        let messages = conversation(12);
+        let shapes = |turns: &Turns<'_>| {
+            let units = turns.units().len();
+            (0..units).flat_map(|first| {
+                [
+                    Shape::from_unit(first),
+                    Shape::from_unit(first).with_summary("what was said"),
+                ]
+            })
+        };
+        for before in [9, 20, 30] {
+            let earlier = ChatRequest::new(&messages[..before], &[]);
+            let earlier = Turns::new(&earlier);
+            for after in [before, before + 1, before + 4, before + 13, messages.len()] {
+                let later = ChatRequest::new(&messages[..after], &[]);
+                let later = Turns::new(&later);
+                for first in shapes(&earlier) {
+                    for second in shapes(&later) {
+                        let history = earlier.apply(&first, &English);
+                        let built = Built::new(&first, &earlier, history).unwrap();
+                        let made = built.extend(&second, &later);
+                        if let Some(made) = made {
+                            assert_eq!(
+                                made,
+                                later.apply(&second, &English),
+                                "{before} then {after} messages, {first:?} then {second:?}"
+                            );
+                        } else {
+                            assert!(later.cut_of(&second) < earlier.cut_of(&first));
+                        }
+                    }
+                }
+            }
+        }
     }
 }

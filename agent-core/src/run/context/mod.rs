@@ -22,6 +22,9 @@ mod tests;
 mod turns;
 mod window;
 
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub use layer::__bench;
 pub(crate) use layer::{ContextLayer, InRun};
 pub use summarize::Summarize;
 pub use summary::Summary;

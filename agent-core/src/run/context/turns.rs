@@ -51,6 +51,8 @@ pub struct Turns<'a> {
     /// tokens of the system messages before it: a cut's tokens in constant time.
     from: Vec<u64>,
     systems_before: Vec<u64>,
+    /// The first waiting unit (the number of units when none is): no cut passes it.
+    first_waiting: usize,
     /// The summaries known for the conversation, in the history's positions.
     summaries: &'a [Summary],
     /// In a durable run, where a policy's own model calls are recorded, and the step.
@@ -192,9 +194,13 @@ impl<'a> Turns<'a> {
             };
             systems_before[index + 1] = systems_before[index] + system;
         }
+        let first_waiting = (units.iter())
+            .position(|unit| unit.kind == UnitKind::Waiting)
+            .unwrap_or(units.len());
         Turns {
             messages,
             texts: request.texts,
+            first_waiting,
             units,
             fixed_tokens: estimate.tools(request.tools),
             estimate: *estimate,
@@ -293,11 +299,7 @@ impl<'a> Turns<'a> {
     /// `first`, or the first waiting unit when that comes before it: nothing from a waiting unit
     /// on is left out.
     pub fn earliest_cut(&self, first: usize) -> usize {
-        let waiting = self
-            .units
-            .iter()
-            .position(|unit| unit.kind == UnitKind::Waiting);
-        first.min(waiting.unwrap_or(self.units.len()))
+        first.min(self.first_waiting)
     }
 
     /// The user message of the turn a history kept from `first` starts inside of, when the first
@@ -325,17 +327,7 @@ impl<'a> Turns<'a> {
     pub fn apply(&self, shape: &Shape, texts: &dyn Texts) -> Vec<Message> {
         let first = self.earliest_cut(shape.keep_from);
         let mut history = Vec::with_capacity(self.messages.len());
-        let left_out = &self.units[..first];
-        for unit in left_out.iter().filter(|unit| unit.kind == UnitKind::System) {
-            history.extend_from_slice(&self.messages[unit.messages.clone()]);
-        }
-        if let Some(summary) = &shape.summary
-            && first > 0
-        {
-            history.push(Message::user(texts.context_summary(&summary.text)));
-        } else if let Some(question) = self.question_of(first) {
-            history.extend_from_slice(&self.messages[self.units[question].messages.clone()]);
-        }
+        self.front(shape, texts, &mut history);
         for (index, unit) in self.units.iter().enumerate().skip(first) {
             let messages = &self.messages[unit.messages.clone()];
             if !shape.shortened.contains(&index) || unit.kind != UnitKind::Step {
@@ -355,5 +347,23 @@ impl<'a> Turns<'a> {
             }
         }
         history
+    }
+
+    /// Puts what a history kept under `shape` begins with before the units it keeps into
+    /// `history`: the system messages of the units left out, then the summary in their place or
+    /// the question of the turn the first unit kept works on.
+    pub(crate) fn front(&self, shape: &Shape, texts: &dyn Texts, history: &mut Vec<Message>) {
+        let first = self.earliest_cut(shape.keep_from);
+        let left_out = &self.units[..first];
+        for unit in left_out.iter().filter(|unit| unit.kind == UnitKind::System) {
+            history.extend_from_slice(&self.messages[unit.messages.clone()]);
+        }
+        if let Some(summary) = &shape.summary
+            && first > 0
+        {
+            history.push(Message::user(texts.context_summary(&summary.text)));
+        } else if let Some(question) = self.question_of(first) {
+            history.extend_from_slice(&self.messages[self.units[question].messages.clone()]);
+        }
     }
 }
