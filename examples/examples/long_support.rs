@@ -1,7 +1,8 @@
 //! A long support conversation that stays within a small context window: a `Summarize` context
 //! policy puts a summary of the oldest turns in their place once the conversation outgrows the
-//! window, the session keeps every message, and each turn prints what was stored, what was sent,
-//! and the tokens and cost the summary saved (the tokens estimated from the characters).
+//! window, the session keeps every message (and each summary, with the messages it stands for),
+//! and each turn prints what was stored, what was sent, the tokens and cost the summary saved (the
+//! tokens estimated from the characters), and a compaction when one was made.
 //!
 //! `cargo run -p examples --example long_support` runs offline: scripted models play the support
 //! agent and the summarizer. With a provider in the environment (`OPENAI_API_KEY=...`,
@@ -95,10 +96,13 @@ async fn converse(agent: &Agent, sent: &LastSent, store: &MemorySessions) -> Vec
     let price = Price::per_million(3.0, 15.0);
     let mut lines = Vec::new();
     for (turn, question) in QUESTIONS.iter().enumerate() {
-        if let Err(error) = agent.run(*question).session(store, "mei").await {
-            lines.push(format!("turn {turn:2}: error: {error}"));
-            break;
-        }
+        let output = match agent.run(*question).session(store, "mei").await {
+            Ok(output) => output,
+            Err(error) => {
+                lines.push(format!("turn {turn:2}: error: {error}"));
+                break;
+            }
+        };
         let stored = store.load("mei").await.unwrap_or_default().messages;
         let Some((request, summarized)) = *sent.0.lock().unwrap() else {
             continue;
@@ -108,8 +112,13 @@ async fn converse(agent: &Agent, sent: &LastSent, store: &MemorySessions) -> Vec
         let stored = tokens(&stored);
         let saved = whole.saturating_sub(request);
         let dollars = agent_core::Usage::new(saved, 0).cost(&price);
+        // A compaction this turn: the summary made, kept in the session with what it stands for.
+        let compacted = output.summaries.last().map_or(String::new(), |summary| {
+            let stands_for = summary.covers.len();
+            format!("; summarized the first {stands_for} messages")
+        });
         lines.push(format!(
-            "turn {turn:2}: stored {stored:4} tokens, sent {request:4}{}, saved {saved:4} (${dollars:.5})",
+            "turn {turn:2}: stored {stored:4} tokens, sent {request:4}{}, saved {saved:4} (${dollars:.5}){compacted}",
             if summarized { " with a summary" } else { "" }
         ));
     }
@@ -167,6 +176,13 @@ mod tests {
         assert!(lines[0].ends_with("saved    0 ($0.00000)"), "{}", lines[0]);
         let last = lines.last().unwrap();
         assert!(last.contains("with a summary"), "{last}");
+        // Each compaction is printed, and the session keeps its summary.
+        let compactions = lines
+            .iter()
+            .filter(|line| line.contains("; summarized the first"));
+        let stored = store.load("mei").await.unwrap();
+        assert_eq!(compactions.count(), stored.summaries.len());
+        assert!(!stored.summaries.is_empty());
         // Every message is kept; the last request carried much less.
         let stored = store.load("mei").await.unwrap();
         assert_eq!(stored.messages.len(), 1 + 2 * QUESTIONS.len());
