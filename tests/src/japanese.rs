@@ -280,8 +280,18 @@ impl Texts for Japanese {
         )
     }
 
-    fn result_left_out(&self, characters: usize) -> String {
-        format!("［紙幅のため、この結果（{characters} 文字）は省略しました。］")
+    fn result_left_out(&self, characters: usize, call_id: &str, tool: &str) -> String {
+        format!(
+            "［紙幅のため、この結果（{characters} 文字）は省略しました。読むには、呼び出し ID \
+             「{call_id}」で `{tool}` を呼んでください。］"
+        )
+    }
+
+    fn recall_tool(&self) -> [&'static str; 2] {
+        [
+            "紙幅のため会話から省略されたツールの結果を、それが答える呼び出しの ID で読みます。",
+            "結果を読む呼び出しの ID。",
+        ]
     }
 
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {

@@ -9,7 +9,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agent_core::context::{KeepLastTurns, Summarize, TokenWindow};
+use agent_core::context::{
+    ContextPolicy, KeepLastTurns, RECALL_TOOL, Shape, Summarize, TokenWindow, Turns, UnitKind,
+};
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::{
@@ -188,4 +190,98 @@ async fn a_call_waiting_for_approval_survives_a_cut_and_resumes() {
     // The session keeps every turn.
     let stored = store.load("ops").await.unwrap();
     assert_eq!(stored.messages[1], Message::user(question(0)));
+}
+
+/// Sends every result of a finished step as a note.
+struct NotesOnly;
+
+impl ContextPolicy for NotesOnly {
+    fn shape<'a>(&'a self, turns: &'a Turns<'a>) -> BoxFuture<'a, Result<Shape, ModelError>> {
+        let steps = (turns.units().iter().enumerate())
+            .filter(|(_, unit)| unit.kind == UnitKind::Step)
+            .map(|(index, _)| index);
+        Box::pin(std::future::ready(
+            Ok(Shape::everything().shortening(steps)),
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_result_sent_as_a_note_is_read_back_when_the_model_asks() {
+    let recall = |id: &str, call: &str| {
+        AssistantMessage::tool_calls([ToolCall::new(
+            call,
+            RECALL_TOOL,
+            format!(r#"{{"call_id":"{id}"}}"#),
+        )])
+    };
+    let scripted = Arc::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "n1",
+            "note",
+            r#"{"text":"the gate code is 4711"}"#,
+        )]),
+        AssistantMessage::text("Noted."),
+        recall("n1", "r1"),
+        recall("nope", "r2"),
+        AssistantMessage::text("The gate code is 4711."),
+    ]));
+    let agent = Agent::new(Arc::clone(&scripted))
+        .try_tool(note {})
+        .unwrap()
+        .context_policy(NotesOnly);
+    let store = MemorySessions::new();
+    let first = agent
+        .run("Note the gate code: 4711.")
+        .session(&store, "gate")
+        .await
+        .unwrap();
+    assert_eq!(first.text, "Noted.");
+    let out = agent
+        .run("What was the gate code?")
+        .session(&store, "gate")
+        .await
+        .unwrap();
+    assert_eq!(out.text, "The gate code is 4711.");
+    let requests = scripted.requests();
+    // The second turn's first request: the result as a note that says how to read it, and the
+    // tool to read it with offered beside the agent's.
+    let asked = &requests[2];
+    let note_text = English.result_left_out(
+        note("the gate code is 4711".into()).chars().count(),
+        "n1",
+        RECALL_TOOL,
+    );
+    assert!(
+        asked
+            .messages
+            .iter()
+            .any(|message| message.content() == note_text),
+        "{:#?}",
+        asked.messages
+    );
+    let offered: Vec<&str> = asked.tools.iter().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(offered, ["note", RECALL_TOOL]);
+    // The model asked: the result, whole, from the transcript; a call id with no result is told
+    // which ids have one.
+    let read = |id: &str| {
+        out.messages
+            .iter()
+            .find_map(|message| match message {
+                Message::Tool(result) if result.tool_call_id == id => Some(result.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(read("r1").content, note("the gate code is 4711".into()));
+    assert!(!read("r1").is_error);
+    let unknown = read("r2");
+    assert!(
+        unknown.is_error && unknown.content.contains(r#""n1""#),
+        "{}",
+        unknown.content
+    );
+    // Nothing ran: the note tool ran once, in the first turn.
+    let stored = store.load("gate").await.unwrap();
+    assert_eq!(stored.messages, out.messages);
 }

@@ -227,8 +227,18 @@ impl Texts for Chinese {
         )
     }
 
-    fn result_left_out(&self, characters: usize) -> String {
-        format!("［为节省篇幅，此处省略了这条结果（{characters} 个字符）。］")
+    fn result_left_out(&self, characters: usize, call_id: &str, tool: &str) -> String {
+        format!(
+            "［为节省篇幅，此处省略了这条结果（{characters} 个字符）；如需查看，\
+             请以调用 ID “{call_id}” 调用 `{tool}`。］"
+        )
+    }
+
+    fn recall_tool(&self) -> [&'static str; 2] {
+        [
+            "按所回应调用的 ID，读取为节省篇幅而从对话中省略的工具结果。",
+            "要读取其结果的调用的 ID。",
+        ]
     }
 
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {

@@ -105,8 +105,14 @@ pub trait Texts: Send + Sync + 'static {
     fn summary_request(&self, previous: Option<&str>, transcript: &str) -> String;
 
     /// What a tool result says in a request whose context policy left its content out (see
-    /// [`Shape::shortened`](crate::context::Shape)): the result had `characters` characters.
-    fn result_left_out(&self, characters: usize) -> String;
+    /// [`Shape::shortened`](crate::context::Shape)): the result of call `call_id` had
+    /// `characters` characters, and the model can read it with the tool named `tool`
+    /// ([`RECALL_TOOL`](crate::context::RECALL_TOOL)).
+    fn result_left_out(&self, characters: usize, call_id: &str, tool: &str) -> String;
+
+    /// The description of the tool [`RECALL_TOOL`](crate::context::RECALL_TOOL), offered with a
+    /// request that has results left out, and of its one parameter, the call's id.
+    fn recall_tool(&self) -> [&'static str; 2];
 
     /// What a model is asked to title a chat by, from its first exchange (the web endpoint's
     /// `ChatServer::title_by_model`): the instruction, the question and the answer, in one user

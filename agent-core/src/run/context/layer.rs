@@ -6,12 +6,12 @@ use std::hash::{DefaultHasher, Hasher};
 use std::sync::{Arc, Mutex};
 
 use super::estimate::{Calibration, TokenEstimate};
-use super::{ContextPolicy, RunSummaries, Shape, Turns, message_hash};
+use super::{ContextPolicy, RunSummaries, Shape, Turns, message_hash, recall_definition};
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
 use crate::run::journal::Journal;
 use crate::run::seams::{ModelCall, ModelLayer, Next};
-use crate::tool::BoxFuture;
+use crate::tool::{BoxFuture, ToolDef};
 
 /// An agent's context policy, and how the provider counts tokens, learned from each reply.
 pub(crate) struct ContextLayer {
@@ -194,9 +194,19 @@ impl<S: Sync> ModelLayer<S> for InRun<'_> {
                     return Err(error);
                 }
                 let history = self.history(&mut shape, &turns);
+                // Results left out can be read back: the request offers the tool for it.
+                let offered: Vec<ToolDef>;
+                let tools = if shape.shortened.is_empty() {
+                    request.tools
+                } else {
+                    let recall = recall_definition(request.texts);
+                    offered = request.tools.iter().cloned().chain([recall]).collect();
+                    &offered
+                };
                 let sent = match &history {
                     Some(history) => ChatRequest {
                         messages: history,
+                        tools,
                         ..request
                     },
                     None => request,

@@ -156,7 +156,10 @@ fn shortened_results_keep_their_calls() {
     let Message::Tool(result) = &sent[5] else {
         panic!("{:?}", sent[5]);
     };
-    assert_eq!(result.content, English.result_left_out(23));
+    assert_eq!(
+        result.content,
+        English.result_left_out(23, "a", RECALL_TOOL)
+    );
     // A waiting reply's results are sent as they are.
     assert_eq!(sent[16], messages[16]);
     assert!(turns.result_tokens(4) > 0);

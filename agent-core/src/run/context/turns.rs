@@ -5,8 +5,8 @@
 
 use std::ops::Range;
 
-use super::Summary;
 use super::estimate::TokenEstimate;
+use super::{RECALL_TOOL, Summary};
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, Model, ModelError};
 use crate::run::journal::Journal;
@@ -338,7 +338,9 @@ impl<'a> Turns<'a> {
                 history.push(match message {
                     Message::Tool(result) => {
                         let mut note = result.clone();
-                        note.content = texts.result_left_out(result.content.chars().count());
+                        let characters = result.content.chars().count();
+                        note.content =
+                            texts.result_left_out(characters, &result.tool_call_id, RECALL_TOOL);
                         note.parts.clear();
                         Message::Tool(note)
                     }

@@ -45,7 +45,9 @@ impl TokenWindow {
 
     /// Sends the results of the oldest steps as a short note before it leaves turns out: the
     /// model still sees every call it made, and what each returned is left out from the oldest on
-    /// until the request fits.
+    /// until the request fits. The note tells the model how to read a result again (the tool
+    /// [`RECALL_TOOL`](super::RECALL_TOOL), offered with such a request and answered from the
+    /// transcript).
     pub fn shortening_results(mut self) -> Self {
         self.shorten_results = true;
         self

@@ -142,6 +142,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             can_pause: self.seams.check.can_pause(),
             run_id: &self.run_id,
             texts: self.agent.tools.texts(),
+            messages: &self.messages,
         }
     }
 

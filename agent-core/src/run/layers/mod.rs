@@ -33,7 +33,7 @@ pub use trace::ChatSpan;
 pub use waiting::{Approvals, CannotPause, ExternalTools};
 
 use crate::run::agent::Agent;
-use crate::run::context::InRun;
+use crate::run::context::{InRun, Recall};
 use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer};
 
 /// A run's layers and policies, in their order, borrowed from the agent and the run's own values.
@@ -70,6 +70,10 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
             Vec::with_capacity(agent.policies.len() + agent.hooks.len() + 5);
         policies.push(&CutOffCalls);
         policies.push(&agent.limits);
+        // A request whose results a context policy left out offers a way to read them.
+        if agent.context.is_some() {
+            policies.push(&Recall);
+        }
         policies.extend(agent.hooks.iter().map(|hooks| hooks as &dyn CallPolicy<S>));
         policies.extend(agent.policies.iter().map(|policy| &**policy));
         if agent.tools.some_calls_wait() {

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::message::{AssistantMessage, ToolCall, ToolResultMessage};
+use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::ToolError;
 use crate::run::outcome::StopReason;
@@ -87,6 +87,8 @@ pub struct RunStatus<'a> {
     pub run_id: &'a RunId,
     /// The run's words, for a call answered without running.
     pub texts: &'a dyn Texts,
+    /// The run's transcript so far (while a step's calls run: up to the reply that made them).
+    pub messages: &'a [Message],
 }
 
 impl std::fmt::Debug for RunStatus<'_> {

@@ -152,8 +152,19 @@ impl Texts for English {
         )
     }
 
-    fn result_left_out(&self, characters: usize) -> String {
-        format!("[This result ({characters} characters) is left out here to save room.]")
+    fn result_left_out(&self, characters: usize, call_id: &str, tool: &str) -> String {
+        format!(
+            "[This result ({characters} characters) is left out here to save room; to read it, \
+             call `{tool}` with the call id \"{call_id}\".]"
+        )
+    }
+
+    fn recall_tool(&self) -> [&'static str; 2] {
+        [
+            "Reads a tool result that is left out of the conversation to save room, by the id \
+             of the call it answers.",
+            "The id of the call whose result to read.",
+        ]
     }
 
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {
