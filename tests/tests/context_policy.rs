@@ -10,18 +10,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_core::context::{
-    ContextPolicy, KeepLastTurns, RECALL_TOOL, Shape, Summarize, TokenWindow, Turns, UnitKind,
+    ContextPolicy, KeepLastTurns, RECALL_TOOL, Shape, Summarize, TokenCounter, TokenWindow, Turns,
+    UnitKind,
 };
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::ScriptedModel;
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, English, Message,
-    Model, ModelError, RunError, Texts, ToolCall,
+    Model, ModelError, RunError, Texts, ToolCall, ToolDef,
 };
 use agent_sql::SqliteSessions;
 use tests::long_conversation::{
-    CONTEXT, characters, converse, model, note, question, three_hundred_turns_in_a_token_window,
-    three_hundred_turns_summarized, too_long, wipe,
+    CONTEXT, characters, converse, message_characters, model, note, question,
+    three_hundred_turns_in_a_token_window, three_hundred_turns_summarized, too_long, wipe,
 };
 
 #[tokio::test]
@@ -190,6 +191,41 @@ async fn a_call_waiting_for_approval_survives_a_cut_and_resumes() {
     // The session keeps every turn.
     let stored = store.load("ops").await.unwrap();
     assert_eq!(stored.messages[1], Message::user(question(0)));
+}
+
+/// Counts tokens as [`DenseTokens`] does: a token for every two characters.
+struct TwoCharacters;
+
+impl TokenCounter for TwoCharacters {
+    fn message(&self, message: &Message) -> u64 {
+        message_characters(std::slice::from_ref(message)).div_ceil(2) as u64
+    }
+
+    fn tools(&self, _tools: &[ToolDef]) -> u64 {
+        0
+    }
+}
+
+#[tokio::test]
+async fn a_token_counter_that_counts_as_the_provider_does_is_never_refused() {
+    let store = MemorySessions::new();
+    let dense = Arc::new(DenseTokens {
+        model: model(100).0,
+        refusals: AtomicUsize::new(0),
+    });
+    let agent = Agent::new(Arc::clone(&dense))
+        .try_tool(note {})
+        .unwrap()
+        .context_policy(TokenWindow::new(CONTEXT as u64 * 8 / 10))
+        .count_tokens_with(TwoCharacters);
+    converse(&agent, &store, 100).await.unwrap();
+    // Counted as the model counts, the window holds from the first request on: no refusal (the
+    // estimate from characters is refused once before it learns, above).
+    assert_eq!(dense.refusals.load(Ordering::Relaxed), 0);
+    assert_eq!(dense.model.requests().len(), 200);
+    let last = dense.model.requests().pop().unwrap();
+    let tokens = message_characters(&last.messages) / 2;
+    assert!(tokens > CONTEXT / 2 && tokens <= CONTEXT, "{tokens}");
 }
 
 /// Sends every result of a finished step as a note.

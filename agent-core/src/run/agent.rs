@@ -13,7 +13,7 @@ use crate::limits::{AtStepLimit, Limits};
 use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings, OutputShapes};
-use crate::run::context::{ContextLayer, ContextPolicy};
+use crate::run::context::{ContextLayer, ContextPolicy, TokenCounter};
 use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
 use crate::run::layers::{Approvals, BoundLayer, BoundPolicy, Hooked};
 use crate::run::seams::{CallPolicy, ModelLayer};
@@ -48,6 +48,8 @@ pub struct Agent<S = ()> {
     pub(crate) layers: Vec<Arc<dyn ModelLayer<S>>>,
     /// What of the history each request carries (see [`Agent::context_policy`]).
     pub(crate) context: Option<Arc<ContextLayer>>,
+    /// What counts its tokens for the context policy (see [`Agent::count_tokens_with`]).
+    pub(crate) token_counter: Option<Arc<dyn TokenCounter>>,
     pub(crate) settings: ModelSettings,
     pub(crate) output: OutputSettings,
     /// The shapes of the output types its typed runs asked for.
@@ -68,6 +70,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             policies: Vec::new(),
             layers: Vec::new(),
             context: None,
+            token_counter: None,
             settings: ModelSettings::new(),
             output: OutputSettings::default(),
             output_shapes: OutputShapes::default(),
@@ -203,6 +206,14 @@ impl<S: Send + Sync + 'static> Agent<S> {
         self
     }
 
+    /// Counts the tokens its context policy reads with `counter` (a local tokenizer of the
+    /// model's) instead of estimating them from characters; either way the count is scaled by
+    /// what the provider counted for the last request.
+    pub fn count_tokens_with(mut self, counter: impl TokenCounter) -> Self {
+        self.token_counter = Some(Arc::new(counter));
+        self
+    }
+
     /// Approves nothing in the process: a run that reaches a call needing approval ends paused
     /// with the call waiting (see [`Approval::Defer`](crate::Approval::Defer)), for a person to
     /// decide on later through [`resume`](Agent::resume). The same as an approver
@@ -323,6 +334,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             policies,
             layers,
             context: self.context,
+            token_counter: self.token_counter,
             settings: self.settings,
             output: self.output,
             output_shapes: self.output_shapes,

@@ -18,16 +18,67 @@ const MEDIA_TOKENS: u64 = 1_000;
 /// The scale is kept in thousandths.
 const ONE: u64 = 1_000;
 
-/// An estimate of tokens, scaled by what the provider counted.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct TokenEstimate {
-    /// Real tokens per estimated token, in thousandths.
-    scale: u64,
+/// Counts tokens as a model's tokenizer does: a local tokenizer (tiktoken's, a Hugging Face
+/// tokenizer) in place of the estimate from characters, set with
+/// [`Agent::count_tokens_with`](crate::Agent::count_tokens_with). Its counts are still scaled by
+/// what the provider counted for the last request, so framing it does not see (roles, tool
+/// syntax) is learned.
+///
+/// ```
+/// use agent_core::context::TokenCounter;
+/// use agent_core::{Message, ToolDef};
+///
+/// /// A token for every three bytes, as a tokenizer of this model's might count.
+/// struct ThreeBytes;
+///
+/// impl TokenCounter for ThreeBytes {
+///     fn message(&self, message: &Message) -> u64 {
+///         message.content().len() as u64 / 3 + 4
+///     }
+///
+///     fn tools(&self, tools: &[ToolDef]) -> u64 {
+///         let text = serde_json::to_string(tools).unwrap_or_default();
+///         text.len() as u64 / 3
+///     }
+/// }
+/// ```
+pub trait TokenCounter: Send + Sync + 'static {
+    /// The tokens of `message` as sent (its text, calls, results and parts).
+    fn message(&self, message: &Message) -> u64;
+
+    /// The tokens of the tool definitions as sent.
+    fn tools(&self, tools: &[ToolDef]) -> u64;
 }
 
-impl TokenEstimate {
+/// An estimate of tokens, scaled by what the provider counted: from characters, or by a
+/// [`TokenCounter`].
+#[derive(Clone, Copy)]
+pub(crate) struct TokenEstimate<'c> {
+    /// Real tokens per estimated token, in thousandths.
+    scale: u64,
+    counter: Option<&'c dyn TokenCounter>,
+}
+
+impl std::fmt::Debug for TokenEstimate<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenEstimate")
+            .field("scale", &self.scale)
+            .field("counter", &self.counter.is_some())
+            .finish()
+    }
+}
+
+impl<'c> TokenEstimate<'c> {
+    /// The same estimate, counted by `counter` when there is one.
+    pub(crate) fn counting_with(self, counter: Option<&'c dyn TokenCounter>) -> Self {
+        TokenEstimate { counter, ..self }
+    }
+
     /// The tokens of one message.
     pub(crate) fn message(&self, message: &Message) -> u64 {
+        if let Some(counter) = self.counter {
+            return self.scaled(counter.message(message));
+        }
         let (characters, media) = match message {
             Message::System { content } => (content.len(), 0),
             Message::User { content, parts } => {
@@ -60,6 +111,9 @@ impl TokenEstimate {
 
     /// The tokens of the tool definitions.
     pub(crate) fn tools(&self, tools: &[ToolDef]) -> u64 {
+        if let Some(counter) = self.counter {
+            return self.scaled(counter.tools(tools));
+        }
         let characters: usize = tools
             .iter()
             .map(|tool| tool.name.len() + tool.description.len() + json_size(&tool.parameters))
@@ -100,9 +154,10 @@ impl Default for Calibration {
 
 impl Calibration {
     /// The estimate as measured so far.
-    pub(crate) fn estimate(&self) -> TokenEstimate {
+    pub(crate) fn estimate(&self) -> TokenEstimate<'static> {
         TokenEstimate {
             scale: self.scale.load(Ordering::Relaxed),
+            counter: None,
         }
     }
 
@@ -128,9 +183,12 @@ impl Calibration {
     }
 }
 
-impl TokenEstimate {
+impl TokenEstimate<'static> {
     /// The same estimate unscaled, to measure against.
     pub(crate) fn unscaled() -> Self {
-        TokenEstimate { scale: ONE }
+        TokenEstimate {
+            scale: ONE,
+            counter: None,
+        }
     }
 }

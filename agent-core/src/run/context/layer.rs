@@ -5,7 +5,7 @@
 use std::hash::{DefaultHasher, Hasher};
 use std::sync::{Arc, Mutex};
 
-use super::estimate::{Calibration, TokenEstimate};
+use super::estimate::{Calibration, TokenCounter, TokenEstimate};
 use super::{ContextPolicy, RunSummaries, Shape, Turns, message_hash, recall_definition};
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
@@ -28,16 +28,19 @@ impl ContextLayer {
         }
     }
 
-    /// The layer in a run that knows `summaries`, journaled in `journal` when durable.
+    /// The layer in a run that knows `summaries`, journaled in `journal` when durable, its
+    /// tokens counted by `counter` when the agent has one.
     pub(crate) fn in_run<'r>(
         &'r self,
         summaries: &'r RunSummaries,
         journal: Option<&'r dyn Journal>,
+        counter: Option<&'r dyn TokenCounter>,
     ) -> InRun<'r> {
         InRun {
             layer: self,
             summaries,
             journal,
+            counter,
             built: Mutex::new(None),
         }
     }
@@ -58,6 +61,7 @@ pub(crate) struct InRun<'r> {
     layer: &'r ContextLayer,
     summaries: &'r RunSummaries,
     journal: Option<&'r dyn Journal>,
+    counter: Option<&'r dyn TokenCounter>,
     /// The history the last request sent, to extend rather than build again when the next one
     /// has the same shape (a run's history only grows).
     built: Mutex<Option<Built>>,
@@ -122,9 +126,10 @@ fn hash_of(message: &Message) -> u64 {
     hasher.finish()
 }
 
-/// The tokens of `request` at scale one, to measure the provider's count against.
-fn unscaled_tokens(request: &ChatRequest<'_>) -> u64 {
-    let estimate = TokenEstimate::unscaled();
+/// The tokens of `request` at scale one (counted by `counter` when there is one), to measure the
+/// provider's count against.
+fn unscaled_tokens(request: &ChatRequest<'_>, counter: Option<&dyn TokenCounter>) -> u64 {
+    let estimate = TokenEstimate::unscaled().counting_with(counter);
     estimate.tools(request.tools)
         + request
             .messages
@@ -183,11 +188,9 @@ impl<S: Sync> ModelLayer<S> for InRun<'_> {
             let mut refused: Option<(Shape, ModelError)> = None;
             loop {
                 let known = self.summaries.known();
-                let turns = Turns::estimated(&request, &calibration.estimate()).in_run(
-                    &known,
-                    self.journal,
-                    step,
-                );
+                let estimate = calibration.estimate().counting_with(self.counter);
+                let turns =
+                    Turns::estimated(&request, &estimate).in_run(&known, self.journal, step);
                 let mut shape = self.layer.policy.shape(&turns).await?;
                 // Tried again only when the policy cuts tighter.
                 if let Some((_, error)) = refused.take_if(|(before, _)| *before == shape) {
@@ -217,7 +220,7 @@ impl<S: Sync> ModelLayer<S> for InRun<'_> {
                     request: sent,
                 };
                 let reply = next.call(call).await;
-                let tokens = reply.is_ok().then(|| unscaled_tokens(&sent));
+                let tokens = reply.is_ok().then(|| unscaled_tokens(&sent, self.counter));
                 if let Some(history) = history {
                     self.keep(&shape, &turns, history);
                 }
@@ -277,6 +280,7 @@ pub mod __bench {
                 layer: &self.layer,
                 summaries: &self.summaries,
                 journal: None,
+                counter: None,
                 built: Mutex::new(self.built.take()),
             };
             let known = self.summaries.known();
@@ -292,7 +296,7 @@ pub mod __bench {
             let history = run.history(&mut shape, &turns);
             let sent: &[Message] = history.as_deref().unwrap_or(request.messages);
             let length = sent.len();
-            let tokens = super::unscaled_tokens(&ChatRequest::new(sent, request.tools));
+            let tokens = super::unscaled_tokens(&ChatRequest::new(sent, request.tools), None);
             self.layer.calibration.measured(tokens, tokens);
             if let Some(history) = history {
                 run.keep(&shape, &turns, history);

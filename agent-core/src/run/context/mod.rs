@@ -7,7 +7,8 @@
 //! kept beside them (in the run's output and its session).
 //!
 //! - `turns`: the history as units, and the one function that builds a history from a shape;
-//! - `estimate`: tokens without a tokenizer, kept honest by the provider's counts;
+//! - `estimate`: tokens without a tokenizer (or with one of yours: [`TokenCounter`]), kept honest
+//!   by the provider's counts;
 //! - `window`: the policies that leave turns out ([`KeepLastTurns`], [`TokenWindow`]);
 //! - `summarize`: the policy that puts a model's summary in their place ([`Summarize`]);
 //! - `summary`: a summary and the messages it stands for, as a run and a session keep them;
@@ -24,6 +25,7 @@ mod tests;
 mod turns;
 mod window;
 
+pub use estimate::TokenCounter;
 #[cfg(feature = "bench-internals")]
 #[doc(hidden)]
 pub use layer::__bench;

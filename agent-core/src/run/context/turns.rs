@@ -46,7 +46,7 @@ pub struct Turns<'a> {
     units: Vec<Unit>,
     /// The tokens of what every request carries besides the history: the tool definitions.
     fixed_tokens: u64,
-    estimate: TokenEstimate,
+    estimate: TokenEstimate<'a>,
     /// For each unit index (and one past the last), the tokens of the units from it on, and the
     /// tokens of the system messages before it: a cut's tokens in constant time.
     from: Vec<u64>,
@@ -129,7 +129,7 @@ impl<'a> Turns<'a> {
     }
 
     /// The units of `request`'s history, their tokens estimated with `estimate`.
-    pub(crate) fn estimated(request: &ChatRequest<'a>, estimate: &TokenEstimate) -> Self {
+    pub(crate) fn estimated(request: &ChatRequest<'a>, estimate: &TokenEstimate<'a>) -> Self {
         let messages = request.messages;
         let mut units: Vec<Unit> = Vec::new();
         let mut index = 0;
