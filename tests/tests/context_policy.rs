@@ -14,7 +14,7 @@ use agent_core::context::{
     UnitKind,
 };
 use agent_core::session::{MemorySessions, SessionStore};
-use agent_core::testing::ScriptedModel;
+use agent_core::testing::{RecordedRequest, ScriptedModel};
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, English, Message,
     Model, ModelError, RunError, Texts, ToolCall, ToolDef,
@@ -120,21 +120,35 @@ impl Model for DenseTokens {
     }
 }
 
-#[tokio::test]
-async fn a_request_refused_as_too_long_is_cut_tighter_and_sent_once_more() {
+/// A conversation of 100 turns against [`DenseTokens`] in a token window, its tokens counted by
+/// `counter` when given: how many requests the model refused, and the last request it answered.
+async fn dense_conversation(counter: Option<TwoCharacters>) -> (usize, RecordedRequest) {
     let store = MemorySessions::new();
     let dense = Arc::new(DenseTokens {
         model: model(100).0,
         refusals: AtomicUsize::new(0),
     });
-    let agent = Agent::new(Arc::clone(&dense))
+    let mut agent = Agent::new(Arc::clone(&dense))
         .try_tool(note {})
         .unwrap()
         .context_policy(TokenWindow::new(CONTEXT as u64 * 8 / 10));
+    if let Some(counter) = counter {
+        agent = agent.count_tokens_with(counter);
+    }
     converse(&agent, &store, 100).await.unwrap();
+    let mut requests = dense.model.requests();
+    assert_eq!(requests.len(), 200);
+    (
+        dense.refusals.load(Ordering::Relaxed),
+        requests.pop().unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn a_request_refused_as_too_long_is_cut_tighter_and_sent_once_more() {
     // Refused once, when the history first outgrew the window; from then on estimated higher.
-    assert_eq!(dense.refusals.load(Ordering::Relaxed), 1);
-    assert_eq!(dense.model.requests().len(), 200);
+    let (refusals, _) = dense_conversation(None).await;
+    assert_eq!(refusals, 1);
 }
 
 #[tokio::test]
@@ -208,22 +222,10 @@ impl TokenCounter for TwoCharacters {
 
 #[tokio::test]
 async fn a_token_counter_that_counts_as_the_provider_does_is_never_refused() {
-    let store = MemorySessions::new();
-    let dense = Arc::new(DenseTokens {
-        model: model(100).0,
-        refusals: AtomicUsize::new(0),
-    });
-    let agent = Agent::new(Arc::clone(&dense))
-        .try_tool(note {})
-        .unwrap()
-        .context_policy(TokenWindow::new(CONTEXT as u64 * 8 / 10))
-        .count_tokens_with(TwoCharacters);
-    converse(&agent, &store, 100).await.unwrap();
     // Counted as the model counts, the window holds from the first request on: no refusal (the
     // estimate from characters is refused once before it learns, above).
-    assert_eq!(dense.refusals.load(Ordering::Relaxed), 0);
-    assert_eq!(dense.model.requests().len(), 200);
-    let last = dense.model.requests().pop().unwrap();
+    let (refusals, last) = dense_conversation(Some(TwoCharacters)).await;
+    assert_eq!(refusals, 0);
     let tokens = message_characters(&last.messages) / 2;
     assert!(tokens > CONTEXT / 2 && tokens <= CONTEXT, "{tokens}");
 }

@@ -160,6 +160,23 @@ async fn ask(client: &Client, question: &str) {
         .unwrap();
 }
 
+/// The chat page of a server for `agent` (its chats in memory), open in a browser: the store, the
+/// browser, and its driver (which stops when dropped).
+async fn open_chat(agent: Agent) -> (Arc<MemorySessions>, Client, tokio::process::Child) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let page = format!("http://{}/", listener.local_addr().unwrap());
+    let store = Arc::new(MemorySessions::new());
+    tokio::spawn(
+        ChatServer::new(Arc::new(agent))
+            .sessions(store.clone())
+            .serve(listener),
+    );
+    let (driver, webdriver) = chromedriver().await;
+    let client = browser(&webdriver).await;
+    client.goto(&page).await.unwrap();
+    (store, client, driver)
+}
+
 async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
     let model = ScriptedModel::new([
         AssistantMessage::tool_calls([ToolCall::new(
@@ -187,18 +204,7 @@ async fn a_person_chats_sees_the_tool_calls_and_approves_one() {
         .and_then(|agent| agent.try_tool(survey {}))
         .unwrap()
         .defer_approvals();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let page = format!("http://{}/", listener.local_addr().unwrap());
-    let store = Arc::new(MemorySessions::new());
-    tokio::spawn(
-        ChatServer::new(Arc::new(agent))
-            .sessions(store.clone())
-            .serve(listener),
-    );
-    let (_driver, webdriver) = chromedriver().await;
-    let client = browser(&webdriver).await;
-
-    client.goto(&page).await.unwrap();
+    let (store, client, _driver) = open_chat(agent).await;
     ask(&client, "Do I need an umbrella in Beijing?").await;
     wait_for_text(&client, "Light rain in Beijing: take an umbrella.").await;
     let card = client
@@ -369,18 +375,7 @@ async fn a_summarized_chat_is_shown_whole() {
     let summarizer = Arc::new(ScriptedModel::new(summaries));
     let agent: Agent = Agent::new(ScriptedModel::new(answers))
         .context_policy(Summarize::new(Arc::clone(&summarizer), 200));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let page = format!("http://{}/", listener.local_addr().unwrap());
-    let store = Arc::new(MemorySessions::new());
-    tokio::spawn(
-        ChatServer::new(Arc::new(agent))
-            .sessions(store.clone())
-            .serve(listener),
-    );
-    let (_driver, webdriver) = chromedriver().await;
-    let client = browser(&webdriver).await;
-
-    client.goto(&page).await.unwrap();
+    let (store, client, _driver) = open_chat(agent).await;
     for turn in 0..TURNS {
         ask(
             &client,
@@ -402,6 +397,11 @@ async fn a_summarized_chat_is_shown_whole() {
         .await
         .unwrap();
     assert_eq!(notes.len(), summarizer.requests().len(), "{text}");
+    // One note for each summary the chat's session keeps, over every message it keeps.
+    let chats = store.list("").await.unwrap();
+    let stored = store.load(&chats[0].id).await.unwrap();
+    assert_eq!(stored.summaries.len(), notes.len());
+    assert_eq!(stored.messages.len(), 1 + 2 * TURNS);
     let last = notes.last().unwrap();
     last.find(Locator::Css("summary"))
         .await
