@@ -424,7 +424,8 @@ impl SessionStore for PostgresSessions {
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(Conversation::new(messages)
                 .with_paused(paused)
-                .with_summaries(summaries, usage))
+                .with_summaries(summaries)
+                .with_usage(usage))
         })
     }
 

@@ -295,7 +295,8 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
     }
     Ok(Conversation::new(messages)
         .with_paused(paused)
-        .with_summaries(summaries, usage))
+        .with_summaries(summaries)
+        .with_usage(usage))
 }
 
 /// What an append writes, serialized: the messages, the paused run, the summaries (with the end

@@ -47,9 +47,14 @@ impl Conversation {
         self
     }
 
-    /// The same, with `summaries` and `usage`.
-    pub fn with_summaries(mut self, summaries: Vec<Summary>, usage: UsageByModel) -> Self {
+    /// The same, with `summaries` of parts of it.
+    pub fn with_summaries(mut self, summaries: Vec<Summary>) -> Self {
         self.summaries = summaries;
+        self
+    }
+
+    /// The same, having used `usage`.
+    pub fn with_usage(mut self, usage: UsageByModel) -> Self {
         self.usage = usage;
         self
     }

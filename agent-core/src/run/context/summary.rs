@@ -171,3 +171,30 @@ impl RunSummaries {
         known
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_map_a_stored_conversation_into_a_runs_history_and_back() {
+        // Stored: u0 a1 u2 a3 u4. The run put a system prompt in front and a repair's result
+        // after a1 (a call with no result): S u0 a1 r u2 a3 u4.
+        let positions = Positions {
+            prompt: 1,
+            repairs: vec![3],
+        };
+        let run: Vec<usize> = (0..=5).map(|given| positions.to_run(given)).collect();
+        assert_eq!(run, [1, 2, 4, 5, 6, 7]);
+        for (given, &at) in run.iter().enumerate() {
+            assert_eq!(positions.to_given(at), given);
+        }
+        // A summary of the first two stored messages ends, in the run, where u2 is: after the
+        // repaired result, which it stands for too.
+        let summaries = RunSummaries::new(vec![Summary::new(0..2, "two")], positions);
+        assert_eq!(summaries.known()[0].covers, 1..4);
+        summaries.add(Summary::new(0..6, "four"));
+        assert_eq!(summaries.made_since(0)[0].covers, 0..4);
+        assert_eq!(summaries.into_made()[0].covers, 0..6);
+    }
+}
