@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use agent_core::context::Summary;
 use agent_core::{Part, Source};
 use agent_core::{PausedRun, RunError, RunEvent, RunOutput, StopReason, Waiting};
 use agent_core::{ToolCall, ToolResultMessage};
@@ -80,6 +81,13 @@ pub(crate) enum Chunk {
         id: String,
         data: Value,
     },
+    /// A summary the run's context policy made of the conversation before this turn: a data part
+    /// the page shows as a note above the question (see `read_back`).
+    #[serde(rename = "data-summary")]
+    Summary {
+        id: String,
+        data: Value,
+    },
     /// An image, document or audio a tool returned, for the client to show.
     File {
         url: String,
@@ -97,6 +105,14 @@ pub(crate) enum Chunk {
         #[serde(rename = "errorText")]
         error_text: String,
     },
+}
+
+/// A summary as the chat's data part: its text, under an id of where it starts being sent.
+pub(crate) fn summary_chunk(summary: &Summary) -> Chunk {
+    Chunk::Summary {
+        id: format!("summary-{}", summary.covers.end),
+        data: serde_json::json!({ "text": summary.text }),
+    }
 }
 
 /// The kinds of block a text streams in.
@@ -169,6 +185,7 @@ impl Encoder {
                 self.close_blocks(&mut chunks);
                 chunks.push(Chunk::FinishStep);
             }
+            RunEvent::Summarized(summary) => chunks.push(summary_chunk(&summary)),
             RunEvent::Finished(outcome) => return self.finish(&outcome, None, Vec::new()),
             // An event of a later agent-core the stream has no chunk for: the client needs none.
             _ => {}

@@ -17,7 +17,7 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::answer::granted;
-use super::chunks::{file_of, grant_chunk, input_of};
+use super::chunks::{file_of, grant_chunk, input_of, summary_chunk};
 use super::identity::Identity;
 use super::rewind::read_back_id;
 use super::{Shared, chat_of, json_response, refuse, store_failed};
@@ -74,8 +74,8 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
 /// The conversation of chat `chat_id` as `UIMessage`s: the system prompt left out, each question
 /// one message, each answer (every step up to the next question) one more. The conversation is
 /// shown whole; where a summary stands for the messages before it in the model's requests, the
-/// message it starts at has a `data-summary` part (its text, and how many messages it stands
-/// for), which the page shows as a note above it.
+/// message it starts at has a `data-summary` part (its text), which the page shows as a note
+/// above it.
 pub(crate) fn ui_messages(
     chat_id: &str,
     conversation: &Conversation,
@@ -128,17 +128,11 @@ pub(crate) fn ui_messages(
 }
 
 /// A `data-summary` part for each summary of `conversation` that starts being sent at one of the
-/// messages `at` (it stands for those before).
+/// messages `at` (it stands for those before), as the stream sends it.
 fn summary_parts(conversation: &Conversation, at: std::ops::Range<usize>) -> Vec<Value> {
-    (conversation.summaries.iter().enumerate())
-        .filter(|(_, summary)| at.contains(&summary.covers.end))
-        .map(|(index, summary)| {
-            json!({
-                "type": "data-summary",
-                "id": format!("summary-{index}"),
-                "data": { "text": summary.text, "messages": summary.covers.len() },
-            })
-        })
+    (conversation.summaries.iter())
+        .filter(|summary| at.contains(&summary.covers.end))
+        .map(|summary| serde_json::to_value(summary_chunk(summary)).unwrap_or_default())
         .collect()
 }
 

@@ -17,7 +17,7 @@ use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::{RecordedRequest, ScriptedModel};
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, English, Message,
-    Model, ModelError, RunError, Texts, ToolCall, ToolDef,
+    Model, ModelError, RunError, RunEvent, Texts, ToolCall, ToolDef,
 };
 use agent_sql::SqliteSessions;
 use tests::long_conversation::{
@@ -322,4 +322,46 @@ async fn a_result_sent_as_a_note_is_read_back_when_the_model_asks() {
     // Nothing ran: the note tool ran once, in the first turn.
     let stored = store.load("gate").await.unwrap();
     assert_eq!(stored.messages, out.messages);
+}
+
+#[tokio::test]
+async fn a_streamed_run_tells_of_the_summary_it_makes_before_the_request_that_sends_it() {
+    use futures_util::StreamExt;
+
+    // Twenty earlier turns, past a window of 300 tokens.
+    let mut history = vec![Message::system("Be brief.")];
+    for turn in 0..20 {
+        history.push(Message::user(question(turn)));
+        history.push(Message::Assistant(AssistantMessage::text(format!(
+            "Turn {turn}: noted, and here is a reply long enough to fill the window over time."
+        ))));
+    }
+    let summarizer = ScriptedModel::new([AssistantMessage::text("They asked twenty questions.")]);
+    let agent = Agent::new(ScriptedModel::new([AssistantMessage::text("Done.")]))
+        .context_policy(Summarize::new(summarizer, 300));
+    let events: Vec<RunEvent> = agent
+        .run(question(20))
+        .history(history)
+        .stream()
+        .collect()
+        .await;
+    let summarized = events
+        .iter()
+        .position(|event| matches!(event, RunEvent::Summarized(_)));
+    let text = events
+        .iter()
+        .position(|event| matches!(event, RunEvent::TextDelta(_)));
+    assert!(summarized.is_some() && summarized < text, "{events:#?}");
+    let Some(RunEvent::Summarized(summary)) = summarized.map(|at| &events[at]) else {
+        unreachable!()
+    };
+    assert_eq!(summary.text, "They asked twenty questions.");
+    let Some(RunEvent::Finished(Ok(output))) = events.last() else {
+        panic!("{events:#?}");
+    };
+    assert_eq!(output.summaries, std::slice::from_ref(summary));
+    assert!(matches!(
+        output.messages[summary.covers.end],
+        Message::User { .. }
+    ));
 }

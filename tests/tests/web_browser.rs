@@ -385,6 +385,12 @@ async fn a_summarized_chat_is_shown_whole() {
         wait_for_text(&client, &format!("Answer {turn}:")).await;
     }
     assert!(!summarizer.requests().is_empty(), "nothing was summarized");
+    // Each summary shows as it is made, over the question of its turn.
+    let live = client
+        .find_all(Locator::Css(".message.user .summary-note"))
+        .await
+        .unwrap();
+    assert_eq!(live.len(), summarizer.requests().len());
     client.refresh().await.unwrap();
     wait_for_text(&client, &format!("Answer {}:", TURNS - 1)).await;
     let text = page_text(&client).await;
@@ -412,7 +418,7 @@ async fn a_summarized_chat_is_shown_whole() {
     let shown = last.text().await.unwrap();
     let latest = format!("Summary {} of the chat.", notes.len() - 1);
     assert!(
-        shown.contains("messages above are summarized") && shown.contains(&latest),
+        shown.contains("Earlier messages are summarized") && shown.contains(&latest),
         "{shown}"
     );
     client.close().await.unwrap();

@@ -7,6 +7,7 @@ use std::task::{Context, Poll};
 
 use futures_util::Stream;
 
+use super::context::Summary;
 use super::outcome::{RunError, RunOutput};
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::tool::BoxFuture;
@@ -42,6 +43,10 @@ pub enum RunEvent<O = RunOutput> {
         /// [`Fallback`](crate::Fallback) chain, the one of the chain that answered this step.
         model: Option<String>,
     },
+    /// The run's context policy made a summary, which this request and the later ones send in
+    /// place of the messages it stands for (in the run's positions; kept in
+    /// [`RunOutput::summaries`] and in the session).
+    Summarized(Summary),
     /// The run ended, with exactly what the same run not streamed returns. Always last.
     Finished(Result<O, RunError>),
 }
@@ -62,6 +67,7 @@ pub(crate) enum LiveEvent {
         usage: Usage,
         model: Option<String>,
     },
+    Summarized(Summary),
 }
 
 impl<O> From<LiveEvent> for RunEvent<O> {
@@ -75,6 +81,7 @@ impl<O> From<LiveEvent> for RunEvent<O> {
             LiveEvent::StepFinished { step, usage, model } => {
                 RunEvent::StepFinished { step, usage, model }
             }
+            LiveEvent::Summarized(summary) => RunEvent::Summarized(summary),
         }
     }
 }

@@ -88,8 +88,14 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             .or(agent.settings.prompt_cache.as_ref())
             .is_some();
         let watch = cached.then(CacheWatch::default);
-        let context_layer = (agent.context.as_ref())
-            .map(|layer| layer.in_run(&summaries, journal, agent.token_counter.as_deref()));
+        let context_layer = (agent.context.as_ref()).map(|layer| {
+            layer.in_run(
+                &summaries,
+                journal,
+                agent.token_counter.as_deref(),
+                events.clone(),
+            )
+        });
         let stacks = Stacks::new(
             agent,
             &check,

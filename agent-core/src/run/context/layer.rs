@@ -9,6 +9,7 @@ use super::estimate::{Calibration, TokenCounter, TokenEstimate};
 use super::{ContextPolicy, RunSummaries, Shape, Turns, message_hash, recall_definition};
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
+use crate::run::events::{EventSender, LiveEvent};
 use crate::run::journal::Journal;
 use crate::run::seams::{ModelCall, ModelLayer, Next};
 use crate::tool::{BoxFuture, ToolDef};
@@ -29,18 +30,21 @@ impl ContextLayer {
     }
 
     /// The layer in a run that knows `summaries`, journaled in `journal` when durable, its
-    /// tokens counted by `counter` when the agent has one.
+    /// tokens counted by `counter` when the agent has one, telling `events` of each summary made
+    /// when streamed.
     pub(crate) fn in_run<'r>(
         &'r self,
         summaries: &'r RunSummaries,
         journal: Option<&'r dyn Journal>,
         counter: Option<&'r dyn TokenCounter>,
+        events: Option<EventSender>,
     ) -> InRun<'r> {
         InRun {
             layer: self,
             summaries,
             journal,
             counter,
+            events,
             built: Mutex::new(None),
         }
     }
@@ -62,6 +66,7 @@ pub(crate) struct InRun<'r> {
     summaries: &'r RunSummaries,
     journal: Option<&'r dyn Journal>,
     counter: Option<&'r dyn TokenCounter>,
+    events: Option<EventSender>,
     /// The history the last request sent, to extend rather than build again when the next one
     /// has the same shape (a run's history only grows).
     built: Mutex<Option<Built>>,
@@ -146,8 +151,11 @@ impl InRun<'_> {
         let cut = turns.cut_of(shape);
         if let Some(summary) = &mut shape.summary {
             summary.covers = 0..cut;
-            if cut > 0 {
-                self.summaries.add(summary.clone());
+            if cut > 0
+                && self.summaries.add(summary.clone())
+                && let Some(events) = &self.events
+            {
+                events.send(LiveEvent::Summarized(summary.clone()));
             }
         }
         if shape.keeps_everything() {
@@ -281,6 +289,7 @@ pub mod __bench {
                 summaries: &self.summaries,
                 journal: None,
                 counter: None,
+                events: None,
                 built: Mutex::new(self.built.take()),
             };
             let known = self.summaries.known();

@@ -143,12 +143,14 @@ impl RunSummaries {
         self.lock().clone()
     }
 
-    /// Adds a summary the run made (in its positions), unless it is known.
-    pub(crate) fn add(&self, summary: Summary) {
+    /// Adds a summary the run made (in its positions), unless it is known; whether it was new.
+    pub(crate) fn add(&self, summary: Summary) -> bool {
         let mut known = self.lock();
-        if !known.iter().any(|other| other.same_as(&summary)) {
+        let new = !known.iter().any(|other| other.same_as(&summary));
+        if new {
             known.push(summary);
         }
+        new
     }
 
     /// The summaries the run made, from the `from`th on, in the given conversation's positions
