@@ -53,7 +53,8 @@
 //!   apart) and [`Price`] gives it a cost; [`PromptCache`] asks a provider to cache what the
 //!   requests of a conversation share.
 //! - [`context`]: what of a long conversation each request carries ([`Agent::context_policy`]):
-//!   whole units of the history kept or left out, a summary in their place.
+//!   whole units of the history kept or left out, a [`Summary`](context::Summary) in their place
+//!   (kept with the conversation), results sent as notes the model can read back.
 //!
 //! Integrations built on this crate's public API alone are crates of their own: `agent-mcp`
 //! serves tools to MCP clients and uses MCP servers' tools, `agent-web` serves an agent to chat
@@ -112,8 +113,9 @@ pub mod __private;
 /// What of a long conversation each request carries: a [`ContextPolicy`](context::ContextPolicy)
 /// set with [`Agent::context_policy`] sees the history as [`Turns`](context::Turns), units it
 /// keeps or leaves out whole (a reply with its calls' results is one), and answers with a
-/// [`Shape`](context::Shape); the crate ships [`KeepLastTurns`](context::KeepLastTurns) and
-/// [`TokenWindow`](context::TokenWindow).
+/// [`Shape`](context::Shape); the crate ships [`KeepLastTurns`](context::KeepLastTurns),
+/// [`TokenWindow`](context::TokenWindow) and [`Summarize`](context::Summarize), whose
+/// [`Summary`](context::Summary)s a session keeps beside the messages they stand for.
 pub mod context {
     pub use crate::run::context::*;
 }
