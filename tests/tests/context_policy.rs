@@ -13,11 +13,11 @@ use agent_core::context::{
     ContextPolicy, KeepLastTurns, RECALL_TOOL, Shape, Summarize, TokenCounter, TokenWindow, Turns,
     UnitKind,
 };
-use agent_core::session::{MemorySessions, SessionStore};
+use agent_core::session::{Append, MemorySessions, SessionStore};
 use agent_core::testing::{RecordedRequest, ScriptedModel};
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Decision, English, Message,
-    Model, ModelError, RunError, RunEvent, Texts, ToolCall, ToolDef,
+    Model, ModelError, RunError, RunEvent, Texts, ToolCall, ToolDef, Usage,
 };
 use agent_sql::SqliteSessions;
 use tests::long_conversation::{
@@ -364,4 +364,55 @@ async fn a_streamed_run_tells_of_the_summary_it_makes_before_the_request_that_se
         output.messages[summary.covers.end],
         Message::User { .. }
     ));
+}
+
+#[tokio::test]
+async fn a_summary_made_before_a_pause_is_counted_once_in_the_run_and_its_session() {
+    let store = MemorySessions::new();
+    // Twenty earlier turns, past a window of 300 tokens, in the session.
+    let mut history = vec![Message::system("Be brief.")];
+    for turn in 0..20 {
+        history.push(Message::user(question(turn)));
+        history.push(Message::Assistant(AssistantMessage::text(format!(
+            "Turn {turn}: noted, and here is a reply long enough to fill the window over time."
+        ))));
+    }
+    store
+        .append("ops", 0, Append::messages(&history))
+        .await
+        .unwrap();
+    let summary = ChatResponse::new(AssistantMessage::text("Twenty questions, noted."))
+        .with_usage(Usage::new(400, 60));
+    let replies = [
+        ChatResponse::new(AssistantMessage::tool_calls([ToolCall::new(
+            "w",
+            "wipe",
+            r#"{"disk":"d1"}"#,
+        )]))
+        .with_usage(Usage::new(100, 10)),
+        ChatResponse::new(AssistantMessage::text("d1 is wiped.")).with_usage(Usage::new(100, 10)),
+    ];
+    let agent = Agent::new(ScriptedModel::new(replies))
+        .try_tool(wipe {})
+        .unwrap()
+        .defer_approvals()
+        .context_policy(Summarize::new(ScriptedModel::new([summary]), 300));
+    let paused = agent.run("Wipe d1.").session(&store, "ops").await.unwrap();
+    assert!(paused.paused.is_some());
+    assert_eq!(paused.summaries.len(), 1);
+    assert_eq!(paused.usage, Usage::new(500, 70));
+    let done = agent
+        .resume_session([("w", Decision::Approve)])
+        .session(&store, "ops")
+        .await
+        .unwrap();
+    assert_eq!(done.text, "d1 is wiped.");
+    // The summary made before the pause is sent again after it, not made again. It was counted
+    // in the part of the run that made it (the run goes on from the pause's model calls), and
+    // once in the session, with every model call.
+    assert!(done.summaries.is_empty());
+    assert_eq!(done.usage, Usage::new(200, 20));
+    let stored = store.load("ops").await.unwrap();
+    assert_eq!(stored.usage.total(), Usage::new(600, 80));
+    assert_eq!(stored.summaries.len(), 1);
 }

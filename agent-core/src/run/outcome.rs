@@ -23,7 +23,8 @@ pub struct RunOutput {
     pub steps: usize,
     /// Why the run ended.
     pub stop_reason: StopReason,
-    /// Tokens used over the whole run: every model call's, and its [`summaries`](Self::summaries)'.
+    /// Tokens used over the whole run: every model call's (a resumed run's from before its pause
+    /// included), and those of the [`summaries`](Self::summaries) it made.
     pub usage: Usage,
     /// Tokens used by each model call, in order.
     pub step_usage: Vec<Usage>,

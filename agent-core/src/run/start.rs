@@ -128,7 +128,9 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             None => outcome,
         };
         drop(context_layer);
-        // The summaries' usage is the run's too.
+        // The usage of the summaries this run made is its own too (a run resumed from a pause
+        // goes on from its model calls': the summaries made before are in that part's output,
+        // and in the session).
         outcome.map(|mut output| {
             output.summaries = summaries.into_made();
             for summary in &output.summaries {

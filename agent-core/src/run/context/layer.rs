@@ -67,8 +67,8 @@ pub(crate) struct InRun<'r> {
     journal: Option<&'r dyn Journal>,
     counter: Option<&'r dyn TokenCounter>,
     events: Option<EventSender>,
-    /// The history the last request sent, to extend rather than build again when the next one
-    /// has the same shape (a run's history only grows).
+    /// The history the last request sent, to make the next one from rather than build it again
+    /// (a run's history only grows, and a cut only moves on).
     built: Mutex<Option<Built>>,
 }
 
