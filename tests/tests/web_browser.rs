@@ -62,32 +62,43 @@ async fn survey() -> String {
     "42 answers".to_owned()
 }
 
-/// Starts chromedriver on a free loopback port; returns it and its URL.
+/// Starts chromedriver on a free loopback port; returns it and its URL. The port is free when
+/// probed, but something else (another test's server) may take it before chromedriver binds it:
+/// then chromedriver exits, and it is started again on another port. It is taken as ready when
+/// its own `/status` says so, not when anything answers on the port.
 async fn chromedriver() -> (tokio::process::Child, String) {
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        probe.local_addr().unwrap().port()
-    };
-    let child = tokio::process::Command::new("/usr/bin/chromedriver")
-        .arg(format!("--port={port}"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("chromedriver starts");
-    let url = format!("http://127.0.0.1:{port}");
     let started = Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "chromedriver never listened"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    loop {
+        let port = {
+            let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            probe.local_addr().unwrap().port()
+        };
+        let mut child = tokio::process::Command::new("/usr/bin/chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("chromedriver starts");
+        let url = format!("http://127.0.0.1:{port}");
+        loop {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "chromedriver never became ready"
+            );
+            if child.try_wait().expect("its status").is_some() {
+                break; // It could not take the port: another one.
+            }
+            let status = reqwest::get(format!("{url}/status")).await;
+            if let Ok(response) = status
+                && let Ok(body) = response.json::<serde_json::Value>().await
+                && body["value"]["ready"] == true
+            {
+                return (child, url);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
-    (child, url)
 }
 
 async fn browser(webdriver: &str) -> Client {
