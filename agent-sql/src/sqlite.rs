@@ -252,8 +252,8 @@ impl SessionStore for SqliteSessions {
 }
 
 fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionError> {
-    // One read transaction: the messages and the paused run of one moment, whatever another
-    // process appends meanwhile.
+    // One read transaction: the messages, the paused run, the usage and the summaries of one
+    // moment, whatever another process appends meanwhile.
     let transaction = connection.transaction().map_err(store_error)?;
     let row: Option<(Option<String>, Option<String>)> = transaction
         .query_row(
@@ -264,39 +264,47 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
         .optional()
         .map_err(store_error)?;
     let (paused, usage) = row.unzip();
-    let mut statement = transaction
-        .prepare_cached("SELECT body FROM messages WHERE conversation = ?1 ORDER BY position")
-        .map_err(store_error)?;
-    let bodies = statement
-        .query_map([id], |row| row.get::<_, String>(0))
-        .map_err(store_error)?;
-    let mut messages = Vec::new();
-    for (position, body) in bodies.enumerate() {
-        let body = body.map_err(store_error)?;
-        messages.push(message_from(id, position, &body)?);
-    }
-    drop(statement);
+    let messages = bodies_of(
+        &transaction,
+        "SELECT body FROM messages WHERE conversation = ?1 ORDER BY position",
+        id,
+    )?
+    .iter()
+    .enumerate()
+    .map(|(position, body)| message_from(id, position, body))
+    .collect::<Result<Vec<_>, _>>()?;
     let len = messages.len();
     let paused = paused
         .flatten()
         .map(|text| paused_from(id, len, &text))
         .transpose()?;
     let usage = usage_from(id, len, usage.flatten().as_deref())?;
-    let mut statement = transaction
-        .prepare_cached("SELECT body FROM summaries WHERE conversation = ?1 ORDER BY position")
-        .map_err(store_error)?;
-    let rows = statement
-        .query_map([id], |row| row.get::<_, String>(0))
-        .map_err(store_error)?;
-    let mut summaries = Vec::new();
-    for (index, body) in rows.enumerate() {
-        let body = body.map_err(store_error)?;
-        summaries.push(summary_from(id, len, index, &body)?);
-    }
+    let summaries = bodies_of(
+        &transaction,
+        "SELECT body FROM summaries WHERE conversation = ?1 ORDER BY position",
+        id,
+    )?
+    .iter()
+    .enumerate()
+    .map(|(index, body)| summary_from(id, len, index, body))
+    .collect::<Result<Vec<_>, _>>()?;
     Ok(Conversation::new(messages)
         .with_paused(paused)
         .with_summaries(summaries)
         .with_usage(usage))
+}
+
+/// The texts `query` (of one column, for conversation `id`) reads, in its order.
+fn bodies_of(
+    transaction: &rusqlite::Transaction<'_>,
+    query: &str,
+    id: &str,
+) -> Result<Vec<String>, SessionError> {
+    let mut statement = transaction.prepare_cached(query).map_err(store_error)?;
+    let rows = statement
+        .query_map([id], |row| row.get::<_, String>(0))
+        .map_err(store_error)?;
+    rows.collect::<Result<_, _>>().map_err(store_error)
 }
 
 /// What an append writes, serialized: the messages, the paused run, the summaries (with the end

@@ -243,9 +243,9 @@ fn look(
     format!("{what}: found, with a long enough record to make the history grow step by step")
 }
 
-/// A ten-step tool loop with a prompt cache, against a scripted model.
-async fn ten_steps(window: Option<u64>) -> agent_core::RunOutput {
-    let mut replies: Vec<AssistantMessage> = (0..10)
+/// A model's replies for a tool loop of `steps` steps: a lookup each, then the answer.
+fn lookups(steps: usize) -> Vec<AssistantMessage> {
+    let mut replies: Vec<AssistantMessage> = (0..steps)
         .map(|step| {
             AssistantMessage::tool_calls([ToolCall::new(
                 format!("c{step}"),
@@ -255,6 +255,12 @@ async fn ten_steps(window: Option<u64>) -> agent_core::RunOutput {
         })
         .collect();
     replies.push(AssistantMessage::text("Done."));
+    replies
+}
+
+/// A ten-step tool loop with a prompt cache, against a scripted model.
+async fn ten_steps(window: Option<u64>) -> agent_core::RunOutput {
+    let replies = lookups(10);
     let mut agent: Agent =
         agent_core::agent!(agent_core::testing::ScriptedModel::new(replies), look)
             .model_settings(ModelSettings::new().prompt_cache(PromptCache::auto()));
@@ -290,16 +296,7 @@ fn cache_order(request: &agent_core::testing::RecordedRequest) -> Vec<u8> {
 /// of its bytes, and nothing busts.
 #[tokio::test]
 async fn a_fifty_step_loop_repeats_its_prefix() {
-    let mut replies: Vec<AssistantMessage> = (0..50)
-        .map(|step| {
-            AssistantMessage::tool_calls([ToolCall::new(
-                format!("c{step}"),
-                "look",
-                format!(r#"{{"what":"item {step}"}}"#),
-            )])
-        })
-        .collect();
-    replies.push(AssistantMessage::text("Done."));
+    let replies = lookups(50);
     let model = std::sync::Arc::new(agent_core::testing::ScriptedModel::new(replies));
     let system = "You are a warehouse assistant; answer from the tools. ".repeat(100);
     let agent: Agent = agent_core::agent!(std::sync::Arc::clone(&model), look)
