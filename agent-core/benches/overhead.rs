@@ -320,6 +320,8 @@ mod structured {
                         step_models: Vec::new(),
                         paused: None,
                         summaries: Vec::new(),
+                        agent: Default::default(),
+                        children: Vec::new(),
                     };
                 }
             }

@@ -22,8 +22,9 @@ use crate::content::Part;
 use crate::message::ToolCall;
 use crate::reasons::tool_error::ToolError;
 use crate::run::Agent;
-use crate::tool::call_info::{CallInfo, RunId};
+use crate::tool::call_info::CallInfo;
 use crate::tool::dispatcher::ToolSet;
+use crate::tool::scope::RunScope;
 use crate::tool::state::{FromRef, State};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 
@@ -355,11 +356,11 @@ impl<T> AgentState<T> for State<T> {
 )]
 pub trait AgentCallInfo {
     /// Which call this is: `call` of the run `run`.
-    fn from_call(call: &ToolCall, run: &RunId) -> Self;
+    fn from_call(call: &ToolCall, run: &RunScope) -> Self;
 }
 impl AgentCallInfo for CallInfo {
-    fn from_call(call: &ToolCall, run: &RunId) -> Self {
-        CallInfo::new(run.clone(), call)
+    fn from_call(call: &ToolCall, run: &RunScope) -> Self {
+        CallInfo::new(run.id().clone(), call)
     }
 }
 

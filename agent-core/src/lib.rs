@@ -85,6 +85,7 @@
 //! providers, typed output, the run (`run/`: the agent, the request, the seams and the crate's
 //! values for them, the loop, hooks, pauses, events), the session stores, and the integrations.
 
+mod budget;
 mod content;
 mod fallback;
 mod fresh;
@@ -150,6 +151,7 @@ pub mod seams {
     pub use crate::run::seams::*;
 }
 
+pub use budget::{Budget, BudgetItem, BudgetLimits, Spent};
 pub use content::{Media, MediaUrl, Part, Source};
 pub use fallback::Fallback;
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};
@@ -170,10 +172,10 @@ pub use reasons::tool_error::{
     Interruption, RemoteProblem, RemoteServer, ThreadProblem, ToolError,
 };
 pub use run::{
-    AddToolError, Agent, Answer, ContextGiven, Decision, Input, Journal, NewRun, NoContext,
-    PAUSED_RUN_VERSION, PausedRun, PendingCall, Ready, ResumeError, Resuming, ResumingSession,
-    RunError, RunEvent, RunKind, RunOutput, RunRequest, RunStream, Starting, StopReason, Text,
-    TokenKind, Typed, TypedOutput, Waiting, WithContext,
+    AddToolError, Agent, AgentInput, AgentTool, Answer, ChildFailure, ChildRun, ContextGiven,
+    Decision, Input, Journal, NewRun, NoContext, PAUSED_RUN_VERSION, PausedRun, PendingCall, Ready,
+    ResumeError, Resuming, ResumingSession, RunError, RunEvent, RunKind, RunOutput, RunRequest,
+    RunStream, Starting, StopReason, Text, TokenKind, Typed, TypedOutput, Waiting, WithContext,
 };
 pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema, root_schema};
@@ -189,6 +191,7 @@ pub use tool::dispatcher::{
 };
 pub use tool::external::ExternalTool;
 pub use tool::return_value::{IntoToolResult, Json};
+pub use tool::scope::{AgentPath, RunScope};
 pub use tool::state::{FromRef, State};
 pub use tool::toolbox::ToolBox;
 pub use tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};

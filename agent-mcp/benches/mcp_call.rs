@@ -47,7 +47,7 @@ fn call_over_mcp(bencher: Bencher) {
         client.tools().await.expect("listed").remove(0)
     });
     let call = ToolCall::new("call_1", "get_weather", ARGUMENTS);
-    let run = agent_core::RunId::new();
+    let run = agent_core::RunScope::new(agent_core::RunId::new());
     bencher.bench_local(|| {
         runtime
             .block_on(Tool::<()>::call(&tool, &(), black_box(&call), &run))

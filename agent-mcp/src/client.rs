@@ -18,7 +18,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use super::McpError;
 use super::content;
 use agent_core::Part;
-use agent_core::RunId;
+use agent_core::RunScope;
 use agent_core::ToolCall;
 use agent_core::neutral_parameters;
 use agent_core::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
@@ -319,7 +319,7 @@ impl<S: Send + Sync + 'static> Tool<S> for McpTool {
         &'a self,
         _context: &'a S,
         call: &'a ToolCall,
-        _run: &'a RunId,
+        _run: &'a RunScope,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let mut arguments = arguments_object(&call.arguments)?;

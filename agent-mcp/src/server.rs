@@ -21,9 +21,9 @@ use tracing::Instrument;
 
 use super::{McpError, content};
 use agent_core::NotRun;
-use agent_core::RunId;
 use agent_core::{CallDecision, ToolSet};
 use agent_core::{ErrorStyle, ToolCall};
+use agent_core::{RunId, RunScope};
 use agent_core::{ToolDef, ToolOutput};
 
 /// Tools served to MCP clients.
@@ -231,7 +231,7 @@ impl McpServer {
         // tool, as the agent loop does.
         // The call's outcome, then its result, keeping a JSON result whole in between.
         // A call from an MCP client is a run of its own.
-        let run = RunId::new();
+        let run = RunScope::new(RunId::new());
         let outcome = tokio::select! {
             outcome = tools.outcome(&(), &call, decision, &run) => outcome,
             () = context.ct.cancelled() => {

@@ -397,6 +397,8 @@ mod tests {
                 step_models: Vec::new(),
                 paused: None,
                 summaries: Vec::new(),
+                agent: Default::default(),
+                children: Vec::new(),
             },
             None,
         );

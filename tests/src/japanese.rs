@@ -152,6 +152,10 @@ impl Texts for Japanese {
             NotRun::ToolCallLimit(limit) => {
                 format!("この実行のツール呼び出しの上限 {limit} 回に達しました")
             }
+            NotRun::BudgetSpent => {
+                "この実行と連携するエージェントが共有する予算に、ツール呼び出しの残りがありません"
+                    .to_owned()
+            }
             NotRun::TimeLimit => "この呼び出しが始まる前に実行の制限時間が過ぎました".to_owned(),
             NotRun::Cancelled => "この呼び出しが始まる前に実行が取り消されました".to_owned(),
             NotRun::AnswerGiven => {

@@ -305,7 +305,7 @@ impl<S: Send + Sync + 'static> Tool<S> for Echo {
         &'a self,
         _state: &'a S,
         call: &'a ToolCall,
-        _run: &'a agent_core::RunId,
+        _run: &'a agent_core::RunScope,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move { Ok(ToolOutput::Text(format!("echo {}", call.arguments))) })
     }

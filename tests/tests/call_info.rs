@@ -163,7 +163,12 @@ async fn a_call_outside_a_run_is_a_run_of_its_own() {
     tools.dispatch(&(), &call).await;
     tools.dispatch(&(), &call).await;
     let by_run = tools
-        .outcome(&(), &call, agent_core::CallDecision::Run, &RunId::from("r"))
+        .outcome(
+            &(),
+            &call,
+            agent_core::CallDecision::Run,
+            &agent_core::RunScope::new(RunId::from("r")),
+        )
         .await;
     let by_run = tools.result_message(&call, by_run);
     assert_eq!(by_run.content, "t: r/x");
@@ -292,7 +297,12 @@ async fn a_closure_tool_called_outside_a_run_is_a_run_of_its_own() {
         tools.dispatch(&(), &call).await;
         tools.dispatch(&(), &call).await;
         let by_run = tools
-            .outcome(&(), &call, agent_core::CallDecision::Run, &RunId::from("r"))
+            .outcome(
+                &(),
+                &call,
+                agent_core::CallDecision::Run,
+                &agent_core::RunScope::new(RunId::from("r")),
+            )
             .await;
         let by_run = tools.result_message(&call, by_run);
         assert_eq!(by_run.content, "t: r/x");

@@ -446,7 +446,7 @@ impl Tool for EchoArguments {
         &'a self,
         _state: &'a (),
         call: &'a agent_core::ToolCall,
-        _run: &'a agent_core::RunId,
+        _run: &'a agent_core::RunScope,
     ) -> agent_core::BoxFuture<'a, Result<agent_core::ToolOutput, agent_core::ToolError>> {
         let arguments = call.arguments.clone();
         Box::pin(async move { Ok(agent_core::ToolOutput::Text(arguments)) })

@@ -201,7 +201,7 @@ async fn calls_served_over_mcp_are_tool_spans_too() {
     let client = McpClient::connect_io(read, write).await.unwrap();
     for tool in client.tools().await.unwrap() {
         let call = ToolCall::new("1", "", r#"{"city":"北京"}"#);
-        let _ = Tool::<()>::call(&tool, &(), &call, &RunId::new()).await;
+        let _ = Tool::<()>::call(&tool, &(), &call, &agent_core::RunScope::new(RunId::new())).await;
     }
 
     let spans = captured.spans.lock().unwrap().clone();

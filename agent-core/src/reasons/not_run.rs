@@ -12,6 +12,9 @@ pub enum NotRun {
     NoApprover,
     /// The run's limit of tool calls is reached.
     ToolCallLimit(usize),
+    /// The [`Budget`](crate::Budget) the run shares with its tree of agents has no tool calls
+    /// left.
+    BudgetSpent,
     /// The run's time limit passed before the call started (one that had started is
     /// [`ToolError::Interrupted`](crate::ToolError::Interrupted)).
     TimeLimit,

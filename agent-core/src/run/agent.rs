@@ -20,6 +20,7 @@ use crate::run::seams::{CallPolicy, ModelLayer};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::dispatcher::{ToolSet, ToolSetError};
+use crate::tool::scope::AgentPath;
 use crate::tool::toolbox::ToolBox;
 use crate::tool::{Tool, ToolDef};
 
@@ -37,6 +38,10 @@ pub struct Agent<S = ()> {
     pub(crate) model: Arc<dyn Model>,
     pub(crate) tools: ToolSet<S>,
     pub(crate) system_prompt: Option<String>,
+    /// Its place in a tree of agents when it runs at the top (see [`Agent::named`]), and
+    /// whether it was named.
+    pub(crate) path: AgentPath,
+    pub(crate) named: bool,
     pub(crate) limits: Limits,
     pub(crate) concurrent_tools: bool,
     pub(crate) hooks: Vec<Hooked<S>>,
@@ -63,6 +68,8 @@ impl<S: Send + Sync + 'static> Agent<S> {
             model: Arc::new(model),
             tools: ToolSet::new(),
             system_prompt: None,
+            path: AgentPath::default(),
+            named: false,
             limits: Limits::default(),
             concurrent_tools: true,
             hooks: Vec::new(),
@@ -81,6 +88,21 @@ impl<S: Send + Sync + 'static> Agent<S> {
     pub fn system(mut self, prompt: impl Into<String>) -> Self {
         self.system_prompt = Some(prompt.into());
         self
+    }
+
+    /// Names the agent: its place in a tree of agents ([`AgentPath`](crate::AgentPath)), which
+    /// tags its events and its usage when another agent calls it
+    /// ([`as_tool`](Agent::as_tool)). Without a name, an agent called as a tool goes by the
+    /// tool's name, and a top agent by `agent`.
+    pub fn named(mut self, name: &str) -> Self {
+        self.path = AgentPath::new(name);
+        self.named = true;
+        self
+    }
+
+    /// The agent's name, if it was [given one](Agent::named).
+    pub fn name(&self) -> Option<&str> {
+        self.named.then(|| self.path.as_str())
     }
 
     /// Sets how many model calls a run may make (default 10).
@@ -327,6 +349,8 @@ impl<S: Send + Sync + 'static> Agent<S> {
             model: self.model,
             tools: self.tools.bind_shared_context(context),
             system_prompt: self.system_prompt,
+            path: self.path,
+            named: self.named,
             limits: self.limits,
             concurrent_tools: self.concurrent_tools,
             hooks,

@@ -11,6 +11,7 @@ use super::context::Summary;
 use super::outcome::{RunError, RunOutput};
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::tool::BoxFuture;
+use crate::tool::scope::AgentPath;
 use crate::usage::Usage;
 
 /// What happens in a run, as it happens. `O` is what the run gives at its end: a [`RunOutput`],
@@ -47,6 +48,17 @@ pub enum RunEvent<O = RunOutput> {
     /// place of the messages it stands for (in the run's positions; kept in
     /// [`RunOutput::summaries`] and in the session).
     Summarized(Summary),
+    /// An event of a run this run started: an agent called as a tool
+    /// ([`Agent::as_tool`](crate::Agent::as_tool)), at `path` in the tree of agents (a child's
+    /// child's events come with its own path, not wrapped twice). In the order they happened,
+    /// between the call's [`ToolCallRequested`](RunEvent::ToolCallRequested) and its
+    /// [`ToolResult`](RunEvent::ToolResult); never [`Finished`](RunEvent::Finished).
+    SubAgent {
+        /// The agent whose run it is.
+        path: AgentPath,
+        /// What happened there.
+        event: Box<RunEvent>,
+    },
     /// The run ended, with exactly what the same run not streamed returns. Always last.
     Finished(Result<O, RunError>),
 }
@@ -68,6 +80,10 @@ pub(crate) enum LiveEvent {
         model: Option<String>,
     },
     Summarized(Summary),
+    SubAgent {
+        path: AgentPath,
+        event: Box<LiveEvent>,
+    },
 }
 
 impl<O> From<LiveEvent> for RunEvent<O> {
@@ -82,6 +98,10 @@ impl<O> From<LiveEvent> for RunEvent<O> {
                 RunEvent::StepFinished { step, usage, model }
             }
             LiveEvent::Summarized(summary) => RunEvent::Summarized(summary),
+            LiveEvent::SubAgent { path, event } => RunEvent::SubAgent {
+                path,
+                event: Box::new(RunEvent::from(*event)),
+            },
         }
     }
 }
@@ -94,15 +114,34 @@ impl<O> From<LiveEvent> for RunEvent<O> {
 pub struct EventSender {
     /// Made only by [`RunStream::new`], for the run it polls.
     queue: Arc<Mutex<VecDeque<LiveEvent>>>,
+    /// For a run another run started: its agent, whose events go to the top run's stream
+    /// tagged with it.
+    path: Option<AgentPath>,
 }
 
 impl EventSender {
     /// Sends `event` to the stream of this run.
     pub(crate) fn send(&self, event: LiveEvent) {
+        let event = match &self.path {
+            None => event,
+            Some(path) => LiveEvent::SubAgent {
+                path: path.clone(),
+                event: Box::new(event),
+            },
+        };
         self.queue
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push_back(event);
+    }
+
+    /// The sender of a run this run starts, of the agent at `path`: its events go to the same
+    /// stream, tagged with it.
+    pub(crate) fn for_agent(&self, path: AgentPath) -> EventSender {
+        EventSender {
+            queue: Arc::clone(&self.queue),
+            path: Some(path),
+        }
     }
 }
 
@@ -151,6 +190,7 @@ impl<'a, O> RunStream<'a, O> {
         let sent = Arc::new(Mutex::new(VecDeque::new()));
         let events = EventSender {
             queue: Arc::clone(&sent),
+            path: None,
         };
         RunStream {
             run: Some(run(events)),

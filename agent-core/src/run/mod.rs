@@ -21,6 +21,7 @@ mod request;
 pub(crate) mod seams;
 mod start;
 pub(crate) mod store;
+pub(crate) mod tree;
 mod typed_answer;
 
 pub use agent::{AddToolError, Agent};
@@ -31,3 +32,4 @@ pub use kind::{NewRun, Ready, Resuming, ResumingSession, RunKind, Starting};
 pub use outcome::{RunError, RunOutput, StopReason, TokenKind, TypedOutput};
 pub use pause::{Decision, PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, Waiting};
 pub use request::{Answer, ContextGiven, Input, NoContext, RunRequest, Text, Typed, WithContext};
+pub use tree::{AgentInput, AgentTool, ChildFailure, ChildRun};

@@ -1,5 +1,6 @@
 //! What a run gives back: its output and why it ended, or the error that ended it.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
@@ -9,7 +10,9 @@ use crate::output::RejectedOutput;
 use crate::prices::PriceTable;
 use crate::run::context::Summary;
 use crate::run::pause::{PausedRun, ResumeError};
-use crate::usage::Usage;
+use crate::run::tree::{ChildRun, usage_by_agent};
+use crate::tool::scope::AgentPath;
+use crate::usage::{Usage, UsageByModel};
 
 /// What a run produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,9 +47,55 @@ pub struct RunOutput {
     /// for, in their positions), oldest first. A session stores them; a run given a history can
     /// be given them back ([`RunRequest::summaries`](crate::RunRequest::summaries)).
     pub summaries: Vec<Summary>,
+    /// The agent that ran, in its tree of agents ([`Agent::named`](crate::Agent::named)).
+    pub agent: AgentPath,
+    /// The runs this run's calls started (agents called as tools,
+    /// [`Agent::as_tool`](crate::Agent::as_tool)), each whole, in the order of the calls.
+    pub children: Vec<ChildRun>,
 }
 
 impl RunOutput {
+    /// The usage of this run and of every run below it, by agent (`triage`, `triage/researcher`)
+    /// and by model: each model call counted once, under the agent that made it.
+    ///
+    /// ```
+    /// use agent_core::testing::ScriptedModel;
+    /// use agent_core::{Agent, AssistantMessage, ChatResponse, ToolCall, Usage};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let said = |text: &str, tokens| ChatResponse::new(AssistantMessage::text(text)).with_usage(tokens);
+    /// let child = Agent::new(ScriptedModel::new([said("Found it.", Usage::new(30, 5))]));
+    /// let call = ToolCall::new("1", "find", r#"{"input":"the file"}"#);
+    /// let parent = Agent::new(ScriptedModel::new([
+    ///     ChatResponse::new(AssistantMessage::tool_calls([call])).with_usage(Usage::new(10, 2)),
+    ///     said("Here it is.", Usage::new(20, 3)),
+    /// ]))
+    /// .named("desk")
+    /// .try_tool(child.as_tool("find", "Find a file."))?;
+    /// let out = parent.run("Where is it?").await.unwrap();
+    /// let by_agent = out.usage_by_agent();
+    /// assert_eq!(by_agent[&"desk".parse().unwrap()].total(), Usage::new(30, 5));
+    /// assert_eq!(by_agent[&"desk/find".parse().unwrap()].total(), Usage::new(30, 5));
+    /// assert_eq!(out.tree_usage(), Usage::new(60, 10));
+    /// # Ok::<(), agent_core::ToolSetError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn usage_by_agent(&self) -> BTreeMap<AgentPath, UsageByModel> {
+        let mut by_agent = BTreeMap::new();
+        usage_by_agent(&self.agent, self, &mut by_agent);
+        by_agent
+    }
+
+    /// The usage of this run and of every run below it together ([`usage`](Self::usage) is this
+    /// run's own).
+    pub fn tree_usage(&self) -> Usage {
+        let children = self.children.iter().map(|child| match &child.outcome {
+            Ok(run) => run.tree_usage(),
+            Err(failure) => failure.usage,
+        });
+        children.fold(self.usage, |sum, usage| sum + usage)
+    }
+
     /// Whether the model gave a final answer (rather than the run stopping before one).
     pub fn is_finished(&self) -> bool {
         self.stop_reason == StopReason::Finished
@@ -157,6 +206,12 @@ pub enum StopReason {
     },
     /// The run was cancelled from outside.
     Cancelled,
+    /// The [`Budget`](crate::Budget) the run shares with its tree of agents ran out of `item`
+    /// before the next model call (or its tool calls past it were not run).
+    BudgetSpent {
+        /// What ran out.
+        item: crate::budget::BudgetItem,
+    },
     /// The run waits: a call needs a person's approval that was deferred, or is run by the
     /// caller. [`RunOutput::paused`] holds the waiting calls and what is needed to resume.
     Paused,

@@ -17,12 +17,14 @@ use super::seams::{AnswerCheck, TextAnswer};
 use super::start::start;
 use super::store::{ConversationHold, SessionStore};
 use super::typed_answer::TypedAnswer;
+use crate::budget::Budget;
 use crate::content::Part;
 use crate::message::Message;
 use crate::output::{OutputMode, OutputType, TypedCheck, Validator};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::tool::BoxFuture;
 use crate::tool::call_info::RunId;
+use crate::tool::scope::AgentPath;
 
 /// What a new run adds to its conversation before its first step: the user's message, or nothing
 /// (to go on with a history as it is, say after a step limit). Made from any text.
@@ -220,6 +222,11 @@ pub(super) struct Plan<'a, S> {
     pub(super) summaries: Vec<Summary>,
     /// A text run's answer check, when not [`TextAnswer`].
     pub(super) check: Option<Box<dyn AnswerCheck<S> + 'a>>,
+    /// The budget the run shares with its tree of agents.
+    pub(super) budget: Option<Budget>,
+    /// For a run another run started (an agent called as a tool): its place in the tree. Such a
+    /// run does not pause.
+    pub(super) path: Option<AgentPath>,
 }
 
 impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
@@ -266,6 +273,8 @@ impl<'a, S: Send + Sync + 'static, K> RunRequest<'a, S, NoContext, Text, K> {
             summaries: Vec::new(),
             run_id: None,
             check: None,
+            budget: None,
+            path: None,
         };
         RunRequest {
             plan,
@@ -555,6 +564,24 @@ impl<'a, S: Send + Sync + 'static, C, O, K: RunKind> RunRequest<'a, S, C, O, K> 
     /// can give its own (an order number, a request id) to find the run's calls by it.
     pub fn run_id(mut self, id: impl Into<RunId>) -> Self {
         self.plan.run_id = Some(id.into());
+        self
+    }
+
+    /// Spends from `budget`, which the run shares with every agent it calls as a tool (see
+    /// [`Budget`]): before each model call a request is taken from it, and the run ends with
+    /// [`StopReason::BudgetSpent`](crate::StopReason::BudgetSpent) when there is none (or no
+    /// tokens, or no money) left; each reply's calls take tool calls from it, and those past it
+    /// are not run. [`Budget::cancel`] stops the run as [`until`](RunRequest::until) does.
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.plan.budget = Some(budget);
+        self
+    }
+
+    /// Makes the run one that another run started: at `path` in the tree of agents, spending
+    /// from `budget`.
+    pub(crate) fn in_tree(mut self, path: AgentPath, budget: Option<Budget>) -> Self {
+        self.plan.path = Some(path);
+        self.plan.budget = budget;
         self
     }
 }

@@ -2,22 +2,28 @@
 //! every call is answered), or a paused run with its decisions checked; its seams' values in
 //! order; then the kernel, and a session's last write.
 
+use std::any::Any;
 use std::future::Future;
+use std::sync::Arc;
 
 use super::agent::Agent;
 use super::context::{Positions, RunSummaries, Summary};
 use super::events::EventSender;
 use super::kernel::{Resumption, RunSetup, Seams, drive};
-use super::layers::{CacheWatch, Journaled, Stacks, Streamed};
+use super::layers::{CacheWatch, Journaled, Spending, Stacks, Streamed};
 use super::outcome::{RunError, RunOutput};
 use super::pause::{Decision, PausedRun};
 use super::repair::answer_every_call;
 use super::request::{Input, Plan, ResumeFrom, Source, Start};
 use super::seams::{AnswerCheck, Transcript};
 use super::store::{Conversation, Place, SessionError, SessionTranscript, session_error};
+use super::tree::Family;
+use crate::budget::Budget;
 use crate::content::Part;
 use crate::message::Message;
 use crate::model::Model;
+use crate::tool::BoxFuture;
+use crate::tool::scope::RunScope;
 use crate::usage::Usage;
 
 /// Runs `plan` in `context` with `check` as its answer check, sending its events to `events`
@@ -39,6 +45,8 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
         journal,
         run_id,
         summaries,
+        budget,
+        path,
         ..
     } = plan;
     async move {
@@ -74,6 +82,19 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
                     .and_then(|resume| resume.paused.run_id().cloned())
             })
             .unwrap_or_default();
+        // A run another started is at its place in the tree, and does not pause.
+        let pauses = path.is_none();
+        let path = path.unwrap_or_else(|| agent.path.clone());
+        let spending = (budget.clone()).map(|budget| Spending {
+            budget,
+            agent: path.clone(),
+        });
+        let cancel = with_budget(cancel, budget.as_ref());
+        let family = (agent.tools.some_start_runs()).then(|| Arc::new(Family::new(events.clone())));
+        let mut scope = RunScope::new(run_id).with_path(path).with_budget(budget);
+        scope.family = family
+            .clone()
+            .map(|family| family as Arc<dyn Any + Send + Sync>);
         let journaled = journal.map(Journaled);
         let streamed = (events.clone()).map(|events| Streamed {
             model: &*agent.model,
@@ -102,6 +123,8 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             context_layer.as_ref(),
             journaled.as_ref(),
             watch.as_ref(),
+            spending.as_ref(),
+            pauses,
         );
         let seams = Seams {
             model,
@@ -118,7 +141,7 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             messages,
             resume,
             conversation: session.as_ref().map(|(_, id, _)| id.as_str()),
-            run_id,
+            scope,
             events,
             cancel,
         };
@@ -136,9 +159,30 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             for summary in &output.summaries {
                 output.usage += summary.usage;
             }
+            if let Some(family) = family {
+                output.children = family.take(&output.messages);
+            }
             output
         })
     }
+}
+
+/// The run's cancel signal: the one it was given, or its budget's
+/// ([`Budget::cancel`](crate::Budget::cancel)), whichever comes first.
+fn with_budget<'a>(
+    cancel: Option<BoxFuture<'a, ()>>,
+    budget: Option<&Budget>,
+) -> Option<BoxFuture<'a, ()>> {
+    let Some(budget) = budget else {
+        return cancel;
+    };
+    let cancelled = budget.cancelled();
+    Some(match cancel {
+        None => Box::pin(cancelled),
+        Some(cancel) => Box::pin(async move {
+            futures_util::future::select(cancel, Box::pin(cancelled)).await;
+        }),
+    })
 }
 
 /// How a run of session `id` starts, given what the session keeps: a new run's input is refused

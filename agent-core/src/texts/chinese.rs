@@ -112,6 +112,7 @@ impl Texts for Chinese {
             NotRun::Denied(None) => "用户未批准此调用".to_owned(),
             NotRun::NoApprover => "此工具需要批准，但没有批准人".to_owned(),
             NotRun::ToolCallLimit(limit) => format!("已达到本次运行 {limit} 次工具调用的上限"),
+            NotRun::BudgetSpent => "本次运行与协作代理共用的预算已没有剩余的工具调用次数".to_owned(),
             NotRun::TimeLimit => "此调用开始前，本次运行已超过时间上限".to_owned(),
             NotRun::Cancelled => "此调用开始前，运行已取消".to_owned(),
             NotRun::AnswerGiven => "同一回复中已给出最终答案，此调用未执行".to_owned(),

@@ -353,11 +353,12 @@ fn not_run_kind(why: &NotRun) -> usize {
         NotRun::ApprovalNotAccepted => 12,
         NotRun::ApprovalImpossible(_) => 13,
         NotRun::ApprovalNotAsked(_) => 14,
+        NotRun::BudgetSpent => 15,
     }
 }
 
 /// How many reasons [`not_run_kind`] tells apart.
-const NOT_RUN_KINDS: usize = 15;
+const NOT_RUN_KINDS: usize = 16;
 
 /// Every reason a call is not run (the data of each in Chinese, as a Chinese run's would be).
 fn every_not_run() -> Vec<NotRun> {
@@ -367,6 +368,7 @@ fn every_not_run() -> Vec<NotRun> {
         NotRun::Denied(None),
         NotRun::NoApprover,
         NotRun::ToolCallLimit(3),
+        NotRun::BudgetSpent,
         NotRun::TimeLimit,
         NotRun::Cancelled,
         NotRun::AnswerGiven,

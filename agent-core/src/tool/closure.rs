@@ -13,8 +13,9 @@ use crate::reasons::tool_error::ToolError;
 use crate::schema::{output_schema, parameters_schema};
 use crate::tool::arguments::ToolParameter;
 use crate::tool::arguments::{SchemaFit, Unfit};
-use crate::tool::call_info::{CallInfo, RunId};
+use crate::tool::call_info::CallInfo;
 use crate::tool::return_value::IntoToolResult;
+use crate::tool::scope::RunScope;
 use crate::tool::state::{FromRef, State};
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 
@@ -126,16 +127,7 @@ where
     F::Arguments: ToolParameter,
     F::Future: Future<Output: IntoToolResult> + Send + 'static,
 {
-    let mut parameters = parameters_schema::<F::Arguments>();
-    let an_object = output_schema::<F::Arguments>().is_some();
-    let fit = SchemaFit::of(parameters.clone(), an_object);
-    // Unknown fields are rejected, so the schema says so, as a `#[tool]`'s does.
-    if fit.closed()
-        && let serde_json::Value::Object(root) = &mut parameters
-    {
-        root.entry("additionalProperties")
-            .or_insert(serde_json::Value::Bool(false));
-    }
+    let (parameters, fit) = arguments_of::<F::Arguments>();
     ToolFn {
         definition: ToolDef::new(name, description, parameters),
         fit,
@@ -240,18 +232,18 @@ impl sealed::BeforeArguments for CallInfo {}
 pub trait FromCall<S>: sealed::BeforeArguments + Sized {
     /// The value for `call` of the run `run`, in `context`.
     #[doc(hidden)]
-    fn from_call(context: &S, call: &ToolCall, run: &RunId) -> Self;
+    fn from_call(context: &S, call: &ToolCall, run: &RunScope) -> Self;
 }
 
 impl<S, X: FromRef<S>> FromCall<S> for State<X> {
-    fn from_call(context: &S, _call: &ToolCall, _run: &RunId) -> Self {
+    fn from_call(context: &S, _call: &ToolCall, _run: &RunScope) -> Self {
         State(X::from_ref(context))
     }
 }
 
 impl<S> FromCall<S> for CallInfo {
-    fn from_call(_context: &S, call: &ToolCall, run: &RunId) -> Self {
-        CallInfo::new(run.clone(), call)
+    fn from_call(_context: &S, call: &ToolCall, run: &RunScope) -> Self {
+        CallInfo::new(run.id().clone(), call)
     }
 }
 
@@ -310,7 +302,7 @@ macro_rules! closure_tool {
                 &'a self,
                 context: &'a S,
                 call: &'a ToolCall,
-                run: &'a RunId,
+                run: &'a RunScope,
             ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
                 match parse::<A>(&self.fit, &call.arguments) {
                     Ok(arguments) => {
@@ -329,8 +321,23 @@ closure_tool!();
 closure_tool!(E1);
 closure_tool!(E1, E2);
 
+/// The parameter schema of a tool whose arguments are one `A`, and how arguments are fitted to
+/// it: unknown fields are rejected, so the schema says so, as a `#[tool]`'s does.
+pub(crate) fn arguments_of<A: JsonSchema>() -> (serde_json::Value, SchemaFit) {
+    let mut parameters = parameters_schema::<A>();
+    let an_object = output_schema::<A>().is_some();
+    let fit = SchemaFit::of(parameters.clone(), an_object);
+    if fit.closed()
+        && let serde_json::Value::Object(root) = &mut parameters
+    {
+        root.entry("additionalProperties")
+            .or_insert(serde_json::Value::Bool(false));
+    }
+    (parameters, fit)
+}
+
 /// Parses a call's arguments (`""` is `{}`), every failure a [`ToolError`] for the model.
-fn parse<A: DeserializeOwned>(fit: &SchemaFit, raw: &str) -> Result<A, ToolError> {
+pub(crate) fn parse<A: DeserializeOwned>(fit: &SchemaFit, raw: &str) -> Result<A, ToolError> {
     let raw = if raw.trim().is_empty() { "{}" } else { raw };
     fit.parse(raw).map_err(|unfit| match unfit {
         Unfit::Json(error) => ToolError::InvalidJson { error },

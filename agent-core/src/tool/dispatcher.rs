@@ -19,6 +19,7 @@ use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::{ToolError, panicked};
 use crate::texts::{English, Texts};
 use crate::tool::call_info::RunId;
+use crate::tool::scope::RunScope;
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 
 /// The longest result, in characters, a tool call may hand the model unless configured otherwise.
@@ -235,6 +236,11 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         self.some_calls_wait
     }
 
+    /// Whether some tool's calls start runs of their own (agents called as tools).
+    pub(crate) fn some_start_runs(&self) -> bool {
+        self.tools.iter().any(|tool| tool.starts_runs())
+    }
+
     /// The tool with this name.
     pub fn get(&self, name: &str) -> Option<&dyn Tool<S>> {
         // A linear scan beats hashing for the handful of tools an agent has.
@@ -257,7 +263,12 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
     /// set. [`outcome`](ToolSet::outcome), then [`result_message`](ToolSet::result_message).
     pub async fn dispatch(&self, context: &S, call: &ToolCall) -> ToolResultMessage {
         let outcome = self
-            .outcome(context, call, CallDecision::Run, &RunId::new())
+            .outcome(
+                context,
+                call,
+                CallDecision::Run,
+                &RunScope::new(RunId::new()),
+            )
             .await;
         self.result_message(call, outcome)
     }
@@ -274,7 +285,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         context: &S,
         call: &ToolCall,
         decision: CallDecision<'_>,
-        run: &RunId,
+        run: &RunScope,
     ) -> Result<ToolOutput, ToolError> {
         // Boxed: few calls are rewritten, and it is kept while the call runs.
         let rewritten;
@@ -308,7 +319,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         tool: &'a dyn Tool<S>,
         context: &'a S,
         call: &'a ToolCall,
-        run: &'a RunId,
+        run: &'a RunScope,
     ) -> Result<Running<'a, S>, ToolError> {
         let limit = tool
             .definition()
@@ -603,13 +614,17 @@ impl<S: Send + Sync + 'static> Tool<()> for BoundTool<S> {
         &'a self,
         _context: &'a (),
         call: &'a ToolCall,
-        run: &'a RunId,
+        run: &'a RunScope,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         self.tool.call(&self.context, call, run)
     }
 
     fn runs_on_a_blocking_thread(&self) -> bool {
         self.tool.runs_on_a_blocking_thread()
+    }
+
+    fn starts_runs(&self) -> bool {
+        self.tool.starts_runs()
     }
 }
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::message::ToolCall;
 use crate::reasons::tool_error::ToolError;
 use crate::schema::parameters_schema;
-use crate::tool::call_info::RunId;
+use crate::tool::scope::RunScope;
 use crate::tool::{BoxFuture, Tool, ToolAnnotations, ToolDef, ToolOutput};
 
 /// A tool run by the caller, not by the agent: one that needs the user's browser, a device, or a
@@ -71,7 +71,7 @@ impl<S: Send + Sync + 'static> Tool<S> for ExternalTool {
         &'a self,
         _context: &'a S,
         _call: &'a ToolCall,
-        _run: &'a RunId,
+        _run: &'a RunScope,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         let error = ToolError::RunByCaller {
             tool: self.definition.name.clone(),

@@ -12,6 +12,7 @@ pub(crate) mod closure;
 pub(crate) mod dispatcher;
 pub(crate) mod external;
 pub(crate) mod return_value;
+pub(crate) mod scope;
 pub(crate) mod state;
 pub(crate) mod toolbox;
 
@@ -24,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::content::Part;
 use crate::message::ToolCall;
 use crate::reasons::tool_error::ToolError;
-use crate::tool::call_info::RunId;
+use crate::tool::scope::RunScope;
 
 /// A boxed, `Send` future: what [`Tool::call`] and [`Model::chat`](crate::Model::chat) return, so both
 /// traits stay object-safe.
@@ -52,22 +53,29 @@ pub trait Tool<S = ()>: Send + Sync + 'static {
 
     /// Runs one call of the run `run`. `call.arguments` is the model's raw JSON text; parsing it
     /// is the tool's job, and every way it can fail is a [`ToolError`], which the dispatcher turns
-    /// into an error result for the model. Panics are caught by the dispatcher. `run` is the id of
-    /// the run that made the call (a call made outside a run, by
-    /// [`ToolSet::dispatch`](crate::ToolSet::dispatch) or an MCP client, is a run of its own,
-    /// with a fresh id): with the call's own id, which call this is, for a tool that takes a
-    /// [`CallInfo`](crate::CallInfo).
+    /// into an error result for the model. Panics are caught by the dispatcher. `run` is the run
+    /// that made the call: its id (with the call's own id, which call this is, for a tool that
+    /// takes a [`CallInfo`](crate::CallInfo)), its agent's path and the budget it shares (a call
+    /// made outside a run, by [`ToolSet::dispatch`](crate::ToolSet::dispatch) or an MCP client,
+    /// is a run of its own, with a fresh id).
     fn call<'a>(
         &'a self,
         context: &'a S,
         call: &'a ToolCall,
-        run: &'a RunId,
+        run: &'a RunScope,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
     /// Whether a call runs on a thread of its own that dropping its future cannot stop (what
     /// `#[tool]` does with a plain `fn`). Past its timeout such a call is abandoned, not cancelled,
     /// and the model is told that it may still finish its work.
     fn runs_on_a_blocking_thread(&self) -> bool {
+        false
+    }
+
+    /// Whether a call starts runs of its own whose events and outputs belong to the calling run
+    /// (an agent called as a tool, [`Agent::as_tool`](crate::Agent::as_tool)): the run then
+    /// keeps a place for them in `run`.
+    fn starts_runs(&self) -> bool {
         false
     }
 }
@@ -86,13 +94,17 @@ impl<S: Send + Sync + 'static> Tool<S> for std::sync::Arc<dyn Tool<S>> {
         &'a self,
         context: &'a S,
         call: &'a ToolCall,
-        run: &'a RunId,
+        run: &'a RunScope,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         (**self).call(context, call, run)
     }
 
     fn runs_on_a_blocking_thread(&self) -> bool {
         (**self).runs_on_a_blocking_thread()
+    }
+
+    fn starts_runs(&self) -> bool {
+        (**self).starts_runs()
     }
 }
 

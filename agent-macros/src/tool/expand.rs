@@ -388,7 +388,7 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
                 &'__a self,
                 __state: &'__a __S,
                 __call: &'__a #krate::ToolCall,
-                __run: &'__a #krate::RunId,
+                __run: &'__a #krate::RunScope,
             ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
                 #boxed
             }
@@ -437,7 +437,7 @@ pub fn fallback(tool: &ValidTool) -> TokenStream {
                     &'__a self,
                     _: &'__a __S,
                     _: &'__a #krate::ToolCall,
-                    _: &'__a #krate::RunId,
+                    _: &'__a #krate::RunScope,
                 ) -> #krate::BoxFuture<'__a, ::core::result::Result<#krate::ToolOutput, #krate::ToolError>> {
                     #krate::__private::broken_tool_call()
                 }

@@ -266,7 +266,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             tracing::debug!(arguments = %arguments, "tool call");
             let run = async {
                 let outcome = tools
-                    .outcome(self.context, call, decision, &self.run_id)
+                    .outcome(self.context, call, decision, &self.scope)
                     .await;
                 tools.result_message(call, outcome)
             };

@@ -70,8 +70,14 @@ impl<'r> Interruption<'r> {
         }
     }
 
-    /// The time limit, if it has passed.
+    /// The interruption, if it has come: the cancel signal (which a race whose work finished in
+    /// the same poll never looked at), or the time limit.
     pub(super) fn passed(&self) -> Option<Interrupt> {
+        if let Some(signal) = &self.cancel
+            && signal.clone().now_or_never().is_some()
+        {
+            return Some(Interrupt::Cancelled);
+        }
         let (deadline, limit) = self.deadline?;
         (Instant::now() >= deadline).then_some(Interrupt::TimeLimit(limit))
     }

@@ -16,7 +16,7 @@ use crate::run::pause::{PausedRun, PendingCall, Progress};
 use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcript, Used};
 use crate::settings::{ModelSettings, PromptCache};
 use crate::tool::BoxFuture;
-use crate::tool::call_info::RunId;
+use crate::tool::scope::RunScope;
 use crate::usage::Usage;
 
 /// The values at a run's seams, in their order.
@@ -41,7 +41,9 @@ pub(crate) struct RunSetup<'r, S> {
     pub(crate) resume: Option<Resumption>,
     /// The session's id, for a run in one: the conversation its prompt cache is keyed by.
     pub(crate) conversation: Option<&'r str>,
-    pub(crate) run_id: RunId,
+    /// The run's id, its agent's place in a tree of agents, its budget: what its tools are
+    /// handed.
+    pub(crate) scope: RunScope,
     pub(crate) events: Option<EventSender>,
     pub(crate) cancel: Option<BoxFuture<'r, ()>>,
 }
@@ -66,7 +68,7 @@ pub(super) struct Run<'r, S: Send + Sync + 'static> {
     pub(super) settings: ModelSettings,
     pub(super) messages: Vec<Message>,
     pub(super) tally: Tally,
-    pub(super) run_id: RunId,
+    pub(super) scope: RunScope,
     pub(super) events: Option<EventSender>,
     pub(super) interruption: Interruption<'r>,
     /// When this part of the run began, and how long it had run before (a resumed run's).
@@ -94,7 +96,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             && cache.key.is_none()
         {
             let conversation = setup.conversation.map(str::to_owned);
-            let conversation = conversation.unwrap_or_else(|| setup.run_id.to_string());
+            let conversation = conversation.unwrap_or_else(|| setup.scope.id().to_string());
             cache.key = Some(PromptCache::key_for(&conversation));
         }
         let mut messages = setup.messages;
@@ -122,7 +124,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             settings,
             messages,
             tally,
-            run_id: setup.run_id,
+            scope: setup.scope,
             events: setup.events,
             interruption: Interruption::new(setup.cancel, time_limit, elapsed_before),
             started: Instant::now(),
@@ -140,7 +142,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             usage: self.tally.usage,
             tool_calls: self.tally.tool_calls,
             can_pause: self.seams.check.can_pause(),
-            run_id: &self.run_id,
+            run_id: self.scope.id(),
             texts: self.agent.tools.texts(),
             messages: &self.messages,
         }
@@ -204,6 +206,8 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             step_models: std::mem::take(&mut self.tally.step_models),
             paused: None,
             summaries: Vec::new(),
+            agent: self.scope.path().clone(),
+            children: Vec::new(),
         }
     }
 
@@ -227,7 +231,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
                 elapsed: self.elapsed_before + self.started.elapsed(),
                 settings: self.settings.clone(),
                 over_tool_call_limit,
-                run_id: self.run_id.clone(),
+                run_id: self.scope.id().clone(),
             },
         )
     }

@@ -4,16 +4,18 @@
 //! - model-call layers, outermost first: the agent's context policy
 //!   ([`Agent::context_policy`](crate::Agent::context_policy)), the agent's own ([`Agent::model_layer`]), each of its
 //!   [`Hooks`](crate::Hooks) (told of each request and reply), [`ChatSpan`], the run's watch over
-//!   its prompt cache, a durable run's journal; then the model (read as a stream when the run is
-//!   streamed).
+//!   its prompt cache, the run's spending from its budget, a durable run's journal; then the
+//!   model (read as a stream when the run is streamed).
 //! - call policies, in order: [`CutOffCalls`], the agent's limits, each of its hooks, the
-//!   agent's own ([`Agent::policy`]), [`ExternalTools`], [`Approvals`], and in a run that cannot
-//!   pause, [`CannotPause`].
+//!   agent's own ([`Agent::policy`]), [`ExternalTools`], [`Approvals`], in a run that cannot
+//!   pause [`CannotPause`], and last the run's spending from its budget (a request or a call is
+//!   taken only when no policy before stopped it).
 //!
 //! [`Agent::model_layer`]: crate::Agent::model_layer
 //! [`Agent::policy`]: crate::Agent::policy
 
 mod bound;
+mod budget;
 mod cache_watch;
 mod cut_off;
 mod hooks;
@@ -24,6 +26,7 @@ mod trace;
 mod waiting;
 
 pub(crate) use bound::{BoundLayer, BoundPolicy};
+pub(crate) use budget::Spending;
 pub(crate) use cache_watch::CacheWatch;
 pub use cut_off::CutOffCalls;
 pub(crate) use hooks::Hooked;
@@ -44,13 +47,16 @@ pub(crate) struct Stacks<'r, S> {
 
 impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
     /// The stacks of a run of `agent` with `check`: its context policy's layer outermost when it
-    /// has one, journaled in `journal` when durable, its prompt cache watched by `watch`.
+    /// has one, journaled in `journal` when durable, its prompt cache watched by `watch`, its
+    /// budget spent through `spending`; `pauses`: whether a call may wait.
     pub(crate) fn new(
         agent: &'r Agent<S>,
         check: &dyn AnswerCheck<S>,
         context: Option<&'r InRun<'r>>,
         journal: Option<&'r Journaled<'r>>,
         watch: Option<&'r CacheWatch>,
+        spending: Option<&'r Spending>,
+        pauses: bool,
     ) -> Self {
         let mut layers: Vec<&'r dyn ModelLayer<S>> =
             Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 4);
@@ -62,6 +68,10 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         layers.push(&ChatSpan);
         if let Some(watch) = watch {
             layers.push(watch);
+        }
+        // Outside the journal: a replayed reply is counted again, as the run's first time did.
+        if let Some(spending) = spending {
+            layers.push(spending);
         }
         if let Some(journal) = journal {
             layers.push(journal);
@@ -80,8 +90,11 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
             policies.push(&ExternalTools);
             policies.push(&agent.approvals);
         }
-        if !check.can_pause() {
+        if !check.can_pause() || !pauses {
             policies.push(&CannotPause);
+        }
+        if let Some(spending) = spending {
+            policies.push(spending);
         }
         Stacks { layers, policies }
     }

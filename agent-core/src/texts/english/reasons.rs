@@ -152,6 +152,9 @@ pub(crate) fn not_run(why: &NotRun, f: &mut impl Write) -> fmt::Result {
         NotRun::ToolCallLimit(limit) => {
             write!(f, "the run's limit of {limit} tool calls is reached")
         }
+        NotRun::BudgetSpent => f.write_str(
+            "the budget shared by this run and the agents it works with has no tool calls left",
+        ),
         NotRun::TimeLimit => f.write_str("the run's time limit passed before this call started"),
         NotRun::Cancelled => f.write_str("the run was cancelled before this call started"),
         NotRun::AnswerGiven => f.write_str(

@@ -1,0 +1,118 @@
+//! Agents that call agents. An agent becomes a tool of another ([`AgentTool`], `agent_tool`);
+//! its run is an ordinary run, tied to the run that called it through that call's
+//! [`RunScope`](crate::RunScope): it is a child in the tree of agents (its
+//! [`AgentPath`](crate::AgentPath)), spends from the [`Budget`](crate::Budget) the tree shares
+//! (the budget's values at the call-policy and model-call seams: `run/layers/budget.rs`), sends
+//! its events to the stream of the run that called it, tagged with its path, and is kept, whole,
+//! in that run's output ([`ChildRun`]).
+
+mod agent_tool;
+
+pub use agent_tool::{AgentInput, AgentTool};
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+
+use crate::message::Message;
+use crate::run::events::EventSender;
+use crate::run::outcome::RunOutput;
+use crate::tool::scope::{AgentPath, RunScope};
+use crate::usage::{Usage, UsageByModel};
+
+/// A run another run started through one of its tool calls (an agent called as a tool): kept in
+/// the calling run's output ([`RunOutput::children`]), in call order.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ChildRun {
+    /// The child's agent in the tree.
+    pub path: AgentPath,
+    /// The id of the call that started it (its result is the child's answer).
+    pub call_id: String,
+    /// The child's run: its transcript, usage and children; or how it failed.
+    pub outcome: Result<RunOutput, ChildFailure>,
+}
+
+/// A child run that failed: what it said, and what it had done by then.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ChildFailure {
+    /// The run's error, in words.
+    pub error: String,
+    /// The transcript up to the failure.
+    pub messages: Vec<Message>,
+    /// Tokens used until then.
+    pub usage: Usage,
+}
+
+impl ChildRun {
+    /// The child's transcript.
+    pub fn messages(&self) -> &[Message] {
+        match &self.outcome {
+            Ok(output) => &output.messages,
+            Err(failure) => &failure.messages,
+        }
+    }
+}
+
+/// What a run keeps for the runs its calls start: where their events go (a streamed run's
+/// stream) and their outputs, as they end. In a run's [`RunScope`] when one of its agent's tools
+/// starts runs.
+pub(crate) struct Family {
+    pub(crate) events: Option<EventSender>,
+    children: Mutex<Vec<ChildRun>>,
+}
+
+impl Family {
+    pub(crate) fn new(events: Option<EventSender>) -> Self {
+        Family {
+            events,
+            children: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The family of the run `scope` is, if it keeps one.
+    pub(crate) fn of(scope: &RunScope) -> Option<&Family> {
+        scope.family.as_ref()?.downcast_ref::<Family>()
+    }
+
+    /// Keeps a child's run as it ends.
+    pub(crate) fn keep(&self, child: ChildRun) {
+        (self.children.lock().unwrap_or_else(PoisonError::into_inner)).push(child);
+    }
+
+    /// The children kept, in the order of the calls that started them.
+    pub(crate) fn take(&self, calls: &[Message]) -> Vec<ChildRun> {
+        let mut children =
+            std::mem::take(&mut *self.children.lock().unwrap_or_else(PoisonError::into_inner));
+        let order = |call_id: &str| {
+            calls.iter().position(|message| match message {
+                Message::Tool(result) => result.tool_call_id == call_id,
+                _ => false,
+            })
+        };
+        children.sort_by_key(|child| order(&child.call_id));
+        children
+    }
+}
+
+/// The usage of `output`'s run and every run below it, by agent and by model: `own` is its own
+/// agent's path.
+pub(crate) fn usage_by_agent(
+    own: &AgentPath,
+    output: &RunOutput,
+    into: &mut BTreeMap<AgentPath, UsageByModel>,
+) {
+    let mine = into.entry(own.clone()).or_default();
+    for (index, usage) in output.step_usage.iter().enumerate() {
+        mine.add(output.step_model(index), *usage);
+    }
+    for summary in &output.summaries {
+        mine.add(summary.model.as_deref(), summary.usage);
+    }
+    for child in &output.children {
+        match &child.outcome {
+            Ok(run) => usage_by_agent(&child.path, run, into),
+            Err(failure) => (into.entry(child.path.clone()).or_default()).add(None, failure.usage),
+        }
+    }
+}

@@ -1,0 +1,525 @@
+//! Agents that call agents: an agent as a tool (typed both ways, its transcript kept, its answer
+//! read), one budget for the whole tree (reservations that runs at once cannot overshoot, slices,
+//! cancellation), usage by agent path, and a child's events in its caller's stream.
+
+use std::time::Duration;
+
+use agent_core::testing::{ScriptStep, ScriptedModel};
+use agent_core::{
+    Agent, AgentPath, AssistantMessage, BoxFuture, Budget, BudgetItem, BudgetLimits, ChatRequest,
+    ChatResponse, Message, Model, ModelError, NotRun, RunEvent, StopReason, Texts, ToolCall, Usage,
+    tool,
+};
+use futures_util::StreamExt;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A model that takes a moment before each reply, as a real one does: runs started together
+/// then all ask before any is answered.
+#[derive(Clone)]
+struct Slow(ScriptedModel);
+
+impl Model for Slow {
+    fn chat<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            self.0.chat(request).await
+        })
+    }
+}
+
+fn path(text: &str) -> AgentPath {
+    text.parse().unwrap()
+}
+
+fn said(text: &str, usage: Usage) -> ChatResponse {
+    ChatResponse::new(AssistantMessage::text(text)).with_usage(usage)
+}
+
+fn calling(calls: impl IntoIterator<Item = ToolCall>, usage: Usage) -> ChatResponse {
+    ChatResponse::new(AssistantMessage::tool_calls(calls)).with_usage(usage)
+}
+
+fn research(id: &str, question: &str) -> ToolCall {
+    let arguments = serde_json::json!({ "input": question }).to_string();
+    ToolCall::new(id, "research", arguments)
+}
+
+/// Looks a word up.
+#[tool]
+fn lookup(word: String) -> String {
+    format!("{word}: a small bird")
+}
+
+#[tokio::test]
+async fn the_caller_reads_the_childs_answer_and_keeps_its_transcript() {
+    let child_model = ScriptedModel::new([
+        calling(
+            [ToolCall::new("c1", "lookup", r#"{"word":"wren"}"#)],
+            Usage::new(40, 6),
+        ),
+        said("A wren is a small bird.", Usage::new(60, 8)),
+    ]);
+    let researcher = agent_core::agent!(child_model.clone(), lookup)
+        .named("researcher")
+        .system("You research words.");
+    let parent_model = ScriptedModel::new([
+        calling([research("p1", "What is a wren?")], Usage::new(10, 2)),
+        said("It is a small bird.", Usage::new(20, 3)),
+    ]);
+    let triage = Agent::new(parent_model.clone())
+        .named("triage")
+        .try_tool(researcher.as_tool("research", "Research a word."))
+        .unwrap();
+
+    let out = triage.run("Wren?").await.unwrap();
+
+    assert_eq!(out.text, "It is a small bird.");
+    assert_eq!(out.agent, path("triage"));
+    // The calling model read the answer alone, not the child's transcript.
+    let second = &parent_model.requests()[1].messages;
+    assert_eq!(second.len(), 4);
+    assert_eq!(second[3].content(), "A wren is a small bird.");
+    // The child was asked the question alone, under its own system prompt.
+    let asked = &child_model.requests()[0].messages;
+    assert_eq!(asked[0].content(), "You research words.");
+    assert_eq!(asked[1].content(), "What is a wren?");
+    assert_eq!(asked.len(), 2);
+    // Its run is kept whole in the caller's output.
+    assert_eq!(out.children.len(), 1);
+    let child = &out.children[0];
+    assert_eq!(child.path, path("triage/researcher"));
+    assert_eq!(child.call_id, "p1");
+    let run = child.outcome.as_ref().unwrap();
+    assert_eq!(run.agent, path("triage/researcher"));
+    assert_eq!(run.messages.len(), 5);
+    assert_eq!(run.messages[3].content(), "wren: a small bird");
+    // Usage by agent, each model call once; the tree's total.
+    let by_agent = out.usage_by_agent();
+    assert_eq!(by_agent[&path("triage")].total(), Usage::new(30, 5));
+    assert_eq!(
+        by_agent[&path("triage/researcher")].total(),
+        Usage::new(100, 14)
+    );
+    assert_eq!(out.usage, Usage::new(30, 5));
+    assert_eq!(out.tree_usage(), Usage::new(130, 19));
+}
+
+/// A question about a city.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CityQuestion {
+    /// The city
+    city: String,
+    /// What to find out
+    topic: String,
+}
+
+/// What the researcher found.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+struct Finding {
+    summary: String,
+    confidence: f32,
+}
+
+#[tokio::test]
+async fn a_typed_child_shows_its_schemas_both_ways_and_answers_in_json() {
+    // The child answers through the typed run's final-answer tool.
+    let child_model = ScriptedModel::new([AssistantMessage::tool_calls([ToolCall::new(
+        "f1",
+        "final_result",
+        r#"{"summary":"Mild winters.","confidence":0.75}"#,
+    )])]);
+    let tool = Agent::new(child_model.clone())
+        .as_tool("research_city", "Research a city.")
+        .input::<CityQuestion>()
+        .output::<Finding>();
+    let parameters = &tool.definition().parameters;
+    assert_eq!(parameters["properties"]["city"]["description"], "The city");
+    assert_eq!(parameters["required"], serde_json::json!(["city", "topic"]));
+    let output_schema = tool.definition().output_schema.clone().unwrap();
+    assert_eq!(output_schema["properties"]["confidence"]["type"], "number");
+
+    let parent_model = ScriptedModel::new([
+        calling(
+            [
+                ToolCall::new(
+                    "bad",
+                    "research_city",
+                    r#"{"city":"Oslo","topc":"climate"}"#,
+                ),
+                ToolCall::new(
+                    "good",
+                    "research_city",
+                    r#"{"city":"Oslo","topic":"climate"}"#,
+                ),
+            ],
+            Usage::default(),
+        ),
+        said("Oslo has mild winters.", Usage::default()),
+    ]);
+    let parent = Agent::new(parent_model.clone()).try_tool(tool).unwrap();
+    let out = parent.run("Oslo's climate?").await.unwrap();
+
+    let results = agent_core_results(&out.messages);
+    // Arguments that do not fit the input's schema never start the child.
+    assert!(results[0].is_error);
+    assert!(
+        results[0].content.contains("topc"),
+        "{}",
+        results[0].content
+    );
+    assert!(
+        results[0].content.contains("topic"),
+        "{}",
+        results[0].content
+    );
+    assert_eq!(child_model.requests().len(), 1);
+    // The child was asked with the arguments as JSON, and its value came back as JSON.
+    let asked = &child_model.requests()[0].messages[1];
+    assert_eq!(asked.content(), r#"{"city":"Oslo","topic":"climate"}"#);
+    let finding: Finding = serde_json::from_str(&results[1].content).unwrap();
+    assert_eq!(
+        finding,
+        Finding {
+            summary: "Mild winters.".into(),
+            confidence: 0.75
+        }
+    );
+    assert_eq!(out.children.len(), 1);
+    assert_eq!(out.children[0].call_id, "good");
+    assert_eq!(out.children[0].path, path("agent/research_city"));
+}
+
+fn agent_core_results(messages: &[Message]) -> Vec<&agent_core::ToolResultMessage> {
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::Tool(result) => Some(result),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn ten_children_started_at_once_against_three_requests_make_exactly_three() {
+    let child_model =
+        ScriptedModel::new((0..10).map(|index| said(&format!("answer {index}"), Usage::new(5, 1))));
+    let child = Agent::new(Slow(child_model.clone())).named("researcher");
+    let calls = (0..10).map(|index| research(&format!("r{index}"), &format!("question {index}")));
+    let parent_model = ScriptedModel::new([
+        calling(calls, Usage::new(10, 2)),
+        said("never asked", Usage::default()),
+    ]);
+    let parent = Agent::new(parent_model.clone())
+        .named("triage")
+        .try_tool(child.as_tool("research", "Research a question."))
+        .unwrap();
+    let budget = Budget::new().max_requests(3);
+
+    let out = parent
+        .run("Ten questions")
+        .budget(budget.clone())
+        .await
+        .unwrap();
+
+    // The parent's first request and two children's: three in all, none more.
+    let made = parent_model.requests().len() + child_model.requests().len();
+    assert_eq!(made, 3);
+    assert_eq!(budget.spent().requests, 3);
+    assert_eq!(child_model.requests().len(), 2);
+    assert_eq!(
+        out.stop_reason,
+        StopReason::BudgetSpent {
+            item: BudgetItem::Requests
+        }
+    );
+    // Two children answered; eight stopped before asking, and the model was told so as errors.
+    let results = agent_core_results(&out.messages);
+    assert_eq!(results.len(), 10);
+    assert_eq!(results.iter().filter(|result| !result.is_error).count(), 2);
+    let stopped = (out.children.iter())
+        .filter(|child| {
+            child.outcome.as_ref().unwrap().stop_reason
+                == StopReason::BudgetSpent {
+                    item: BudgetItem::Requests,
+                }
+        })
+        .count();
+    assert_eq!(stopped, 8);
+    // The ledger's usage by agent agrees with the output's.
+    let ledger = budget.by_agent();
+    assert_eq!(ledger["triage"].total(), Usage::new(10, 2));
+    assert_eq!(ledger["triage/researcher"].total(), Usage::new(10, 2));
+    assert_eq!(
+        out.usage_by_agent()[&path("triage/researcher")].total(),
+        Usage::new(10, 2)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn runs_on_other_threads_sharing_a_budget_cannot_overshoot_it() {
+    let model = ScriptedModel::new((0..10).map(|_| said("done", Usage::new(1, 1))));
+    let agent = std::sync::Arc::new(Agent::new(Slow(model.clone())));
+    let budget = Budget::new().max_requests(3);
+    let runs: Vec<_> = (0..10)
+        .map(|_| {
+            let (agent, budget) = (agent.clone(), budget.clone());
+            tokio::spawn(async move { agent.run("Go").budget(budget).await.unwrap() })
+        })
+        .collect();
+    let mut finished = 0;
+    for run in runs {
+        finished += usize::from(run.await.unwrap().is_finished());
+    }
+    assert_eq!(finished, 3);
+    assert_eq!(model.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn a_childs_slice_stops_the_child_and_the_caller_goes_on() {
+    let child_model = ScriptedModel::new([
+        calling(
+            [ToolCall::new("c1", "lookup", r#"{"word":"owl"}"#)],
+            Usage::new(3, 1),
+        ),
+        said("never asked", Usage::default()),
+    ]);
+    let child = agent_core::agent!(child_model.clone(), lookup);
+    let tool = child
+        .as_tool("research", "Research a word.")
+        .budget(BudgetLimits::new().max_requests(1));
+    let parent_model = ScriptedModel::new([
+        calling([research("p1", "owl?")], Usage::new(1, 1)),
+        said("I could not find out.", Usage::new(1, 1)),
+    ]);
+    let parent = Agent::new(parent_model.clone()).try_tool(tool).unwrap();
+    let budget = Budget::new().max_requests(10);
+
+    let out = parent.run("Owl?").budget(budget.clone()).await.unwrap();
+
+    assert_eq!(out.text, "I could not find out.");
+    assert_eq!(child_model.requests().len(), 1);
+    let child = out.children[0].outcome.as_ref().unwrap();
+    assert_eq!(
+        child.stop_reason,
+        StopReason::BudgetSpent {
+            item: BudgetItem::Requests
+        }
+    );
+    let result = &agent_core_results(&out.messages)[0];
+    assert!(result.is_error);
+    // The slice's spending is the tree's too.
+    assert_eq!(budget.spent().requests, 3);
+}
+
+#[tokio::test]
+async fn calls_past_the_budgets_tool_calls_are_not_run_and_the_run_stops() {
+    let model = ScriptedModel::new([
+        calling(
+            [
+                ToolCall::new("1", "lookup", r#"{"word":"a"}"#),
+                ToolCall::new("2", "lookup", r#"{"word":"b"}"#),
+            ],
+            Usage::default(),
+        ),
+        said("never asked", Usage::default()),
+    ]);
+    let agent = agent_core::agent!(model.clone(), lookup);
+    let budget = Budget::new().max_tool_calls(1);
+
+    let out = agent.run("Two words").budget(budget.clone()).await.unwrap();
+
+    let results = agent_core_results(&out.messages);
+    assert_eq!(results[0].content, "a: a small bird");
+    assert!(results[1].is_error);
+    let expected = agent_core::English.not_run(&NotRun::BudgetSpent);
+    assert!(
+        results[1].content.contains(&expected),
+        "{}",
+        results[1].content
+    );
+    assert_eq!(
+        out.stop_reason,
+        StopReason::BudgetSpent {
+            item: BudgetItem::ToolCalls
+        }
+    );
+    assert_eq!(budget.spent().tool_calls, 1);
+    assert_eq!(model.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn tokens_spent_by_a_child_stop_the_caller_before_its_next_request() {
+    let child_model = ScriptedModel::new([said("long answer", Usage::new(900, 200))]);
+    let child = Agent::new(child_model);
+    let parent_model = ScriptedModel::new([
+        calling([research("p1", "tell me everything")], Usage::new(10, 10)),
+        said("never asked", Usage::default()),
+    ]);
+    let parent = Agent::new(parent_model.clone())
+        .try_tool(child.as_tool("research", "Research."))
+        .unwrap();
+
+    let out = parent
+        .run("Everything")
+        .budget(Budget::new().max_tokens(1000))
+        .await
+        .unwrap();
+
+    assert_eq!(parent_model.requests().len(), 1);
+    assert_eq!(
+        out.stop_reason,
+        StopReason::BudgetSpent {
+            item: BudgetItem::Tokens
+        }
+    );
+    assert_eq!(out.tree_usage().total_tokens(), 1120);
+}
+
+/// Waits until the run is cut off.
+#[tool]
+async fn wait_forever() -> String {
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+#[tokio::test]
+async fn cancelling_the_budget_stops_the_caller_and_the_child_it_waits_for() {
+    let child_model = ScriptedModel::new([
+        calling(
+            [ToolCall::new("c1", "wait_forever", "{}")],
+            Usage::default(),
+        ),
+        said("never asked", Usage::default()),
+    ]);
+    let child = agent_core::agent!(child_model, wait_forever);
+    let parent_model = ScriptedModel::new([
+        calling([research("p1", "wait")], Usage::default()),
+        said("never asked", Usage::default()),
+    ]);
+    let parent = Agent::new(parent_model.clone())
+        .try_tool(child.as_tool("research", "Research."))
+        .unwrap();
+    let budget = Budget::new();
+    let canceller = budget.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        canceller.cancel();
+    });
+
+    let out = tokio::time::timeout(
+        Duration::from_secs(5),
+        parent.run("Wait").budget(budget.clone()),
+    )
+    .await
+    .expect("the cancel reached the run")
+    .unwrap();
+
+    assert_eq!(out.stop_reason, StopReason::Cancelled);
+    assert!(budget.is_cancelled());
+    let result = &agent_core_results(&out.messages)[0];
+    assert!(result.is_error);
+    assert_eq!(parent_model.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_child_that_fails_is_an_error_result_and_its_run_is_kept() {
+    let child_model = ScriptedModel::from_steps([ScriptStep::error(|| ModelError::Server {
+        status: 500,
+        message: "down".into(),
+    })]);
+    let child = Agent::new(child_model);
+    let parent_model = ScriptedModel::new([
+        calling([research("p1", "anything")], Usage::default()),
+        said("The researcher is down.", Usage::default()),
+    ]);
+    let parent = Agent::new(parent_model.clone())
+        .try_tool(child.as_tool("research", "Research."))
+        .unwrap();
+
+    let out = parent.run("Anything?").await.unwrap();
+
+    assert_eq!(out.text, "The researcher is down.");
+    let result = &agent_core_results(&out.messages)[0];
+    assert!(result.is_error);
+    assert!(result.content.contains("down"), "{}", result.content);
+    let failure = out.children[0].outcome.as_ref().unwrap_err();
+    assert!(failure.error.contains("down"), "{}", failure.error);
+    assert_eq!(failure.messages.len(), 2);
+}
+
+#[tokio::test]
+async fn a_streamed_caller_streams_its_childrens_events_tagged_with_their_paths() {
+    let grandchild =
+        Agent::new(ScriptedModel::new([AssistantMessage::text("deep fact")])).named("archivist");
+    let child = Agent::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("g1", "archive", r#"{"input":"look deep"}"#)]),
+        AssistantMessage::text("found: deep fact"),
+    ]))
+    .named("researcher")
+    .try_tool(grandchild.as_tool("archive", "Search the archive."))
+    .unwrap();
+    let parent = Agent::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([research("p1", "dig")]),
+        AssistantMessage::text("It is a deep fact."),
+    ]))
+    .named("triage")
+    .try_tool(child.as_tool("research", "Research."))
+    .unwrap();
+
+    let events: Vec<RunEvent> = parent.run("Dig").stream().collect().await;
+
+    // The events in order, each written as its agent and what happened.
+    let written: Vec<String> = events.iter().map(describe).collect();
+    let at = |line: &str| {
+        written
+            .iter()
+            .position(|written| written == line)
+            .unwrap_or_else(|| panic!("no {line:?} in {written:#?}"))
+    };
+    let asked = at("triage: call research");
+    let child_started = at("triage/researcher: step 1");
+    let grandchild_answer = at("triage/researcher/archivist: text deep fact");
+    let child_read = at("triage/researcher: result deep fact");
+    let child_answer = at("triage/researcher: text found: deep fact");
+    let answered = at("triage: result found: deep fact");
+    assert!(asked < child_started);
+    assert!(child_started < grandchild_answer);
+    assert!(grandchild_answer < child_read);
+    assert!(child_read < child_answer);
+    assert!(child_answer < answered);
+    // Never a child's end, never a wrapper in a wrapper.
+    assert!(events.iter().all(|event| match event {
+        RunEvent::SubAgent { event, .. } =>
+            !matches!(**event, RunEvent::Finished(_) | RunEvent::SubAgent { .. }),
+        _ => true,
+    }));
+    let RunEvent::Finished(Ok(out)) = events.last().unwrap() else {
+        panic!("the run ends last");
+    };
+    assert_eq!(out.text, "It is a deep fact.");
+    let child = out.children[0].outcome.as_ref().unwrap();
+    assert_eq!(child.children[0].path, path("triage/researcher/archivist"));
+}
+
+/// An event as `agent: what`.
+fn describe(event: &RunEvent) -> String {
+    let (agent, event) = match event {
+        RunEvent::SubAgent { path, event } => (path.to_string(), &**event),
+        event => ("triage".to_owned(), event),
+    };
+    let what = match event {
+        RunEvent::StepStarted { step } => format!("step {step}"),
+        RunEvent::TextDelta(text) => format!("text {text}"),
+        RunEvent::ToolCallRequested(call) => format!("call {}", call.name),
+        RunEvent::ToolResult(result) => format!("result {}", result.content),
+        RunEvent::StepFinished { step, .. } => format!("step {step} done"),
+        RunEvent::Finished(_) => "end".to_owned(),
+        _ => "other".to_owned(),
+    };
+    format!("{agent}: {what}")
+}
