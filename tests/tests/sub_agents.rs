@@ -523,3 +523,154 @@ fn describe(event: &RunEvent) -> String {
     };
     format!("{agent}: {what}")
 }
+
+/// Refunds an order.
+#[tool(requires_approval)]
+fn refund(order: String) -> String {
+    format!("refunded {order}")
+}
+
+/// A billing agent whose refunds wait for a person, as a tool of a triage agent that also asks
+/// a second, quick agent at once.
+fn billing_tree(billing_model: &ScriptedModel, triage_model: &ScriptedModel) -> Agent {
+    let billing = agent_core::agent!(billing_model.clone(), refund)
+        .named("billing")
+        .defer_approvals();
+    let quick = Agent::new(ScriptedModel::new([AssistantMessage::text(
+        "order 7 is paid",
+    )]))
+    .named("ledger");
+    Agent::new(triage_model.clone())
+        .named("triage")
+        .try_tool(billing.as_tool("billing", "Handle billing."))
+        .unwrap()
+        .try_tool(quick.as_tool("ledger", "Look at the ledger."))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_childs_call_waiting_for_approval_pauses_the_tree_and_goes_on_when_approved() {
+    let billing_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("b1", "refund", r#"{"order":"7"}"#)]),
+        AssistantMessage::text("Order 7 is refunded."),
+    ]);
+    let triage_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([
+            ToolCall::new("t1", "billing", r#"{"input":"refund order 7"}"#),
+            ToolCall::new("t2", "ledger", r#"{"input":"is order 7 paid?"}"#),
+        ]),
+        AssistantMessage::text("Your refund is done."),
+    ]);
+    let triage = billing_tree(&billing_model, &triage_model);
+
+    let paused_out = triage.run("Refund order 7").await.unwrap();
+
+    assert_eq!(paused_out.stop_reason, StopReason::Paused);
+    let paused = paused_out.paused.clone().unwrap();
+    // The child's waiting call is the tree's, as a top-level one would be.
+    let pending: Vec<&str> = paused
+        .pending()
+        .iter()
+        .map(|p| p.call.id.as_str())
+        .collect();
+    assert_eq!(pending, ["b1"]);
+    assert_eq!(paused.pending()[0].call.name, "refund");
+    assert_eq!(paused.waiting_in("b1"), Some(&path("triage/billing")));
+    // The quick child finished: its result waits with the paused run, not to be run again.
+    assert_eq!(paused.finished()[0].content, "order 7 is paid");
+    // Saved and loaded, as a session or another process would.
+    let paused = agent_core::PausedRun::from_json(&paused.to_json()).unwrap();
+
+    let out = triage
+        .resume(paused, [("b1", agent_core::Decision::Approve)])
+        .await
+        .unwrap();
+
+    assert_eq!(out.text, "Your refund is done.");
+    let results = agent_core_results(&out.messages);
+    assert_eq!(results[0].content, "Order 7 is refunded.");
+    assert_eq!(results[1].content, "order 7 is paid");
+    // The billing child went on from its pause: it asked its model twice in all, and ran the
+    // refund once.
+    assert_eq!(billing_model.requests().len(), 2);
+    let child = out.children[0].outcome.as_ref().unwrap();
+    assert_eq!(out.children[0].path, path("triage/billing"));
+    assert_eq!(agent_core_results(&child.messages)[0].content, "refunded 7");
+    assert_eq!(triage_model.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_denied_call_in_a_child_is_told_to_the_child_and_the_tree_goes_on() {
+    let billing_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("b1", "refund", r#"{"order":"7"}"#)]),
+        AssistantMessage::text("The refund was not approved."),
+    ]);
+    let triage_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "t1",
+            "billing",
+            r#"{"input":"refund order 7"}"#,
+        )]),
+        AssistantMessage::text("No refund."),
+    ]);
+    let triage = billing_tree(&billing_model, &triage_model);
+    let paused = triage.run("Refund").await.unwrap().paused.unwrap();
+
+    let out = triage
+        .resume(paused, [("b1", agent_core::Decision::deny("too late"))])
+        .await
+        .unwrap();
+
+    assert_eq!(out.text, "No refund.");
+    let child = out.children[0].outcome.as_ref().unwrap();
+    let told = &agent_core_results(&child.messages)[0];
+    assert!(told.is_error);
+    assert!(told.content.contains("too late"), "{}", told.content);
+    // A decision for a call that does not wait is refused before anything runs, naming the
+    // child's call that does.
+    billing_model.push(AssistantMessage::tool_calls([ToolCall::new(
+        "b1",
+        "refund",
+        r#"{"order":"7"}"#,
+    )]));
+    triage_model.push(AssistantMessage::tool_calls([ToolCall::new(
+        "t1",
+        "billing",
+        r#"{"input":"refund order 7"}"#,
+    )]));
+    let paused = triage.run("Refund").await.unwrap().paused.unwrap();
+    let refused = triage
+        .resume(paused, [("t1", agent_core::Decision::Approve)])
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("b1"), "{refused}");
+}
+
+#[tokio::test]
+async fn under_a_caller_that_cannot_pause_a_childs_waiting_call_is_not_run() {
+    #[derive(Debug, Deserialize, JsonSchema)]
+    struct Done {
+        done: bool,
+    }
+    let billing_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("b1", "refund", r#"{"order":"7"}"#)]),
+        AssistantMessage::text("I could not refund it."),
+    ]);
+    let triage_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "t1",
+            "billing",
+            r#"{"input":"refund order 7"}"#,
+        )]),
+        AssistantMessage::tool_calls([ToolCall::new("f", "final_result", r#"{"done":false}"#)]),
+    ]);
+    let triage = billing_tree(&billing_model, &triage_model);
+
+    let out = triage.run("Refund").output::<Done>().await.unwrap();
+
+    assert!(!out.value.done);
+    let child = out.run.children[0].outcome.as_ref().unwrap();
+    let told = &agent_core_results(&child.messages)[0];
+    let cannot_wait = agent_core::English.not_run(&NotRun::CannotWait);
+    assert!(told.content.contains(&cannot_wait), "{}", told.content);
+}

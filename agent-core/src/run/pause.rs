@@ -12,6 +12,7 @@ use crate::content::Part;
 use crate::message::{Message, ToolCall, ToolResultMessage};
 use crate::settings::ModelSettings;
 use crate::tool::call_info::RunId;
+use crate::tool::scope::AgentPath;
 use crate::usage::Usage;
 
 /// The version of the saved form. A state saved by another version is refused, not guessed at.
@@ -34,8 +35,13 @@ pub(crate) struct PausedState {
     version: u32,
     /// The conversation up to and including the reply whose calls wait (without its results).
     pub(crate) messages: Vec<Message>,
-    /// The calls that wait, in the reply's order.
+    /// The calls that wait, in the reply's order: the run's own, then those of the runs its
+    /// calls started that wait ([`children`](Self::children)), in their order.
     pub(crate) pending: Vec<PendingCall>,
+    /// The runs this run's calls started (agents called as tools) that wait, each with the call
+    /// that started it: that call waits for them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) children: Vec<PausedChild>,
     /// The results of the reply's other calls, which ran before the pause.
     pub(crate) finished: Vec<ToolResultMessage>,
     /// Tokens used.
@@ -59,6 +65,26 @@ pub(crate) struct PausedState {
     /// ids: such a run goes on under a fresh one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) run_id: Option<RunId>,
+}
+
+/// A run a call of the paused run started (an agent called as a tool), paused: the call waits
+/// for it, and its waiting calls are among the paused run's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PausedChild {
+    /// The call that started it.
+    pub(crate) call: ToolCall,
+    /// Its agent in the tree.
+    pub(crate) path: AgentPath,
+    /// Its paused run.
+    pub(crate) run: PausedRun,
+}
+
+/// A paused child going on: the call that started it runs again, and the child goes on with
+/// the decisions on its waiting calls.
+pub(crate) struct ChildResume {
+    pub(crate) call: ToolCall,
+    pub(crate) run: PausedRun,
+    pub(crate) decisions: Vec<(String, Decision)>,
 }
 
 /// A call that waits.
@@ -209,14 +235,19 @@ pub enum ResumeError {
 impl PausedRun {
     pub(crate) fn new(
         messages: Vec<Message>,
-        pending: Vec<PendingCall>,
+        mut pending: Vec<PendingCall>,
+        children: Vec<PausedChild>,
         finished: Vec<ToolResultMessage>,
         progress: Progress,
     ) -> Self {
+        for child in &children {
+            pending.extend(child.run.pending().iter().cloned());
+        }
         PausedRun(Box::new(PausedState {
             version: PAUSED_RUN_VERSION,
             messages,
             pending,
+            children,
             finished,
             usage: progress.usage,
             step_usage: progress.step_usage,
@@ -235,9 +266,37 @@ impl PausedRun {
         self.0.run_id.as_ref()
     }
 
-    /// The calls that wait, in the order the model made them.
+    /// The calls that wait, in the order the model made them: the run's own, then those of the
+    /// agents it called as tools that wait (a child's call that needs approval pauses the whole
+    /// run, and is decided here as any other; [`waiting_in`](Self::waiting_in) says which agent
+    /// made it).
     pub fn pending(&self) -> &[PendingCall] {
         &self.0.pending
+    }
+
+    /// The agent whose run made the waiting call `id`: `None` for this run's own calls (or an
+    /// unknown id), the child's path for a call of an agent this run called as a tool.
+    pub fn waiting_in(&self, id: &str) -> Option<&AgentPath> {
+        self.0.children.iter().find_map(|child| {
+            let own = child.run.waiting_in(id);
+            let waits = child
+                .run
+                .pending()
+                .iter()
+                .any(|pending| pending.call.id == id);
+            own.or(waits.then_some(&child.path))
+        })
+    }
+
+    /// Whether `id` is a waiting call of a run this one started.
+    fn is_a_childs(&self, id: &str) -> bool {
+        (self.0.children.iter()).any(|child| {
+            child
+                .run
+                .pending()
+                .iter()
+                .any(|pending| pending.call.id == id)
+        })
     }
 
     /// The conversation up to the reply whose calls wait (the same as the paused run's
@@ -306,18 +365,12 @@ impl PausedRun {
             .iter()
             .map(|call| call.id.as_str())
             .collect();
-        let mut answered: Vec<&str> = self
-            .0
-            .pending
-            .iter()
+        let own = (self.0.pending.iter())
             .map(|pending| pending.call.id.as_str())
-            .chain(
-                self.0
-                    .finished
-                    .iter()
-                    .map(|result| result.tool_call_id.as_str()),
-            )
-            .collect();
+            .filter(|id| !self.is_a_childs(id));
+        let children = self.0.children.iter().map(|child| child.call.id.as_str());
+        let finished = (self.0.finished.iter()).map(|result| result.tool_call_id.as_str());
+        let mut answered: Vec<&str> = own.chain(children).chain(finished).collect();
         made.sort_unstable();
         answered.sort_unstable();
         if made != answered || self.0.pending.is_empty() {
@@ -359,7 +412,8 @@ impl PausedRun {
         let mut matched = Vec::with_capacity(self.0.pending.len());
         for pending in &self.0.pending {
             let call = &pending.call;
-            if !has_tool(&call.name) {
+            // A child's call is checked against the child's tools when it goes on.
+            if !has_tool(&call.name) && !self.is_a_childs(&call.id) {
                 return Err(ResumeError::UnknownTool {
                     id: call.id.clone(),
                     tool: call.name.clone(),
@@ -375,6 +429,40 @@ impl PausedRun {
             matched.push((pending, decision));
         }
         Ok(matched)
+    }
+}
+
+impl PausedRun {
+    /// Takes out the paused children, each with the decisions of `decisions` on its waiting
+    /// calls (which leave `decisions`).
+    pub(crate) fn take_children(
+        &mut self,
+        decisions: &mut Vec<(PendingCall, Decision)>,
+    ) -> Vec<ChildResume> {
+        let children = std::mem::take(&mut self.0.children);
+        (children.into_iter())
+            .map(|child| {
+                let waits = |id: &str| {
+                    child
+                        .run
+                        .pending()
+                        .iter()
+                        .any(|pending| pending.call.id == id)
+                };
+                let (its, others) = std::mem::take(decisions)
+                    .into_iter()
+                    .partition(|(pending, _)| waits(&pending.call.id));
+                *decisions = others;
+                let decisions = (its.into_iter())
+                    .map(|(pending, decision)| (pending.call.id, decision))
+                    .collect();
+                ChildResume {
+                    call: child.call,
+                    run: child.run,
+                    decisions,
+                }
+            })
+            .collect()
     }
 }
 

@@ -224,9 +224,10 @@ pub(super) struct Plan<'a, S> {
     pub(super) check: Option<Box<dyn AnswerCheck<S> + 'a>>,
     /// The budget the run shares with its tree of agents.
     pub(super) budget: Option<Budget>,
-    /// For a run another run started (an agent called as a tool): its place in the tree. Such a
-    /// run does not pause.
+    /// For a run another run started (an agent called as a tool): its place in the tree.
     pub(super) path: Option<AgentPath>,
+    /// Whether a call may wait (not in a run started by one that cannot pause).
+    pub(super) pauses: bool,
 }
 
 impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
@@ -275,6 +276,7 @@ impl<'a, S: Send + Sync + 'static, K> RunRequest<'a, S, NoContext, Text, K> {
             check: None,
             budget: None,
             path: None,
+            pauses: true,
         };
         RunRequest {
             plan,
@@ -578,10 +580,17 @@ impl<'a, S: Send + Sync + 'static, C, O, K: RunKind> RunRequest<'a, S, C, O, K> 
     }
 
     /// Makes the run one that another run started: at `path` in the tree of agents, spending
-    /// from `budget`.
-    pub(crate) fn in_tree(mut self, path: AgentPath, budget: Option<Budget>) -> Self {
+    /// from `budget`; `can_pause`: whether a call of it may wait (the run that started it can
+    /// pause).
+    pub(crate) fn in_tree(
+        mut self,
+        path: AgentPath,
+        budget: Option<Budget>,
+        can_pause: bool,
+    ) -> Self {
         self.plan.path = Some(path);
         self.plan.budget = budget;
+        self.plan.pauses = can_pause;
         self
     }
 }

@@ -47,6 +47,7 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
         summaries,
         budget,
         path,
+        pauses,
         ..
     } = plan;
     async move {
@@ -69,7 +70,7 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
                 (start, Some(messages), summaries, Some((store, id, hold)))
             }
         };
-        let (messages, resume, place, positions) = begin(agent, start, history, parts)?;
+        let (messages, mut resume, place, positions) = begin(agent, start, history, parts)?;
         let summaries = RunSummaries::new(given, positions);
         let steps_before = (resume.as_ref()).map_or(0, |resume| resume.paused.0.step_usage.len());
         let mut transcript = (session.as_ref()).map(|(store, id, _)| {
@@ -82,15 +83,24 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
                     .and_then(|resume| resume.paused.run_id().cloned())
             })
             .unwrap_or_default();
-        // A run another started is at its place in the tree, and does not pause.
-        let pauses = path.is_none();
+        // A run another started is at its place in the tree.
         let path = path.unwrap_or_else(|| agent.path.clone());
         let spending = (budget.clone()).map(|budget| Spending {
             budget,
             agent: path.clone(),
         });
         let cancel = with_budget(cancel, budget.as_ref());
-        let family = (agent.tools.some_start_runs()).then(|| Arc::new(Family::new(events.clone())));
+        let family = (agent.tools.some_start_runs())
+            .then(|| Arc::new(Family::new(events.clone(), pauses && check.can_pause())));
+        // Paused children go on when the calls that started them run again.
+        if let Some(resume) = &mut resume {
+            for child in std::mem::take(&mut resume.children) {
+                resume.rerun.push(child.call.clone());
+                if let Some(family) = &family {
+                    family.resume(child);
+                }
+            }
+        }
         let mut scope = RunScope::new(run_id).with_path(path).with_budget(budget);
         scope.family = family
             .clone()
@@ -306,10 +316,17 @@ fn resumption<S: Send + Sync + 'static>(
     let matched = paused.match_decisions(decisions, |name| agent.tools.get(name).is_some());
     match matched {
         Ok(matched) => {
-            let decisions = (matched.into_iter())
+            let mut decisions = (matched.into_iter())
                 .map(|(pending, decision)| (pending.clone(), decision))
                 .collect();
-            Ok(Resumption { paused, decisions })
+            let mut paused = paused;
+            let children = paused.take_children(&mut decisions);
+            Ok(Resumption {
+                paused,
+                decisions,
+                children,
+                rerun: Vec::new(),
+            })
         }
         Err(source) => Err(RunError::Resume {
             source,

@@ -25,6 +25,7 @@ use crate::run::outcome::StopReason;
 use crate::run::pause::PendingCall;
 use crate::run::seams::RulingPlaces;
 use crate::run::seams::{Judgement, PolicyCall, ReplyRulings, Ruling, RunStatus};
+use crate::run::tree::Family;
 use crate::tool::dispatcher::CallDecision;
 
 /// One call's place while a step's calls are carried out.
@@ -35,8 +36,17 @@ pub(super) enum Slot {
     Started,
     /// It waits for a person or the caller.
     Waiting(PendingCall),
+    /// It started a run of its own (an agent called as a tool), which paused: it waits for it.
+    WaitsForItsRun,
     /// Its result.
     Answered(ToolResultMessage),
+}
+
+impl Slot {
+    /// Whether the call waits (then the run pauses, unless something cut the step short).
+    pub(super) fn waits(&self) -> bool {
+        matches!(self, Slot::Waiting(_) | Slot::WaitsForItsRun)
+    }
 }
 
 /// What a step's calls came to, besides their results in the transcript.
@@ -95,7 +105,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let interrupted = self.run_calls(step, self.calls_at(at), &mut slots).await;
         let waits = interrupted.is_none()
             && self.stop_request.get().is_none()
-            && slots.iter().any(|slot| matches!(slot, Slot::Waiting(_)));
+            && slots.iter().any(Slot::waits);
         if waits {
             return Err(self.pause(at, slots, &stop_after).await);
         }
@@ -196,7 +206,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     Some(arguments) => CallDecision::RunWith { arguments },
                     None => CallDecision::Run,
                 };
-                self.dispatch(call, decision).await
+                let result = self.dispatch(call, decision).await;
+                // The call started a run that paused: the call waits for it.
+                if Family::of(&self.scope).is_some_and(|family| family.waits(&call.id)) {
+                    *slot = Slot::WaitsForItsRun;
+                    return;
+                }
+                result
             }
         };
         self.after_call(call, &mut result, started.elapsed());
@@ -319,7 +335,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 Some(interrupt) => tools.result_message(call, Err(interrupt.cut_off())),
                 None => tools.not_run(call, why),
             },
-            Slot::Waiting(_) | Slot::Open(_) => tools.not_run(call, why),
+            Slot::Waiting(_) | Slot::WaitsForItsRun | Slot::Open(_) => tools.not_run(call, why),
         };
         self.after_call(call, &mut result, Duration::ZERO);
         result
@@ -327,17 +343,23 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
 
     /// The step when some of its calls wait: the reply at `at` stays in the transcript, the
     /// results of its other calls wait with them in the paused run, which the transcript keeps.
-    async fn pause(
+    pub(super) async fn pause(
         &mut self,
         at: usize,
         slots: Vec<Slot>,
         stop_after: &Option<StopReason>,
     ) -> Ending {
         let mut pending = Vec::new();
+        let mut children = Vec::new();
         let mut finished = Vec::with_capacity(slots.len());
+        let family = Family::of(&self.scope);
         for (slot, call) in slots.into_iter().zip(self.calls_at(at)) {
             match slot {
                 Slot::Waiting(waiting) => pending.push(waiting),
+                Slot::WaitsForItsRun => {
+                    let paused = family.and_then(|family| family.take_paused(call));
+                    children.extend(paused);
+                }
                 // Every other slot was answered: a step pauses only when nothing cut its calls.
                 slot => finished.push(self.result(slot, call, None, NotRun::RunEnded)),
             }
@@ -346,7 +368,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             self.emit(|| LiveEvent::ToolResult(result.clone()));
         }
         let over_limit = matches!(stop_after, Some(StopReason::ToolCallLimit { .. }));
-        let paused = self.paused(pending, finished, over_limit);
+        let paused = self.paused(pending, children, finished, over_limit);
         if let Err(ending) = self.keep(Some(&paused)).await {
             return ending;
         }

@@ -12,7 +12,7 @@ use crate::run::agent::Agent;
 use crate::run::events::{EventSender, LiveEvent};
 use crate::run::journal::Journal;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
-use crate::run::pause::{PausedRun, PendingCall, Progress};
+use crate::run::pause::{PausedChild, PausedRun, PendingCall, Progress};
 use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcript, Used};
 use crate::settings::{ModelSettings, PromptCache};
 use crate::tool::BoxFuture;
@@ -216,12 +216,14 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
     pub(super) fn paused(
         &self,
         pending: Vec<PendingCall>,
+        children: Vec<PausedChild>,
         finished: Vec<ToolResultMessage>,
         over_tool_call_limit: bool,
     ) -> PausedRun {
         PausedRun::new(
             self.messages.clone(),
             pending,
+            children,
             finished,
             Progress {
                 usage: self.tally.usage,

@@ -12,8 +12,9 @@ use crate::output::OutputType;
 use crate::reasons::tool_error::ToolError;
 use crate::run::agent::Agent;
 use crate::run::events::EventSender;
+use crate::run::kind::Starting;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
-use crate::run::request::{Answer, RunRequest, Text};
+use crate::run::request::{Answer, NoContext, RunRequest, Text};
 use crate::schema::output_schema;
 use crate::tool::arguments::SchemaFit;
 use crate::tool::call_info::RunId;
@@ -58,8 +59,13 @@ type Answered = Result<(Result<ToolOutput, ToolError>, RunOutput), RunError>;
 ///   child's events too ([`RunEvent::SubAgent`](crate::RunEvent::SubAgent)); cancelling the
 ///   calling run (or its budget) stops the child. Its run id is the calling run's and the
 ///   call's (`run/call`), the same on every replay.
-/// - **A child's calls do not wait.** A call of the child that needs a person's approval or the
-///   caller is answered as not run ([`NotRun::CannotWait`](crate::NotRun::CannotWait)).
+/// - **Approvals anywhere in the tree.** A call of the child that waits for a person's approval
+///   (or for the caller) pauses the child, and so the calling run: the
+///   [`PausedRun`](crate::PausedRun) lists the child's waiting call among its own
+///   ([`PausedRun::waiting_in`](crate::PausedRun::waiting_in) says whose), and resuming it with
+///   the decision goes on with the child, then the caller. Calls of the same reply that had
+///   finished keep their results. Under a caller that cannot pause (a typed run), such a call is
+///   answered as not run ([`NotRun::CannotWait`](crate::NotRun::CannotWait)).
 ///
 /// ```
 /// use agent_core::testing::ScriptedModel;
@@ -117,7 +123,7 @@ impl AgentTool {
             definition: ToolDef::new(name, description, parameters),
             fit,
             prompt: |fit, arguments| Ok(parse::<AgentInput>(fit, arguments)?.input),
-            run: text_answer,
+            run: text_answer::<Starting>,
             slice: None,
         }
     }
@@ -190,12 +196,31 @@ impl<S: Send + Sync + 'static> Tool<S> for AgentTool {
             let family = Family::of(run);
             let events = (family.and_then(|family| family.events.as_ref()))
                 .map(|events| events.for_agent(path.clone()));
-            let request = self
-                .agent
-                .run(prompt)
-                .run_id(RunId::from(format!("{}/{}", run.id(), call.id)))
-                .in_tree(path.clone(), self.budget_in(run));
-            let outcome = (self.run)(request, events).await;
+            let budget = self.budget_in(run);
+            let can_pause = family.is_some_and(|family| family.can_pause);
+            let outcome = match family.and_then(|family| family.take_resume(&call.id)) {
+                // A child that paused goes on, with the decisions on its waiting calls.
+                Some(child) => {
+                    let request = (self.agent.resume(child.run, child.decisions)).in_tree(
+                        path.clone(),
+                        budget,
+                        can_pause,
+                    );
+                    text_answer(request, events).await
+                }
+                None => {
+                    let request = (self.agent.run(prompt))
+                        .run_id(RunId::from(format!("{}/{}", run.id(), call.id)))
+                        .in_tree(path.clone(), budget, can_pause);
+                    (self.run)(request, events).await
+                }
+            };
+            // A child that paused: the call waits for it (the calling run pauses too).
+            if let (Ok((_, output)), Some(family)) = (&outcome, family)
+                && let Some(paused) = &output.paused
+            {
+                family.keep_paused(call, path.clone(), paused.clone());
+            }
             let (result, outcome) = match outcome {
                 Ok((answer, output)) => (answer, Ok(output)),
                 Err(error) => {
@@ -235,8 +260,8 @@ impl std::fmt::Debug for AgentTool {
 }
 
 /// The child's answer as text.
-fn text_answer<'a>(
-    request: RunRequest<'a, ()>,
+fn text_answer<'a, K>(
+    request: RunRequest<'a, (), NoContext, Text, K>,
     events: Option<EventSender>,
 ) -> BoxFuture<'a, Answered> {
     let run = <Text as Answer<'a, ()>>::start(request, events);

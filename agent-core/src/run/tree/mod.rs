@@ -13,9 +13,10 @@ pub use agent_tool::{AgentInput, AgentTool};
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
-use crate::message::Message;
+use crate::message::{Message, ToolCall};
 use crate::run::events::EventSender;
 use crate::run::outcome::RunOutput;
+use crate::run::pause::{ChildResume, PausedChild, PausedRun};
 use crate::tool::scope::{AgentPath, RunScope};
 use crate::usage::{Usage, UsageByModel};
 
@@ -55,19 +56,61 @@ impl ChildRun {
 }
 
 /// What a run keeps for the runs its calls start: where their events go (a streamed run's
-/// stream) and their outputs, as they end. In a run's [`RunScope`] when one of its agent's tools
-/// starts runs.
+/// stream), whether they may pause, their outputs as they end, those that paused (their calls
+/// then wait for them), and those that go on from a pause. In a run's [`RunScope`] when one of
+/// its agent's tools starts runs.
 pub(crate) struct Family {
     pub(crate) events: Option<EventSender>,
+    /// Whether the run can pause, and so the runs it starts.
+    pub(crate) can_pause: bool,
     children: Mutex<Vec<ChildRun>>,
+    paused: Mutex<Vec<PausedChild>>,
+    going_on: Mutex<Vec<ChildResume>>,
 }
 
 impl Family {
-    pub(crate) fn new(events: Option<EventSender>) -> Self {
+    pub(crate) fn new(events: Option<EventSender>, can_pause: bool) -> Self {
         Family {
             events,
+            can_pause,
             children: Mutex::new(Vec::new()),
+            paused: Mutex::new(Vec::new()),
+            going_on: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Keeps the paused run of the child `call` started.
+    pub(crate) fn keep_paused(&self, call: &ToolCall, path: AgentPath, run: PausedRun) {
+        let child = PausedChild {
+            call: call.clone(),
+            path,
+            run,
+        };
+        lock(&self.paused).push(child);
+    }
+
+    /// Whether the child the call `id` started paused.
+    pub(crate) fn waits(&self, id: &str) -> bool {
+        lock(&self.paused).iter().any(|child| child.call.id == id)
+    }
+
+    /// The paused child of `call`, taken out.
+    pub(crate) fn take_paused(&self, call: &ToolCall) -> Option<PausedChild> {
+        let mut paused = lock(&self.paused);
+        let index = paused.iter().position(|child| child.call.id == call.id)?;
+        Some(paused.swap_remove(index))
+    }
+
+    /// A paused child that goes on when its call runs again.
+    pub(crate) fn resume(&self, child: ChildResume) {
+        lock(&self.going_on).push(child);
+    }
+
+    /// The paused child the call `id` goes on with, if it has one.
+    pub(crate) fn take_resume(&self, id: &str) -> Option<ChildResume> {
+        let mut going_on = lock(&self.going_on);
+        let index = going_on.iter().position(|child| child.call.id == id)?;
+        Some(going_on.swap_remove(index))
     }
 
     /// The family of the run `scope` is, if it keeps one.
@@ -77,22 +120,25 @@ impl Family {
 
     /// Keeps a child's run as it ends.
     pub(crate) fn keep(&self, child: ChildRun) {
-        (self.children.lock().unwrap_or_else(PoisonError::into_inner)).push(child);
+        lock(&self.children).push(child);
     }
 
     /// The children kept, in the order of the calls that started them.
-    pub(crate) fn take(&self, calls: &[Message]) -> Vec<ChildRun> {
-        let mut children =
-            std::mem::take(&mut *self.children.lock().unwrap_or_else(PoisonError::into_inner));
-        let order = |call_id: &str| {
-            calls.iter().position(|message| match message {
-                Message::Tool(result) => result.tool_call_id == call_id,
-                _ => false,
-            })
-        };
+    pub(crate) fn take(&self, messages: &[Message]) -> Vec<ChildRun> {
+        let mut children = std::mem::take(&mut *lock(&self.children));
+        // Each call's place among all the calls the run's replies made.
+        let made = (messages.iter()).flat_map(|message| match message {
+            Message::Assistant(reply) => reply.tool_calls.as_slice(),
+            _ => &[],
+        });
+        let order = |call_id: &str| made.clone().position(|call| call.id == call_id);
         children.sort_by_key(|child| order(&child.call_id));
         children
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The usage of `output`'s run and every run below it, by agent and by model: `own` is its own
