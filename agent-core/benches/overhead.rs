@@ -321,6 +321,7 @@ mod structured {
                         paused: None,
                         summaries: Vec::new(),
                         agent: Default::default(),
+                        step_agents: Vec::new(),
                         children: Vec::new(),
                     };
                 }

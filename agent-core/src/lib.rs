@@ -173,9 +173,10 @@ pub use reasons::tool_error::{
 };
 pub use run::{
     AddToolError, Agent, AgentInput, AgentTool, Answer, ChildFailure, ChildRun, ContextGiven,
-    Decision, Input, Journal, NewRun, NoContext, PAUSED_RUN_VERSION, PausedRun, PendingCall, Ready,
-    ResumeError, Resuming, ResumingSession, RunError, RunEvent, RunKind, RunOutput, RunRequest,
-    RunStream, Starting, StopReason, Text, TokenKind, Typed, TypedOutput, Waiting, WithContext,
+    Decision, Handoff, HandoffHistory, HistoryFn, Input, Journal, NewRun, NoContext,
+    PAUSED_RUN_VERSION, PausedRun, PendingCall, Ready, ResumeError, Resuming, ResumingSession,
+    RunError, RunEvent, RunKind, RunOutput, RunRequest, RunStream, Starting, StopReason, Text,
+    TokenKind, Typed, TypedOutput, Waiting, WithContext,
 };
 pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema, root_schema};

@@ -398,6 +398,7 @@ mod tests {
                 paused: None,
                 summaries: Vec::new(),
                 agent: Default::default(),
+                step_agents: Vec::new(),
                 children: Vec::new(),
             },
             None,

@@ -268,6 +268,10 @@ impl Texts for Japanese {
         format!("［{media_type} の内容は表示されていません：このモデルサービスは受け付けません］")
     }
 
+    fn handed_off(&self, agent: &str) -> String {
+        format!("会話を {agent} に引き継ぎました。")
+    }
+
     fn context_summary(&self, summary: &str) -> String {
         format!("［紙幅のため、これより前の会話は省略しました。要約：］\n{summary}")
     }

@@ -398,6 +398,12 @@ pub struct GuideRunning;
 #[doc = include_str!("../../docs/src/sessions.md")]
 pub struct GuideSessions;
 
+/// The guide's chapter on agents that call agents (`docs/src/agents.md`): agents as tools,
+/// hand-offs, one budget for the tree.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/agents.md")]
+pub struct GuideAgents;
+
 /// The guide's chapter on the web endpoint (`docs/src/web.md`): the chat endpoint, who is asking,
 /// limits per user, a deployment on several machines.
 #[cfg(doctest)]

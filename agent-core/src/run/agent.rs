@@ -17,6 +17,7 @@ use crate::run::context::{ContextLayer, ContextPolicy, TokenCounter};
 use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
 use crate::run::layers::{Approvals, BoundLayer, BoundPolicy, Hooked};
 use crate::run::seams::{CallPolicy, ModelLayer};
+use crate::run::tree::Handoff;
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::dispatcher::{ToolSet, ToolSetError};
@@ -49,6 +50,8 @@ pub struct Agent<S = ()> {
     pub(crate) approvals: Approvals<S>,
     /// Call policies of the user's own (see [`Agent::policy`]).
     pub(crate) policies: Vec<Arc<dyn CallPolicy<S>>>,
+    /// The agents it can hand the conversation to (see [`Agent::try_handoff`]).
+    pub(crate) handoffs: Vec<Handoff<S>>,
     /// Model-call layers of the user's own (see [`Agent::model_layer`]).
     pub(crate) layers: Vec<Arc<dyn ModelLayer<S>>>,
     /// What of the history each request carries (see [`Agent::context_policy`]).
@@ -75,6 +78,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             hooks: Vec::new(),
             approvals: Approvals::default(),
             policies: Vec::new(),
+            handoffs: Vec::new(),
             layers: Vec::new(),
             context: None,
             token_counter: None,
@@ -297,6 +301,19 @@ impl<S: Send + Sync + 'static> Agent<S> {
         }
     }
 
+    /// Lets the model hand the conversation to another agent (see [`Handoff`]): adds the tool
+    /// it hands off by (`transfer_to_<name>`). Fails if that name is taken, handing the agent
+    /// back unchanged in the [`AddToolError`].
+    pub fn try_handoff(mut self, handoff: Handoff<S>) -> Result<Self, AddToolError<S>> {
+        match self.tools.add(handoff.tool.clone()) {
+            Ok(()) => {
+                self.handoffs.push(handoff);
+                Ok(self)
+            }
+            Err(error) => Err(AddToolError::new(error, self)),
+        }
+    }
+
     /// Adds tools built at run time (say, an MCP server's, or a [`ToolBox`]'s
     /// [`into_tools`](ToolBox::into_tools)), all or none. Fails, adding none of them, if a name
     /// is taken (by a tool the agent has, or by another of these) or invalid, handing the agent
@@ -316,7 +333,12 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// give each run its own context instead, keep the agent as it is and give each run its
     /// [`context`](RunRequest::context).
     pub fn bind_context(self, context: S) -> Agent<()> {
-        let context = Arc::new(context);
+        self.bind_shared_context(Arc::new(context))
+    }
+
+    /// [`bind_context`](Agent::bind_context) with the context already shared (by the agents this
+    /// one hands off to).
+    pub(crate) fn bind_shared_context(self, context: Arc<S>) -> Agent<()> {
         let hooks = self
             .hooks
             .into_iter()
@@ -347,7 +369,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             .collect();
         Agent {
             model: self.model,
-            tools: self.tools.bind_shared_context(context),
+            tools: self.tools.bind_shared_context(Arc::clone(&context)),
             system_prompt: self.system_prompt,
             path: self.path,
             named: self.named,
@@ -356,6 +378,9 @@ impl<S: Send + Sync + 'static> Agent<S> {
             hooks,
             approvals: Approvals { approver },
             policies,
+            handoffs: (self.handoffs.into_iter())
+                .map(|handoff| handoff.bind(Arc::clone(&context)))
+                .collect(),
             layers,
             context: self.context,
             token_counter: self.token_counter,

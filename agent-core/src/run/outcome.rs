@@ -47,8 +47,14 @@ pub struct RunOutput {
     /// for, in their positions), oldest first. A session stores them; a run given a history can
     /// be given them back ([`RunRequest::summaries`](crate::RunRequest::summaries)).
     pub summaries: Vec<Summary>,
-    /// The agent that ran, in its tree of agents ([`Agent::named`](crate::Agent::named)).
+    /// The agent that ran, in its tree of agents ([`Agent::named`](crate::Agent::named)): for a
+    /// conversation handed from agent to agent ([`Handoff`](crate::Handoff)), the one that
+    /// answered.
     pub agent: AgentPath,
+    /// The agent that made each model call, beside [`step_usage`](Self::step_usage), when the
+    /// conversation was handed from agent to agent; empty when one agent made them all (then it
+    /// is [`agent`](Self::agent)).
+    pub step_agents: Vec<AgentPath>,
     /// The runs this run's calls started (agents called as tools,
     /// [`Agent::as_tool`](crate::Agent::as_tool)), each whole, in the order of the calls.
     pub children: Vec<ChildRun>,
@@ -211,6 +217,12 @@ pub enum StopReason {
     BudgetSpent {
         /// What ran out.
         item: crate::budget::BudgetItem,
+    },
+    /// The run's agent handed the conversation to the agent `to` ([`Handoff`](crate::Handoff)),
+    /// which goes on with it in the same run: only the handing agent's hooks see this end.
+    HandedOff {
+        /// The agent the conversation went to.
+        to: AgentPath,
     },
     /// The run waits: a call needs a person's approval that was deferred, or is run by the
     /// caller. [`RunOutput::paused`] holds the waiting calls and what is needed to resume.

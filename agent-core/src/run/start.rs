@@ -2,28 +2,26 @@
 //! every call is answered), or a paused run with its decisions checked; its seams' values in
 //! order; then the kernel, and a session's last write.
 
-use std::any::Any;
 use std::future::Future;
-use std::sync::Arc;
+
+use futures_util::FutureExt;
 
 use super::agent::Agent;
 use super::context::{Positions, RunSummaries, Summary};
 use super::events::EventSender;
-use super::kernel::{Resumption, RunSetup, Seams, drive};
-use super::layers::{CacheWatch, Journaled, Spending, Stacks, Streamed};
-use super::outcome::{RunError, RunOutput};
+use super::kernel::Resumption;
+use super::outcome::{RunError, RunOutput, StopReason};
+use super::part::{RunWide, joined, part};
 use super::pause::{Decision, PausedRun};
 use super::repair::answer_every_call;
 use super::request::{Input, Plan, ResumeFrom, Source, Start};
 use super::seams::{AnswerCheck, Transcript};
 use super::store::{Conversation, Place, SessionError, SessionTranscript, session_error};
-use super::tree::Family;
+use super::tree::holder as holder_of;
 use crate::budget::Budget;
 use crate::content::Part;
 use crate::message::Message;
-use crate::model::Model;
 use crate::tool::BoxFuture;
-use crate::tool::scope::RunScope;
 use crate::usage::Usage;
 
 /// Runs `plan` in `context` with `check` as its answer check, sending its events to `events`
@@ -70,7 +68,7 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
                 (start, Some(messages), summaries, Some((store, id, hold)))
             }
         };
-        let (messages, mut resume, place, positions) = begin(agent, start, history, parts)?;
+        let (messages, resume, place, positions) = begin(agent, start, history, parts)?;
         let summaries = RunSummaries::new(given, positions);
         let steps_before = (resume.as_ref()).map_or(0, |resume| resume.paused.0.step_usage.len());
         let mut transcript = (session.as_ref()).map(|(store, id, _)| {
@@ -83,84 +81,55 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
                     .and_then(|resume| resume.paused.run_id().cloned())
             })
             .unwrap_or_default();
-        // A run another started is at its place in the tree.
-        let path = path.unwrap_or_else(|| agent.path.clone());
-        let spending = (budget.clone()).map(|budget| Spending {
+        let cancel = with_budget(cancel, budget.as_ref()).map(FutureExt::shared);
+        let wide = RunWide {
+            context,
+            journal,
+            events,
             budget,
-            agent: path.clone(),
-        });
-        let cancel = with_budget(cancel, budget.as_ref());
-        let family = (agent.tools.some_start_runs())
-            .then(|| Arc::new(Family::new(events.clone(), pauses && check.can_pause())));
-        // Paused children go on when the calls that started them run again.
-        if let Some(resume) = &mut resume {
-            for child in std::mem::take(&mut resume.children) {
-                resume.rerun.push(child.call.clone());
-                if let Some(family) = &family {
-                    family.resume(child);
+            cancel,
+            summaries: &summaries,
+            settings,
+            conversation: session.as_ref().map(|(_, id, _)| id.as_str()),
+            run_id,
+            pauses,
+            place: path,
+            entry: agent,
+        };
+        // The agent that holds the conversation: the one its last hand-off went to.
+        let so_far = resume
+            .as_ref()
+            .map_or(&messages[..], |resume| resume.paused.messages());
+        let (holder, over) = holder_of(agent, so_far);
+        let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
+        let mut outcome = part(holder, over, &wide, &mut check, kept, messages, resume).await;
+        // Handed on: the agent it went to goes on with the same conversation, until one answers.
+        let mut before: Option<RunOutput> = None;
+        let outcome = loop {
+            match outcome {
+                Ok(mut done) if matches!(done.stop_reason, StopReason::HandedOff { .. }) => {
+                    let messages = std::mem::take(&mut done.messages);
+                    let (holder, over) = holder_of(agent, &messages);
+                    before = Some(match before.take() {
+                        Some(earlier) => joined(earlier, done),
+                        None => done,
+                    });
+                    let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
+                    outcome = part(holder, over, &wide, &mut check, kept, messages, None).await;
+                }
+                ended => {
+                    break ended.map(|after| match before.take() {
+                        Some(before) => joined(before, after),
+                        None => after,
+                    });
                 }
             }
-        }
-        let mut scope = RunScope::new(run_id).with_path(path).with_budget(budget);
-        scope.family = family
-            .clone()
-            .map(|family| family as Arc<dyn Any + Send + Sync>);
-        let journaled = journal.map(Journaled);
-        let streamed = (events.clone()).map(|events| Streamed {
-            model: &*agent.model,
-            events,
-        });
-        let model: &dyn Model = match &streamed {
-            Some(streamed) => streamed,
-            None => &*agent.model,
         };
-        // A run that asks for a prompt cache (by its own settings or the agent's) watches it.
-        let cached = (settings.as_ref().and_then(|own| own.prompt_cache.as_ref()))
-            .or(agent.settings.prompt_cache.as_ref())
-            .is_some();
-        let watch = cached.then(CacheWatch::default);
-        let context_layer = (agent.context.as_ref()).map(|layer| {
-            layer.in_run(
-                &summaries,
-                journal,
-                agent.token_counter.as_deref(),
-                events.clone(),
-            )
-        });
-        let stacks = Stacks::new(
-            agent,
-            &check,
-            context_layer.as_ref(),
-            journaled.as_ref(),
-            watch.as_ref(),
-            spending.as_ref(),
-            pauses,
-        );
-        let seams = Seams {
-            model,
-            layers: stacks.layers,
-            policies: stacks.policies,
-            check: &mut check,
-            transcript: transcript.as_mut().map(|kept| kept as &mut dyn Transcript),
-            journal,
-        };
-        let setup = RunSetup {
-            context,
-            seams,
-            settings,
-            messages,
-            resume,
-            conversation: session.as_ref().map(|(_, id, _)| id.as_str()),
-            scope,
-            events,
-            cancel,
-        };
-        let outcome = drive(agent, setup).await;
         let outcome = match transcript {
             Some(transcript) => Box::pin(transcript.close(outcome)).await,
             None => outcome,
         };
-        drop(context_layer);
+        drop(wide);
         // The usage of the summaries this run made is its own too (a run resumed from a pause
         // goes on from its model calls': the summaries made before are in that part's output,
         // and in the session).
@@ -168,9 +137,6 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             output.summaries = summaries.into_made();
             for summary in &output.summaries {
                 output.usage += summary.usage;
-            }
-            if let Some(family) = family {
-                output.children = family.take(&output.messages);
             }
             output
         })
@@ -264,7 +230,9 @@ fn begin<S: Send + Sync + 'static>(
             decisions,
         } => {
             let place = Place::of(&paused.0.messages);
-            let resume = resumption(agent, paused, decisions)?;
+            // The decisions are on calls of the agent that held the conversation when it paused.
+            let (holder, _) = holder_of(agent, paused.messages());
+            let resume = resumption(holder, paused, decisions)?;
             Ok((Vec::new(), Some(resume), place, Positions::default()))
         }
         Start::Resume {

@@ -213,6 +213,10 @@ impl Texts for Chinese {
         format!("[{kind}（{media_type}）未显示：当前模型服务不接受这类内容]")
     }
 
+    fn handed_off(&self, agent: &str) -> String {
+        format!("对话已转交给 {agent}。")
+    }
+
     fn context_summary(&self, summary: &str) -> String {
         format!("［为节省篇幅，此前的对话已省略，以下是摘要］\n{summary}")
     }

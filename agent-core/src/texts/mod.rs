@@ -114,6 +114,10 @@ pub trait Texts: Send + Sync + 'static {
     /// request that has results left out, and of its one parameter, the call's id.
     fn recall_tool(&self) -> [&'static str; 2];
 
+    /// The result of the call by which a model handed the conversation to the agent `agent`
+    /// (see [`Handoff`](crate::Handoff)).
+    fn handed_off(&self, agent: &str) -> String;
+
     /// What a model is asked to title a chat by, from its first exchange (the web endpoint's
     /// `ChatServer::title_by_model`): the instruction, the question and the answer, in one user
     /// message. The reply is the title alone.

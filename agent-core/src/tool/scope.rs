@@ -37,6 +37,14 @@ impl AgentPath {
         AgentPath(Arc::from(format!("{}/{}", self.0, name.replace('/', "_"))))
     }
 
+    /// The path of the agent `name` beside this one (under the same agent).
+    pub fn beside(&self, name: &str) -> Self {
+        match self.0.rsplit_once('/') {
+            Some((above, _)) => AgentPath::new(above).child(name),
+            None => AgentPath::new(name),
+        }
+    }
+
     /// The whole path.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -78,7 +86,7 @@ impl std::str::FromStr for AgentPath {
 
 impl fmt::Display for AgentPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.pad(&self.0)
     }
 }
 

@@ -207,6 +207,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             paused: None,
             summaries: Vec::new(),
             agent: self.scope.path().clone(),
+            step_agents: Vec::new(),
             children: Vec::new(),
         }
     }

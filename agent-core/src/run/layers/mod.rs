@@ -2,12 +2,13 @@
 //! puts them in (`Stacks`). Each is a value like any a user writes; the loop knows none of them.
 //!
 //! - model-call layers, outermost first: the agent's context policy
-//!   ([`Agent::context_policy`](crate::Agent::context_policy)), the agent's own ([`Agent::model_layer`]), each of its
+//!   ([`Agent::context_policy`](crate::Agent::context_policy)), the view of a conversation
+//!   handed to the agent ([`Handoff`](crate::Handoff)), the agent's own ([`Agent::model_layer`]), each of its
 //!   [`Hooks`](crate::Hooks) (told of each request and reply), [`ChatSpan`], the run's watch over
 //!   its prompt cache, the run's spending from its budget, a durable run's journal; then the
 //!   model (read as a stream when the run is streamed).
 //! - call policies, in order: [`CutOffCalls`], the agent's limits, each of its hooks, the
-//!   agent's own ([`Agent::policy`]), [`ExternalTools`], [`Approvals`], in a run that cannot
+//!   agent's own ([`Agent::policy`]), its hand-offs, [`ExternalTools`], [`Approvals`], in a run that cannot
 //!   pause [`CannotPause`], and last the run's spending from its budget (a request or a call is
 //!   taken only when no policy before stopped it).
 //!
@@ -38,6 +39,7 @@ pub use waiting::{Approvals, CannotPause, ExternalTools};
 use crate::run::agent::Agent;
 use crate::run::context::{InRun, Recall};
 use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer};
+use crate::run::tree::{HandOffs, HandoffView};
 
 /// A run's layers and policies, in their order, borrowed from the agent and the run's own values.
 pub(crate) struct Stacks<'r, S> {
@@ -46,34 +48,31 @@ pub(crate) struct Stacks<'r, S> {
 }
 
 impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
-    /// The stacks of a run of `agent` with `check`: its context policy's layer outermost when it
-    /// has one, journaled in `journal` when durable, its prompt cache watched by `watch`, its
-    /// budget spent through `spending`; `pauses`: whether a call may wait.
+    /// The stacks of a run of `agent` with `check` and the run's own values `own`.
     pub(crate) fn new(
         agent: &'r Agent<S>,
         check: &dyn AnswerCheck<S>,
-        context: Option<&'r InRun<'r>>,
-        journal: Option<&'r Journaled<'r>>,
-        watch: Option<&'r CacheWatch>,
-        spending: Option<&'r Spending>,
-        pauses: bool,
+        own: &RunValues<'r, S>,
     ) -> Self {
         let mut layers: Vec<&'r dyn ModelLayer<S>> =
             Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 4);
-        if let Some(context) = context {
+        if let Some(context) = own.context {
             layers.push(context);
+        }
+        if let Some(view) = own.view {
+            layers.push(view);
         }
         layers.extend(agent.layers.iter().map(|layer| &**layer));
         layers.extend(agent.hooks.iter().map(|hooks| hooks as &dyn ModelLayer<S>));
         layers.push(&ChatSpan);
-        if let Some(watch) = watch {
+        if let Some(watch) = own.watch {
             layers.push(watch);
         }
         // Outside the journal: a replayed reply is counted again, as the run's first time did.
-        if let Some(spending) = spending {
+        if let Some(spending) = own.spending {
             layers.push(spending);
         }
-        if let Some(journal) = journal {
+        if let Some(journal) = own.journal {
             layers.push(journal);
         }
         let mut policies: Vec<&'r dyn CallPolicy<S>> =
@@ -86,16 +85,33 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         }
         policies.extend(agent.hooks.iter().map(|hooks| hooks as &dyn CallPolicy<S>));
         policies.extend(agent.policies.iter().map(|policy| &**policy));
+        if let Some(handoffs) = own.handoffs {
+            policies.push(handoffs);
+        }
         if agent.tools.some_calls_wait() {
             policies.push(&ExternalTools);
             policies.push(&agent.approvals);
         }
-        if !check.can_pause() || !pauses {
+        if !check.can_pause() || !own.pauses {
             policies.push(&CannotPause);
         }
-        if let Some(spending) = spending {
+        if let Some(spending) = own.spending {
             policies.push(spending);
         }
         Stacks { layers, policies }
     }
+}
+
+/// A run's own values at the seams, beside its agent's: the layer of the agent's context policy
+/// in this run, the view of a conversation handed to the agent, its hand-offs, a durable run's
+/// journal, the watch over its prompt cache, its spending from its budget, and whether a call
+/// may wait.
+pub(crate) struct RunValues<'r, S> {
+    pub(crate) context: Option<&'r InRun<'r>>,
+    pub(crate) view: Option<&'r HandoffView<'r>>,
+    pub(crate) handoffs: Option<&'r HandOffs<'r, S>>,
+    pub(crate) journal: Option<&'r Journaled<'r>>,
+    pub(crate) watch: Option<&'r CacheWatch>,
+    pub(crate) spending: Option<&'r Spending>,
+    pub(crate) pauses: bool,
 }

@@ -7,8 +7,11 @@
 //! in that run's output ([`ChildRun`]).
 
 mod agent_tool;
+mod handoff;
 
 pub use agent_tool::{AgentInput, AgentTool};
+pub(crate) use handoff::{HandOffs, HandedOver, HandoffView, holder};
+pub use handoff::{Handoff, HandoffHistory, HistoryFn};
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
@@ -148,10 +151,11 @@ pub(crate) fn usage_by_agent(
     output: &RunOutput,
     into: &mut BTreeMap<AgentPath, UsageByModel>,
 ) {
-    let mine = into.entry(own.clone()).or_default();
     for (index, usage) in output.step_usage.iter().enumerate() {
-        mine.add(output.step_model(index), *usage);
+        let agent = output.step_agents.get(index).unwrap_or(own);
+        (into.entry(agent.clone()).or_default()).add(output.step_model(index), *usage);
     }
+    let mine = into.entry(own.clone()).or_default();
     for summary in &output.summaries {
         mine.add(summary.model.as_deref(), summary.usage);
     }

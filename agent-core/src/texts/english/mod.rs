@@ -135,6 +135,10 @@ impl Texts for English {
         )
     }
 
+    fn handed_off(&self, agent: &str) -> String {
+        format!("The conversation is now with {agent}.")
+    }
+
     fn context_summary(&self, summary: &str) -> String {
         format!("[A summary of the earlier conversation, left out here to save room]\n{summary}")
     }
