@@ -55,6 +55,12 @@
 //! - [`context`]: what of a long conversation each request carries ([`Agent::context_policy`]):
 //!   whole units of the history kept or left out, a [`Summary`](context::Summary) in their place
 //!   (kept with the conversation), results sent as notes the model can read back.
+//! - Agents that call agents: [`Agent::as_tool`] makes an agent a tool of another ([`AgentTool`],
+//!   typed both ways; its run kept in the caller's output as a [`ChildRun`]), and
+//!   [`Agent::try_handoff`] lets it hand the conversation to another ([`Handoff`]). A [`Budget`]
+//!   ([`RunRequest::budget`]) is shared by a run and every run it starts; each run is at its
+//!   [`AgentPath`] in the tree, which tags its usage and its events ([`RunEvent::SubAgent`]).
+//!   A tool is handed its call's [`RunScope`]: the run's id, path and budget.
 //!
 //! Integrations built on this crate's public API alone are crates of their own: `agent-mcp`
 //! serves tools to MCP clients and uses MCP servers' tools, `agent-web` serves an agent to chat
@@ -65,11 +71,12 @@
 //! on each call, carries the calls out and records what happened), and everything a run can have
 //! is a value at one of the loop's seams, each a public trait in [`seams`]:
 //! - **the model call** ([`seams::ModelLayer`]): hooks' observers, the `chat` span, a durable
-//!   engine's [`Journal`] ([`RunRequest::journal`]), one's own ([`Agent::model_layer`]); the model
-//!   read as a stream for [`RunRequest::stream`];
+//!   engine's [`Journal`] ([`RunRequest::journal`]), the view of a conversation handed to an
+//!   agent, the run's spending from its [`Budget`], one's own ([`Agent::model_layer`]); the
+//!   model read as a stream for [`RunRequest::stream`];
 //! - **the call policy** ([`seams::CallPolicy`]): the limits, [`Hooks::before_tool_call`],
-//!   [`ExternalTool`]s, the [`Approver`], one's own ([`Agent::policy`]): one ruling per call, and
-//!   every result seen;
+//!   hand-offs, [`ExternalTool`]s, the [`Approver`], the [`Budget`], one's own
+//!   ([`Agent::policy`]): one ruling per call, and every result seen;
 //! - **the dispatcher**: [`ToolSet::outcome`], where a call and what was decided about it become
 //!   its outcome, and [`ToolSet::result_message`], the one place any result is made;
 //! - **the answer check** ([`seams::AnswerCheck`]): a reply without calls, a typed output
