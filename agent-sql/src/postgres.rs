@@ -21,7 +21,7 @@ use deadpool_postgres::tokio_postgres::{self, NoTls};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::stored::{bodies, body, message_from, paused_from, summary_from, usage_from};
+use super::stored::{bodies, body, kept_from, message_from, paused_from, usage_from};
 use agent_core::session::{
     Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
@@ -54,6 +54,15 @@ const MIGRATIONS: &[&str] = &[
          conversation text NOT NULL REFERENCES agent_core_conversations (id),
          position bigint NOT NULL,
          covers_end bigint NOT NULL,
+         body text NOT NULL,
+         PRIMARY KEY (conversation, position)
+     );",
+    // 4: the runs its calls started (agents called as tools), in the order they ended, each with
+    // the position of the reply that started it (a cut before it removes it).
+    "CREATE TABLE agent_core_children (
+         conversation text NOT NULL REFERENCES agent_core_conversations (id),
+         position bigint NOT NULL,
+         started_at bigint NOT NULL,
          body text NOT NULL,
          PRIMARY KEY (conversation, position)
      );",
@@ -402,6 +411,8 @@ impl SessionStore for PostgresSessions {
                                   WHERE conversation = $1 ORDER BY position),
                             (SELECT usage FROM agent_core_conversations WHERE id = $1),
                             ARRAY(SELECT body FROM agent_core_summaries
+                                  WHERE conversation = $1 ORDER BY position),
+                            ARRAY(SELECT body FROM agent_core_children
                                   WHERE conversation = $1 ORDER BY position)",
                     &[&id],
                 )
@@ -411,6 +422,7 @@ impl SessionStore for PostgresSessions {
             let bodies: Vec<String> = row.try_get(1).map_err(store_error)?;
             let usage: Option<String> = row.try_get(2).map_err(store_error)?;
             let summaries: Vec<String> = row.try_get(3).map_err(store_error)?;
+            let children: Vec<String> = row.try_get(4).map_err(store_error)?;
             let messages = bodies
                 .iter()
                 .enumerate()
@@ -420,12 +432,16 @@ impl SessionStore for PostgresSessions {
             let paused = paused.map(|text| paused_from(id, len, &text)).transpose()?;
             let usage = usage_from(id, len, usage.as_deref())?;
             let summaries = (summaries.iter().enumerate())
-                .map(|(index, body)| summary_from(id, len, index, body))
+                .map(|(index, body)| kept_from(id, len, "summary", index, body))
+                .collect::<Result<Vec<_>, _>>()?;
+            let children = (children.iter().enumerate())
+                .map(|(index, body)| kept_from(id, len, "child run", index, body))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(Conversation::new(messages)
                 .with_paused(paused)
                 .with_summaries(summaries)
-                .with_usage(usage))
+                .with_usage(usage)
+                .with_children(children))
         })
     }
 
@@ -437,10 +453,14 @@ impl SessionStore for PostgresSessions {
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         Box::pin(async move {
             let summaries = bodies(added.summaries)?;
+            let children = bodies(added.children)?;
             let bodies = bodies(added.messages)?;
             let paused = added.paused.map(PausedRun::to_json);
             let ends: Vec<i64> = (added.summaries.iter())
                 .map(|summary| sql_integer(summary.covers.end))
+                .collect();
+            let started: Vec<i64> = (added.children.iter())
+                .map(|child| sql_integer(child.at))
                 .collect();
             let mut client = self.client().await?;
             let transaction = client.transaction().await.map_err(store_error)?;
@@ -475,6 +495,22 @@ impl SessionStore for PostgresSessions {
                          FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY
                              AS item (covers_end, body, number)",
                         &[&id, &ends, &summaries],
+                    )
+                    .await
+                    .map_err(store_error)?;
+            }
+            if !children.is_empty() {
+                transaction
+                    .execute(
+                        "INSERT INTO agent_core_children (conversation, position, started_at, body)
+                         SELECT $1,
+                                (SELECT coalesce(max(position) + 1, 0)
+                                 FROM agent_core_children WHERE conversation = $1)
+                                    + item.number - 1,
+                                item.started_at, item.body
+                         FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY
+                             AS item (started_at, body, number)",
+                        &[&id, &started, &children],
                     )
                     .await
                     .map_err(store_error)?;
@@ -529,6 +565,14 @@ impl SessionStore for PostgresSessions {
             transaction
                 .execute(
                     "DELETE FROM agent_core_summaries WHERE conversation = $1 AND covers_end > $2",
+                    &[&id, &sql_integer(keep)],
+                )
+                .await
+                .map_err(store_error)?;
+            // So does a child run a cut call started.
+            transaction
+                .execute(
+                    "DELETE FROM agent_core_children WHERE conversation = $1 AND started_at >= $2",
                     &[&id, &sql_integer(keep)],
                 )
                 .await

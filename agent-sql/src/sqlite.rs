@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-use super::stored::{bodies, body, message_from, paused_from, summary_from, usage_from};
+use super::stored::{bodies, body, kept_from, message_from, paused_from, usage_from};
 use agent_core::session::{
     Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
@@ -56,6 +56,15 @@ const MIGRATIONS: &[&str] = &[
          conversation TEXT NOT NULL REFERENCES conversations(id),
          position INTEGER NOT NULL,
          covers_end INTEGER NOT NULL,
+         body TEXT NOT NULL,
+         PRIMARY KEY (conversation, position)
+     ) WITHOUT ROWID;",
+    // 4: the runs its calls started (agents called as tools), in the order they ended, each with
+    // the position of the reply that started it (a cut before it removes it).
+    "CREATE TABLE children (
+         conversation TEXT NOT NULL REFERENCES conversations(id),
+         position INTEGER NOT NULL,
+         started_at INTEGER NOT NULL,
          body TEXT NOT NULL,
          PRIMARY KEY (conversation, position)
      ) WITHOUT ROWID;",
@@ -286,12 +295,22 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
     )?
     .iter()
     .enumerate()
-    .map(|(index, body)| summary_from(id, len, index, body))
+    .map(|(index, body)| kept_from(id, len, "summary", index, body))
+    .collect::<Result<Vec<_>, _>>()?;
+    let children = bodies_of(
+        &transaction,
+        "SELECT body FROM children WHERE conversation = ?1 ORDER BY position",
+        id,
+    )?
+    .iter()
+    .enumerate()
+    .map(|(index, body)| kept_from(id, len, "child run", index, body))
     .collect::<Result<Vec<_>, _>>()?;
     Ok(Conversation::new(messages)
         .with_paused(paused)
         .with_summaries(summaries)
-        .with_usage(usage))
+        .with_usage(usage)
+        .with_children(children))
 }
 
 /// The texts `query` (of one column, for conversation `id`) reads, in its order.
@@ -308,11 +327,12 @@ fn bodies_of(
 }
 
 /// What an append writes, serialized: the messages, the paused run, the summaries (with the end
-/// of what each stands for) and the usage to add.
+/// of what each stands for), the child runs (with where each started) and the usage to add.
 struct Written {
     messages: Vec<String>,
     paused: Option<String>,
     summaries: Vec<(usize, String)>,
+    children: Vec<(usize, String)>,
     usage: UsageByModel,
 }
 
@@ -321,10 +341,14 @@ impl Written {
         let summaries = (added.summaries.iter())
             .map(|summary| Ok((summary.covers.end, body(summary)?)))
             .collect::<Result<_, SessionError>>()?;
+        let children = (added.children.iter())
+            .map(|child| Ok((child.at, body(child)?)))
+            .collect::<Result<_, SessionError>>()?;
         Ok(Written {
             messages: bodies(added.messages)?,
             paused: added.paused.map(PausedRun::to_json),
             summaries,
+            children,
             usage: added.usage.clone(),
         })
     }
@@ -402,6 +426,20 @@ fn append(
                 .map_err(store_error)?;
         }
     }
+    if !written.children.is_empty() {
+        let mut insert = transaction
+            .prepare_cached(
+                "INSERT INTO children (conversation, position, started_at, body)
+                 SELECT ?1, coalesce(max(position) + 1, 0), ?2, ?3
+                 FROM children WHERE conversation = ?1",
+            )
+            .map_err(store_error)?;
+        for (at, body) in &written.children {
+            insert
+                .execute(params![id, sql_integer(*at), body])
+                .map_err(store_error)?;
+        }
+    }
     if !written.usage.is_empty() {
         let before: Option<String> = transaction
             .query_row(
@@ -446,6 +484,13 @@ fn truncate(
     transaction
         .execute(
             "DELETE FROM summaries WHERE conversation = ?1 AND covers_end > ?2",
+            params![id, sql_integer(keep)],
+        )
+        .map_err(store_error)?;
+    // So does a child run a cut call started.
+    transaction
+        .execute(
+            "DELETE FROM children WHERE conversation = ?1 AND started_at >= ?2",
             params![id, sql_integer(keep)],
         )
         .map_err(store_error)?;

@@ -1,10 +1,11 @@
 //! A conversation as the stores on a database keep it: each message as JSON text, in order, the
-//! paused run's saved form beside them, each summary as JSON text and the usage as JSON; read
-//! back with what is wrong in it and where.
+//! paused run's saved form beside them, each summary and each child run as JSON text and the
+//! usage as JSON; read back with what is wrong in it and where.
 
-use agent_core::session::{SessionError, Summary};
+use agent_core::session::SessionError;
 use agent_core::{Message, PausedRun, UsageByModel};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 /// The JSON texts of `items` (messages, summaries), to store in order.
 pub(super) fn bodies<T: Serialize>(items: &[T]) -> Result<Vec<String>, SessionError> {
@@ -18,17 +19,19 @@ pub(super) fn body<T: Serialize>(item: &T) -> Result<String, SessionError> {
     })
 }
 
-/// Summary `index` of conversation `id` of `len` messages, read from its text.
-pub(super) fn summary_from(
+/// The `kind` number `index` kept with conversation `id` of `len` messages (a summary, a child
+/// run), read from its text.
+pub(super) fn kept_from<T: DeserializeOwned>(
     id: &str,
     len: usize,
+    kind: &str,
     index: usize,
     body: &str,
-) -> Result<Summary, SessionError> {
+) -> Result<T, SessionError> {
     serde_json::from_str(body).map_err(|error| SessionError::Corrupt {
         id: id.to_owned(),
         position: len,
-        message: format!("its summary {index}: {error}"),
+        message: format!("its {kind} {index}: {error}"),
     })
 }
 

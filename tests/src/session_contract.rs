@@ -511,3 +511,48 @@ pub async fn summaries_and_usage_are_kept(one: &dyn SessionStore, two: &dyn Sess
     assert!(never.summaries.is_empty());
     assert!(never.usage.is_empty());
 }
+
+/// The runs a session run's calls start (an agent called as a tool) are kept with the
+/// conversation, each whole, with the position of the reply that started it (a second store on
+/// the same database, `two`, sees them); a cut before that reply takes it away.
+pub async fn child_runs_are_kept(one: &dyn SessionStore, two: &dyn SessionStore) {
+    let researcher = Agent::new(agent_core::testing::ScriptedModel::new([
+        AssistantMessage::text("first finding"),
+        AssistantMessage::text("second finding"),
+    ]))
+    .named("researcher");
+    let ask = |id: &str| ToolCall::new(id, "research", r#"{"input":"what?"}"#);
+    let model = agent_core::testing::ScriptedModel::new([
+        AssistantMessage::tool_calls([ask("c1")]),
+        AssistantMessage::text("one"),
+        AssistantMessage::tool_calls([ask("c2")]),
+        AssistantMessage::text("two"),
+    ]);
+    let agent = Agent::new(model)
+        .named("desk")
+        .try_tool(researcher.as_tool("research", "Research."))
+        .unwrap();
+    let first = agent.run("first").session(one, "kids").await.unwrap();
+    assert_eq!(first.children.len(), 1);
+    let second = agent.run("second").session(one, "kids").await.unwrap();
+    assert_eq!(second.children.len(), 1);
+
+    let stored = two.load("kids").await.unwrap();
+    assert_eq!(stored.messages.len(), 9);
+    assert_eq!(stored.children.len(), 2);
+    let (first_child, second_child) = (&stored.children[0], &stored.children[1]);
+    // Each at its reply: system prompt, question, the reply that called.
+    assert_eq!(first_child.at, 2);
+    assert_eq!(second_child.at, 6);
+    assert_eq!(first_child.run.call_id, "c1");
+    assert_eq!(first_child.run.path.as_str(), "desk/researcher");
+    let run = first_child.run.outcome.as_ref().unwrap();
+    assert_eq!(run.text, "first finding");
+    assert_eq!(run.messages.len(), 3);
+    assert_eq!(second_child.run, second.children[0]);
+    // A cut at the second call's reply takes its child away, not the first.
+    one.truncate("kids", 9, 6).await.unwrap();
+    let cut = two.load("kids").await.unwrap();
+    assert_eq!(cut.children.len(), 1);
+    assert_eq!(cut.children[0].run.call_id, "c1");
+}

@@ -35,7 +35,7 @@ async fn runs_in_a_conversation_go_on_from_each_other() {
     let again = PostgresSessions::connect(&url).await.unwrap();
     assert_eq!(again.ids().await.unwrap(), ["alice"]);
     assert_eq!(again.load("alice").await.unwrap().messages.len(), 9);
-    assert_eq!(again.schema_version().await.unwrap(), 3);
+    assert_eq!(again.schema_version().await.unwrap(), 4);
 }
 
 async fn conversations_are_listed_newest_first_with_their_titles() {
@@ -63,6 +63,13 @@ async fn summaries_and_usage_are_kept_with_the_conversation() {
     let (one, url) = fresh("summaries").await;
     let two = PostgresSessions::connect(&url).await.unwrap();
     contract::summaries_and_usage_are_kept(&one, &two).await;
+}
+
+/// Child runs kept with a conversation, seen by another process.
+async fn child_runs_are_kept_with_the_conversation() {
+    let (one, url) = fresh("children").await;
+    let two = PostgresSessions::connect(&url).await.unwrap();
+    contract::child_runs_are_kept(&one, &two).await;
 }
 
 async fn a_paused_run_is_kept_and_resumed_by_another_process() {
@@ -125,7 +132,7 @@ async fn a_run_refused_before_the_model_leaves_the_conversation_as_it_was() {
 
 async fn a_database_from_a_newer_build_is_refused() {
     let (store, url) = fresh("newer").await;
-    assert_eq!(store.schema_version().await.unwrap(), 3);
+    assert_eq!(store.schema_version().await.unwrap(), 4);
     let client = store.pool().get().await.unwrap();
     client
         .batch_execute("UPDATE agent_core_schema SET version = 99")
@@ -507,6 +514,10 @@ fn main() -> ExitCode {
         Test::tokio(
             "summaries_and_usage_are_kept_with_the_conversation",
             summaries_and_usage_are_kept_with_the_conversation,
+        ),
+        Test::tokio(
+            "child_runs_are_kept_with_the_conversation",
+            child_runs_are_kept_with_the_conversation,
         ),
         Test::tokio(
             "a_paused_run_is_kept_and_resumed_by_another_process",

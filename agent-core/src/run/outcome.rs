@@ -14,8 +14,8 @@ use crate::run::tree::{ChildRun, usage_by_agent};
 use crate::tool::scope::AgentPath;
 use crate::usage::{Usage, UsageByModel};
 
-/// What a run produced.
-#[derive(Debug, Clone, PartialEq)]
+/// What a run produced. Serializes (a child's run is kept in a session).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[must_use]
 pub struct RunOutput {
     /// The model's final answer; when the run stopped before one, the texts' note saying so.
@@ -37,15 +37,18 @@ pub struct RunOutput {
     /// `None` for a reply that named none. Empty when no reply of the run named its model (a
     /// [`ScriptedModel`](crate::testing::ScriptedModel)'s, say), so that a run of such a model
     /// keeps no list; [`step_model`](Self::step_model) reads either.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub step_models: Vec<Option<String>>,
     /// For a run that ended [paused](StopReason::Paused): the calls that wait, the results of the
     /// reply's other calls, and everything needed to go on
     /// ([`Agent::resume`](crate::Agent::resume)); `None` otherwise. A paused run's
     /// `messages` end with the reply whose calls wait, unanswered until it resumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused: Option<PausedRun>,
     /// The summaries the run's context policy made ([`Summary`]: which of `messages` each stands
     /// for, in their positions), oldest first. A session stores them; a run given a history can
     /// be given them back ([`RunRequest::summaries`](crate::RunRequest::summaries)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub summaries: Vec<Summary>,
     /// The agent that ran, in its tree of agents ([`Agent::named`](crate::Agent::named)): for a
     /// conversation handed from agent to agent ([`Handoff`](crate::Handoff)), the one that
@@ -54,9 +57,11 @@ pub struct RunOutput {
     /// The agent that made each model call, beside [`step_usage`](Self::step_usage), when the
     /// conversation was handed from agent to agent; empty when one agent made them all (then it
     /// is [`agent`](Self::agent)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub step_agents: Vec<AgentPath>,
     /// The runs this run's calls started (agents called as tools,
     /// [`Agent::as_tool`](crate::Agent::as_tool)), each whole, in the order of the calls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<ChildRun>,
 }
 

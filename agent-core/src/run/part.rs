@@ -45,6 +45,9 @@ pub(super) struct RunWide<'r, S> {
     pub(super) place: Option<AgentPath>,
     /// The agent the run began with.
     pub(super) entry: &'r Agent<S>,
+    /// Where the runs its calls start send their events and outputs, when an agent of the run
+    /// has a tool that starts runs.
+    pub(super) family: Option<Arc<Family>>,
 }
 
 impl<S> RunWide<'_, S> {
@@ -75,17 +78,12 @@ pub(super) async fn part<S: Send + Sync + 'static, C: AnswerCheck<S>>(
         budget,
         agent: path.clone(),
     });
-    let family = (agent.tools.some_start_runs()).then(|| {
-        Arc::new(Family::new(
-            wide.events.clone(),
-            wide.pauses && check.can_pause(),
-        ))
-    });
+    let family = wide.family.as_ref();
     // Paused children go on when the calls that started them run again.
     if let Some(resume) = &mut resume {
         for child in std::mem::take(&mut resume.children) {
             resume.rerun.push(child.call.clone());
-            if let Some(family) = &family {
+            if let Some(family) = family {
                 family.resume(child);
             }
         }
@@ -93,7 +91,7 @@ pub(super) async fn part<S: Send + Sync + 'static, C: AnswerCheck<S>>(
     let mut scope = RunScope::new(wide.run_id.clone())
         .with_path(path)
         .with_budget(wide.budget.clone());
-    scope.family = (family.clone()).map(|family| family as Arc<dyn Any + Send + Sync>);
+    scope.family = (family.cloned()).map(|family| family as Arc<dyn Any + Send + Sync>);
     let journaled = wide.journal.map(Journaled);
     let streamed = (wide.events.clone()).map(|events| Streamed {
         model: &*agent.model,
@@ -152,16 +150,19 @@ pub(super) async fn part<S: Send + Sync + 'static, C: AnswerCheck<S>>(
     };
     let outcome = drive(agent, setup).await;
     drop(context_layer);
-    outcome.map(|mut output| {
-        if let Some(family) = family {
-            output.children = family.take(&output.messages);
-        }
-        output
-    })
+    outcome
+}
+
+/// Whether a run of `agent` can start runs of its own: one of its tools does, or one of an
+/// agent it can hand the conversation to.
+pub(super) fn starts_runs<S: Send + Sync + 'static>(agent: &Agent<S>) -> bool {
+    agent.tools.some_start_runs()
+        || (agent.handoffs.iter()).any(|handoff| starts_runs(&handoff.target))
 }
 
 /// One output of a run whose conversation was handed on: what the part before did (`before`,
 /// its messages taken: they are the start of `after`'s), then the part after, which answered.
+/// (The children of both are the run's, put in at its end.)
 pub(super) fn joined(before: RunOutput, after: RunOutput) -> RunOutput {
     let agents = |output: &RunOutput| {
         let mut agents = output.step_agents.clone();
@@ -179,15 +180,12 @@ pub(super) fn joined(before: RunOutput, after: RunOutput) -> RunOutput {
     }
     let mut step_usage = before.step_usage;
     step_usage.extend(after.step_usage);
-    let mut children = before.children;
-    children.extend(after.children);
     RunOutput {
         steps: before.steps + after.steps,
         usage: before.usage + after.usage,
         step_usage,
         step_models,
         step_agents,
-        children,
         ..after
     }
 }

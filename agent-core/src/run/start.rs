@@ -3,6 +3,7 @@
 //! order; then the kernel, and a session's last write.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use futures_util::FutureExt;
 
@@ -11,13 +12,13 @@ use super::context::{Positions, RunSummaries, Summary};
 use super::events::EventSender;
 use super::kernel::Resumption;
 use super::outcome::{RunError, RunOutput, StopReason};
-use super::part::{RunWide, joined, part};
+use super::part::{RunWide, joined, part, starts_runs};
 use super::pause::{Decision, PausedRun};
 use super::repair::answer_every_call;
 use super::request::{Input, Plan, ResumeFrom, Source, Start};
 use super::seams::{AnswerCheck, Transcript};
 use super::store::{Conversation, Place, SessionError, SessionTranscript, session_error};
-use super::tree::holder as holder_of;
+use super::tree::{Family, holder as holder_of};
 use crate::budget::Budget;
 use crate::content::Part;
 use crate::message::Message;
@@ -71,8 +72,11 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
         let (messages, resume, place, positions) = begin(agent, start, history, parts)?;
         let summaries = RunSummaries::new(given, positions);
         let steps_before = (resume.as_ref()).map_or(0, |resume| resume.paused.0.step_usage.len());
+        let family = starts_runs(agent)
+            .then(|| Arc::new(Family::new(events.clone(), pauses && check.can_pause())));
         let mut transcript = (session.as_ref()).map(|(store, id, _)| {
-            SessionTranscript::new(*store, id, place, &summaries, steps_before)
+            let family = family.as_deref();
+            SessionTranscript::new(*store, id, place, &summaries, steps_before, family)
         });
         let run_id = run_id
             .or_else(|| {
@@ -95,6 +99,7 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             pauses,
             place: path,
             entry: agent,
+            family: family.clone(),
         };
         // The agent that holds the conversation: the one its last hand-off went to.
         let so_far = resume
@@ -134,6 +139,9 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
         // goes on from its model calls': the summaries made before are in that part's output,
         // and in the session).
         outcome.map(|mut output| {
+            if let Some(family) = family {
+                output.children = family.take(&output.messages);
+            }
             output.summaries = summaries.into_made();
             for summary in &output.summaries {
                 output.usage += summary.usage;

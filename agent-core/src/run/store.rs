@@ -10,10 +10,12 @@ pub use super::locks::{ConversationHold, ConversationLocks};
 use super::outcome::{RunError, RunOutput, StopReason};
 use super::pause::PausedRun;
 use super::seams::{Transcript, Used};
+use super::tree::{ChildRun, Family};
 use crate::message::Message;
 use crate::prices::PriceTable;
 use crate::tool::BoxFuture;
 use crate::usage::{Usage, UsageByModel};
+use serde::{Deserialize, Serialize};
 
 /// A conversation as stored: its messages, the paused run waiting in it (if any), the summaries
 /// that stand for parts of it in requests, and what its runs used.
@@ -30,6 +32,26 @@ pub struct Conversation {
     pub summaries: Vec<Summary>,
     /// What its runs used, by model: every model call's tokens and every summary's.
     pub usage: UsageByModel,
+    /// The runs its calls started (agents called as tools), each whole, in the order they
+    /// ended, with where the reply that started each is.
+    pub children: Vec<KeptChild>,
+}
+
+/// A run a conversation's call started (an agent called as a tool), kept with the conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct KeptChild {
+    /// The position of the reply whose call started it, in the conversation's messages.
+    pub at: usize,
+    /// The run.
+    pub run: ChildRun,
+}
+
+impl KeptChild {
+    /// `run`, started by a call of the reply at position `at`.
+    pub fn new(at: usize, run: ChildRun) -> Self {
+        KeptChild { at, run }
+    }
 }
 
 impl Conversation {
@@ -59,6 +81,12 @@ impl Conversation {
         self
     }
 
+    /// The same, with `children`, the runs its calls started.
+    pub fn with_children(mut self, children: Vec<KeptChild>) -> Self {
+        self.children = children;
+        self
+    }
+
     /// What its runs cost at `prices`; `None` when a model they asked has no price there.
     pub fn cost(&self, prices: &PriceTable) -> Option<f64> {
         prices.cost_by_model(&self.usage)
@@ -79,6 +107,8 @@ pub struct Append<'a> {
     pub summaries: &'a [Summary],
     /// What was used since the last write, by model.
     pub usage: UsageByModel,
+    /// The runs of its calls that ended since the last write (agents called as tools).
+    pub children: &'a [KeptChild],
 }
 
 impl<'a> Append<'a> {
@@ -105,6 +135,12 @@ impl<'a> Append<'a> {
     /// The same, with `usage` used since the last write.
     pub fn usage(mut self, usage: UsageByModel) -> Self {
         self.usage = usage;
+        self
+    }
+
+    /// The same, with `children` that ended since the last write.
+    pub fn children(mut self, children: &'a [KeptChild]) -> Self {
+        self.children = children;
         self
     }
 }
@@ -320,6 +356,9 @@ pub(super) struct SessionTranscript<'a> {
     /// The run's model calls whose usage is stored (a resumed run's from before its pause
     /// included).
     steps_kept: usize,
+    /// Where the runs the run's calls start end, of which the first `children_kept` are stored.
+    family: Option<&'a Family>,
+    children_kept: usize,
 }
 
 impl<'a> SessionTranscript<'a> {
@@ -332,6 +371,7 @@ impl<'a> SessionTranscript<'a> {
         place: Place,
         summaries: &'a RunSummaries,
         steps: usize,
+        family: Option<&'a Family>,
     ) -> Self {
         SessionTranscript {
             store,
@@ -341,7 +381,32 @@ impl<'a> SessionTranscript<'a> {
             summaries,
             summaries_kept: 0,
             steps_kept: steps,
+            family,
+            children_kept: 0,
         }
+    }
+
+    /// The runs that ended since the last write, each with the store's position of the reply in
+    /// `messages` (the run's) whose call started it; and how many ended.
+    fn children_since(&self, messages: &[Message]) -> (Vec<KeptChild>, usize) {
+        let Some(family) = self.family else {
+            return (Vec::new(), 0);
+        };
+        let ended = family.ended_since(self.children_kept);
+        let count = ended.len();
+        let kept = (ended.into_iter())
+            .filter_map(|run| {
+                let at = messages.iter().position(|message| match message {
+                    Message::Assistant(reply) => {
+                        (reply.tool_calls.iter()).any(|call| call.id == run.call_id)
+                    }
+                    _ => false,
+                })?;
+                let at = self.place.loaded + at.checked_sub(self.place.new_from)?;
+                Some(KeptChild { at, run })
+            })
+            .collect();
+        (kept, count)
     }
 
     /// Appends `messages` from where the store's copy ends, sets the paused run, and keeps the
@@ -359,12 +424,15 @@ impl<'a> SessionTranscript<'a> {
         for summary in &summaries {
             usage.add(summary.model.as_deref(), summary.usage);
         }
+        let (children, ended) = self.children_since(messages);
         let added = Append::messages(new)
             .paused(paused)
             .summaries(&summaries)
-            .usage(usage);
+            .usage(usage)
+            .children(&children);
         self.store.append(self.id, expected, added).await?;
         self.kept = self.kept.max(messages.len());
+        self.children_kept += ended;
         self.summaries_kept += summaries.len();
         self.steps_kept = used.steps.len();
         Ok(())

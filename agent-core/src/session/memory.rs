@@ -66,6 +66,7 @@ impl SessionStore for MemorySessions {
             conversation.messages.extend_from_slice(added.messages);
             conversation.paused = added.paused.cloned();
             conversation.summaries.extend_from_slice(added.summaries);
+            conversation.children.extend_from_slice(added.children);
             conversation.usage.merge(&added.usage);
             kept.updated = Some(SystemTime::now());
             Ok(())
@@ -105,6 +106,7 @@ impl SessionStore for MemorySessions {
                 conversation
                     .summaries
                     .retain(|summary| summary.covers.end <= keep);
+                conversation.children.retain(|child| child.at < keep);
                 kept.updated = Some(SystemTime::now());
                 if keep == 0 {
                     kept.title = None;

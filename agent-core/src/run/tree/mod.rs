@@ -25,7 +25,7 @@ use crate::usage::{Usage, UsageByModel};
 
 /// A run another run started through one of its tool calls (an agent called as a tool): kept in
 /// the calling run's output ([`RunOutput::children`]), in call order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct ChildRun {
     /// The child's agent in the tree.
@@ -37,7 +37,7 @@ pub struct ChildRun {
 }
 
 /// A child run that failed: what it said, and what it had done by then.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct ChildFailure {
     /// The run's error, in words.
@@ -124,6 +124,14 @@ impl Family {
     /// Keeps a child's run as it ends.
     pub(crate) fn keep(&self, child: ChildRun) {
         lock(&self.children).push(child);
+    }
+
+    /// The children that ended after the first `kept`, in the order they ended.
+    pub(crate) fn ended_since(&self, kept: usize) -> Vec<ChildRun> {
+        lock(&self.children)
+            .get(kept..)
+            .unwrap_or_default()
+            .to_vec()
     }
 
     /// The children kept, in the order of the calls that started them.
