@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use agent_core::context::Summary;
+use agent_core::{Message, PausedRun, RunError, RunEvent, RunOutput, StopReason, Waiting};
 use agent_core::{Part, Source};
-use agent_core::{PausedRun, RunError, RunEvent, RunOutput, StopReason, Waiting};
 use agent_core::{ToolCall, ToolResultMessage};
 
 /// One chunk of the stream.
@@ -88,6 +88,13 @@ pub(crate) enum Chunk {
         id: String,
         data: Value,
     },
+    /// What the agents a call started (agents called as tools) did under it so far: their calls,
+    /// each in the state it is in, upserted as they go (see `activity_chunk`).
+    #[serde(rename = "data-agent-activity")]
+    AgentActivity {
+        id: String,
+        data: Value,
+    },
     /// An image, document or audio a tool returned, for the client to show.
     File {
         url: String,
@@ -115,6 +122,85 @@ pub(crate) fn summary_chunk(summary: &Summary) -> Chunk {
     }
 }
 
+/// The part that shows, under the call `call_id` of the answer, the calls the agents it started
+/// made: each `{agent, toolCallId, toolName, input, state, output | errorText}`, in order.
+pub(crate) fn activity_chunk(call_id: &str, calls: &[Value]) -> Chunk {
+    Chunk::AgentActivity {
+        id: format!("agent-activity-{call_id}"),
+        data: serde_json::json!({ "toolCallId": call_id, "calls": calls }),
+    }
+}
+
+/// A child agent's call as an entry of its activity, in the state it is in: waiting for its
+/// result, or with it.
+pub(crate) fn activity_entry(
+    agent: &str,
+    call: &ToolCall,
+    result: Option<&ToolResultMessage>,
+) -> Value {
+    let mut entry = serde_json::json!({
+        "agent": agent,
+        "toolCallId": call.id,
+        "toolName": call.name,
+        "input": input_of(call),
+        "state": "input-available",
+    });
+    if let Some(result) = result {
+        set_result(&mut entry, result);
+    }
+    entry
+}
+
+/// What the paused children of `paused` did before they paused, by the answer's call each runs
+/// under: their calls (with the results they had), and those of the runs they started.
+pub(crate) fn paused_activity(paused: &PausedRun) -> Vec<(String, Vec<Value>)> {
+    (paused.children())
+        .map(|(call, path, run)| {
+            let mut calls = Vec::new();
+            paused_calls(path.as_str(), run, &mut calls);
+            (call.id.clone(), calls)
+        })
+        .collect()
+}
+
+/// The calls of the paused run `run` of the agent at `agent`, as activity entries, each followed
+/// by those of the paused run it started.
+fn paused_calls(agent: &str, run: &PausedRun, calls: &mut Vec<Value>) {
+    let results = (run.messages().iter())
+        .filter_map(|message| match message {
+            Message::Tool(result) => Some(result),
+            _ => None,
+        })
+        .chain(run.finished());
+    let results: Vec<&ToolResultMessage> = results.collect();
+    for message in run.messages() {
+        let Message::Assistant(reply) = message else {
+            continue;
+        };
+        for call in &reply.tool_calls {
+            let result = results.iter().find(|result| result.tool_call_id == call.id);
+            calls.push(activity_entry(agent, call, result.copied()));
+            for (started_by, path, child) in run.children() {
+                if started_by.id == call.id {
+                    paused_calls(path.as_str(), child, calls);
+                }
+            }
+        }
+    }
+}
+
+/// Puts `result` into an activity entry.
+fn set_result(entry: &mut Value, result: &ToolResultMessage) {
+    if result.is_error {
+        entry["state"] = "output-error".into();
+        entry["errorText"] = result.content.clone().into();
+    } else {
+        entry["state"] = "output-available".into();
+        entry["output"] =
+            serde_json::from_str(&result.content).unwrap_or(Value::String(result.content.clone()));
+    }
+}
+
 /// The kinds of block a text streams in.
 #[derive(Clone, Copy)]
 enum Block {
@@ -130,13 +216,26 @@ pub(crate) struct Encoder {
     blocks: usize,
     /// The calls the person denied in this request: they end as `output-denied`, not as errors.
     denied: Vec<String>,
+    /// Every call the person decided in this request: one an agent called as a tool waited on
+    /// is one of the answer's tool parts, and ends as one.
+    decided: Vec<String>,
+    /// By the answer's call they run under, the calls of the agents it started, so far.
+    activity: Vec<(String, Vec<Value>)>,
 }
 
 impl Encoder {
-    /// An encoder for an answer in which the calls `denied` (by id) were denied by the person.
-    pub(crate) fn denying(denied: Vec<String>) -> Self {
+    /// An encoder for an answer in which the person decided the calls `decided` (by id), and
+    /// denied those of them in `denied`; `shown`: what the agents its calls started had done
+    /// before they paused (the answer goes on in the message that showed it).
+    pub(crate) fn answering(
+        decided: Vec<String>,
+        denied: Vec<String>,
+        shown: Vec<(String, Vec<Value>)>,
+    ) -> Self {
         Encoder {
+            decided,
             denied,
+            activity: shown,
             ..Encoder::default()
         }
     }
@@ -169,23 +268,18 @@ impl Encoder {
             }
             RunEvent::ToolResult(result) => {
                 self.close_blocks(&mut chunks);
-                if self.denied.contains(&result.tool_call_id) {
-                    chunks.push(Chunk::ToolOutputDenied {
-                        tool_call_id: result.tool_call_id,
-                    });
-                } else {
-                    // The tool's images and documents follow its output, as files the client
-                    // shows (the output itself carries only the text).
-                    let files: Vec<Chunk> = result.parts.iter().filter_map(file).collect();
-                    chunks.push(tool_output(result));
-                    chunks.extend(files);
-                }
+                self.result(result, &mut chunks);
             }
             RunEvent::StepFinished { .. } => {
                 self.close_blocks(&mut chunks);
                 chunks.push(Chunk::FinishStep);
             }
             RunEvent::Summarized(summary) => chunks.push(summary_chunk(&summary)),
+            RunEvent::SubAgent {
+                path,
+                call_id,
+                event,
+            } => self.child_event(path.as_str(), &call_id, *event, &mut chunks),
             RunEvent::Finished(outcome) => return self.finish(&outcome, None, Vec::new()),
             // An event of a later agent-core the stream has no chunk for: the client needs none.
             _ => {}
@@ -210,6 +304,64 @@ impl Encoder {
         );
         chunks.extend(finish(outcome, metadata));
         chunks
+    }
+
+    /// A call's result: denied by the person, or its output (then the files it returned).
+    fn result(&self, result: ToolResultMessage, chunks: &mut Vec<Chunk>) {
+        if self.denied.contains(&result.tool_call_id) {
+            chunks.push(Chunk::ToolOutputDenied {
+                tool_call_id: result.tool_call_id,
+            });
+        } else {
+            // The tool's images and documents follow its output, as files the client shows (the
+            // output itself carries only the text).
+            let files: Vec<Chunk> = result.parts.iter().filter_map(file).collect();
+            chunks.push(tool_output(result));
+            chunks.extend(files);
+        }
+    }
+
+    /// What an event of a child agent (at `agent`, under the answer's call `call_id`) changes
+    /// in that call's activity part: a call made or answered; nothing else shows. A result of a
+    /// call the person decided in this request (one the child waited on) also ends that call's
+    /// tool part.
+    fn child_event(
+        &mut self,
+        agent: &str,
+        call_id: &str,
+        event: RunEvent,
+        chunks: &mut Vec<Chunk>,
+    ) {
+        let index = match self.activity.iter().position(|(id, _)| id == call_id) {
+            Some(index) => index,
+            None => {
+                self.activity.push((call_id.to_owned(), Vec::new()));
+                self.activity.len() - 1
+            }
+        };
+        let calls = &mut self.activity[index].1;
+        match event {
+            RunEvent::ToolCallRequested(call) => calls.push(activity_entry(agent, &call, None)),
+            RunEvent::ToolResult(result) => {
+                let id = result.tool_call_id.as_str();
+                let entry = (calls.iter_mut())
+                    .rev()
+                    .find(|entry| entry["toolCallId"] == id && entry["agent"] == agent);
+                match entry {
+                    Some(entry) => set_result(entry, &result),
+                    // The call a resumed child waited on, made before this request.
+                    None => calls.push(activity_entry(agent, &waited(&result), Some(&result))),
+                }
+                let chunk = activity_chunk(call_id, calls);
+                if self.decided.contains(&result.tool_call_id) {
+                    self.result(result, chunks);
+                }
+                chunks.push(chunk);
+                return;
+            }
+            _ => return,
+        }
+        chunks.push(activity_chunk(call_id, calls));
     }
 
     /// The id of the open block of `kind`: the one open, or a new one, its start chunk pushed.
@@ -304,6 +456,11 @@ fn file(part: &Part) -> Option<Chunk> {
     Some(Chunk::File { url, media_type })
 }
 
+/// A call known by its result alone (its id; its name and arguments are in an earlier answer).
+fn waited(result: &ToolResultMessage) -> ToolCall {
+    ToolCall::new(result.tool_call_id.clone(), "", "{}")
+}
+
 /// A call's result: its JSON when it is JSON, else its text; an error result as the error.
 fn tool_output(result: ToolResultMessage) -> Chunk {
     if result.is_error {
@@ -324,16 +481,28 @@ fn tool_output(result: ToolResultMessage) -> Chunk {
 fn finish(outcome: &Result<RunOutput, RunError>, message_metadata: Option<Value>) -> Vec<Chunk> {
     match outcome {
         Ok(output) => {
-            let mut chunks: Vec<Chunk> = output
-                .paused
-                .iter()
-                .flat_map(PausedRun::pending)
-                .filter(|pending| pending.waits_for == Waiting::Approval)
-                .map(|pending| Chunk::ToolApprovalRequest {
+            let mut chunks = Vec::new();
+            if let Some(paused) = &output.paused {
+                let waiting = (paused.pending().iter())
+                    .filter(|pending| pending.waits_for == Waiting::Approval);
+                let (theirs, own): (Vec<_>, Vec<_>) =
+                    waiting.partition(|pending| paused.waiting_in(&pending.call.id).is_some());
+                let ask = |pending: &agent_core::PendingCall| Chunk::ToolApprovalRequest {
                     approval_id: pending.call.id.clone(),
                     tool_call_id: pending.call.id.clone(),
-                })
-                .collect();
+                };
+                chunks.extend(own.into_iter().map(ask));
+                // A call an agent called as a tool waits on is not among the answer's: it
+                // becomes one of its tool parts, in a step of its own (the call that started
+                // the agent, still running, is in the step before), to be approved as any other.
+                if !theirs.is_empty() {
+                    chunks.extend([Chunk::FinishStep, Chunk::StartStep]);
+                }
+                for pending in theirs {
+                    chunks.extend(tool_input(&pending.call));
+                    chunks.push(ask(pending));
+                }
+            }
             let finish_reason = match output.stop_reason {
                 StopReason::Finished | StopReason::StepLimitAnswered { .. } => "stop",
                 StopReason::Paused => "tool-calls",

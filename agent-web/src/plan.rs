@@ -5,6 +5,7 @@
 use axum::http::StatusCode;
 use axum::response::Response;
 
+use super::chunks::paused_activity;
 use super::request::{Turn, UserInput};
 use super::rewind::{Before, Target, answer_id, edited, effects, rewind};
 use super::{Shared, refuse};
@@ -20,6 +21,10 @@ pub(super) struct Plan {
     pub(super) start: Start,
     pub(super) message_id: String,
     pub(super) denied: Vec<String>,
+    /// Every call the person decided in it (approved, denied or answered).
+    pub(super) decided: Vec<String>,
+    /// What the agents the answer's calls started had done before they paused, by call.
+    pub(super) shown: Vec<(String, Vec<serde_json::Value>)>,
     pub(super) hold: ConversationHold,
     /// The question's text, when this answer is the chat's first exchange (the chat is titled
     /// from it once answered).
@@ -67,6 +72,8 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
             start: Start::Ask(input),
             message_id: new_id(len),
             denied: Vec::new(),
+            decided: Vec::new(),
+            shown: Vec::new(),
             hold,
         },
         // The answer goes on in the message that asked (a new id would make the client show the
@@ -90,10 +97,19 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 .filter(|(_, decision)| matches!(decision, Decision::Deny { .. }))
                 .map(|(call_id, _)| call_id.clone())
                 .collect();
+            let decided = decisions
+                .iter()
+                .map(|(call_id, _)| call_id.clone())
+                .collect();
+            let shown = (conversation.paused.iter())
+                .flat_map(paused_activity)
+                .collect();
             Plan {
                 start: Start::Resume(decisions),
                 message_id: message_id.unwrap_or_else(|| new_id(len)),
                 denied,
+                decided,
+                shown,
                 hold,
                 first_question: None,
             }
@@ -143,6 +159,8 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 },
                 message_id: new_id(rewound.base),
                 denied: Vec::new(),
+                decided: Vec::new(),
+                shown: Vec::new(),
                 hold,
                 first_question: None,
             }
@@ -201,6 +219,8 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 start: Start::Ask(question),
                 message_id: new_id(at),
                 denied: Vec::new(),
+                decided: Vec::new(),
+                shown: Vec::new(),
                 hold,
             }
         }

@@ -17,12 +17,15 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::answer::granted;
-use super::chunks::{file_of, grant_chunk, input_of, summary_chunk};
+use super::chunks::{
+    activity_chunk, activity_entry, file_of, grant_chunk, input_of, paused_activity, summary_chunk,
+};
 use super::identity::Identity;
 use super::rewind::read_back_id;
 use super::{Shared, chat_of, json_response, refuse, store_failed};
+use agent_core::ChildRun;
 use agent_core::Part;
-use agent_core::session::Conversation;
+use agent_core::session::{Conversation, KeptChild};
 use agent_core::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use agent_core::{NotRun, Texts};
 use agent_core::{PausedRun, Waiting};
@@ -110,6 +113,8 @@ pub(crate) fn ui_messages(
                 let answer = Answer {
                     messages: &messages[at..end],
                     paused: conversation.paused.as_ref(),
+                    children: &conversation.children,
+                    last: end == messages.len(),
                     denied: texts.not_run(&NotRun::Denied(None)),
                 };
                 let mut shown = summary_parts(conversation, at..end);
@@ -155,6 +160,10 @@ fn user_parts(content: &str, parts: &[Part]) -> Vec<Value> {
 struct Answer<'a> {
     messages: &'a [Message],
     paused: Option<&'a PausedRun>,
+    /// The runs the conversation's calls started (agents called as tools).
+    children: &'a [KeptChild],
+    /// Whether it is the conversation's last answer (the one a paused run waits in).
+    last: bool,
     /// The text a result of a call the person denied holds.
     denied: String,
 }
@@ -175,9 +184,47 @@ impl Answer<'_> {
                 if let Some(result) = self.result_of(&call.id) {
                     parts.extend(result.parts.iter().filter_map(file));
                 }
+                parts.extend(self.activity_part(call));
             }
         }
+        // A call an agent called as a tool waits on is one of the answer's tool parts, in a step
+        // of its own, as the stream made it.
+        let waiting: Vec<&ToolCall> = (self.waiting().into_iter())
+            .flat_map(|paused| {
+                (paused.pending().iter())
+                    .filter(|pending| paused.waiting_in(&pending.call.id).is_some())
+                    .map(|pending| &pending.call)
+            })
+            .collect();
+        if !waiting.is_empty() {
+            parts.push(json!({ "type": "step-start" }));
+        }
+        for call in waiting {
+            parts.push(self.call_part(call));
+        }
         parts
+    }
+
+    /// The paused run that waits in this answer, if one does (it is the conversation's last).
+    fn waiting(&self) -> Option<&PausedRun> {
+        self.paused.filter(|_| self.last)
+    }
+
+    /// What the agents `call` started did, as the stream's activity part showed it: every call of
+    /// theirs, each with its result.
+    fn activity_part(&self, call: &ToolCall) -> Option<Value> {
+        let mut calls = Vec::new();
+        match (self.children.iter()).find(|child| child.run.call_id == call.id) {
+            Some(child) => activity(&child.run, &mut calls),
+            // A child that waits: what it did before it paused.
+            None => {
+                let paused = self.waiting().map(paused_activity).unwrap_or_default();
+                let (_, shown) = paused.into_iter().find(|(id, _)| *id == call.id)?;
+                calls = shown;
+            }
+        }
+        let chunk = activity_chunk(&call.id, &calls);
+        Some(serde_json::to_value(chunk).unwrap_or_default())
     }
 
     fn result_of(&self, call_id: &str) -> Option<&ToolResultMessage> {
@@ -224,6 +271,31 @@ impl Answer<'_> {
         };
         part.insert("state".into(), state.into());
         Value::Object(part)
+    }
+}
+
+/// The calls of `child`'s run, each with its result, and after each the calls of the runs it
+/// started, as activity entries.
+fn activity(child: &ChildRun, calls: &mut Vec<Value>) {
+    let (messages, children) = match &child.outcome {
+        Ok(run) => (&run.messages[..], &run.children[..]),
+        Err(failure) => (&failure.messages[..], &[][..]),
+    };
+    let agent = child.path.as_str();
+    for message in messages {
+        let Message::Assistant(reply) = message else {
+            continue;
+        };
+        for call in &reply.tool_calls {
+            let result = messages.iter().find_map(|message| match message {
+                Message::Tool(result) if result.tool_call_id == call.id => Some(result),
+                _ => None,
+            });
+            calls.push(activity_entry(agent, call, result));
+            for grandchild in children.iter().filter(|run| run.call_id == call.id) {
+                activity(grandchild, calls);
+            }
+        }
     }
 }
 

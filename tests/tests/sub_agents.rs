@@ -509,7 +509,14 @@ async fn a_streamed_caller_streams_its_childrens_events_tagged_with_their_paths(
 /// An event as `agent: what`.
 fn describe(event: &RunEvent) -> String {
     let (agent, event) = match event {
-        RunEvent::SubAgent { path, event } => (path.to_string(), &**event),
+        RunEvent::SubAgent {
+            path,
+            call_id,
+            event,
+        } => {
+            assert_eq!(call_id, "p1", "every event under the top run's call");
+            (path.to_string(), &**event)
+        }
         event => ("triage".to_owned(), event),
     };
     let what = match event {

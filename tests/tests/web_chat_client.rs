@@ -921,6 +921,128 @@ async fn an_edit_the_chat_cannot_place_is_a_404() {
     assert_eq!(kept(&*store, "chat-x").await, before);
 }
 
+/// Looks up an order.
+#[agent_core::tool(read_only)]
+fn lookup_order(
+    /// The order number.
+    order: String,
+) -> String {
+    format!("order {order}: paid twice")
+}
+
+/// Refunds an order.
+#[agent_core::tool(requires_approval)]
+fn refund(
+    /// The order number.
+    order: String,
+) -> String {
+    format!("refunded {order}")
+}
+
+/// An agent called as a tool shows its calls under the call that started it (a
+/// `data-agent-activity` part the `Chat` keeps, upserted as they go); its call that needs
+/// approval is asked in the chat as any other, and approving it goes on with the child, then the
+/// caller, in the same message; a reload reads the same parts back.
+async fn a_child_agents_calls_show_under_its_call_and_its_approval_is_asked_in_the_chat() {
+    let billing = Agent::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("b1", "lookup_order", r#"{"order":"7"}"#)]),
+        AssistantMessage::tool_calls([ToolCall::new("b2", "refund", r#"{"order":"7"}"#)]),
+        AssistantMessage::text("Order 7 is refunded."),
+    ]))
+    .named("billing")
+    .try_tool(lookup_order {})
+    .unwrap()
+    .try_tool(refund {})
+    .unwrap()
+    .defer_approvals();
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "t1",
+            "billing",
+            r#"{"input":"refund order 7"}"#,
+        )]),
+        AssistantMessage::text("Your refund is done."),
+        AssistantMessage::text("Glad to help."),
+    ]);
+    let agent = Agent::new(model.clone())
+        .named("triage")
+        .try_tool(billing.as_tool("billing", "Billing questions."))
+        .unwrap();
+    let store = Arc::new(MemorySessions::new());
+    let api = serve(ChatServer::new(Arc::new(agent)).sessions(store.clone())).await;
+    let session = ai_sdk_chat_session(
+        &api,
+        &json!({
+            "chatId": "chat-tree",
+            "steps": [
+                { "send": "Refund order 7" },
+                { "approve": true },
+                { "send": "Thanks" },
+                { "reload": true }
+            ]
+        }),
+    )
+    .await;
+
+    let asked = &session["steps"][0]["messages"];
+    assert_eq!(
+        lines(asked),
+        [
+            "user: Refund order 7",
+            "assistant: tool-billing input-available | tool-refund approval-requested"
+        ]
+    );
+    let activity = &part(&asked[1], "data-agent-activity")["data"];
+    assert_eq!(activity["toolCallId"], "t1");
+    let calls: Vec<(&str, &str, &str)> = (activity["calls"].as_array().unwrap().iter())
+        .map(|call| {
+            (
+                call["agent"].as_str().unwrap(),
+                call["toolName"].as_str().unwrap(),
+                call["state"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("triage/billing", "lookup_order", "output-available"),
+            ("triage/billing", "refund", "input-available")
+        ]
+    );
+    assert_eq!(activity["calls"][0]["output"], "order 7: paid twice");
+
+    let answered = &session["steps"][1]["messages"];
+    assert_eq!(
+        lines(answered),
+        [
+            "user: Refund order 7",
+            "assistant: tool-billing output-available | tool-refund output-available | Your refund is done."
+        ]
+    );
+    assert_eq!(answered[1]["id"], asked[1]["id"], "one message, gone on");
+    assert_eq!(part(&answered[1], "tool-refund")["output"], "refunded 7");
+    let activity = &part(&answered[1], "data-agent-activity")["data"];
+    assert_eq!(activity["calls"][1]["state"], "output-available");
+    assert_eq!(activity["calls"][1]["output"], "refunded 7");
+
+    // Read back after a reload: the child's calls under the call that started them.
+    let reloaded = &session["messages"];
+    let activity = &part(&reloaded[1], "data-agent-activity")["data"];
+    assert_eq!(activity["toolCallId"], "t1");
+    assert_eq!(
+        activity["calls"].as_array().unwrap().len(),
+        2,
+        "{activity:#}"
+    );
+    assert_eq!(activity["calls"][1]["output"], "refunded 7", "{activity:#}");
+    assert_eq!(lines(reloaded)[3], "assistant: Glad to help.");
+    // The conversation keeps the child's run whole.
+    let conversation = store.load("chat-tree").await.unwrap();
+    assert_eq!(conversation.children.len(), 1);
+    assert_eq!(conversation.children[0].run.call_id, "t1");
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -971,6 +1093,11 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_retry_after_the_provider_failed_answers_the_kept_question",
             a_retry_after_the_provider_failed_answers_the_kept_question,
+        )
+        .needs(&AI_SDK),
+        Test::tokio(
+            "a_child_agents_calls_show_under_its_call_and_its_approval_is_asked_in_the_chat",
+            a_child_agents_calls_show_under_its_call_and_its_approval_is_asked_in_the_chat,
         )
         .needs(&AI_SDK),
         Test::tokio(

@@ -56,6 +56,9 @@ pub enum RunEvent<O = RunOutput> {
     SubAgent {
         /// The agent whose run it is.
         path: AgentPath,
+        /// The id of the call of this run under which it happened: the call that started the
+        /// child (or, for a child's child, the one that started its ancestor here).
+        call_id: String,
         /// What happened there.
         event: Box<RunEvent>,
     },
@@ -82,6 +85,7 @@ pub(crate) enum LiveEvent {
     Summarized(Summary),
     SubAgent {
         path: AgentPath,
+        call_id: String,
         event: Box<LiveEvent>,
     },
 }
@@ -98,8 +102,13 @@ impl<O> From<LiveEvent> for RunEvent<O> {
                 RunEvent::StepFinished { step, usage, model }
             }
             LiveEvent::Summarized(summary) => RunEvent::Summarized(summary),
-            LiveEvent::SubAgent { path, event } => RunEvent::SubAgent {
+            LiveEvent::SubAgent {
                 path,
+                call_id,
+                event,
+            } => RunEvent::SubAgent {
+                path,
+                call_id,
                 event: Box::new(RunEvent::from(*event)),
             },
         }
@@ -114,18 +123,19 @@ impl<O> From<LiveEvent> for RunEvent<O> {
 pub struct EventSender {
     /// Made only by [`RunStream::new`], for the run it polls.
     queue: Arc<Mutex<VecDeque<LiveEvent>>>,
-    /// For a run another run started: its agent, whose events go to the top run's stream
-    /// tagged with it.
-    path: Option<AgentPath>,
+    /// For a run another run started: its agent, and the call of the top run under which it
+    /// runs; its events go to the top run's stream tagged with them.
+    tag: Option<(AgentPath, String)>,
 }
 
 impl EventSender {
     /// Sends `event` to the stream of this run.
     pub(crate) fn send(&self, event: LiveEvent) {
-        let event = match &self.path {
+        let event = match &self.tag {
             None => event,
-            Some(path) => LiveEvent::SubAgent {
+            Some((path, call_id)) => LiveEvent::SubAgent {
                 path: path.clone(),
+                call_id: call_id.clone(),
                 event: Box::new(event),
             },
         };
@@ -135,12 +145,16 @@ impl EventSender {
             .push_back(event);
     }
 
-    /// The sender of a run this run starts, of the agent at `path`: its events go to the same
-    /// stream, tagged with it.
-    pub(crate) fn for_agent(&self, path: AgentPath) -> EventSender {
+    /// The sender of a run this run's call `call_id` starts, of the agent at `path`: its events
+    /// go to the same stream, tagged with the path and the top run's call they happen under.
+    pub(crate) fn for_agent(&self, path: AgentPath, call_id: &str) -> EventSender {
+        let under = match &self.tag {
+            Some((_, under)) => under.clone(),
+            None => call_id.to_owned(),
+        };
         EventSender {
             queue: Arc::clone(&self.queue),
-            path: Some(path),
+            tag: Some((path, under)),
         }
     }
 }
@@ -190,7 +204,7 @@ impl<'a, O> RunStream<'a, O> {
         let sent = Arc::new(Mutex::new(VecDeque::new()));
         let events = EventSender {
             queue: Arc::clone(&sent),
-            path: None,
+            tag: None,
         };
         RunStream {
             run: Some(run(events)),

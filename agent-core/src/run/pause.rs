@@ -288,6 +288,12 @@ impl PausedRun {
         })
     }
 
+    /// The runs this run's calls started that wait (agents called as tools), each with the call
+    /// that started it and its agent; their waiting calls are among [`pending`](Self::pending).
+    pub fn children(&self) -> impl Iterator<Item = (&ToolCall, &AgentPath, &PausedRun)> {
+        (self.0.children.iter()).map(|child| (&child.call, &child.path, &child.run))
+    }
+
     /// Whether `id` is a waiting call of a run this one started.
     fn is_a_childs(&self, id: &str) -> bool {
         (self.0.children.iter()).any(|child| {

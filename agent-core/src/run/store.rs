@@ -402,7 +402,9 @@ impl<'a> SessionTranscript<'a> {
                     }
                     _ => false,
                 })?;
-                let at = self.place.loaded + at.checked_sub(self.place.new_from)?;
+                // The run's position in the store's (the system prompt a run put in front of a
+                // stored conversation is not stored).
+                let at = (at + self.place.loaded).checked_sub(self.place.new_from)?;
                 Some(KeptChild { at, run })
             })
             .collect();

@@ -195,10 +195,10 @@ impl<S: Send + Sync + 'static> Tool<S> for AgentTool {
             let path = run.path().child(name);
             let family = Family::of(run);
             let events = (family.and_then(|family| family.events.as_ref()))
-                .map(|events| events.for_agent(path.clone()));
+                .map(|events| events.for_agent(path.clone(), &call.id));
             let budget = self.budget_in(run);
             let can_pause = family.is_some_and(|family| family.can_pause);
-            let outcome = match family.and_then(|family| family.take_resume(&call.id)) {
+            let mut outcome = match family.and_then(|family| family.take_resume(&call.id)) {
                 // A child that paused goes on, with the decisions on its waiting calls.
                 Some(child) => {
                     let request = (self.agent.resume(child.run, child.decisions)).in_tree(
@@ -215,11 +215,13 @@ impl<S: Send + Sync + 'static> Tool<S> for AgentTool {
                     (self.run)(request, events).await
                 }
             };
-            // A child that paused: the call waits for it (the calling run pauses too).
-            if let (Ok((_, output)), Some(family)) = (&outcome, family)
-                && let Some(paused) = &output.paused
+            // A child that paused: the call waits for it (the calling run pauses too, and keeps
+            // the child's paused run: it is kept as a child when it ends).
+            if let (Ok((_, output)), Some(family)) = (&mut outcome, family)
+                && let Some(paused) = output.paused.take()
             {
-                family.keep_paused(call, path.clone(), paused.clone());
+                family.keep_paused(call, path, paused);
+                return Ok(ToolOutput::Done);
             }
             let (result, outcome) = match outcome {
                 Ok((answer, output)) => (answer, Ok(output)),

@@ -121,7 +121,7 @@ impl Family {
         scope.family.as_ref()?.downcast_ref::<Family>()
     }
 
-    /// Keeps a child's run as it ends.
+    /// Keeps a child's run as it ends (a child that paused is kept in the paused run instead).
     pub(crate) fn keep(&self, child: ChildRun) {
         lock(&self.children).push(child);
     }
