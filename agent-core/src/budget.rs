@@ -140,6 +140,25 @@ struct Books {
     spent: Spent,
     /// Usage by the agent that made it (its path) and by model.
     by_agent: BTreeMap<String, UsageByModel>,
+    /// Whether a run that finds it spent waits for a person rather than ends.
+    pauses: bool,
+}
+
+/// What a [`Budget`] has spent and may spend, to keep (with a paused run, say) and take up
+/// again in another process ([`Budget::from_state`]). Its price table is not in it: give it
+/// again with [`Budget::max_cost`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct BudgetState {
+    /// The limits.
+    pub limits: BudgetLimits,
+    /// What was spent.
+    pub spent: Spent,
+    /// Usage by agent path and by model.
+    pub by_agent: BTreeMap<String, UsageByModel>,
+    /// Whether runs that find it spent wait ([`Budget::pause_when_spent`]).
+    #[serde(default)]
+    pub pauses: bool,
 }
 
 impl Budget {
@@ -197,6 +216,47 @@ impl Budget {
             books.prices = prices;
         }
         self
+    }
+
+    /// Makes a run that finds the budget spent (no request, tokens or money left) wait for a
+    /// person instead of ending: it ends [paused](crate::StopReason::Paused) before its next
+    /// model call, with no call waiting; once the budget is raised
+    /// ([`set_limits`](Budget::set_limits)), [`Agent::resume`](crate::Agent::resume) with no
+    /// decisions goes on. (Calls past its tool calls are not run either way; a run that cannot
+    /// pause, a typed one, ends.)
+    pub fn pause_when_spent(self) -> Self {
+        self.books().pauses = true;
+        self
+    }
+
+    /// Whether runs that find it spent wait rather than end (this budget's choice, or the one
+    /// it is a slice of).
+    pub fn pauses(&self) -> bool {
+        self.books().pauses || self.0.parent.as_ref().is_some_and(Budget::pauses)
+    }
+
+    /// What it has spent and may spend, to take up again elsewhere.
+    pub fn state(&self) -> BudgetState {
+        let books = self.books();
+        BudgetState {
+            limits: books.limits.clone(),
+            spent: books.spent,
+            by_agent: books.by_agent.clone(),
+            pauses: books.pauses,
+        }
+    }
+
+    /// A budget that goes on from `state` (kept by another process, or before a pause).
+    pub fn from_state(state: BudgetState) -> Self {
+        let budget = Budget::new();
+        {
+            let mut books = budget.books();
+            books.limits = state.limits;
+            books.spent = state.spent;
+            books.by_agent = state.by_agent;
+            books.pauses = state.pauses;
+        }
+        budget
     }
 
     /// The limits now.

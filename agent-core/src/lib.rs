@@ -158,7 +158,7 @@ pub mod seams {
     pub use crate::run::seams::*;
 }
 
-pub use budget::{Budget, BudgetItem, BudgetLimits, Spent};
+pub use budget::{Budget, BudgetItem, BudgetLimits, BudgetState, Spent};
 pub use content::{Media, MediaUrl, Part, Source};
 pub use fallback::Fallback;
 pub use limits::{AtStepLimit, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT};

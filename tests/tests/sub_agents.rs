@@ -7,8 +7,8 @@ use std::time::Duration;
 use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{
     Agent, AgentPath, AssistantMessage, BoxFuture, Budget, BudgetItem, BudgetLimits, ChatRequest,
-    ChatResponse, Message, Model, ModelError, NotRun, RunEvent, StopReason, Texts, ToolCall, Usage,
-    tool,
+    ChatResponse, Decision, Message, Model, ModelError, NotRun, RunEvent, StopReason, Texts,
+    ToolCall, Usage, tool,
 };
 use futures_util::StreamExt;
 use schemars::JsonSchema;
@@ -680,4 +680,104 @@ async fn under_a_caller_that_cannot_pause_a_childs_waiting_call_is_not_run() {
     let told = &agent_core_results(&child.messages)[0];
     let cannot_wait = agent_core::English.not_run(&NotRun::CannotWait);
     assert!(told.content.contains(&cannot_wait), "{}", told.content);
+}
+
+#[tokio::test]
+async fn a_budget_that_pauses_waits_for_a_person_to_raise_it_and_goes_on_exactly() {
+    let model = ScriptedModel::new([
+        calling(
+            [ToolCall::new("1", "lookup", r#"{"word":"a"}"#)],
+            Usage::new(10, 1),
+        ),
+        calling(
+            [ToolCall::new("2", "lookup", r#"{"word":"b"}"#)],
+            Usage::new(20, 2),
+        ),
+        said("Both are small birds.", Usage::new(30, 3)),
+    ]);
+    let agent = agent_core::agent!(model.clone(), lookup).named("desk");
+    let budget = Budget::new().max_requests(2).pause_when_spent();
+
+    let out = agent.run("Two words").budget(budget.clone()).await.unwrap();
+
+    assert_eq!(out.stop_reason, StopReason::Paused);
+    assert_eq!(model.requests().len(), 2);
+    let paused = out.paused.unwrap();
+    assert!(paused.pending().is_empty(), "nothing but the budget waits");
+    // Kept elsewhere, as a service that waits for a person would: the paused run and the budget.
+    let (saved, kept) = (
+        paused.to_json(),
+        serde_json::to_string(&budget.state()).unwrap(),
+    );
+    let paused = agent_core::PausedRun::from_json(&saved).unwrap();
+    let budget = Budget::from_state(serde_json::from_str(&kept).unwrap());
+    assert_eq!(budget.spent().requests, 2);
+    // A decision for a call that does not wait is refused; none goes on, once raised.
+    let refused = agent
+        .resume(paused.clone(), [("1", Decision::Approve)])
+        .await;
+    assert!(refused.is_err());
+    budget.set_limits(BudgetLimits::new().max_requests(3));
+
+    let out = agent
+        .resume(paused, std::iter::empty::<(String, Decision)>())
+        .budget(budget.clone())
+        .await
+        .unwrap();
+
+    assert_eq!(out.text, "Both are small birds.");
+    assert_eq!(model.requests().len(), 3);
+    assert_eq!(out.steps, 3);
+    // The ledger is exact across the pause: three requests, two calls, every token once.
+    let spent = budget.spent();
+    assert_eq!(spent.requests, 3);
+    assert_eq!(spent.tool_calls, 2);
+    assert_eq!(spent.usage, Usage::new(60, 6));
+    assert_eq!(budget.by_agent()["desk"].total(), Usage::new(60, 6));
+    assert_eq!(out.usage, Usage::new(60, 6));
+}
+
+#[tokio::test]
+async fn a_child_that_finds_a_pausing_budget_spent_pauses_the_tree() {
+    let child_model = ScriptedModel::new([
+        calling(
+            [ToolCall::new("c1", "lookup", r#"{"word":"owl"}"#)],
+            Usage::new(5, 1),
+        ),
+        said("An owl hunts at night.", Usage::new(5, 1)),
+    ]);
+    let child = agent_core::agent!(child_model.clone(), lookup).named("research");
+    let parent_model = ScriptedModel::new([
+        calling([research("p1", "owl?")], Usage::new(1, 1)),
+        said("Owls hunt at night.", Usage::new(1, 1)),
+    ]);
+    let parent = Agent::new(parent_model.clone())
+        .named("desk")
+        .try_tool(child.as_tool("research", "Research."))
+        .unwrap();
+    let budget = Budget::new().max_requests(2).pause_when_spent();
+
+    let out = parent.run("Owls?").budget(budget.clone()).await.unwrap();
+
+    // The parent's request and the child's first: the child waits before its second.
+    assert_eq!(out.stop_reason, StopReason::Paused);
+    assert_eq!(child_model.requests().len(), 1);
+    budget.set_limits(BudgetLimits::new().max_requests(4));
+    let out = parent
+        .resume(
+            out.paused.unwrap(),
+            std::iter::empty::<(String, Decision)>(),
+        )
+        .budget(budget.clone())
+        .await
+        .unwrap();
+
+    assert_eq!(out.text, "Owls hunt at night.");
+    assert_eq!(
+        agent_core_results(&out.messages)[0].content,
+        "An owl hunts at night."
+    );
+    assert_eq!(budget.spent().requests, 4);
+    assert_eq!(child_model.requests().len(), 2);
+    assert_eq!(parent_model.requests().len(), 2);
 }

@@ -361,6 +361,20 @@ impl PausedRun {
     /// once: what resuming answers. An edited state that breaks this would leave a call
     /// unanswered or answer one twice.
     fn check_calls(&self) -> Result<(), ResumeError> {
+        // A run that waits before its next model call (its budget spent) has nothing unanswered.
+        let nothing_waits = self.0.pending.is_empty() && self.0.children.is_empty();
+        if nothing_waits && self.0.finished.is_empty() {
+            return match self.0.messages.last() {
+                Some(Message::Assistant(reply)) if !reply.tool_calls.is_empty() => {
+                    Err(ResumeError::Malformed {
+                        message: "the saved run waits for nothing, but its last reply's calls \
+                                  are unanswered"
+                            .to_owned(),
+                    })
+                }
+                _ => Ok(()),
+            };
+        }
         let Some(Message::Assistant(reply)) = self.0.messages.last() else {
             return Err(ResumeError::Malformed {
                 message: "the saved run does not end with the reply whose calls wait".to_owned(),
@@ -379,7 +393,7 @@ impl PausedRun {
         let mut answered: Vec<&str> = own.chain(children).chain(finished).collect();
         made.sort_unstable();
         answered.sort_unstable();
-        if made != answered || self.0.pending.is_empty() {
+        if made != answered || nothing_waits {
             return Err(ResumeError::Malformed {
                 message: format!(
                     "the last reply's calls {made:?} are not the waiting and finished ones \

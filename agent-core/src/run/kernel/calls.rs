@@ -22,7 +22,7 @@ use crate::message::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use crate::reasons::not_run::NotRun;
 use crate::run::events::LiveEvent;
 use crate::run::outcome::StopReason;
-use crate::run::pause::PendingCall;
+use crate::run::pause::{PausedRun, PendingCall};
 use crate::run::seams::RulingPlaces;
 use crate::run::seams::{Judgement, PolicyCall, ReplyRulings, Ruling, RunStatus};
 use crate::run::tree::Family;
@@ -369,6 +369,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         }
         let over_limit = matches!(stop_after, Some(StopReason::ToolCallLimit { .. }));
         let paused = self.paused(pending, children, finished, over_limit);
+        self.paused_with(paused).await
+    }
+
+    /// The run ends with `paused`, which its transcript keeps.
+    pub(super) async fn paused_with(&mut self, paused: PausedRun) -> Ending {
         if let Err(ending) = self.keep(Some(&paused)).await {
             return ending;
         }

@@ -142,6 +142,12 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             None => (self.seams.policies.iter()).find_map(|policy| policy.before_step(&status)),
         };
         if let Some(reason) = stop {
+            // A policy may have the run wait here, before its model call (a budget a person
+            // raises).
+            if reason == StopReason::Paused && self.seams.check.can_pause() {
+                let paused = self.paused(Vec::new(), Vec::new(), Vec::new(), false);
+                return Step::Ended(self.paused_with(paused).await);
+            }
             return Step::Ended(Ending::Stopped(reason, None));
         }
         let (mut reply, cut_off) = match self.ask(step, last_try).await {

@@ -20,9 +20,13 @@ pub(crate) struct Spending {
 
 impl<S> CallPolicy<S> for Spending {
     /// Takes the step's request (last of the policies, so that a request is taken only when it
-    /// is made), or ends the run with what ran out.
-    fn before_step(&self, _status: &RunStatus<'_>) -> Option<StopReason> {
+    /// is made), or ends the run with what ran out; or, for a budget that pauses, has the run
+    /// wait for a person to raise it.
+    fn before_step(&self, status: &RunStatus<'_>) -> Option<StopReason> {
         let item = self.budget.take_request().err()?;
+        if self.budget.pauses() && status.can_pause {
+            return Some(StopReason::Paused);
+        }
         Some(StopReason::BudgetSpent { item })
     }
 

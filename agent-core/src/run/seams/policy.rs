@@ -195,7 +195,9 @@ impl<'r> ReplyRulings<'r> {
 /// }
 /// ```
 pub trait CallPolicy<S = ()>: Send + Sync {
-    /// Before each model call: `Some` ends the run there with that reason.
+    /// Before each model call: `Some` ends the run there with that reason;
+    /// [`StopReason::Paused`] has it wait there instead (it ends paused with no call waiting,
+    /// and a resume with no decisions goes on with the model call), in a run that can pause.
     fn before_step(&self, status: &RunStatus<'_>) -> Option<StopReason> {
         let _ = status;
         None
