@@ -68,6 +68,34 @@ const MIGRATIONS: &[&str] = &[
      );",
 ];
 
+/// Adds what is kept beside conversation `id`'s messages (summaries, child runs) after what it
+/// has in `table`: each body with the position in the messages it goes with (column `at`).
+async fn add_kept(
+    transaction: &tokio_postgres::Transaction<'_>,
+    table: &str,
+    at: &str,
+    id: &str,
+    positions: &[i64],
+    bodies: &[String],
+) -> Result<(), SessionError> {
+    if bodies.is_empty() {
+        return Ok(());
+    }
+    // The table and column are this file's own names, never input.
+    let insert = format!(
+        "INSERT INTO {table} (conversation, position, {at}, body)
+         SELECT $1, (SELECT coalesce(max(position) + 1, 0) FROM {table} WHERE conversation = $1)
+                    + item.number - 1,
+                item.at, item.body
+         FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS item (at, body, number)"
+    );
+    transaction
+        .execute(&insert, &[&id, &positions, &bodies])
+        .await
+        .map(drop)
+        .map_err(store_error)
+}
+
 /// The pool size [`PostgresSessions::connect`] makes.
 const POOL_SIZE: usize = 16;
 
@@ -483,38 +511,24 @@ impl SessionStore for PostgresSessions {
                 )
                 .await
                 .map_err(store_error)?;
-            if !summaries.is_empty() {
-                transaction
-                    .execute(
-                        "INSERT INTO agent_core_summaries (conversation, position, covers_end, body)
-                         SELECT $1,
-                                (SELECT coalesce(max(position) + 1, 0)
-                                 FROM agent_core_summaries WHERE conversation = $1)
-                                    + item.number - 1,
-                                item.covers_end, item.body
-                         FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY
-                             AS item (covers_end, body, number)",
-                        &[&id, &ends, &summaries],
-                    )
-                    .await
-                    .map_err(store_error)?;
-            }
-            if !children.is_empty() {
-                transaction
-                    .execute(
-                        "INSERT INTO agent_core_children (conversation, position, started_at, body)
-                         SELECT $1,
-                                (SELECT coalesce(max(position) + 1, 0)
-                                 FROM agent_core_children WHERE conversation = $1)
-                                    + item.number - 1,
-                                item.started_at, item.body
-                         FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY
-                             AS item (started_at, body, number)",
-                        &[&id, &started, &children],
-                    )
-                    .await
-                    .map_err(store_error)?;
-            }
+            add_kept(
+                &transaction,
+                "agent_core_summaries",
+                "covers_end",
+                id,
+                &ends,
+                &summaries,
+            )
+            .await?;
+            add_kept(
+                &transaction,
+                "agent_core_children",
+                "started_at",
+                id,
+                &started,
+                &children,
+            )
+            .await?;
             if !added.usage.is_empty() {
                 // The row is locked: no other writer between this read and the write.
                 let row = transaction

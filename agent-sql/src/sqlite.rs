@@ -412,34 +412,22 @@ fn append(
                 .map_err(store_error)?;
         }
     }
-    if !written.summaries.is_empty() {
-        let mut insert = transaction
-            .prepare_cached(
-                "INSERT INTO summaries (conversation, position, covers_end, body)
-                 SELECT ?1, coalesce(max(position) + 1, 0), ?2, ?3
-                 FROM summaries WHERE conversation = ?1",
-            )
-            .map_err(store_error)?;
-        for (end, body) in &written.summaries {
-            insert
-                .execute(params![id, sql_integer(*end), body])
-                .map_err(store_error)?;
-        }
-    }
-    if !written.children.is_empty() {
-        let mut insert = transaction
-            .prepare_cached(
-                "INSERT INTO children (conversation, position, started_at, body)
-                 SELECT ?1, coalesce(max(position) + 1, 0), ?2, ?3
-                 FROM children WHERE conversation = ?1",
-            )
-            .map_err(store_error)?;
-        for (at, body) in &written.children {
-            insert
-                .execute(params![id, sql_integer(*at), body])
-                .map_err(store_error)?;
-        }
-    }
+    add_kept(
+        &transaction,
+        "INSERT INTO summaries (conversation, position, covers_end, body)
+         SELECT ?1, coalesce(max(position) + 1, 0), ?2, ?3
+         FROM summaries WHERE conversation = ?1",
+        id,
+        &written.summaries,
+    )?;
+    add_kept(
+        &transaction,
+        "INSERT INTO children (conversation, position, started_at, body)
+         SELECT ?1, coalesce(max(position) + 1, 0), ?2, ?3
+         FROM children WHERE conversation = ?1",
+        id,
+        &written.children,
+    )?;
     if !written.usage.is_empty() {
         let before: Option<String> = transaction
             .query_row(
@@ -458,6 +446,26 @@ fn append(
             .map_err(store_error)?;
     }
     transaction.commit().map_err(store_error)
+}
+
+/// Adds what is kept beside conversation `id`'s messages (summaries, child runs) after what it
+/// has, by `insert` (of the conversation, the position in the messages each goes with, the body).
+fn add_kept(
+    transaction: &rusqlite::Transaction<'_>,
+    insert: &str,
+    id: &str,
+    items: &[(usize, String)],
+) -> Result<(), SessionError> {
+    if items.is_empty() {
+        return Ok(());
+    }
+    let mut insert = transaction.prepare_cached(insert).map_err(store_error)?;
+    for (at, body) in items {
+        insert
+            .execute(params![id, sql_integer(*at), body])
+            .map_err(store_error)?;
+    }
+    Ok(())
 }
 
 fn truncate(

@@ -10,7 +10,6 @@ use crate::output::RejectedOutput;
 use crate::prices::PriceTable;
 use crate::run::context::Summary;
 use crate::run::pause::{PausedRun, ResumeError};
-use crate::run::tree::{ChildRun, usage_by_agent};
 use crate::tool::scope::AgentPath;
 use crate::usage::{Usage, UsageByModel};
 
@@ -156,6 +155,64 @@ impl RunOutput {
         let summaries =
             (self.summaries.iter()).map(|summary| (&summary.usage, summary.model.as_deref()));
         prices.cost(self.step_usage.iter().zip(models).chain(summaries))
+    }
+}
+
+/// A run another run started through one of its tool calls (an agent called as a tool): kept in
+/// the calling run's output ([`RunOutput::children`]), in call order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct ChildRun {
+    /// The child's agent in the tree.
+    pub path: AgentPath,
+    /// The id of the call that started it (its result is the child's answer).
+    pub call_id: String,
+    /// The child's run: its transcript, usage and children; or how it failed.
+    pub outcome: Result<RunOutput, ChildFailure>,
+}
+
+/// A child run that failed: what it said, and what it had done by then.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct ChildFailure {
+    /// The run's error, in words.
+    pub error: String,
+    /// The transcript up to the failure.
+    pub messages: Vec<Message>,
+    /// Tokens used until then.
+    pub usage: Usage,
+}
+
+impl ChildRun {
+    /// The child's transcript.
+    pub fn messages(&self) -> &[Message] {
+        match &self.outcome {
+            Ok(output) => &output.messages,
+            Err(failure) => &failure.messages,
+        }
+    }
+}
+
+/// The usage of `output`'s run and every run below it, by agent and by model: `own` is its own
+/// agent's path.
+fn usage_by_agent(
+    own: &AgentPath,
+    output: &RunOutput,
+    into: &mut BTreeMap<AgentPath, UsageByModel>,
+) {
+    for (index, usage) in output.step_usage.iter().enumerate() {
+        let agent = output.step_agents.get(index).unwrap_or(own);
+        (into.entry(agent.clone()).or_default()).add(output.step_model(index), *usage);
+    }
+    let mine = into.entry(own.clone()).or_default();
+    for summary in &output.summaries {
+        mine.add(summary.model.as_deref(), summary.usage);
+    }
+    for child in &output.children {
+        match &child.outcome {
+            Ok(run) => usage_by_agent(&child.path, run, into),
+            Err(failure) => (into.entry(child.path.clone()).or_default()).add(None, failure.usage),
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ChildFailure, ChildRun, Family};
+use super::Family;
 use crate::budget::{Budget, BudgetLimits};
 use crate::message::ToolCall;
 use crate::output::OutputType;
@@ -13,7 +13,7 @@ use crate::reasons::tool_error::ToolError;
 use crate::run::agent::Agent;
 use crate::run::events::EventSender;
 use crate::run::kind::Starting;
-use crate::run::outcome::{RunError, RunOutput, StopReason};
+use crate::run::outcome::{ChildFailure, ChildRun, RunError, RunOutput, StopReason};
 use crate::run::request::{Answer, NoContext, RunRequest, Text};
 use crate::schema::output_schema;
 use crate::tool::arguments::SchemaFit;

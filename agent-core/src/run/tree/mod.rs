@@ -4,7 +4,7 @@
 //! [`AgentPath`](crate::AgentPath)), spends from the [`Budget`](crate::Budget) the tree shares
 //! (the budget's values at the call-policy and model-call seams: `run/layers/budget.rs`), sends
 //! its events to the stream of the run that called it, tagged with its path, and is kept, whole,
-//! in that run's output ([`ChildRun`]).
+//! in that run's output ([`ChildRun`](crate::ChildRun)).
 
 mod agent_tool;
 mod handoff;
@@ -13,50 +13,13 @@ pub use agent_tool::{AgentInput, AgentTool};
 pub(crate) use handoff::{HandOffs, HandedOver, HandoffView, holder};
 pub use handoff::{Handoff, HandoffHistory, HistoryFn};
 
-use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
 use crate::message::{Message, ToolCall};
 use crate::run::events::EventSender;
-use crate::run::outcome::RunOutput;
+use crate::run::outcome::ChildRun;
 use crate::run::pause::{ChildResume, PausedChild, PausedRun};
 use crate::tool::scope::{AgentPath, RunScope};
-use crate::usage::{Usage, UsageByModel};
-
-/// A run another run started through one of its tool calls (an agent called as a tool): kept in
-/// the calling run's output ([`RunOutput::children`]), in call order.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct ChildRun {
-    /// The child's agent in the tree.
-    pub path: AgentPath,
-    /// The id of the call that started it (its result is the child's answer).
-    pub call_id: String,
-    /// The child's run: its transcript, usage and children; or how it failed.
-    pub outcome: Result<RunOutput, ChildFailure>,
-}
-
-/// A child run that failed: what it said, and what it had done by then.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct ChildFailure {
-    /// The run's error, in words.
-    pub error: String,
-    /// The transcript up to the failure.
-    pub messages: Vec<Message>,
-    /// Tokens used until then.
-    pub usage: Usage,
-}
-
-impl ChildRun {
-    /// The child's transcript.
-    pub fn messages(&self) -> &[Message] {
-        match &self.outcome {
-            Ok(output) => &output.messages,
-            Err(failure) => &failure.messages,
-        }
-    }
-}
 
 /// What a run keeps for the runs its calls start: where their events go (a streamed run's
 /// stream), whether they may pause, their outputs as they end, those that paused (their calls
@@ -150,27 +113,4 @@ impl Family {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The usage of `output`'s run and every run below it, by agent and by model: `own` is its own
-/// agent's path.
-pub(crate) fn usage_by_agent(
-    own: &AgentPath,
-    output: &RunOutput,
-    into: &mut BTreeMap<AgentPath, UsageByModel>,
-) {
-    for (index, usage) in output.step_usage.iter().enumerate() {
-        let agent = output.step_agents.get(index).unwrap_or(own);
-        (into.entry(agent.clone()).or_default()).add(output.step_model(index), *usage);
-    }
-    let mine = into.entry(own.clone()).or_default();
-    for summary in &output.summaries {
-        mine.add(summary.model.as_deref(), summary.usage);
-    }
-    for child in &output.children {
-        match &child.outcome {
-            Ok(run) => usage_by_agent(&child.path, run, into),
-            Err(failure) => (into.entry(child.path.clone()).or_default()).add(None, failure.usage),
-        }
-    }
 }
