@@ -2,6 +2,7 @@
 //! one `run` step of the invocation, recorded by the Restate server before the run goes on, and
 //! handed back instead of being made again when the invocation is replayed.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use restate_sdk::context::RunFuture;
@@ -15,12 +16,14 @@ use agent_core::{BoxFuture, ToolDef};
 use agent_core::{ChatResponse, ModelError};
 use agent_core::{ToolCall, ToolResultMessage};
 
-/// The model and tool calls of one durable run, journaled in its Restate invocation.
-pub(super) struct RestateJournal<'a> {
-    pub(super) context: &'a ContextInternal,
+/// The model and tool calls of one durable run, journaled in its Restate invocation (a handle on
+/// it: the runs an agent called as a tool starts journal theirs in the same invocation, in order).
+#[derive(Clone)]
+pub(super) struct RestateJournal {
+    pub(super) context: ContextInternal,
 }
 
-impl<'j> RestateJournal<'j> {
+impl RestateJournal {
     /// Makes `call` as one `run` step named `name` (or gives back its recorded reply).
     fn model_step<'a>(
         &'a self,
@@ -54,7 +57,7 @@ impl<'j> RestateJournal<'j> {
     }
 }
 
-impl Journal for RestateJournal<'_> {
+impl Journal for RestateJournal {
     fn model_call<'a>(
         &'a self,
         step: usize,
@@ -69,6 +72,10 @@ impl Journal for RestateJournal<'_> {
         call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         self.model_step(format!("context policy's model call, step {step}"), call)
+    }
+
+    fn for_runs_it_starts(&self) -> Option<Arc<dyn Journal>> {
+        Some(Arc::new(self.clone()))
     }
 
     fn tool_call<'a>(

@@ -422,7 +422,9 @@ where
     O: DurableAnswer<S>,
 {
     let agent = &*shared.agent;
-    let journal = RestateJournal { context: restate };
+    let journal = RestateJournal {
+        context: restate.clone(),
+    };
     let first = request
         .into_run(agent)
         .context(context)

@@ -50,6 +50,8 @@ const BY_HEADER: &str = "ByHeader";
 const BY_BODY: &str = "ByBody";
 /// The workflow whose agent summarizes older turns (with the same model) past a small window.
 const SUMMARIZED: &str = "Summarized";
+/// The service of an agent that calls another as a tool.
+const TREE: &str = "Tree";
 
 /// What the typed workflow's runs answer with.
 #[derive(Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -164,6 +166,15 @@ impl Hooks for StopBeforeModelCalls {
     }
 }
 
+/// Stops the process before each model call of a child agent it is told to stop at.
+struct StopBeforeChildModelCalls;
+
+impl Hooks for StopBeforeChildModelCalls {
+    fn on_model_request(&self, _context: &(), step: usize, _messages: &[Message]) {
+        stop_here_if_told(&format!("before child model call {step}"));
+    }
+}
+
 /// The model of the service's agents: OpenAI's wire format at `MODEL_URL`, or a fallback chain
 /// to Anthropic's at `BACKUP_URL` when that is set.
 fn model() -> Box<dyn Model> {
@@ -194,6 +205,13 @@ fn service_main(port: u16) -> ExitCode {
     let summarized = agent!(model(), bump)
         .hook(StopBeforeModelCalls)
         .context_policy(Summarize::new(model(), 300));
+    let researcher = agent!(model(), bump)
+        .named("research")
+        .hook(StopBeforeChildModelCalls);
+    let desk = agent_core::Agent::new(model())
+        .named("desk")
+        .try_tool(researcher.as_tool("research", "Research and bump."))
+        .expect("one tool");
     // Quick retries: a killed service is back within a second.
     let options = || {
         ServiceOptions::new()
@@ -231,6 +249,7 @@ fn service_main(port: u16) -> ExitCode {
                 .options(options()),
         )
         .bind(DurableAgent::new(SUMMARIZED, Arc::new(summarized)).options(options()))
+        .bind(DurableAgent::new(TREE, Arc::new(desk)).options(options()))
         .bind(
             DurableAgent::new(BY_BODY, personal)
                 .context(|invocation| invocation.context::<User>())
@@ -476,6 +495,52 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
             "the side effect of bump({name}) happened once"
         );
     }
+}
+
+/// An agent that calls another as a tool, its service killed inside the child (after the child's
+/// first tool call, before its second model call): restarted, the run finishes, and no model
+/// call of either agent and no side effect of the child's tools happened twice: the child's calls
+/// are journaled one by one in the run's invocation, not its whole run as one call.
+async fn a_crash_inside_a_child_agent_repeats_none_of_its_steps() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "research", &json!({ "input": "bump x, then y" })),
+        tool_call_reply(2, "bump", &json!({ "name": "x" })),
+        tool_call_reply(3, "bump", &json!({ "name": "y" })),
+        answer_reply("x and y are bumped."),
+        answer_reply("Done: x and y."),
+    ])
+    .await;
+    let folder = counters_folder("tree");
+    let counters = folder.path();
+    let port = free_port();
+    let mut service = Service::start(
+        port,
+        &model.uri(),
+        counters,
+        Some("before child model call 2"),
+    )
+    .await;
+    restate.register(port).await;
+
+    let start = json!({ "input": "Have research bump x and y." });
+    let (status, started) = restate
+        .post(&format!("{TREE}/tree-1/run/send"), start)
+        .await;
+    assert_eq!(status, 202, "{started}");
+
+    service.expect_line("before child model call 2").await;
+    assert_eq!(model_calls(&model).await, 2);
+    assert_eq!(counter(counters, "bump-x").as_deref(), Some("1"));
+    service.kill().await;
+
+    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let output = restate.attach(TREE, "tree-1").await;
+    assert_eq!(output["text"], "Done: x and y.", "{output}");
+    assert_eq!(tool_results(&output), ["x and y are bumped."]);
+    assert_eq!(model_calls(&model).await, 5, "every model call made once");
+    assert_eq!(counter(counters, "bump-x").as_deref(), Some("1"));
+    assert_eq!(counter(counters, "bump-y").as_deref(), Some("1"));
 }
 
 /// A run on a long conversation whose agent summarizes older turns, its service killed before model
@@ -1364,6 +1429,11 @@ fn main() -> ExitCode {
         return code;
     }
     tests::peers::main([
+        Test::tokio(
+            "a_crash_inside_a_child_agent_repeats_none_of_its_steps",
+            a_crash_inside_a_child_agent_repeats_none_of_its_steps,
+        )
+        .needs(&RESTATE),
         Test::tokio(
             "a_typed_run_answers_with_its_value_through_a_crash",
             a_typed_run_answers_with_its_value_through_a_crash,

@@ -2,6 +2,8 @@
 //! remember them: a durable-execution engine journals each one, so a run replayed after a crash
 //! gets the recorded replies and results back instead of calling the model or the tool again.
 
+use std::sync::Arc;
+
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::model::{ChatResponse, ModelError};
 use crate::reasons::tool_error::ToolError;
@@ -43,4 +45,14 @@ pub trait Journal: Send + Sync {
         definition: Option<&'a ToolDef>,
         run: BoxFuture<'a, ToolResultMessage>,
     ) -> BoxFuture<'a, Result<ToolResultMessage, ToolError>>;
+
+    /// This journal as a handle that a run started inside one of this run's calls (an agent
+    /// called as a tool, [`Agent::as_tool`](crate::Agent::as_tool)) can keep: that run's model
+    /// and tool calls are then journaled here too, each as its own step, in order, and the call
+    /// that started it is not journaled as a whole (a crash inside the child repeats none of
+    /// its steps). `None`, the default: such a call is journaled as one tool call, and a crash
+    /// inside it runs the child again.
+    fn for_runs_it_starts(&self) -> Option<Arc<dyn Journal>> {
+        None
+    }
 }

@@ -581,16 +581,18 @@ impl<'a, S: Send + Sync + 'static, C, O, K: RunKind> RunRequest<'a, S, C, O, K> 
 
     /// Makes the run one that another run started: at `path` in the tree of agents, spending
     /// from `budget`; `can_pause`: whether a call of it may wait (the run that started it can
-    /// pause).
+    /// pause); `journal`: the one it keeps its calls in, for a durable run's child.
     pub(crate) fn in_tree(
         mut self,
         path: AgentPath,
         budget: Option<Budget>,
         can_pause: bool,
+        journal: Option<&'a dyn Journal>,
     ) -> Self {
         self.plan.path = Some(path);
         self.plan.budget = budget;
         self.plan.pauses = can_pause;
+        self.plan.journal = journal;
         self
     }
 }

@@ -73,8 +73,14 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
         let (messages, resume, place, positions) = begin(agent, start, history, parts)?;
         let summaries = RunSummaries::new(given, positions);
         let steps_before = (resume.as_ref()).map_or(0, |resume| resume.paused.0.step_usage.len());
-        let family = starts_runs(agent)
-            .then(|| Arc::new(Family::new(events.clone(), pauses && check.can_pause())));
+        let family = starts_runs(agent).then(|| {
+            let journal = journal.and_then(|journal| journal.for_runs_it_starts());
+            Arc::new(Family::new(
+                events.clone(),
+                journal,
+                pauses && check.can_pause(),
+            ))
+        });
         let mut transcript = (session.as_ref()).map(|(store, id, _)| {
             let family = family.as_deref();
             SessionTranscript::new(*store, id, place, &summaries, steps_before, family)

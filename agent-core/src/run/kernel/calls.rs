@@ -286,7 +286,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                     .await;
                 tools.result_message(call, outcome)
             };
-            let result = match self.seams.journal {
+            // A call that starts runs journaled in the same journal (an agent called as a tool
+            // under a durable run) is not journaled as a whole: its runs' calls are.
+            let whole = !self.starts_journaled_runs(call);
+            let result = match self.seams.journal.filter(|_| whole) {
                 None => run.await,
                 Some(journal) => {
                     let definition = tools.get(&call.name).map(|tool| tool.definition());
@@ -305,6 +308,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             span.record("error.type", "tool_error");
         }
         result
+    }
+
+    /// Whether `call` starts runs that keep their calls in this run's journal.
+    fn starts_journaled_runs(&self, call: &ToolCall) -> bool {
+        let family = Family::of(&self.scope);
+        family.is_some_and(|family| family.journal.is_some())
+            && (self.agent.tools.get(&call.name)).is_some_and(|tool| tool.starts_runs())
     }
 
     /// Shows `result` to the policies (which may change it).

@@ -198,6 +198,9 @@ impl<S: Send + Sync + 'static> Tool<S> for AgentTool {
                 .map(|events| events.for_agent(path.clone(), &call.id));
             let budget = self.budget_in(run);
             let can_pause = family.is_some_and(|family| family.can_pause);
+            // Under a journal that lends itself, the child's calls are journaled in it.
+            let journal = family.and_then(|family| family.journal.clone());
+            let journal = journal.as_deref();
             let mut outcome = match family.and_then(|family| family.take_resume(&call.id)) {
                 // A child that paused goes on, with the decisions on its waiting calls.
                 Some(child) => {
@@ -205,13 +208,14 @@ impl<S: Send + Sync + 'static> Tool<S> for AgentTool {
                         path.clone(),
                         budget,
                         can_pause,
+                        journal,
                     );
                     text_answer(request, events).await
                 }
                 None => {
                     let request = (self.agent.run(prompt))
                         .run_id(RunId::from(format!("{}/{}", run.id(), call.id)))
-                        .in_tree(path.clone(), budget, can_pause);
+                        .in_tree(path.clone(), budget, can_pause, journal);
                     (self.run)(request, events).await
                 }
             };

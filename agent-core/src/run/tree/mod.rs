@@ -13,10 +13,11 @@ pub use agent_tool::{AgentInput, AgentTool};
 pub(crate) use handoff::{HandOffs, HandedOver, HandoffView, holder};
 pub use handoff::{Handoff, HandoffHistory, HistoryFn};
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::message::{Message, ToolCall};
 use crate::run::events::EventSender;
+use crate::run::journal::Journal;
 use crate::run::outcome::ChildRun;
 use crate::run::pause::{ChildResume, PausedChild, PausedRun};
 use crate::tool::scope::{AgentPath, RunScope};
@@ -27,6 +28,9 @@ use crate::tool::scope::{AgentPath, RunScope};
 /// its agent's tools starts runs.
 pub(crate) struct Family {
     pub(crate) events: Option<EventSender>,
+    /// The journal the runs it starts keep their calls in, for a durable run whose journal
+    /// lends itself to them.
+    pub(crate) journal: Option<Arc<dyn Journal>>,
     /// Whether the run can pause, and so the runs it starts.
     pub(crate) can_pause: bool,
     children: Mutex<Vec<ChildRun>>,
@@ -35,9 +39,14 @@ pub(crate) struct Family {
 }
 
 impl Family {
-    pub(crate) fn new(events: Option<EventSender>, can_pause: bool) -> Self {
+    pub(crate) fn new(
+        events: Option<EventSender>,
+        journal: Option<Arc<dyn Journal>>,
+        can_pause: bool,
+    ) -> Self {
         Family {
             events,
+            journal,
             can_pause,
             children: Mutex::new(Vec::new()),
             paused: Mutex::new(Vec::new()),
