@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use futures_channel::oneshot;
 use futures_util::FutureExt;
@@ -142,6 +143,8 @@ struct Books {
     by_agent: BTreeMap<String, UsageByModel>,
     /// Whether a run that finds it spent waits for a person rather than ends.
     pauses: bool,
+    /// When every run that shares it must end, and the time limit that set it.
+    deadline: Option<(Instant, Duration)>,
 }
 
 /// What a [`Budget`] has spent and may spend, to keep (with a paused run, say) and take up
@@ -206,6 +209,21 @@ impl Budget {
     pub fn max_tool_calls(self, calls: u64) -> Self {
         self.books().limits.tool_calls = Some(calls);
         self
+    }
+
+    /// Gives every run that shares the budget `limit` from now: each ends with
+    /// [`StopReason::TimeLimit`](crate::StopReason::TimeLimit) when it passes (what is in flight
+    /// cut off, as a run's own time limit does). Not kept in its [`state`](Budget::state).
+    pub fn time_limit(self, limit: Duration) -> Self {
+        self.books().deadline = Some((Instant::now() + limit, limit));
+        self
+    }
+
+    /// When every run that shares the budget must end (the earliest of its own and that of the
+    /// budget it is a slice of), and the time limit that set it.
+    pub fn deadline(&self) -> Option<(Instant, Duration)> {
+        let own = self.books().deadline;
+        earliest(own, self.0.parent.as_ref().and_then(Budget::deadline))
     }
 
     /// Limits the cost, priced by `prices`.
@@ -358,6 +376,17 @@ impl Budget {
     pub fn exhausted(&self) -> Option<BudgetItem> {
         let own = self.books().refusal().err();
         own.or_else(|| self.0.parent.as_ref().and_then(Budget::exhausted))
+    }
+}
+
+/// The earlier of two deadlines (each an instant, and the time limit that set it).
+pub(crate) fn earliest(
+    one: Option<(Instant, Duration)>,
+    other: Option<(Instant, Duration)>,
+) -> Option<(Instant, Duration)> {
+    match (one, other) {
+        (Some(one), Some(other)) => Some(if other.0 < one.0 { other } else { one }),
+        (one, other) => one.or(other),
     }
 }
 

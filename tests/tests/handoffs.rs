@@ -225,6 +225,9 @@ async fn a_later_turn_of_a_session_goes_to_the_agent_that_holds_it() {
         .await
         .unwrap();
     assert_eq!(stored.messages.len(), 7);
+    // The session says which agent holds the conversation.
+    assert_eq!(agent.holding(&stored.messages), &path("billing"));
+    assert_eq!(agent.holding(&stored.messages[..2]), &path("triage"));
 }
 
 /// Refunds an order.

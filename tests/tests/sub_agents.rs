@@ -781,3 +781,34 @@ async fn a_child_that_finds_a_pausing_budget_spent_pauses_the_tree() {
     assert_eq!(child_model.requests().len(), 2);
     assert_eq!(parent_model.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn a_budgets_time_limit_ends_the_caller_and_the_child_it_waits_for() {
+    let child_model = ScriptedModel::new([
+        calling(
+            [ToolCall::new("c1", "wait_forever", "{}")],
+            Usage::default(),
+        ),
+        said("never asked", Usage::default()),
+    ]);
+    let child = agent_core::agent!(child_model, wait_forever).named("slow");
+    let parent_model = ScriptedModel::new([
+        calling([research("p1", "wait")], Usage::default()),
+        said("never asked", Usage::default()),
+    ]);
+    let parent = Agent::new(parent_model.clone())
+        .try_tool(child.as_tool("research", "Research."))
+        .unwrap();
+    let limit = Duration::from_millis(100);
+    let budget = Budget::new().time_limit(limit);
+    let started = std::time::Instant::now();
+
+    let out = parent.run("Wait").budget(budget).await.unwrap();
+
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(out.stop_reason, StopReason::TimeLimit { limit });
+    // The child ended at the same deadline: its own run says so.
+    let child = out.children[0].outcome.as_ref().unwrap();
+    assert_eq!(child.stop_reason, StopReason::TimeLimit { limit });
+    assert_eq!(parent_model.requests().len(), 1);
+}

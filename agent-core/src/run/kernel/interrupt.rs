@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use futures_util::future::Shared;
 
+use crate::budget::earliest;
 use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::{Interruption as CutBy, ToolError};
 use crate::run::outcome::StopReason;
@@ -56,14 +57,17 @@ pub(super) struct Interruption<'r> {
 
 impl<'r> Interruption<'r> {
     /// The run's interruption: `cancel`, and `time_limit` counted from now less the time the run
-    /// had already run (a resumed run's).
+    /// had already run (a resumed run's), or `shared`, a deadline it shares with other runs (its
+    /// budget's), whichever comes first.
     pub(super) fn new(
         cancel: Option<BoxFuture<'r, ()>>,
         time_limit: Option<Duration>,
         elapsed_before: Duration,
+        shared: Option<(Instant, Duration)>,
     ) -> Self {
-        let deadline =
+        let own =
             time_limit.map(|limit| (Instant::now() + limit.saturating_sub(elapsed_before), limit));
+        let deadline = earliest(own, shared);
         Interruption {
             cancel: cancel.map(FutureExt::shared),
             deadline,

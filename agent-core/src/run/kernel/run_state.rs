@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use super::Ending;
 use super::interrupt::Interruption;
 use super::resume::Resumption;
+use crate::budget::Budget;
 use crate::message::{Message, ToolResultMessage};
 use crate::model::Model;
 use crate::run::agent::Agent;
@@ -117,6 +118,8 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             .map_or(Duration::ZERO, |resume| resume.paused.elapsed());
         // A journaled run has no time limit: replayed, it would fire at another point.
         let time_limit = agent.limits.time_limit.filter(|_| seams.journal.is_none());
+        let shared =
+            (setup.scope.budget().and_then(Budget::deadline)).filter(|_| seams.journal.is_none());
         Run {
             agent,
             context: setup.context,
@@ -126,7 +129,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             tally,
             scope: setup.scope,
             events: setup.events,
-            interruption: Interruption::new(setup.cancel, time_limit, elapsed_before),
+            interruption: Interruption::new(setup.cancel, time_limit, elapsed_before, shared),
             started: Instant::now(),
             elapsed_before,
             stop_request: std::sync::OnceLock::new(),

@@ -21,7 +21,7 @@ use crate::run::seams::{CallPolicy, ModelCall, ModelLayer, Next, ReplyRulings, R
 use crate::texts::Texts;
 use crate::tool::arguments::SchemaFit;
 use crate::tool::closure::{arguments_of, parse};
-use crate::tool::scope::RunScope;
+use crate::tool::scope::{AgentPath, RunScope};
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 
 /// What the agent a conversation is handed to sees of the conversation before the hand-off.
@@ -244,6 +244,15 @@ pub(crate) struct HandedOver<'r> {
     pub(crate) history: &'r HandoffHistory,
     /// The system prompt of the agent that holds the conversation.
     pub(crate) system: &'r str,
+}
+
+impl<S: Send + Sync + 'static> Agent<S> {
+    /// Which agent holds a conversation begun with this one (its messages, a session's): the one
+    /// its last hand-off went to, which a later turn goes to; this agent's own path when it was
+    /// never handed on.
+    pub fn holding(&self, messages: &[Message]) -> &AgentPath {
+        &holder(self, messages).0.path
+    }
 }
 
 /// The agent that holds a conversation begun with `entry`, and where it was handed over: the
