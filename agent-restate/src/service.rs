@@ -19,7 +19,7 @@ use super::journal::RestateJournal;
 use super::wire::{DecisionRequest, DurableOutput, DurableRequest, Pending};
 use agent_core::OutputType;
 use agent_core::RunId;
-use agent_core::{Agent, Decision, PendingCall};
+use agent_core::{Agent, Budget, BudgetLimits, Decision, PendingCall};
 
 /// The workflow state key under which a paused run keeps its [`Waiting`].
 const PENDING: &str = "pending";
@@ -100,6 +100,7 @@ pub struct DurableAgent<S = (), C = Contextless, O = TextAnswer> {
     answer: O,
     options: Option<ServiceOptions>,
     start_wait: Duration,
+    budget: Option<BudgetLimits>,
 }
 
 impl<S: Send + Sync + 'static> DurableAgent<S> {
@@ -119,6 +120,7 @@ impl<S: Send + Sync + 'static> DurableAgent<S> {
             answer: TextAnswer,
             options: None,
             start_wait: START_WAIT,
+            budget: None,
         }
     }
 }
@@ -180,6 +182,7 @@ impl<S: Send + Sync + 'static, O> DurableAgent<S, Contextless, O> {
             answer: self.answer,
             options: self.options,
             start_wait: self.start_wait,
+            budget: self.budget,
         }
     }
 }
@@ -229,6 +232,7 @@ impl<S: Send + Sync + 'static, C> DurableAgent<S, C, TextAnswer> {
             answer: TypedAnswer::new(),
             options: self.options,
             start_wait: self.start_wait,
+            budget: self.budget,
         }
     }
 }
@@ -254,6 +258,15 @@ impl<S, C, O> DurableAgent<S, C, O> {
     /// applies to the run when a step fails or its process dies.
     pub fn options(mut self, options: ServiceOptions) -> Self {
         self.options = Some(options);
+        self
+    }
+
+    /// Gives each run a [`Budget`](agent_core::Budget) of `limits`, which the agents it calls as
+    /// tools share. The ledger is the run's journal read again: a replay (after a crash, or when a
+    /// paused run goes on) counts each replayed model call and tool call as the first time did,
+    /// so a run stops at exactly the request, token or call it would have stopped at.
+    pub fn budget(mut self, limits: BudgetLimits) -> Self {
+        self.budget = Some(limits);
         self
     }
 
@@ -292,6 +305,7 @@ where
             context: self.context,
             answer: self.answer,
             start_wait: self.start_wait,
+            budget: self.budget,
         }));
         let definition = service_definition(dispatcher, discovery);
         match self.options {
@@ -307,6 +321,7 @@ struct Shared<S, C, O> {
     context: C,
     answer: O,
     start_wait: Duration,
+    budget: Option<BudgetLimits>,
 }
 
 /// What Restate reaches: the four handlers of one durable agent.
@@ -425,11 +440,21 @@ where
     let journal = RestateJournal {
         context: restate.clone(),
     };
-    let first = request
+    // A budget made afresh by each execution of the handler: what a replay reads again, it
+    // counts again.
+    let budget = (shared.budget.clone()).map(|limits| {
+        let budget = Budget::new();
+        budget.set_limits(limits);
+        budget
+    });
+    let mut first = request
         .into_run(agent)
         .context(context)
         .journal(&journal)
         .run_id(run_id.clone());
+    if let Some(budget) = &budget {
+        first = first.budget(budget.clone());
+    }
     let (mut output, value) = shared.answer.answer(first).await?;
     let mut pause = 0;
     let mut decided = Vec::new();
@@ -460,13 +485,15 @@ where
             decided: decided.clone(),
         };
         restate.set(PENDING, Json(waiting));
-        output = agent
+        let mut going_on = agent
             .resume(paused, decisions)
             .context(context)
             .journal(&journal)
-            .run_id(run_id.clone())
-            .await
-            .map_err(failed)?;
+            .run_id(run_id.clone());
+        if let Some(budget) = &budget {
+            going_on = going_on.budget(budget.clone());
+        }
+        output = going_on.await.map_err(failed)?;
     }
 }
 

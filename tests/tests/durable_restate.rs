@@ -52,6 +52,8 @@ const BY_BODY: &str = "ByBody";
 const SUMMARIZED: &str = "Summarized";
 /// The service of an agent that calls another as a tool.
 const TREE: &str = "Tree";
+/// The service whose runs have a budget of three model requests.
+const BUDGETED: &str = "Budgeted";
 
 /// What the typed workflow's runs answer with.
 #[derive(Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -250,6 +252,14 @@ fn service_main(port: u16) -> ExitCode {
         )
         .bind(DurableAgent::new(SUMMARIZED, Arc::new(summarized)).options(options()))
         .bind(DurableAgent::new(TREE, Arc::new(desk)).options(options()))
+        .bind(
+            DurableAgent::new(
+                BUDGETED,
+                Arc::new(agent!(model(), bump).hook(StopBeforeModelCalls)),
+            )
+            .budget(agent_core::BudgetLimits::new().max_requests(3))
+            .options(options()),
+        )
         .bind(
             DurableAgent::new(BY_BODY, personal)
                 .context(|invocation| invocation.context::<User>())
@@ -541,6 +551,48 @@ async fn a_crash_inside_a_child_agent_repeats_none_of_its_steps() {
     assert_eq!(model_calls(&model).await, 5, "every model call made once");
     assert_eq!(counter(counters, "bump-x").as_deref(), Some("1"));
     assert_eq!(counter(counters, "bump-y").as_deref(), Some("1"));
+}
+
+/// A run with a budget of three model requests, its service killed before model call 3 (its
+/// request taken): the replay counts the two replayed requests again, so the run stops with the
+/// budget spent after exactly three model calls, neither one sooner nor later.
+async fn a_budget_is_exact_across_a_crash() {
+    let restate = Restate::start().await;
+    let model = serve_in_order(vec![
+        tool_call_reply(1, "bump", &json!({ "name": "a" })),
+        tool_call_reply(2, "bump", &json!({ "name": "b" })),
+        tool_call_reply(3, "bump", &json!({ "name": "c" })),
+        tool_call_reply(4, "bump", &json!({ "name": "d" })),
+        answer_reply("never asked"),
+    ])
+    .await;
+    let folder = counters_folder("budgeted");
+    let counters = folder.path();
+    let port = free_port();
+    let mut service =
+        Service::start(port, &model.uri(), counters, Some("before model call 3")).await;
+    restate.register(port).await;
+    let start = json!({ "input": "Bump a, b, c and d, one at a time." });
+    let (status, started) = restate
+        .post(&format!("{BUDGETED}/budget-1/run/send"), start)
+        .await;
+    assert_eq!(status, 202, "{started}");
+    service.expect_line("before model call 3").await;
+    service.kill().await;
+
+    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let output = restate.attach(BUDGETED, "budget-1").await;
+    assert_eq!(
+        output["stop_reason"],
+        json!({ "stop": "budget_spent", "item": "requests" }),
+        "{output}"
+    );
+    assert_eq!(model_calls(&model).await, 3);
+    assert_eq!(
+        tool_results(&output),
+        ["a is now 1", "b is now 1", "c is now 1"]
+    );
+    assert_eq!(counter(counters, "bump-d"), None);
 }
 
 /// A run on a long conversation whose agent summarizes older turns, its service killed before model
@@ -1429,6 +1481,11 @@ fn main() -> ExitCode {
         return code;
     }
     tests::peers::main([
+        Test::tokio(
+            "a_budget_is_exact_across_a_crash",
+            a_budget_is_exact_across_a_crash,
+        )
+        .needs(&RESTATE),
         Test::tokio(
             "a_crash_inside_a_child_agent_repeats_none_of_its_steps",
             a_crash_inside_a_child_agent_repeats_none_of_its_steps,
