@@ -435,6 +435,88 @@ async fn a_summarized_chat_is_shown_whole() {
     client.close().await.unwrap();
 }
 
+/// Files a refund.
+#[tool(requires_approval)]
+fn file_refund(
+    /// The order number.
+    order: String,
+) -> String {
+    format!("refund filed for {order}")
+}
+
+/// A child agent's calls show under the card of the call that started it, each with its agent,
+/// its tool and how it stands; its call that needs approval is approved in the page as any
+/// other, and after a reload the calls are there still.
+async fn a_child_agents_calls_show_under_the_call_that_started_it() {
+    let billing = agent_core::agent!(
+        ScriptedModel::new([
+            AssistantMessage::tool_calls([ToolCall::new(
+                "b1",
+                "get_weather",
+                r#"{"city":"Oslo"}"#,
+            )]),
+            AssistantMessage::tool_calls([ToolCall::new("b2", "file_refund", r#"{"order":"7"}"#,)]),
+            AssistantMessage::text("Refund filed."),
+        ]),
+        get_weather,
+        file_refund
+    )
+    .named("billing")
+    .defer_approvals();
+    let agent = Agent::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "t1",
+            "billing",
+            r#"{"input":"refund order 7"}"#,
+        )]),
+        AssistantMessage::text("Billing filed your refund."),
+    ]))
+    .named("triage")
+    .try_tool(billing.as_tool("billing", "Billing questions."))
+    .unwrap();
+    let (_store, client, _driver) = open_chat(agent).await;
+    ask(&client, "Refund order 7, please").await;
+    let asking = Locator::Css(".tool-card[data-state='approval-requested'] .approve");
+    let approve = client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(asking)
+        .await
+        .unwrap();
+    let rows = client
+        .find_all(Locator::Css(".tool-activity .activity-row"))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        rows[0].attr("data-agent").await.unwrap().as_deref(),
+        Some("triage/billing")
+    );
+    assert_eq!(
+        rows[0].attr("data-state").await.unwrap().as_deref(),
+        Some("output-available")
+    );
+    assert!(rows[0].text().await.unwrap().contains("get_weather"));
+    approve.click().await.unwrap();
+    wait_for_text(&client, "Billing filed your refund.").await;
+    let filed = Locator::Css(".tool-activity .activity-row[data-tool-name='file_refund']");
+    let row = client.find(filed).await.unwrap();
+    assert_eq!(
+        row.attr("data-state").await.unwrap().as_deref(),
+        Some("output-available")
+    );
+    assert!(row.text().await.unwrap().contains("refund filed for 7"));
+    // After a reload the child's calls are under its call still.
+    client.refresh().await.unwrap();
+    wait_for_text(&client, "Billing filed your refund.").await;
+    let rows = client
+        .find_all(Locator::Css(".tool-activity .activity-row"))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    client.close().await.unwrap();
+}
+
 fn main() -> ExitCode {
     if let Some(code) = tests::netns::rerun_inside(IN_NAMESPACE) {
         return code;
@@ -443,6 +525,11 @@ fn main() -> ExitCode {
         Test::tokio(
             "a_person_chats_sees_the_tool_calls_and_approves_one",
             a_person_chats_sees_the_tool_calls_and_approves_one,
+        )
+        .needs(&BROWSER),
+        Test::tokio(
+            "a_child_agents_calls_show_under_the_call_that_started_it",
+            a_child_agents_calls_show_under_the_call_that_started_it,
         )
         .needs(&BROWSER),
         Test::tokio(
