@@ -114,28 +114,15 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             .map_or(&messages[..], |resume| resume.paused.messages());
         let (holder, over) = holder_of(agent, so_far);
         let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
-        let mut outcome = part(holder, over, &wide, &mut check, kept, messages, resume).await;
-        // Handed on: the agent it went to goes on with the same conversation, until one answers.
-        let mut before: Option<RunOutput> = None;
-        let outcome = loop {
-            match outcome {
-                Ok(mut done) if matches!(done.stop_reason, StopReason::HandedOff { .. }) => {
-                    let messages = std::mem::take(&mut done.messages);
-                    let (holder, over) = holder_of(agent, &messages);
-                    before = Some(match before.take() {
-                        Some(earlier) => joined(earlier, done),
-                        None => done,
-                    });
-                    let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
-                    outcome = part(holder, over, &wide, &mut check, kept, messages, None).await;
-                }
-                ended => {
-                    break ended.map(|after| match before.take() {
-                        Some(before) => joined(before, after),
-                        None => after,
-                    });
-                }
+        let outcome = part(holder, over, &wide, &mut check, kept, messages, resume).await;
+        // Handed on: the agent it went to goes on with the same conversation (boxed: few runs
+        // are handed on, and the run's future would keep room for it).
+        let outcome = match outcome {
+            Ok(done) if matches!(done.stop_reason, StopReason::HandedOff { .. }) => {
+                let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
+                Box::pin(handed_on(agent, done, &wide, &mut check, kept)).await
             }
+            outcome => outcome,
         };
         let outcome = match transcript {
             Some(transcript) => Box::pin(transcript.close(outcome)).await,
@@ -155,6 +142,38 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
             }
             output
         })
+    }
+}
+
+/// The run after its agent handed the conversation on (`done`: the part that did): the part of
+/// each agent it goes to, until one answers or ends otherwise, their outputs joined.
+async fn handed_on<S: Send + Sync + 'static, C: AnswerCheck<S>>(
+    agent: &Agent<S>,
+    mut done: RunOutput,
+    wide: &RunWide<'_, S>,
+    check: &mut C,
+    mut transcript: Option<&mut (dyn Transcript + '_)>,
+) -> Result<RunOutput, RunError> {
+    let mut before: Option<RunOutput> = None;
+    loop {
+        let messages = std::mem::take(&mut done.messages);
+        let (holder, over) = holder_of(agent, &messages);
+        before = Some(match before.take() {
+            Some(earlier) => joined(earlier, done),
+            None => done,
+        });
+        let kept = transcript
+            .as_mut()
+            .map(|kept| &mut **kept as &mut dyn Transcript);
+        match part(holder, over, wide, check, kept, messages, None).await {
+            Ok(next) if matches!(next.stop_reason, StopReason::HandedOff { .. }) => done = next,
+            ended => {
+                return ended.map(|after| match before {
+                    Some(before) => joined(before, after),
+                    None => after,
+                });
+            }
+        }
     }
 }
 
