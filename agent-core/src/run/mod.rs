@@ -6,6 +6,7 @@
 //! history (`repair`), and the session store (`store`, with `locks`) and journal (`journal`).
 
 pub(crate) mod agent;
+pub(crate) mod answer;
 pub(crate) mod context;
 mod events;
 pub(crate) mod hooks;
@@ -27,6 +28,7 @@ pub(crate) mod tree;
 mod typed_answer;
 
 pub use agent::{AddToolError, Agent};
+pub use answer::Answer;
 pub use events::{EventSender, RunEvent, RunStream};
 pub use hooks::{Approval, Approver, Hooks, ToolDecision};
 pub use journal::Journal;
@@ -34,5 +36,5 @@ pub use kind::{NewRun, Ready, Resuming, ResumingSession, RunKind, Starting};
 pub use outcome::{ChildFailure, ChildRun};
 pub use outcome::{RunError, RunOutput, StopReason, TokenKind, TypedOutput};
 pub use pause::{Decision, PAUSED_RUN_VERSION, PausedRun, PendingCall, ResumeError, Waiting};
-pub use request::{Answer, ContextGiven, Input, NoContext, RunRequest, Text, Typed, WithContext};
+pub use request::{ContextGiven, Input, NoContext, RunRequest, Text, Typed, WithContext};
 pub use tree::{AgentInput, AgentTool, Handoff, HandoffHistory, HistoryFn};

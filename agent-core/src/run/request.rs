@@ -7,20 +7,19 @@ use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;
 
 use super::agent::Agent;
+use super::answer::Answer;
 use super::context::Summary;
-use super::events::{EventSender, RunStream};
+use super::events::RunStream;
 use super::journal::Journal;
 use super::kind::{NewRun, Ready, Resuming, ResumingSession, RunKind, Starting};
-use super::outcome::{RunError, RunOutput, TypedOutput};
+use super::outcome::RunError;
 use super::pause::{Decision, PausedRun};
-use super::seams::{AnswerCheck, TextAnswer};
-use super::start::start;
+use super::seams::AnswerCheck;
 use super::store::{ConversationHold, SessionStore};
-use super::typed_answer::TypedAnswer;
 use crate::budget::Budget;
 use crate::content::Part;
 use crate::message::Message;
-use crate::output::{OutputMode, OutputType, TypedCheck, Validator};
+use crate::output::{OutputMode, OutputType, Validator};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::tool::BoxFuture;
 use crate::tool::call_info::RunId;
@@ -110,15 +109,15 @@ impl<'a, S> ContextGiven<'a, S> for WithContext {
     }
 }
 
-/// A run whose answer is its text: a [`RunOutput`]. The default.
+/// A run whose answer is its text: a [`RunOutput`](crate::RunOutput). The default.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Text;
 
 /// A run whose answer is a value of type `T`: what [`RunRequest::output`] asks for.
 pub struct Typed<'a, S, T> {
-    mode: Option<OutputMode>,
-    retries: Option<usize>,
-    validators: Vec<Validator<'a, S, T>>,
+    pub(super) mode: Option<OutputMode>,
+    pub(super) retries: Option<usize>,
+    pub(super) validators: Vec<Validator<'a, S, T>>,
 }
 
 impl<S, T> fmt::Debug for Typed<'_, S, T> {
@@ -202,8 +201,8 @@ pub(super) enum Start {
 /// A run of an agent whose tools need a context does not compile without one.
 #[must_use = "a run does nothing until it is awaited or streamed"]
 pub struct RunRequest<'a, S, C = NoContext, O = Text, K = Starting> {
-    plan: Plan<'a, S>,
-    output: O,
+    pub(super) plan: Plan<'a, S>,
+    pub(super) output: O,
     given: PhantomData<fn() -> (C, K)>,
 }
 
@@ -220,7 +219,7 @@ pub(super) struct Plan<'a, S> {
     pub(super) run_id: Option<RunId>,
     /// The summaries known for the history given (a session run uses its session's).
     pub(super) summaries: Vec<Summary>,
-    /// A text run's answer check, when not [`TextAnswer`].
+    /// A text run's answer check, when not [`TextAnswer`](crate::seams::TextAnswer).
     pub(super) check: Option<Box<dyn AnswerCheck<S> + 'a>>,
     /// The budget the run shares with its tree of agents.
     pub(super) budget: Option<Budget>,
@@ -303,7 +302,7 @@ impl<'a, S: Send + Sync + 'static, O, K> RunRequest<'a, S, NoContext, O, K> {
 }
 
 impl<'a, S: Send + Sync + 'static, C, K> RunRequest<'a, S, C, Text, K> {
-    /// Asks for the answer as a `T`: `.await` gives a [`TypedOutput<T>`].
+    /// Asks for the answer as a `T`: `.await` gives a [`TypedOutput<T>`](crate::TypedOutput).
     ///
     /// The model may call tools first; its answer is then read as a `T` (see [`OutputMode`] for
     /// how it is asked for). An answer that is not JSON, does not fit `T` (every field path is
@@ -361,7 +360,7 @@ impl<'a, S: Send + Sync + 'static, C, K> RunRequest<'a, S, C, Text, K> {
 }
 
 impl<'a, S: Send + Sync + 'static, C, K> RunRequest<'a, S, C, Text, K> {
-    /// Reads the run's replies with this answer check instead of [`TextAnswer`] (which takes a
+    /// Reads the run's replies with this answer check instead of [`TextAnswer`](crate::seams::TextAnswer) (which takes a
     /// reply without calls as the answer): a value at the answer-check seam, which decides what
     /// each request offers, which reply is the answer, and what goes back to the model when a
     /// reply will not do. The run's text is the answer it takes. [`output`](Self::output)
@@ -401,7 +400,7 @@ impl<'a, S: Send + Sync + 'static, C, T: OutputType, K> RunRequest<'a, S, C, Typ
 }
 
 impl<'a, S: Send + Sync + 'static, C, O, K: RunKind> RunRequest<'a, S, C, O, K> {
-    /// Goes on with an earlier conversation (say, the `messages` of a previous [`RunOutput`]):
+    /// Goes on with an earlier conversation (say, the `messages` of a previous [`RunOutput`](crate::RunOutput)):
     /// the history comes before this run's input, with the system prompt in front if it has none.
     /// To go on with a conversation as it is (after a step limit, say), give no input:
     /// `agent.run(Input::nothing()).history(messages)`. Replaces a
@@ -416,7 +415,7 @@ impl<'a, S: Send + Sync + 'static, C, O, K: RunKind> RunRequest<'a, S, C, O, K> 
     }
 
     /// The summaries a context policy made of the [`history`](Self::history) given (or of a paused
-    /// run's conversation), from earlier runs' [`RunOutput::summaries`]: the policy sends one
+    /// run's conversation), from earlier runs' [`RunOutput::summaries`](crate::RunOutput::summaries): the policy sends one
     /// again rather than make it anew. A session run uses its session's instead.
     pub fn summaries(mut self, summaries: Vec<Summary>) -> Self {
         self.plan.summaries = summaries;
@@ -602,7 +601,7 @@ impl<'a, S: Send + Sync + 'static, C: ContextGiven<'a, S>, O: Answer<'a, S>, K: 
 {
     /// Runs, streaming what happens: step starts, the model's text as it arrives, each tool call
     /// and result, step ends, and last the very result the run awaited would give (a
-    /// [`RunOutput`], or a [`TypedOutput`] for a typed run). Both go through one loop, so they
+    /// [`RunOutput`](crate::RunOutput), or a [`TypedOutput`](crate::TypedOutput) for a typed run). Both go through one loop, so they
     /// cannot behave differently.
     pub fn stream(self) -> RunStream<'a, O::Output> {
         RunStream::new(|events| O::start(self, Some(events)))
@@ -617,70 +616,6 @@ impl<'a, S: Send + Sync + 'static, C: ContextGiven<'a, S>, O: Answer<'a, S>, K: 
 
     fn into_future(self) -> Self::IntoFuture {
         O::start(self, None)
-    }
-}
-
-/// What a run answers with: its text ([`Text`], a [`RunOutput`]) or a value ([`Typed`], a
-/// [`TypedOutput`]). Implemented by those two only.
-pub trait Answer<'a, S>: Sized + Send + 'a {
-    /// What the run gives at its end.
-    type Output: Send + 'a;
-
-    /// Starts `request`'s run, sending its events to `events` when streamed.
-    #[doc(hidden)]
-    fn start<C: ContextGiven<'a, S>, K>(
-        request: RunRequest<'a, S, C, Self, K>,
-        events: Option<EventSender>,
-    ) -> BoxFuture<'a, Result<Self::Output, RunError>>;
-}
-
-impl<'a, S: Send + Sync + 'static> Answer<'a, S> for Text {
-    type Output = RunOutput;
-
-    fn start<C: ContextGiven<'a, S>, K>(
-        request: RunRequest<'a, S, C, Self, K>,
-        events: Option<EventSender>,
-    ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
-        let mut plan = request.plan;
-        let context = C::context(plan.context);
-        match plan.check.take() {
-            Some(check) => Box::pin(start(plan, context, check, events)),
-            None => Box::pin(start(plan, context, TextAnswer, events)),
-        }
-    }
-}
-
-impl<'a, S: Send + Sync + 'static, T: OutputType> Answer<'a, S> for Typed<'a, S, T> {
-    type Output = TypedOutput<T>;
-
-    fn start<C: ContextGiven<'a, S>, K>(
-        request: RunRequest<'a, S, C, Self, K>,
-        events: Option<EventSender>,
-    ) -> BoxFuture<'a, Result<TypedOutput<T>, RunError>> {
-        let RunRequest { plan, output, .. } = request;
-        let context = C::context(plan.context);
-        let agent = plan.agent;
-        let defaults = agent.output;
-        let check = TypedCheck::new(
-            output.mode.unwrap_or(defaults.mode),
-            output.retries.unwrap_or(defaults.retries),
-            agent.output_shapes.of::<T>(),
-            output.validators,
-        );
-        Box::pin(async move {
-            let run = start(plan, context, TypedAnswer::new(&check, agent), events).await?;
-            match check.into_value() {
-                Some(value) => Ok(TypedOutput { value, run }),
-                // The loop reports a run without its output as `NoOutput`; this is only for
-                // safety.
-                None => Err(RunError::NoOutput {
-                    stop_reason: run.stop_reason,
-                    attempts: Vec::new(),
-                    messages: run.messages,
-                    usage: run.usage,
-                }),
-            }
-        })
     }
 }
 
