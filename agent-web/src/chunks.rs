@@ -166,25 +166,41 @@ pub(crate) fn paused_activity(paused: &PausedRun) -> Vec<(String, Vec<Value>)> {
 /// The calls of the paused run `run` of the agent at `agent`, as activity entries, each followed
 /// by those of the paused run it started.
 fn paused_calls(agent: &str, run: &PausedRun, calls: &mut Vec<Value>) {
-    let results = (run.messages().iter())
+    let (messages, finished) = (run.messages(), run.finished());
+    activity_of(agent, messages, finished, calls, |call, calls| {
+        for (started_by, path, child) in run.children() {
+            if started_by.id == call.id {
+                paused_calls(path.as_str(), child, calls);
+            }
+        }
+    });
+}
+
+/// The calls the agent at `agent` made in `messages`, as activity entries, each with its result
+/// (in `messages`, or among `finished`), each followed by what `then` adds for it (the calls of
+/// the runs it started).
+pub(crate) fn activity_of(
+    agent: &str,
+    messages: &[Message],
+    finished: &[ToolResultMessage],
+    calls: &mut Vec<Value>,
+    mut then: impl FnMut(&ToolCall, &mut Vec<Value>),
+) {
+    let results: Vec<&ToolResultMessage> = (messages.iter())
         .filter_map(|message| match message {
             Message::Tool(result) => Some(result),
             _ => None,
         })
-        .chain(run.finished());
-    let results: Vec<&ToolResultMessage> = results.collect();
-    for message in run.messages() {
+        .chain(finished)
+        .collect();
+    for message in messages {
         let Message::Assistant(reply) = message else {
             continue;
         };
         for call in &reply.tool_calls {
             let result = results.iter().find(|result| result.tool_call_id == call.id);
             calls.push(activity_entry(agent, call, result.copied()));
-            for (started_by, path, child) in run.children() {
-                if started_by.id == call.id {
-                    paused_calls(path.as_str(), child, calls);
-                }
-            }
+            then(call, calls);
         }
     }
 }

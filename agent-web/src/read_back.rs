@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::answer::granted;
 use super::chunks::{
-    activity_chunk, activity_entry, file_of, grant_chunk, input_of, paused_activity, summary_chunk,
+    activity_chunk, activity_of, file_of, grant_chunk, input_of, paused_activity, summary_chunk,
 };
 use super::identity::Identity;
 use super::rewind::read_back_id;
@@ -281,22 +281,11 @@ fn activity(child: &ChildRun, calls: &mut Vec<Value>) {
         Ok(run) => (&run.messages[..], &run.children[..]),
         Err(failure) => (&failure.messages[..], &[][..]),
     };
-    let agent = child.path.as_str();
-    for message in messages {
-        let Message::Assistant(reply) = message else {
-            continue;
-        };
-        for call in &reply.tool_calls {
-            let result = messages.iter().find_map(|message| match message {
-                Message::Tool(result) if result.tool_call_id == call.id => Some(result),
-                _ => None,
-            });
-            calls.push(activity_entry(agent, call, result));
-            for grandchild in children.iter().filter(|run| run.call_id == call.id) {
-                activity(grandchild, calls);
-            }
+    activity_of(child.path.as_str(), messages, &[], calls, |call, calls| {
+        for grandchild in children.iter().filter(|run| run.call_id == call.id) {
+            activity(grandchild, calls);
         }
-    }
+    });
 }
 
 /// A reply's reasoning, then its text.
