@@ -35,6 +35,8 @@ pub struct ToolSet<S = ()> {
     names: OnceLock<Arc<[String]>>,
     /// Whether some tool's calls can wait (for an approval or for the caller).
     some_calls_wait: bool,
+    /// Whether some tool's calls start runs of their own (agents called as tools).
+    some_start_runs: bool,
     /// The texts set with [`set_texts`](ToolSet::set_texts); `None` for [`English`].
     texts: Option<Arc<dyn Texts>>,
     /// How a failed call's error reads in its result.
@@ -109,6 +111,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             definitions: Vec::new(),
             names: OnceLock::new(),
             some_calls_wait: false,
+            some_start_runs: false,
             texts: None,
             error_style: ErrorStyle::LeadIn,
             result_limit: DEFAULT_RESULT_LIMIT,
@@ -164,6 +167,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         let definition = tool.definition();
         let annotations = &definition.annotations;
         self.some_calls_wait |= annotations.requires_approval || annotations.external;
+        self.some_start_runs |= tool.starts_runs();
         self.definitions.push(definition.clone());
         self.names = OnceLock::new();
         self.tools.push(tool);
@@ -238,7 +242,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
 
     /// Whether some tool's calls start runs of their own (agents called as tools).
     pub(crate) fn some_start_runs(&self) -> bool {
-        self.tools.iter().any(|tool| tool.starts_runs())
+        self.some_start_runs
     }
 
     /// The tool with this name.
@@ -443,6 +447,7 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
             definitions: self.definitions,
             names: self.names,
             some_calls_wait: self.some_calls_wait,
+            some_start_runs: self.some_start_runs,
             texts: self.texts,
             error_style: self.error_style,
             result_limit: self.result_limit,
@@ -460,6 +465,7 @@ impl<S> Clone for ToolSet<S> {
             definitions: self.definitions.clone(),
             names: self.names.clone(),
             some_calls_wait: self.some_calls_wait,
+            some_start_runs: self.some_start_runs,
             texts: self.texts.clone(),
             error_style: self.error_style,
             result_limit: self.result_limit,
