@@ -17,7 +17,7 @@ use crate::run::context::{ContextLayer, ContextPolicy, TokenCounter};
 use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
 use crate::run::layers::{Approvals, BoundLayer, BoundPolicy, Hooked};
 use crate::run::seams::{CallPolicy, ModelLayer};
-use crate::run::tree::Handoff;
+use crate::run::tree::{HandOffs, Handoff};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::texts::Texts;
 use crate::tool::dispatcher::{ToolSet, ToolSetError};
@@ -51,7 +51,7 @@ pub struct Agent<S = ()> {
     /// Call policies of the user's own (see [`Agent::policy`]).
     pub(crate) policies: Vec<Arc<dyn CallPolicy<S>>>,
     /// The agents it can hand the conversation to (see [`Agent::try_handoff`]).
-    pub(crate) handoffs: Vec<Handoff<S>>,
+    pub(crate) handoffs: HandOffs<S>,
     /// Model-call layers of the user's own (see [`Agent::model_layer`]).
     pub(crate) layers: Vec<Arc<dyn ModelLayer<S>>>,
     /// What of the history each request carries (see [`Agent::context_policy`]).
@@ -78,7 +78,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
             hooks: Vec::new(),
             approvals: Approvals::default(),
             policies: Vec::new(),
-            handoffs: Vec::new(),
+            handoffs: HandOffs(Vec::new()),
             layers: Vec::new(),
             context: None,
             token_counter: None,
@@ -307,7 +307,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
     pub fn try_handoff(mut self, handoff: Handoff<S>) -> Result<Self, AddToolError<S>> {
         match self.tools.add(handoff.tool.clone()) {
             Ok(()) => {
-                self.handoffs.push(handoff);
+                self.handoffs.0.push(handoff);
                 Ok(self)
             }
             Err(error) => Err(AddToolError::new(error, self)),
@@ -378,9 +378,11 @@ impl<S: Send + Sync + 'static> Agent<S> {
             hooks,
             approvals: Approvals { approver },
             policies,
-            handoffs: (self.handoffs.into_iter())
-                .map(|handoff| handoff.bind(Arc::clone(&context)))
-                .collect(),
+            handoffs: HandOffs(
+                (self.handoffs.0.into_iter())
+                    .map(|handoff| handoff.bind(Arc::clone(&context)))
+                    .collect(),
+            ),
             layers,
             context: self.context,
             token_counter: self.token_counter,

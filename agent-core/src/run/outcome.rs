@@ -65,6 +65,11 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
+    /// Whether this part of a run ended by handing the conversation on.
+    pub(crate) fn handed_off(&self) -> bool {
+        matches!(self.stop_reason, StopReason::HandedOff { .. })
+    }
+
     /// The usage of this run and of every run below it, by agent (`triage`, `triage/researcher`)
     /// and by model: each model call counted once, under the agent that made it.
     ///

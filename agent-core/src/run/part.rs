@@ -4,6 +4,7 @@
 //! share is [`RunWide`], and their outputs make one ([`joined`]).
 
 use std::any::Any;
+use std::future::Future;
 use std::sync::Arc;
 
 use futures_util::future::Shared;
@@ -14,9 +15,11 @@ use super::events::EventSender;
 use super::journal::Journal;
 use super::kernel::{Resumption, RunSetup, Seams, drive};
 use super::layers::{CacheWatch, Journaled, RunValues, Spending, Stacks, Streamed};
+use super::locks::ConversationHold;
 use super::outcome::{RunError, RunOutput};
-use super::seams::{AnswerCheck, Transcript};
-use super::tree::{Family, HandOffs, HandedOver, HandoffView};
+use super::seams::{AnswerCheck, Held, Transcript};
+use super::store::SessionStore;
+use super::tree::{Family, HandedOver, HandoffView};
 use crate::budget::Budget;
 use crate::message::Message;
 use crate::model::Model;
@@ -33,11 +36,11 @@ pub(super) struct RunWide<'r, S> {
     pub(super) budget: Option<Budget>,
     /// The cancel signal (the run's own, or its budget's), shared by every part.
     pub(super) cancel: Option<Shared<BoxFuture<'r, ()>>>,
-    pub(super) summaries: &'r RunSummaries,
+    pub(super) summaries: RunSummaries,
     /// The run's own settings, over each agent's.
     pub(super) settings: Option<ModelSettings>,
-    /// The session's id, for a run in one.
-    pub(super) conversation: Option<&'r str>,
+    /// For a run in a session: its store, its id, and the run's hold on it.
+    pub(super) session: Option<InSession<'r>>,
     pub(super) run_id: RunId,
     /// Whether a call may wait (not in a run started by one that cannot pause).
     pub(super) pauses: bool,
@@ -48,6 +51,13 @@ pub(super) struct RunWide<'r, S> {
     /// Where the runs its calls start send their events and outputs, when an agent of the run
     /// has a tool that starts runs.
     pub(super) family: Option<Arc<Family>>,
+}
+
+/// The session a run is in, held from its load to its last write.
+pub(super) struct InSession<'r> {
+    pub(super) store: &'r dyn SessionStore,
+    pub(super) id: String,
+    pub(super) _hold: ConversationHold,
 }
 
 impl<S> RunWide<'_, S> {
@@ -62,22 +72,19 @@ impl<S> RunWide<'_, S> {
     }
 }
 
-/// Runs `agent`'s part of the run on `messages` (or going on with `resume`), with `check` and
-/// `transcript`, shown the conversation as `over` says when it was handed to it.
-pub(super) async fn part<S: Send + Sync + 'static, C: AnswerCheck<S>>(
-    agent: &Agent<S>,
-    over: Option<HandedOver<'_>>,
-    wide: &RunWide<'_, S>,
-    check: &mut C,
-    transcript: Option<&mut (dyn Transcript + '_)>,
+/// `agent`'s part of the run on `messages` (or going on with `resume`), with `check` and
+/// `transcript`, shown the conversation as `over` says when it was handed to it: the run's own
+/// values at the seams, made here and held by the kernel's run with the agent's.
+pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
+    agent: &'r Agent<S>,
+    over: Option<HandedOver<'r>>,
+    wide: &'r RunWide<'w, S>,
+    check: &'r mut C,
+    transcript: Option<&'r mut (dyn Transcript + 'r)>,
     messages: Vec<Message>,
-    mut resume: Option<Resumption>,
-) -> Result<RunOutput, RunError> {
+    mut resume: Option<Box<Resumption>>,
+) -> impl Future<Output = Result<RunOutput, RunError>> + Send + 'r {
     let path = wide.path_of(agent);
-    let spending = (wide.budget.clone()).map(|budget| Spending {
-        budget,
-        agent: path.clone(),
-    });
     let family = wide.family.as_ref();
     // Paused children go on when the calls that started them run again.
     if let Some(resume) = &mut resume {
@@ -89,75 +96,64 @@ pub(super) async fn part<S: Send + Sync + 'static, C: AnswerCheck<S>>(
         }
     }
     let mut scope = RunScope::new(wide.run_id.clone())
-        .with_path(path)
+        .with_path(path.clone())
         .with_budget(wide.budget.clone());
     scope.family = (family.cloned()).map(|family| family as Arc<dyn Any + Send + Sync>);
-    let journaled = wide.journal.map(Journaled);
-    let streamed = (wide.events.clone()).map(|events| Streamed {
-        model: &*agent.model,
-        events,
-    });
-    let model: &dyn Model = match &streamed {
-        Some(streamed) => streamed,
-        None => &*agent.model,
+    let model: Held<'r, dyn Model + 'r> = match &wide.events {
+        Some(events) => Held::Own(Box::new(Streamed {
+            model: &*agent.model,
+            events,
+        })),
+        None => Held::Lent(&*agent.model),
     };
     // A run that asks for a prompt cache (by its own settings or the agent's) watches it.
-    let cached = (wide
-        .settings
-        .as_ref()
-        .and_then(|own| own.prompt_cache.as_ref()))
-    .or(agent.settings.prompt_cache.as_ref())
-    .is_some();
-    let watch = cached.then(CacheWatch::default);
-    let context_layer = (agent.context.as_ref()).map(|layer| {
-        let counter = agent.token_counter.as_deref();
-        layer.in_run(wide.summaries, wide.journal, counter, wide.events.clone())
-    });
-    let view = over.map(|over| HandoffView { over });
-    let handoffs = (!agent.handoffs.is_empty()).then(|| HandOffs {
-        handoffs: &agent.handoffs,
-    });
+    let cached = (wide.settings.as_ref())
+        .and_then(|own| own.prompt_cache.as_ref())
+        .or(agent.settings.prompt_cache.as_ref())
+        .is_some();
     let own = RunValues {
-        context: context_layer.as_ref(),
-        view: view.as_ref(),
-        handoffs: handoffs.as_ref(),
-        journal: journaled.as_ref(),
-        watch: watch.as_ref(),
-        spending: spending.as_ref(),
+        context: (agent.context.as_ref()).map(|layer| {
+            let counter = agent.token_counter.as_deref();
+            layer.in_run(&wide.summaries, wide.journal, counter, wide.events.clone())
+        }),
+        view: over.map(|over| HandoffView { over }),
+        journal: wide.journal.map(Journaled),
+        watch: cached.then(CacheWatch::default),
+        spending: (wide.budget.clone()).map(|budget| Spending {
+            budget,
+            agent: path,
+        }),
         pauses: wide.pauses,
     };
-    let stacks = Stacks::new(agent, &*check, &own);
+    let stacks = Stacks::new(agent, &*check, own);
     let seams = Seams {
         model,
         layers: stacks.layers,
         policies: stacks.policies,
         check,
-        // The transcript's own lifetime shortened to the part's.
-        transcript: transcript.map(|kept| kept as &mut dyn Transcript),
+        transcript,
         journal: wide.journal,
     };
-    let cancel = (wide.cancel.clone()).map(|cancel| Box::pin(cancel) as BoxFuture<'_, ()>);
+    let cancel = (wide.cancel.clone()).map(|cancel| Box::pin(cancel) as BoxFuture<'r, ()>);
     let setup = RunSetup {
         context: wide.context,
         seams,
         settings: wide.settings.clone(),
         messages,
         resume,
-        conversation: wide.conversation,
+        conversation: wide.session.as_ref().map(|session| session.id.as_str()),
         scope,
-        events: wide.events.clone(),
+        events: wide.events.as_ref(),
         cancel,
     };
-    let outcome = drive(agent, setup).await;
-    drop(context_layer);
-    outcome
+    drive(agent, setup)
 }
 
 /// Whether a run of `agent` can start runs of its own: one of its tools does, or one of an
 /// agent it can hand the conversation to.
 pub(super) fn starts_runs<S: Send + Sync + 'static>(agent: &Agent<S>) -> bool {
     agent.tools.some_start_runs()
-        || (agent.handoffs.iter()).any(|handoff| starts_runs(&handoff.target))
+        || (agent.handoffs.0.iter()).any(|handoff| starts_runs(&handoff.target))
 }
 
 /// One output of a run whose conversation was handed on: what the part before did (`before`,

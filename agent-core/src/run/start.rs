@@ -1,25 +1,27 @@
-//! A request becomes a run: its conversation (a new one, a history, or a session's, repaired so
-//! every call is answered), or a paused run with its decisions checked; its seams' values in
-//! order; then the kernel, and a session's last write.
+//! A request becomes a run: first made ready (its conversation: a new one, a history, or a
+//! session's, loaded and held, repaired so every call is answered; or a paused run with its
+//! decisions checked), then run: the part of the agent that holds the conversation
+//! ([`part`](super::part)), the parts of the agents it is handed on to, and a session's last
+//! write.
 
 use std::future::Future;
 use std::sync::Arc;
 
-use futures_util::FutureExt;
+use futures_util::{FutureExt, TryFutureExt};
 
 use super::agent::Agent;
 use super::context::{Positions, RunSummaries, Summary};
 use super::events::EventSender;
 use super::kernel::Resumption;
-use super::outcome::{RunError, RunOutput, StopReason};
-use super::part::{RunWide, joined, part, starts_runs};
+use super::outcome::{RunError, RunOutput};
+use super::part::{InSession, RunWide, joined, part, starts_runs};
 use super::pause::{Decision, PausedRun};
 use super::repair::answer_every_call;
 use super::request::{Input, Plan, ResumeFrom, Source, Start};
 use super::seams::{AnswerCheck, Transcript};
 use super::session_transcript::{Place, SessionTranscript};
 use super::store::{Conversation, SessionError, session_error};
-use super::tree::{Family, holder as holder_of};
+use super::tree::{Family, HandedOver, holder as holder_of};
 use crate::budget::Budget;
 use crate::content::Part;
 use crate::message::Message;
@@ -27,14 +29,41 @@ use crate::tool::BoxFuture;
 use crate::usage::Usage;
 
 /// Runs `plan` in `context` with `check` as its answer check, sending its events to `events`
-/// when streamed. A session run holds its conversation from its load to its last write. (The
-/// plan is taken apart here, so that the run's future keeps its parts once.)
+/// when streamed: first the run is made ready (a session's conversation loaded and held), then
+/// it runs (the future that made it ready gone by then).
 pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
     plan: Plan<'a, S>,
     context: &'a S,
-    mut check: C,
+    check: C,
     events: Option<EventSender>,
 ) -> impl Future<Output = Result<RunOutput, RunError>> + Send + 'a {
+    let can_pause = check.can_pause();
+    ready(plan, context, events, can_pause).and_then(|ready| ready.run(check))
+}
+
+/// A run ready to start: what its parts share, and what its first part starts from.
+struct Ready<'a, S> {
+    wide: RunWide<'a, S>,
+    opening: Opening,
+}
+
+/// What a run's first part starts from: its messages, or the paused run it goes on with; and for
+/// a session run, where its new messages begin and how many model calls it had made before.
+struct Opening {
+    messages: Vec<Message>,
+    resume: Option<Box<Resumption>>,
+    place: Place,
+    steps_before: usize,
+}
+
+/// Makes `plan` ready to run: its conversation (a new one, a history, or its session's, loaded
+/// and held), or the paused run it goes on with, its decisions checked.
+async fn ready<'a, S: Send + Sync + 'static>(
+    plan: Plan<'a, S>,
+    context: &'a S,
+    events: Option<EventSender>,
+    can_pause: bool,
+) -> Result<Ready<'a, S>, RunError> {
     let Plan {
         agent,
         start,
@@ -50,105 +79,131 @@ pub(super) fn start<'a, S: Send + Sync + 'static, C: AnswerCheck<S> + 'a>(
         pauses,
         ..
     } = plan;
-    async move {
-        let (start, history, given, session) = match source {
-            Source::New => (start, None, summaries, None),
-            Source::History(history) => (start, Some(history), summaries, None),
-            Source::Session { store, id, held } => {
-                // Boxed, as the session's last write below: only session runs make them.
-                let (hold, stored) = Box::pin(async {
-                    let hold = match held {
-                        Some(hold) => hold,
-                        None => store.hold(&id).await,
-                    };
-                    (hold, store.load(&id).await)
-                })
-                .await;
-                let stored =
-                    stored.map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
-                let (start, messages, summaries) = from_session(start, &id, stored)?;
-                (start, Some(messages), summaries, Some((store, id, hold)))
-            }
-        };
-        let (messages, resume, place, positions) = begin(agent, start, history, parts)?;
-        let summaries = RunSummaries::new(given, positions);
-        let steps_before = (resume.as_ref()).map_or(0, |resume| resume.paused.0.step_usage.len());
-        let family = starts_runs(agent).then(|| {
-            let journal = journal.and_then(|journal| journal.for_runs_it_starts());
-            Arc::new(Family::new(
-                events.clone(),
-                journal,
-                pauses && check.can_pause(),
-            ))
-        });
-        let mut transcript = (session.as_ref()).map(|(store, id, _)| {
-            let family = family.as_deref();
-            SessionTranscript::new(*store, id, place, &summaries, steps_before, family)
-        });
-        let run_id = run_id
-            .or_else(|| {
-                resume
-                    .as_ref()
-                    .and_then(|resume| resume.paused.run_id().cloned())
+    let (start, history, given, session) = match source {
+        Source::New => (start, None, summaries, None),
+        Source::History(history) => (start, Some(history), summaries, None),
+        Source::Session { store, id, held } => {
+            let hold = match held {
+                Some(hold) => hold,
+                None => store.hold(&id).await,
+            };
+            let stored = (store.load(&id).await)
+                .map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
+            let (start, messages, summaries) = from_session(start, &id, stored)?;
+            let session = InSession {
+                store,
+                id,
+                _hold: hold,
+            };
+            (start, Some(messages), summaries, Some(session))
+        }
+    };
+    let (opening, positions) = begin(agent, start, history, parts)?;
+    let family = starts_runs(agent).then(|| {
+        let journal = journal.and_then(|journal| journal.for_runs_it_starts());
+        Arc::new(Family::new(events.clone(), journal, pauses && can_pause))
+    });
+    let run_id = run_id
+        .or_else(|| (opening.resume.as_ref()).and_then(|resume| resume.paused.run_id().cloned()))
+        .unwrap_or_default();
+    let cancel = with_budget(cancel, budget.as_ref()).map(FutureExt::shared);
+    let wide = RunWide {
+        context,
+        journal,
+        events,
+        budget,
+        cancel,
+        summaries: RunSummaries::new(given, positions),
+        settings,
+        session,
+        run_id,
+        pauses,
+        place: path,
+        entry: agent,
+        family,
+    };
+    Ok(Ready { wide, opening })
+}
+
+impl<S: Send + Sync + 'static> Ready<'_, S> {
+    /// The run: the part of the agent that holds the conversation, then of each agent it is
+    /// handed on to, then a session's last write; its children and summaries put in its output.
+    fn run<C: AnswerCheck<S>>(
+        self,
+        mut check: C,
+    ) -> impl Future<Output = Result<RunOutput, RunError>> + Send {
+        let Ready { wide, opening } = self;
+        async move {
+            // The agent that holds the conversation: the one its last hand-off went to.
+            let so_far = (opening.resume.as_ref())
+                .map_or(&opening.messages[..], |resume| resume.paused.messages());
+            let (holder, over) = holder_of(wide.entry, so_far);
+            let outcome = if wide.session.is_none() && holder.handoffs.0.is_empty() {
+                let (messages, resume) = (opening.messages, opening.resume);
+                part(holder, over, &wide, &mut check, None, messages, resume).await
+            } else {
+                // Boxed: few runs are kept in a session or handed on, and every run's future
+                // would keep room for what they do.
+                Box::pin(parts(holder, over, &wide, &mut check, opening)).await
+            };
+            // The usage of the summaries this run made is its own too (a run resumed from a pause
+            // goes on from its model calls': the summaries made before are in that part's output,
+            // and in the session).
+            let RunWide {
+                family, summaries, ..
+            } = wide;
+            outcome.map(|mut output| {
+                if let Some(family) = family {
+                    output.children = family.take(&output.messages);
+                }
+                output.summaries = summaries.into_made();
+                for summary in &output.summaries {
+                    output.usage += summary.usage;
+                }
+                output
             })
-            .unwrap_or_default();
-        let cancel = with_budget(cancel, budget.as_ref()).map(FutureExt::shared);
-        let wide = RunWide {
-            context,
-            journal,
-            events,
-            budget,
-            cancel,
-            summaries: &summaries,
-            settings,
-            conversation: session.as_ref().map(|(_, id, _)| id.as_str()),
-            run_id,
-            pauses,
-            place: path,
-            entry: agent,
-            family: family.clone(),
-        };
-        // The agent that holds the conversation: the one its last hand-off went to.
-        let so_far = resume
-            .as_ref()
-            .map_or(&messages[..], |resume| resume.paused.messages());
-        let (holder, over) = holder_of(agent, so_far);
-        let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
-        let outcome = part(holder, over, &wide, &mut check, kept, messages, resume).await;
-        // Handed on: the agent it went to goes on with the same conversation (boxed: few runs
-        // are handed on, and the run's future would keep room for it).
-        let outcome = match outcome {
-            Ok(done) if matches!(done.stop_reason, StopReason::HandedOff { .. }) => {
-                let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
-                Box::pin(handed_on(agent, done, &wide, &mut check, kept)).await
-            }
-            outcome => outcome,
-        };
-        let outcome = match transcript {
-            Some(transcript) => Box::pin(transcript.close(outcome)).await,
-            None => outcome,
-        };
-        drop(wide);
-        // The usage of the summaries this run made is its own too (a run resumed from a pause
-        // goes on from its model calls': the summaries made before are in that part's output,
-        // and in the session).
-        outcome.map(|mut output| {
-            if let Some(family) = family {
-                output.children = family.take(&output.messages);
-            }
-            output.summaries = summaries.into_made();
-            for summary in &output.summaries {
-                output.usage += summary.usage;
-            }
-            output
-        })
+        }
+    }
+}
+
+/// The parts of a run kept in a session or whose agent can hand the conversation on: `holder`'s
+/// part from `opening`, then the part of each agent it is handed on to, the transcript kept in
+/// the session as they go and at the end.
+async fn parts<S: Send + Sync + 'static, C: AnswerCheck<S>>(
+    holder: &Agent<S>,
+    over: Option<HandedOver<'_>>,
+    wide: &RunWide<'_, S>,
+    check: &mut C,
+    opening: Opening,
+) -> Result<RunOutput, RunError> {
+    let mut transcript = (wide.session.as_ref()).map(|session| {
+        SessionTranscript::new(
+            session.store,
+            &session.id,
+            opening.place,
+            &wide.summaries,
+            opening.steps_before,
+            wide.family.as_deref(),
+        )
+    });
+    let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
+    let (messages, resume) = (opening.messages, opening.resume);
+    let outcome = match part(holder, over, wide, check, kept, messages, resume).await {
+        Ok(done) if done.handed_off() => {
+            let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
+            handed_on(done, wide, check, kept).await
+        }
+        outcome => outcome,
+    };
+    match transcript {
+        Some(transcript) => transcript.close(outcome).await,
+        None => outcome,
     }
 }
 
 /// The run after its agent handed the conversation on (`done`: the part that did): the part of
 /// each agent it goes to, until one answers or ends otherwise, their outputs joined.
 async fn handed_on<S: Send + Sync + 'static, C: AnswerCheck<S>>(
-    agent: &Agent<S>,
     mut done: RunOutput,
     wide: &RunWide<'_, S>,
     check: &mut C,
@@ -157,7 +212,7 @@ async fn handed_on<S: Send + Sync + 'static, C: AnswerCheck<S>>(
     let mut before: Option<RunOutput> = None;
     loop {
         let messages = std::mem::take(&mut done.messages);
-        let (holder, over) = holder_of(agent, &messages);
+        let (holder, over) = holder_of(wide.entry, &messages);
         before = Some(match before.take() {
             Some(earlier) => joined(earlier, done),
             None => done,
@@ -166,7 +221,7 @@ async fn handed_on<S: Send + Sync + 'static, C: AnswerCheck<S>>(
             .as_mut()
             .map(|kept| &mut **kept as &mut dyn Transcript);
         match part(holder, over, wide, check, kept, messages, None).await {
-            Ok(next) if matches!(next.stop_reason, StopReason::HandedOff { .. }) => done = next,
+            Ok(next) if next.handed_off() => done = next,
             ended => {
                 return ended.map(|after| match before {
                     Some(before) => joined(before, after),
@@ -242,14 +297,14 @@ fn from_session(
 }
 
 /// What a run starts from: the conversation of a new run (its history repaired, then its
-/// input), or a paused run with its decisions checked (nothing runs when one does not fit); where
-/// its new messages begin, for a session; and where the messages it was given are in its own.
+/// input), or a paused run with its decisions checked (nothing runs when one does not fit); with
+/// where the messages it was given are in its own.
 fn begin<S: Send + Sync + 'static>(
     agent: &Agent<S>,
     start: Start,
     history: Option<Vec<Message>>,
     parts: Vec<Part>,
-) -> Result<(Vec<Message>, Option<Resumption>, Place, Positions), RunError> {
+) -> Result<(Opening, Positions), RunError> {
     match start {
         Start::Input(input) => {
             let mut place = Place::of(history.as_deref().unwrap_or_default());
@@ -257,7 +312,13 @@ fn begin<S: Send + Sync + 'static>(
             let (messages, repairs) = conversation(agent, history, input, parts);
             place.new_from += repairs.len();
             let repairs = repairs.into_iter().map(|at| at + prompt).collect();
-            Ok((messages, None, place, Positions { prompt, repairs }))
+            let opening = Opening {
+                messages,
+                resume: None,
+                place,
+                steps_before: 0,
+            };
+            Ok((opening, Positions { prompt, repairs }))
         }
         Start::Resume {
             from: ResumeFrom::Run(paused),
@@ -267,7 +328,13 @@ fn begin<S: Send + Sync + 'static>(
             // The decisions are on calls of the agent that held the conversation when it paused.
             let (holder, _) = holder_of(agent, paused.messages());
             let resume = resumption(holder, paused, decisions)?;
-            Ok((Vec::new(), Some(resume), place, Positions::default()))
+            let opening = Opening {
+                messages: Vec::new(),
+                steps_before: resume.paused.0.step_usage.len(),
+                resume: Some(Box::new(resume)),
+                place,
+            };
+            Ok((opening, Positions::default()))
         }
         Start::Resume {
             from: ResumeFrom::Session,

@@ -40,7 +40,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             step,
             request,
         };
-        let through = Next::new(&self.seams.layers, self.seams.model).call(call);
+        let through = Next::new(&self.seams.layers, &*self.seams.model).call(call);
         let response = match self.interruption.race(through).await? {
             Ok(response) => response,
             Err(error) => return Ok(Err(error)),

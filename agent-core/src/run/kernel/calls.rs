@@ -59,6 +59,16 @@ pub(super) struct Carried {
 }
 
 impl<S: Send + Sync + 'static> Run<'_, S> {
+    /// Why the run ends (or waits) before the model call of `step`, if it does: the time limit
+    /// or the cancel signal, or the first policy that says so.
+    pub(super) fn stop_before(&self, step: usize) -> Option<StopReason> {
+        if let Some(interrupt) = self.interruption.passed() {
+            return Some(interrupt.stop_reason());
+        }
+        let status = self.status(step);
+        (self.seams.policies.iter()).find_map(|policy| policy.before_step(&status))
+    }
+
     /// Puts `reply` into the transcript and carries out its calls: ruled on (the answer check's
     /// say, then `ends` for the calls left when the run ends with this reply, then the
     /// policies'), run, and their results recorded after it in call order; or, when some wait,

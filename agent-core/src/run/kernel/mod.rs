@@ -22,7 +22,6 @@ pub(crate) use resume::Resumption;
 pub(crate) use run_state::{RunSetup, Seams};
 
 use std::future::Future;
-use std::pin::pin;
 
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
@@ -77,7 +76,7 @@ pub(crate) fn drive<'r, S: Send + Sync + 'static>(
             "agent.steps" = Empty,
             "agent.stop_reason" = Empty,
         );
-        let ending = pin!(run.go()).instrument(span.clone()).await;
+        let ending = run.go().instrument(span.clone()).await;
         let outcome = run.conclude(ending);
         match &outcome {
             Ok(output) => {
@@ -102,7 +101,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     async fn go(&mut self) -> Ending {
         // Boxed: few runs resume, and the run's future would otherwise keep room for it.
         if let Some(resume) = self.resume.take()
-            && let Some(ending) = Box::pin(self.resume(resume)).await
+            && let Some(ending) = Box::pin(self.resume(*resume)).await
         {
             return ending;
         }
@@ -111,10 +110,15 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             AtStepLimit::AskForFinalAnswer => limit + 1,
             _ => limit,
         };
-        for step in self.tally.step_usage.len() + 1..=last {
+        let first = self.tally.step_usage.len() + 1;
+        for step in first..=last {
+            // A streamed run lets its reader see each step's events before the next step.
+            if step > first && self.events.is_some() {
+                HandOver::default().await;
+            }
             self.emit(|| LiveEvent::StepStarted { step });
             let span = info_span!("step", "agent.step" = step);
-            let outcome = pin!(self.step(step, step > limit)).instrument(span).await;
+            let outcome = self.step(step, step > limit).instrument(span).await;
             self.emit(|| LiveEvent::StepFinished {
                 step,
                 usage: self.tally.step_usage.last().copied().unwrap_or_default(),
@@ -122,10 +126,6 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             });
             if let Step::Ended(ending) = outcome {
                 return ending;
-            }
-            // A streamed run lets its reader see each step's events before the next step.
-            if self.events.is_some() {
-                HandOver::default().await;
             }
         }
         Ending::Stopped(StopReason::StepLimit { limit }, None)
@@ -136,12 +136,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// step past the limit that asks for a final answer.
     async fn step(&mut self, step: usize, last_try: bool) -> Step {
         // The time limit, or a policy, may end the run before its next model call.
-        let status = self.status(step);
-        let stop = match self.interruption.passed() {
-            Some(interrupt) => Some(interrupt.stop_reason()),
-            None => (self.seams.policies.iter()).find_map(|policy| policy.before_step(&status)),
-        };
-        if let Some(reason) = stop {
+        if let Some(reason) = self.stop_before(step) {
             // A policy may have the run wait here, before its model call (a budget a person
             // raises).
             if reason == StopReason::Paused && self.seams.check.can_pause() {

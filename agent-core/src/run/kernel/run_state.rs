@@ -14,7 +14,7 @@ use crate::run::events::{EventSender, LiveEvent};
 use crate::run::journal::Journal;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::pause::{PausedChild, PausedRun, PendingCall, Progress};
-use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer, RunStatus, Transcript, Used};
+use crate::run::seams::{AnswerCheck, Held, Layer, Policy, RunStatus, Transcript, Used};
 use crate::settings::{ModelSettings, PromptCache};
 use crate::tool::BoxFuture;
 use crate::tool::scope::RunScope;
@@ -23,9 +23,9 @@ use crate::usage::Usage;
 /// The values at a run's seams, in their order.
 pub(crate) struct Seams<'r, S> {
     /// The model at the end of the layers (the agent's, or the agent's read as a stream).
-    pub(crate) model: &'r dyn Model,
-    pub(crate) layers: Vec<&'r dyn ModelLayer<S>>,
-    pub(crate) policies: Vec<&'r dyn CallPolicy<S>>,
+    pub(crate) model: Held<'r, dyn Model + 'r>,
+    pub(crate) layers: Vec<Layer<'r, S>>,
+    pub(crate) policies: Vec<Policy<'r, S>>,
     pub(crate) check: &'r mut dyn AnswerCheck<S>,
     pub(crate) transcript: Option<&'r mut dyn Transcript>,
     /// For a durable run, where its tool calls are recorded (its model calls are, by a layer).
@@ -39,13 +39,13 @@ pub(crate) struct RunSetup<'r, S> {
     /// This run's settings, over the agent's (or a paused run's).
     pub(crate) settings: Option<ModelSettings>,
     pub(crate) messages: Vec<Message>,
-    pub(crate) resume: Option<Resumption>,
+    pub(crate) resume: Option<Box<Resumption>>,
     /// The session's id, for a run in one: the conversation its prompt cache is keyed by.
     pub(crate) conversation: Option<&'r str>,
     /// The run's id, its agent's place in a tree of agents, its budget: what its tools are
     /// handed.
     pub(crate) scope: RunScope,
-    pub(crate) events: Option<EventSender>,
+    pub(crate) events: Option<&'r EventSender>,
     pub(crate) cancel: Option<BoxFuture<'r, ()>>,
 }
 
@@ -70,7 +70,7 @@ pub(super) struct Run<'r, S: Send + Sync + 'static> {
     pub(super) messages: Vec<Message>,
     pub(super) tally: Tally,
     pub(super) scope: RunScope,
-    pub(super) events: Option<EventSender>,
+    pub(super) events: Option<&'r EventSender>,
     pub(super) interruption: Interruption<'r>,
     /// When this part of the run began, and how long it had run before (a resumed run's).
     pub(super) started: Instant,
@@ -78,7 +78,7 @@ pub(super) struct Run<'r, S: Send + Sync + 'static> {
     /// The first reason a policy gave to stop the run, set while a step's calls run.
     pub(super) stop_request: std::sync::OnceLock<String>,
     /// A paused run's decisions, carried out before the first step.
-    pub(super) resume: Option<Resumption>,
+    pub(super) resume: Option<Box<Resumption>>,
     /// Whether the run's end was told to its hooks (if not when it is dropped, it was dropped).
     ended: bool,
 }

@@ -13,6 +13,7 @@ use crate::tool::BoxFuture;
 use crate::tool::scope::AgentPath;
 
 /// One run's spending from its budget, as the agent at `agent`.
+#[derive(Clone)]
 pub(crate) struct Spending {
     pub(crate) budget: Budget,
     pub(crate) agent: AgentPath,

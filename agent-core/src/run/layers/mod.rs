@@ -38,80 +38,82 @@ pub use waiting::{Approvals, CannotPause, ExternalTools};
 
 use crate::run::agent::Agent;
 use crate::run::context::{InRun, Recall};
-use crate::run::seams::{AnswerCheck, CallPolicy, ModelLayer};
-use crate::run::tree::{HandOffs, HandoffView};
+use crate::run::seams::{AnswerCheck, CallPolicy, Held, Layer, ModelLayer, Policy};
+use crate::run::tree::HandoffView;
 
-/// A run's layers and policies, in their order, borrowed from the agent and the run's own values.
+/// A run's layers and policies, in their order: the agent's lent, the run's own held.
 pub(crate) struct Stacks<'r, S> {
-    pub(crate) layers: Vec<&'r dyn ModelLayer<S>>,
-    pub(crate) policies: Vec<&'r dyn CallPolicy<S>>,
+    pub(crate) layers: Vec<Layer<'r, S>>,
+    pub(crate) policies: Vec<Policy<'r, S>>,
 }
 
 impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
     /// The stacks of a run of `agent` with `check` and the run's own values `own`.
-    pub(crate) fn new(
-        agent: &'r Agent<S>,
-        check: &dyn AnswerCheck<S>,
-        own: &RunValues<'r, S>,
-    ) -> Self {
-        let mut layers: Vec<&'r dyn ModelLayer<S>> =
+    pub(crate) fn new(agent: &'r Agent<S>, check: &dyn AnswerCheck<S>, own: RunValues<'r>) -> Self {
+        let RunValues {
+            context,
+            view,
+            journal,
+            watch,
+            spending,
+            pauses,
+        } = own;
+        let mut layers: Vec<Layer<'r, S>> =
             Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 4);
-        if let Some(context) = own.context {
-            layers.push(context);
+        if let Some(context) = context {
+            layers.push(Held::Own(Box::new(context)));
         }
-        if let Some(view) = own.view {
-            layers.push(view);
+        if let Some(view) = view {
+            layers.push(Held::Own(Box::new(view)));
         }
-        layers.extend(agent.layers.iter().map(|layer| &**layer));
-        layers.extend(agent.hooks.iter().map(|hooks| hooks as &dyn ModelLayer<S>));
-        layers.push(&ChatSpan);
-        if let Some(watch) = own.watch {
-            layers.push(watch);
+        layers.extend(agent.layers.iter().map(|layer| Held::Lent(&**layer)));
+        layers.extend((agent.hooks.iter()).map(|hooks| Held::Lent(hooks as &dyn ModelLayer<S>)));
+        layers.push(Held::Lent(&ChatSpan));
+        if let Some(watch) = watch {
+            layers.push(Held::Own(Box::new(watch)));
         }
         // Outside the journal: a replayed reply is counted again, as the run's first time did.
-        if let Some(spending) = own.spending {
-            layers.push(spending);
+        if let Some(spending) = &spending {
+            layers.push(Held::Own(Box::new(spending.clone())));
         }
-        if let Some(journal) = own.journal {
-            layers.push(journal);
+        if let Some(journal) = journal {
+            layers.push(Held::Own(Box::new(journal)));
         }
-        let mut policies: Vec<&'r dyn CallPolicy<S>> =
+        let mut policies: Vec<Policy<'r, S>> =
             Vec::with_capacity(agent.policies.len() + agent.hooks.len() + 5);
-        policies.push(&CutOffCalls);
-        policies.push(&agent.limits);
+        policies.push(Held::Lent(&CutOffCalls));
+        policies.push(Held::Lent(&agent.limits));
         // A request whose results a context policy left out offers a way to read them.
         if agent.context.is_some() {
-            policies.push(&Recall);
+            policies.push(Held::Lent(&Recall));
         }
-        policies.extend(agent.hooks.iter().map(|hooks| hooks as &dyn CallPolicy<S>));
-        policies.extend(agent.policies.iter().map(|policy| &**policy));
-        if let Some(handoffs) = own.handoffs {
-            policies.push(handoffs);
+        policies.extend((agent.hooks.iter()).map(|hooks| Held::Lent(hooks as &dyn CallPolicy<S>)));
+        policies.extend(agent.policies.iter().map(|policy| Held::Lent(&**policy)));
+        if !agent.handoffs.0.is_empty() {
+            policies.push(Held::Lent(&agent.handoffs));
         }
         if agent.tools.some_calls_wait() {
-            policies.push(&ExternalTools);
-            policies.push(&agent.approvals);
+            policies.push(Held::Lent(&ExternalTools));
+            policies.push(Held::Lent(&agent.approvals));
         }
-        if !check.can_pause() || !own.pauses {
-            policies.push(&CannotPause);
+        if !check.can_pause() || !pauses {
+            policies.push(Held::Lent(&CannotPause));
         }
-        if let Some(spending) = own.spending {
-            policies.push(spending);
+        if let Some(spending) = spending {
+            policies.push(Held::Own(Box::new(spending)));
         }
         Stacks { layers, policies }
     }
 }
 
 /// A run's own values at the seams, beside its agent's: the layer of the agent's context policy
-/// in this run, the view of a conversation handed to the agent, its hand-offs, a durable run's
-/// journal, the watch over its prompt cache, its spending from its budget, and whether a call
-/// may wait.
-pub(crate) struct RunValues<'r, S> {
-    pub(crate) context: Option<&'r InRun<'r>>,
-    pub(crate) view: Option<&'r HandoffView<'r>>,
-    pub(crate) handoffs: Option<&'r HandOffs<'r, S>>,
-    pub(crate) journal: Option<&'r Journaled<'r>>,
-    pub(crate) watch: Option<&'r CacheWatch>,
-    pub(crate) spending: Option<&'r Spending>,
+/// in this run, the view of a conversation handed to the agent, a durable run's journal, the
+/// watch over its prompt cache, its spending from its budget, and whether a call may wait.
+pub(crate) struct RunValues<'r> {
+    pub(crate) context: Option<InRun<'r>>,
+    pub(crate) view: Option<HandoffView<'r>>,
+    pub(crate) journal: Option<Journaled<'r>>,
+    pub(crate) watch: Option<CacheWatch>,
+    pub(crate) spending: Option<Spending>,
     pub(crate) pauses: bool,
 }

@@ -10,7 +10,7 @@ use crate::tool::BoxFuture;
 /// The model of a streamed run: the innermost end of its model-call layers.
 pub(crate) struct Streamed<'m> {
     pub(crate) model: &'m dyn Model,
-    pub(crate) events: EventSender,
+    pub(crate) events: &'m EventSender,
 }
 
 impl Model for Streamed<'_> {

@@ -3,6 +3,7 @@
 //! layer (or answer without it), and look at or change the reply, as a tower layer wraps a
 //! service.
 
+use super::Layer;
 use crate::model::{ChatRequest, ChatResponse, Model, ModelError};
 use crate::tool::BoxFuture;
 
@@ -33,7 +34,7 @@ impl<'a, S> ModelCall<'a, S> {
 
 /// The rest of the way to the model: the layers inside this one, then the model.
 pub struct Next<'a, S> {
-    layers: &'a [&'a dyn ModelLayer<S>],
+    layers: &'a [Layer<'a, S>],
     model: &'a dyn Model,
 }
 
@@ -47,7 +48,7 @@ impl<S> Copy for Next<'_, S> {}
 
 impl<'a, S: Sync> Next<'a, S> {
     /// The way through `layers` (outermost first) to `model`.
-    pub(crate) fn new(layers: &'a [&'a dyn ModelLayer<S>], model: &'a dyn Model) -> Self {
+    pub(crate) fn new(layers: &'a [Layer<'a, S>], model: &'a dyn Model) -> Self {
         Next { layers, model }
     }
 

@@ -197,11 +197,9 @@ impl<S: Send + Sync + 'static> Tool<S> for HandoffTool {
 /// An agent's hand-offs as a call policy: the first call of a reply to a hand-off tool ends the
 /// run after the step, handed off ([`StopReason::HandedOff`]); other hand-off calls of the same
 /// reply are not run. The call's result is worded by the run's texts.
-pub(crate) struct HandOffs<'r, S> {
-    pub(crate) handoffs: &'r [Handoff<S>],
-}
+pub(crate) struct HandOffs<S>(pub(crate) Vec<Handoff<S>>);
 
-impl<S: Send + Sync + 'static> CallPolicy<S> for HandOffs<'_, S> {
+impl<S: Send + Sync + 'static> CallPolicy<S> for HandOffs<S> {
     fn on_reply(
         &self,
         status: &RunStatus<'_>,
@@ -212,7 +210,7 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for HandOffs<'_, S> {
         let mut handed = false;
         for (index, call) in reply.tool_calls.iter().enumerate() {
             let Some(handoff) =
-                (self.handoffs.iter()).find(|handoff| handoff.tool.definition.name == call.name)
+                (self.0.iter()).find(|handoff| handoff.tool.definition.name == call.name)
             else {
                 continue;
             };
@@ -263,7 +261,7 @@ pub(crate) fn holder<'r, S: Send + Sync + 'static>(
 ) -> (&'r Agent<S>, Option<HandedOver<'r>>) {
     let mut holder = entry;
     let mut over = None;
-    if entry.handoffs.is_empty() {
+    if entry.handoffs.0.is_empty() {
         return (holder, over);
     }
     for message in messages {
@@ -271,8 +269,8 @@ pub(crate) fn holder<'r, S: Send + Sync + 'static>(
             continue;
         };
         for call in &reply.tool_calls {
-            let Some(handoff) =
-                (holder.handoffs.iter()).find(|handoff| handoff.tool.definition.name == call.name)
+            let Some(handoff) = (holder.handoffs.0.iter())
+                .find(|handoff| handoff.tool.definition.name == call.name)
             else {
                 continue;
             };

@@ -1,0 +1,30 @@
+//! How a run holds the values at its seams: lent by the agent, or its own.
+
+use std::ops::Deref;
+
+use super::{CallPolicy, ModelLayer};
+
+/// A value at a seam: lent by the agent (its limits, hooks and policies outlive the run) or the
+/// run's own (its budget's spending, its journal, the view of a conversation handed to it),
+/// made for the run and dropped with it.
+pub(crate) enum Held<'r, T: ?Sized> {
+    Lent(&'r T),
+    Own(Box<T>),
+}
+
+impl<T: ?Sized> Deref for Held<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        match self {
+            Held::Lent(value) => value,
+            Held::Own(value) => value,
+        }
+    }
+}
+
+/// A model-call layer of a run.
+pub(crate) type Layer<'r, S> = Held<'r, dyn ModelLayer<S> + 'r>;
+
+/// A call policy of a run.
+pub(crate) type Policy<'r, S> = Held<'r, dyn CallPolicy<S> + 'r>;
