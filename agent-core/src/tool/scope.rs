@@ -4,7 +4,7 @@
 
 use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use crate::budget::Budget;
 use crate::tool::call_info::RunId;
@@ -69,9 +69,11 @@ impl AgentPath {
     }
 }
 
+/// `agent`, the path of an agent not named (made once, shared by every run that has it).
 impl Default for AgentPath {
     fn default() -> Self {
-        AgentPath::new("agent")
+        static AGENT: LazyLock<AgentPath> = LazyLock::new(|| AgentPath::new("agent"));
+        AGENT.clone()
     }
 }
 
