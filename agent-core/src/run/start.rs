@@ -190,8 +190,9 @@ async fn parts<S: Send + Sync + 'static, C: AnswerCheck<S>>(
     let (messages, resume) = (opening.messages, opening.resume);
     let outcome = match part(holder, over, wide, check, kept, messages, resume).await {
         Ok(done) if done.handed_off() => {
+            // Boxed: few runs are handed on, and a session run's future would keep room for it.
             let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
-            handed_on(done, wide, check, kept).await
+            Box::pin(handed_on(done, wide, check, kept)).await
         }
         outcome => outcome,
     };
