@@ -210,25 +210,19 @@ async fn handed_on<S: Send + Sync + 'static, C: AnswerCheck<S>>(
     check: &mut C,
     mut transcript: Option<&mut (dyn Transcript + '_)>,
 ) -> Result<RunOutput, RunError> {
-    let mut before: Option<RunOutput> = None;
+    let mut messages = std::mem::take(&mut done.messages);
+    let mut before = done;
     loop {
-        let messages = std::mem::take(&mut done.messages);
         let (holder, over) = holder_of(wide.entry, &messages);
-        before = Some(match before.take() {
-            Some(earlier) => joined(earlier, done),
-            None => done,
-        });
         let kept = transcript
             .as_mut()
             .map(|kept| &mut **kept as &mut dyn Transcript);
         match part(holder, over, wide, check, kept, messages, None).await {
-            Ok(next) if next.handed_off() => done = next,
-            ended => {
-                return ended.map(|after| match before {
-                    Some(before) => joined(before, after),
-                    None => after,
-                });
+            Ok(mut next) if next.handed_off() => {
+                messages = std::mem::take(&mut next.messages);
+                before = joined(before, next);
             }
+            ended => return ended.map(|after| joined(before, after)),
         }
     }
 }

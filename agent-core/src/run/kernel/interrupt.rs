@@ -125,12 +125,12 @@ impl<F: Future + Unpin> Future for Race<'_, '_, F> {
         if let Some((deadline, limit)) = this.interruption.deadline {
             // The clock before the timer: runs that share a deadline (a child under its caller's
             // budget) all end at it, whichever of their timers fires first.
-            if Instant::now() >= deadline {
+            let now = Instant::now();
+            if now >= deadline {
                 return Poll::Ready(Err(Interrupt::TimeLimit(limit)));
             }
-            let timer = this.timer.get_or_insert_with(|| {
-                futures_timer::Delay::new(deadline.saturating_duration_since(Instant::now()))
-            });
+            let timer =
+                (this.timer).get_or_insert_with(|| futures_timer::Delay::new(deadline - now));
             if Pin::new(timer).poll(context).is_ready() {
                 return Poll::Ready(Err(Interrupt::TimeLimit(limit)));
             }
