@@ -14,7 +14,7 @@ use futures_util::StreamExt;
 
 use crate::Shared;
 use crate::chunks::{Chunk, Encoder};
-use crate::grants::Grants;
+use crate::grants::CallGrants;
 use crate::limits::Admission;
 use crate::live::Live;
 use crate::plan::{Plan, Start};
@@ -22,7 +22,7 @@ use crate::titles::Titling;
 
 /// The grants of the calls `paused` waits on, by call id, for the chat kept under `chat_key`.
 pub(crate) fn granted(
-    grants: &Grants,
+    grants: &CallGrants,
     chat_key: &str,
     paused: Option<&PausedRun>,
 ) -> Vec<(String, String)> {

@@ -24,50 +24,50 @@ pub(crate) const GRANT_PART: &str = "data-call-grant";
 
 type HmacSha256 = Hmac<Sha256>;
 
-/// The keys grants are signed and checked with.
+/// The keys grants are signed and checked with: what makes an answer to a waiting call one the
+/// server asked for. A grant is an HMAC-SHA256 of the chat's store key, the pause (the run's id and
+/// the conversation's length) and the call (its id, tool and arguments), so a grant from another
+/// chat, user or pause, or an altered one, does not verify; the first key signs, every key
+/// verifies (rotation). [`ChatServer`](super::ChatServer) issues a grant with each
+/// call a paused run waits on; a server on another protocol does the same with the token that
+/// protocol carries (an AG-UI interrupt's id, say), and takes an answer only with it.
 #[derive(Clone)]
-pub(crate) struct Grants {
+pub struct CallGrants {
     keys: Vec<Vec<u8>>,
 }
 
-impl std::fmt::Debug for Grants {
+impl std::fmt::Debug for CallGrants {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never the keys.
-        f.debug_struct("Grants")
+        f.debug_struct("CallGrants")
             .field("keys", &self.keys.len())
             .finish()
     }
 }
 
-impl Grants {
-    /// Grants under `keys`: the first signs, each verifies. `None` when there is no key, or an
+impl CallGrants {
+    /// CallGrants under `keys`: the first signs, each verifies. `None` when there is no key, or an
     /// empty one.
-    pub(crate) fn with_keys(keys: Vec<Vec<u8>>) -> Option<Self> {
-        (!keys.is_empty() && keys.iter().all(|key| !key.is_empty())).then_some(Grants { keys })
+    pub fn with_keys(keys: Vec<Vec<u8>>) -> Option<Self> {
+        (!keys.is_empty() && keys.iter().all(|key| !key.is_empty())).then_some(CallGrants { keys })
     }
 
-    /// Grants under a key drawn now: good in this process only.
-    pub(crate) fn drawn() -> Self {
+    /// CallGrants under a key drawn now: good in this process only.
+    pub fn drawn() -> Self {
         // Two fresh run ids: 256 bits from the operating system's randomness.
         let key = format!("{}{}", RunId::new(), RunId::new()).into_bytes();
-        Grants { keys: vec![key] }
+        CallGrants { keys: vec![key] }
     }
 
     /// The grant for `call` of the paused run `paused` in the chat kept under `chat_key`.
-    pub(crate) fn grant(&self, chat_key: &str, paused: &PausedRun, call: &ToolCall) -> String {
+    pub fn grant(&self, chat_key: &str, paused: &PausedRun, call: &ToolCall) -> String {
         let mac = mac(&self.keys[0], chat_key, paused, call);
         URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
     }
 
     /// Whether `grant` is the one for `call` of `paused` in the chat kept under `chat_key`, under
     /// any of the keys (compared in constant time).
-    pub(crate) fn verify(
-        &self,
-        chat_key: &str,
-        paused: &PausedRun,
-        call: &ToolCall,
-        grant: &str,
-    ) -> bool {
+    pub fn verify(&self, chat_key: &str, paused: &PausedRun, call: &ToolCall, grant: &str) -> bool {
         let Ok(tag) = URL_SAFE_NO_PAD.decode(grant) else {
             return false;
         };

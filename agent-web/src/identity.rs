@@ -43,9 +43,10 @@ pub trait ChatOwner {
     fn owner(&self) -> &str;
 }
 
-/// The caller a request is from: the run's context, and the owner its chats are kept under
-/// (`None`: the server does not identify callers, and keys chats by the client's id alone).
-#[doc(hidden)]
+/// The caller a request is from, as an [`Identity`] found them: the run's context, and the owner
+/// their chats are kept under (none: the server does not identify callers, and keys chats by the
+/// client's ids alone). What a server on another protocol (AG-UI, A2A) asks an identity for, to
+/// keep chats and count limits as [`ChatServer`](super::ChatServer) does.
 pub struct Caller<S> {
     pub(crate) context: S,
     pub(crate) owner: Option<String>,
@@ -56,11 +57,18 @@ impl<S> Caller<S> {
     /// not identify callers (as it always was), else the owner and the chat id joined by U+001F,
     /// which no chat id holds (chat ids have no control characters), so two owners' keys never
     /// meet, nor an owner's key an anonymous chat id.
-    pub(crate) fn key<'a>(&self, chat_id: &'a str) -> Cow<'a, str> {
+    pub fn key<'a>(&self, chat_id: &'a str) -> Cow<'a, str> {
         match self.prefix() {
             None => Cow::Borrowed(chat_id),
             Some(prefix) => Cow::Owned(prefix + chat_id),
         }
+    }
+
+    /// The store key of chat `chat_id` of this caller, as [`key`](Self::key), once `chat_id` is
+    /// checked to be one (1 to 200 bytes, not all blank, no control characters); else why it is not.
+    pub fn checked_key<'a>(&self, chat_id: &'a str) -> Result<Cow<'a, str>, String> {
+        super::request::check_chat_id(chat_id)?;
+        Ok(self.key(chat_id))
     }
 
     /// What the store keys of this caller's chats start with: the owner and U+001F; `None` on a
@@ -69,10 +77,27 @@ impl<S> Caller<S> {
         self.owner.as_ref().map(|owner| format!("{owner}\u{1f}"))
     }
 
-    /// The key of the caller's use, for limits (`""`: every caller of a server that does not
-    /// identify them).
-    pub(crate) fn owner(&self) -> &str {
+    /// The key of the caller's use, for limits ([`Limiter::admit`](super::Limiter::admit)): their
+    /// owner, or `""` for every caller of a server that does not identify them.
+    pub fn limit_key(&self) -> &str {
         self.owner.as_deref().unwrap_or_default()
+    }
+
+    /// Whether the server identifies its callers: a chat id then names a chat among the caller's
+    /// own, and going on with one they do not have is refused (`404`), as for one that does not
+    /// exist.
+    pub fn is_identified(&self) -> bool {
+        self.owner.is_some()
+    }
+
+    /// The run's context.
+    pub fn context(&self) -> &S {
+        &self.context
+    }
+
+    /// The run's context, taken.
+    pub fn into_context(self) -> S {
+        self.context
     }
 }
 
@@ -101,7 +126,6 @@ impl<S> Caller<S> {
 )]
 pub trait Identity<S>: Send + Sync + 'static {
     /// The caller of the request with these parts, or the response that refuses it.
-    #[doc(hidden)]
     fn caller(&self, parts: Parts) -> impl Future<Output = Result<Caller<S>, Response>> + Send;
 }
 
@@ -130,7 +154,9 @@ pub struct Identified<S> {
 }
 
 impl<S> Identified<S> {
-    pub(crate) fn new<F, Fut, R>(identify: F) -> Self
+    /// The identity that asks `identify` (as [`ChatServer::identify`](super::ChatServer::identify)
+    /// describes it): for a server on another protocol that keeps chats as `ChatServer` does.
+    pub fn new<F, Fut, R>(identify: F) -> Self
     where
         F: Fn(Parts) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<S, R>> + Send + 'static,

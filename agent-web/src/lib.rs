@@ -107,10 +107,11 @@ use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::{Agent, RunOutput};
 pub use answer_log::{AnswerLog, Heard, Logged};
 use cors::{Cors, cors};
-use grants::Grants;
-pub use identity::{Anonymous, ChatOwner, Identified, Identity};
-use limits::Limiter;
-pub use limits::{DEFAULT_RUN_LEASE, LimitStore, MemoryLimits, Refused, UserLimits};
+pub use grants::CallGrants;
+pub use identity::{Anonymous, Caller, ChatOwner, Identified, Identity};
+pub use limits::{
+    Admission, DEFAULT_RUN_LEASE, LimitStore, Limiter, MemoryLimits, Refused, UserLimits,
+};
 use live::{LiveAnswers, event_stream};
 use plan::{plan, store_failed};
 #[cfg(feature = "postgres")]
@@ -145,7 +146,7 @@ pub struct ChatServer<S = (), I = Anonymous> {
     cors: Cors,
     limits: Option<UserLimits>,
     metadata: Option<Metadata>,
-    grants: Option<Grants>,
+    grants: Option<CallGrants>,
     titler: Titler,
     rejoin_within: Duration,
     answer_log: Option<Arc<dyn AnswerLog>>,
@@ -159,7 +160,7 @@ struct Shared<S, I> {
     body_limit: usize,
     limiter: Option<Arc<Limiter>>,
     metadata: Option<Metadata>,
-    grants: Grants,
+    grants: CallGrants,
     titler: Titler,
     live: LiveAnswers,
     rejoin_within: Duration,
@@ -297,7 +298,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     /// grant it issued from one it did not.
     pub fn grant_keys<K: AsRef<[u8]>>(mut self, keys: impl IntoIterator<Item = K>) -> Self {
         let keys = keys.into_iter().map(|key| key.as_ref().to_vec()).collect();
-        let grants = Grants::with_keys(keys);
+        let grants = CallGrants::with_keys(keys);
         assert!(
             grants.is_some(),
             "grant_keys needs at least one key, none of them empty"
@@ -479,7 +480,7 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             body_limit: self.body_limit,
             limiter: self.limits.map(Limiter::new),
             metadata: self.metadata,
-            grants: self.grants.unwrap_or_else(Grants::drawn),
+            grants: self.grants.unwrap_or_else(CallGrants::drawn),
             titler: self.titler,
             live: LiveAnswers::default(),
             rejoin_within: self.rejoin_within,
@@ -538,22 +539,9 @@ fn json_response(value: &serde_json::Value) -> Response {
 }
 
 /// `400`, `404`, `413`, `429`: a JSON error the client can show.
-fn refuse(status: StatusCode, message: &str) -> Response {
+pub(crate) fn refuse(status: StatusCode, message: &str) -> Response {
     let body = serde_json::json!({ "error": message }).to_string();
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-/// `429` with how many seconds to wait.
-fn too_many(wait: std::time::Duration) -> Response {
-    let mut response = refuse(
-        StatusCode::TOO_MANY_REQUESTS,
-        "too many requests: try again later",
-    );
-    let seconds = limits::retry_after(wait).to_string();
-    if let Ok(value) = header::HeaderValue::from_str(&seconds) {
-        response.headers_mut().insert(header::RETRY_AFTER, value);
-    }
-    response
 }
 
 async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
@@ -575,13 +563,9 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
     };
     let admission = match &shared.limiter {
         None => None,
-        Some(limiter) => match limiter.admit(caller.owner()).await {
+        Some(limiter) => match limiter.admit(caller.limit_key()).await {
             Ok(admission) => Some(admission),
-            Err(Refused::Wait(wait)) => return too_many(wait),
-            Err(Refused::Failed(problem)) => {
-                let message = format!("the limits could not be checked: {problem}");
-                return refuse(StatusCode::INTERNAL_SERVER_ERROR, &message);
-            }
+            Err(refused) => return refused.into_response(),
         },
     };
     let chat_id = parsed.id;

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_core::BoxFuture;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 
 pub use super::memory_limits::MemoryLimits;
 
@@ -162,21 +164,33 @@ pub trait LimitStore: Send + Sync + fmt::Debug {
 /// How long a refused client waits when the wait cannot be known (a run of theirs must end).
 pub(crate) const BUSY_RETRY: Duration = Duration::from_secs(1);
 
-/// The limits, and where their use is counted.
-pub(crate) struct Limiter {
+/// The limits, and where their use is counted: what a server asks before it runs a user's
+/// request. [`ChatServer::limits`](super::ChatServer::limits) makes one; a server on another
+/// protocol makes its own with [`Limiter::new`] and asks it the same way.
+pub struct Limiter {
     limits: UserLimits,
     store: Arc<dyn LimitStore>,
 }
 
+impl fmt::Debug for Limiter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Limiter")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A request let in: it counts as one of its user's runs under way until dropped.
-pub(crate) struct Admission {
+#[derive(Debug)]
+pub struct Admission {
     limiter: Arc<Limiter>,
     owner: String,
     run: u64,
 }
 
 impl Limiter {
-    pub(crate) fn new(limits: UserLimits) -> Arc<Self> {
+    /// Counts `limits` in their store ([`MemoryLimits`] unless [`UserLimits::kept_in`] gave one).
+    pub fn new(limits: UserLimits) -> Arc<Self> {
         let store = limits
             .store
             .clone()
@@ -184,8 +198,9 @@ impl Limiter {
         Arc::new(Limiter { limits, store })
     }
 
-    /// Lets a request of `owner` in, or says why not.
-    pub(crate) async fn admit(self: &Arc<Self>, owner: &str) -> Result<Admission, Refused> {
+    /// Lets a request of `owner` in ([`Caller::limit_key`](super::Caller::limit_key)), or says
+    /// why not.
+    pub async fn admit(self: &Arc<Self>, owner: &str) -> Result<Admission, Refused> {
         let run = self.store.admit(owner, &self.limits).await?;
         Ok(Admission {
             limiter: Arc::clone(self),
@@ -198,7 +213,7 @@ impl Limiter {
 impl Admission {
     /// Counts `tokens` the user's run used. A store that fails leaves them uncounted, and says so
     /// in the log.
-    pub(crate) async fn spend(&self, tokens: u64) {
+    pub async fn spend(&self, tokens: u64) {
         let limiter = &self.limiter;
         if limiter.limits.tokens.is_none() {
             return;
@@ -219,8 +234,32 @@ impl Drop for Admission {
     }
 }
 
+/// A refusal as the response a client is given: `429` with a JSON error and `retry-after` (whole
+/// seconds) over a limit, `500` when the store failed.
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        match self {
+            Refused::Wait(wait) => {
+                let mut response = super::refuse(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too many requests: try again later",
+                );
+                let seconds = retry_after(wait).to_string();
+                if let Ok(value) = header::HeaderValue::from_str(&seconds) {
+                    response.headers_mut().insert(header::RETRY_AFTER, value);
+                }
+                response
+            }
+            Refused::Failed(problem) => {
+                let message = format!("the limits could not be checked: {problem}");
+                super::refuse(StatusCode::INTERNAL_SERVER_ERROR, &message)
+            }
+        }
+    }
+}
+
 /// The `retry-after` value for a wait: whole seconds, rounded up, at least one.
-pub(crate) fn retry_after(wait: Duration) -> u64 {
+fn retry_after(wait: Duration) -> u64 {
     let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     seconds.max(1)
 }

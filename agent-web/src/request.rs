@@ -342,7 +342,7 @@ fn part_type(part: &Value) -> &str {
 /// What a chat id must be, wherever a request names one: 1 to [`MAX_CHAT_ID`] bytes, not all
 /// blank, and no control character (a caller's store key joins their owner and the chat id with
 /// one).
-pub(super) fn check_chat_id(id: &str) -> Result<(), BadRequest> {
+pub(crate) fn check_chat_id(id: &str) -> Result<(), BadRequest> {
     if id.trim().is_empty() || id.len() > MAX_CHAT_ID {
         return Err(format!(
             "the chat id must be 1 to {MAX_CHAT_ID} bytes (UTF-8), not {}",
