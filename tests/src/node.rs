@@ -98,6 +98,44 @@ pub async fn ai_sdk_chat_session(api: &str, script: &Value) -> Value {
     client_report(command, &request, "chat_session.mjs").await
 }
 
+/// `tests/agui`, where the official AG-UI client and its session script are.
+pub fn agui_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("agui")
+}
+
+/// Node.js with the official AG-UI client (`@ag-ui/client`) installed in `tests/agui`.
+pub static AG_UI: Peer = Peer {
+    name: "Node.js with the AG-UI client",
+    why: "These tests drive our AG-UI endpoint with the official AG-UI client, which checks the \
+          event stream and rebuilds the conversation from it",
+    enable: "install Node.js 18 or newer, then run `npm ci --prefix tests/agui`",
+    detect: detect_ag_ui,
+};
+
+fn detect_ag_ui() -> Result<(), String> {
+    detect_node_binary()?;
+    if agui_dir()
+        .join("node_modules/@ag-ui/client/package.json")
+        .is_file()
+    {
+        Ok(())
+    } else {
+        Err("the `@ag-ui/client` package is not installed in tests/agui".to_owned())
+    }
+}
+
+/// Drives one `HttpAgent` of the AG-UI client (`agui/agui_session.mjs`) against `url` through
+/// `script`: `{threadId, headers, steps}`, see the script for the steps. Returns `{steps,
+/// messages, state}`: for each step the events the agent saw, `runAgent`'s result, new messages
+/// and error, and its pending interrupts after it; then the agent's messages and state at the end.
+pub async fn agui_session(url: &str, script: &Value) -> Value {
+    let mut command = Command::new("node");
+    command.arg(agui_dir().join("agui_session.mjs"));
+    let mut request = script.clone();
+    request["url"] = Value::from(url);
+    client_report(command, &request, "agui_session.mjs").await
+}
+
 /// `node <server-everything> stdio`, ready to spawn.
 pub fn everything_stdio() -> Command {
     let mut command = Command::new("node");
