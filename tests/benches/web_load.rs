@@ -1,6 +1,6 @@
 //! 1000 chats at once against the web endpoint over loopback, the model an in-process stand-in,
 //! with each session store: in memory, an SQLite file, and PostgreSQL (a server of its own, pools
-//! of several sizes). Two measures per store:
+//! of several sizes); and against the AG-UI endpoint (`agui`, in memory). Two measures per case:
 //!
 //! - **Throughput**: three rounds of 1000 chats, the model answering each after 200 ms; chats per
 //!   second and the time to first byte (p50, p99). The clients are raw loopback sockets in this
@@ -12,7 +12,7 @@
 //!   server-sent event stream open, served the same way.
 //!
 //! ```text
-//! cargo bench -p tests --bench web_load [-- memory sqlite postgres]
+//! cargo bench -p tests --bench web_load [-- memory agui sqlite postgres]
 //! ```
 //!
 //! The PostgreSQL case starts its own server through the tests' harness (`tests::postgres`:
@@ -27,6 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use agent_agui::AguiServer;
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::{
     Agent, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Model, ModelError,
@@ -110,13 +111,55 @@ impl Model for StandIn {
     }
 }
 
-/// One chat: the time to the response's first byte, and whether the stream ended with `[DONE]`.
-async fn chat(address: std::net::SocketAddr, chat: String) -> (Duration, bool) {
-    let body = format!(
-        r#"{{"id":"{chat}","messages":[{{"id":"m1","role":"user","parts":[{{"type":"text","text":"Rain?"}}]}}]}}"#
-    );
+/// The endpoint a round talks to: the web endpoint (`ChatServer`, the AI SDK's stream) or the
+/// AG-UI one (`AguiServer`).
+#[derive(Clone, Copy, PartialEq)]
+enum Endpoint {
+    Web,
+    Agui,
+}
+
+impl Endpoint {
+    /// Its name on the client process's command line.
+    fn name(self) -> &'static str {
+        match self {
+            Endpoint::Web => "web",
+            Endpoint::Agui => "agui",
+        }
+    }
+
+    /// The request of one chat: its path and its body.
+    fn request(self, chat: &str) -> (&'static str, String) {
+        match self {
+            Endpoint::Web => (
+                "/api/chat",
+                format!(
+                    r#"{{"id":"{chat}","messages":[{{"id":"m1","role":"user","parts":[{{"type":"text","text":"Rain?"}}]}}]}}"#
+                ),
+            ),
+            Endpoint::Agui => (
+                "/",
+                format!(
+                    r#"{{"threadId":"{chat}","runId":"r","messages":[{{"id":"m1","role":"user","content":"Rain?"}}]}}"#
+                ),
+            ),
+        }
+    }
+
+    /// What the end of a whole answer holds.
+    fn end(self) -> &'static str {
+        match self {
+            Endpoint::Web => "[DONE]",
+            Endpoint::Agui => "RUN_FINISHED",
+        }
+    }
+}
+
+/// One chat: the time to the response's first byte, and whether the stream ended whole.
+async fn chat(endpoint: Endpoint, address: std::net::SocketAddr, chat: String) -> (Duration, bool) {
+    let (path, body) = endpoint.request(&chat);
     let request = format!(
-        "POST /api/chat HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
+        "POST {path} HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
          content-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -138,10 +181,10 @@ async fn chat(address: std::net::SocketAddr, chat: String) -> (Duration, bool) {
         }
         first_byte.get_or_insert_with(|| started.elapsed());
         tail.extend_from_slice(&buffer[..read]);
-        let keep = tail.len().saturating_sub(64);
+        let keep = tail.len().saturating_sub(256);
         tail.drain(..keep);
     }
-    let done = String::from_utf8_lossy(&tail).contains("[DONE]");
+    let done = String::from_utf8_lossy(&tail).contains(endpoint.end());
     (first_byte.unwrap_or(Duration::MAX), done)
 }
 
@@ -150,9 +193,9 @@ fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
     sorted[at.min(sorted.len() - 1)]
 }
 
-/// Serves `store` on a loopback port and runs three throughput rounds of [`CHATS`] chats at once
-/// against it and a memory round, printing their figures under `case`.
-async fn measure(case: &str, store: Arc<dyn SessionStore>) {
+/// Serves `store` on a loopback port behind `endpoint` and runs three throughput rounds of
+/// [`CHATS`] chats at once against it and a memory round, printing their figures under `case`.
+async fn measure(case: &str, endpoint: Endpoint, store: Arc<dyn SessionStore>) {
     let gate = Arc::new(Gate::new());
     let agent: Agent = Agent::new(StandIn {
         gate: Arc::clone(&gate),
@@ -161,18 +204,20 @@ async fn measure(case: &str, store: Arc<dyn SessionStore>) {
         .await
         .expect("a port");
     let address = listener.local_addr().expect("an address");
-    let server = tokio::spawn(
-        ChatServer::new(Arc::new(agent))
-            .sessions(store)
-            .serve(listener),
-    );
+    let agent = Arc::new(agent);
+    let server = match endpoint {
+        Endpoint::Web => tokio::spawn(ChatServer::new(agent).sessions(store).serve(listener)),
+        Endpoint::Agui => tokio::spawn(AguiServer::new(agent).sessions(store).serve(listener)),
+    };
     // A warm-up chat, so the server's lazily built parts are not counted per stream.
-    let _ = chat(address, format!("{case}-warm-up")).await;
+    let _ = chat(endpoint, address, format!("{case}-warm-up")).await;
 
     for round in 1..=3 {
         let started = Instant::now();
         let chats: Vec<_> = (0..CHATS)
-            .map(|chat_id| tokio::spawn(chat(address, format!("{case}-{round}-{chat_id}"))))
+            .map(|chat_id| {
+                tokio::spawn(chat(endpoint, address, format!("{case}-{round}-{chat_id}")))
+            })
             .collect();
         let mut first_bytes = Vec::with_capacity(CHATS);
         let mut failed = 0;
@@ -190,10 +235,10 @@ async fn measure(case: &str, store: Arc<dyn SessionStore>) {
             percentile(&first_bytes, 0.5),
             percentile(&first_bytes, 0.99),
         );
-        assert_eq!(failed, 0, "every chat ends with [DONE]");
+        assert_eq!(failed, 0, "every chat ends whole");
     }
 
-    let open = open_streams(address, &gate, case).await;
+    let open = open_streams(endpoint, address, &gate, case).await;
     println!("{case} memory: {open:.1} KB of live heap per open stream ({CHATS} open at once)");
     server.abort();
 }
@@ -201,11 +246,21 @@ async fn measure(case: &str, store: Arc<dyn SessionStore>) {
 /// A memory round against the server at `address` (its answers held by `gate`): [`CHATS`] chats
 /// at once from a client process, and the server's live heap per open stream, in KB, when all are
 /// open.
-async fn open_streams(address: std::net::SocketAddr, gate: &Gate, case: &str) -> f64 {
+async fn open_streams(
+    endpoint: Endpoint,
+    address: std::net::SocketAddr,
+    gate: &Gate,
+    case: &str,
+) -> f64 {
     gate.hold();
     let baseline = LIVE.load(Ordering::SeqCst);
     let client = tokio::process::Command::new(std::env::current_exe().expect("this program"))
-        .args(["client", &address.to_string(), &format!("{case}-open")])
+        .args([
+            "client",
+            endpoint.name(),
+            &address.to_string(),
+            &format!("{case}-open"),
+        ])
         .output()
         .await
         .expect("the client process runs");
@@ -213,7 +268,7 @@ async fn open_streams(address: std::net::SocketAddr, gate: &Gate, case: &str) ->
     let report = String::from_utf8_lossy(&client.stdout);
     assert!(
         client.status.success() && report.trim() == "failed 0",
-        "every chat of the memory round ends with [DONE]: {report} {}",
+        "every chat of the memory round ends whole: {report} {}",
         String::from_utf8_lossy(&client.stderr)
     );
     let open = gate
@@ -255,22 +310,27 @@ async fn bare_route() {
         .expect("a port");
     let address = listener.local_addr().expect("an address");
     let server = tokio::spawn(async move { axum::serve(listener, app.into_make_service()).await });
-    let _ = chat(address, "bare-warm-up".to_owned()).await;
-    let open = open_streams(address, &gate, "bare").await;
+    let _ = chat(Endpoint::Web, address, "bare-warm-up".to_owned()).await;
+    let open = open_streams(Endpoint::Web, address, &gate, "bare").await;
     println!(
         "bare axum route memory: {open:.1} KB of live heap per open stream ({CHATS} open at once)"
     );
     server.abort();
 }
 
-/// The client process of a memory round: [`CHATS`] chats at once against `address`, ids after
-/// `prefix`; prints how many did not end with `[DONE]`.
-fn client(address: &str, prefix: &str) {
+/// The client process of a memory round: [`CHATS`] chats at once against `address` (the endpoint
+/// named `endpoint`), ids after `prefix`; prints how many did not end whole.
+fn client(endpoint: &str, address: &str, prefix: &str) {
+    let endpoint = if endpoint == "agui" {
+        Endpoint::Agui
+    } else {
+        Endpoint::Web
+    };
     let address: std::net::SocketAddr = address.parse().expect("an address");
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let failed = runtime.block_on(async {
         let chats: Vec<_> = (0..CHATS)
-            .map(|chat_id| tokio::spawn(chat(address, format!("{prefix}-{chat_id}"))))
+            .map(|chat_id| tokio::spawn(chat(endpoint, address, format!("{prefix}-{chat_id}"))))
             .collect();
         let mut failed = 0;
         for chat in chats {
@@ -288,17 +348,20 @@ fn main() {
         .skip(1)
         .filter(|arg| !arg.starts_with("--"))
         .collect();
-    if let [mode, address, prefix] = picked.as_slice()
+    if let [mode, endpoint, address, prefix] = picked.as_slice()
         && mode == "client"
     {
-        return client(address, prefix);
+        return client(endpoint, address, prefix);
     }
     let wanted = |store: &str| picked.is_empty() || picked.iter().any(|pick| pick == store);
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     runtime.block_on(async {
         if wanted("memory") {
-            measure("memory", Arc::new(MemorySessions::new())).await;
+            measure("memory", Endpoint::Web, Arc::new(MemorySessions::new())).await;
             bare_route().await;
+        }
+        if wanted("agui") {
+            measure("agui", Endpoint::Agui, Arc::new(MemorySessions::new())).await;
         }
         if wanted("sqlite") {
             sqlite().await;
@@ -312,7 +375,7 @@ fn main() {
 async fn sqlite() {
     let path = std::env::temp_dir().join(format!("web-load-{}.sqlite", std::process::id()));
     let store = agent_sql::SqliteSessions::open(&path).expect("an SQLite file");
-    measure("sqlite", Arc::new(store)).await;
+    measure("sqlite", Endpoint::Web, Arc::new(store)).await;
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
@@ -342,6 +405,11 @@ async fn postgres() {
         let store = PostgresSessions::from_pool(pool)
             .await
             .expect("the store connects");
-        measure(&format!("postgres-pool-{size}"), Arc::new(store)).await;
+        measure(
+            &format!("postgres-pool-{size}"),
+            Endpoint::Web,
+            Arc::new(store),
+        )
+        .await;
     }
 }
