@@ -410,6 +410,11 @@ pub struct GuideAgents;
 #[doc = include_str!("../../docs/src/web.md")]
 pub struct GuideWeb;
 
+/// The guide's chapter on AG-UI (`docs/src/agui.md`): an agent served to AG-UI clients.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/agui.md")]
+pub struct GuideAgui;
+
 /// The guide's chapter on MCP (`docs/src/mcp.md`): tools served to MCP clients, and an MCP server's
 /// tools in an agent.
 #[cfg(doctest)]
