@@ -19,7 +19,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
-use crate::events::{Encoder, Event};
+use crate::events::{Encoder, Sent};
 use crate::input::{RunInput, Turn};
 use crate::interrupts::{Refusal, decisions, interrupts};
 use crate::{Shared, refuse};
@@ -156,7 +156,7 @@ async fn answer<S: Send + Sync + 'static, I>(
             streamed(agent.resume_session(decisions), &context, store, hold, gone)
         }
     };
-    let send = |events: Vec<Event>| {
+    let send = |events: Vec<Sent>| {
         let sender = &sender;
         async move {
             for event in events {

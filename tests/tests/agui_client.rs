@@ -327,6 +327,88 @@ async fn a_run_the_client_stops_is_cancelled_and_kept() {
     );
 }
 
+/// The model's reasoning streams as reasoning messages, and an agent called as a tool streams in
+/// a lane of its own (`SUBAGENT_STARTED`, its steps, calls and answer attributed to it,
+/// `SUBAGENT_FINISHED` before the call's result); the client's checks pass and it keeps the
+/// child's messages apart from the run's.
+async fn reasoning_and_a_sub_agents_work_stream_in_lanes() {
+    let child_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#)]),
+        AssistantMessage::text("Light rain in Paris."),
+    ]);
+    let research = Agent::new(child_model)
+        .named("research")
+        .try_tool(get_weather {})
+        .unwrap();
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "call_r",
+            "research",
+            r#"{"input":"Rain in Paris?"}"#,
+        )])
+        .with_reasoning(agent_core::Reasoning::new(
+            "scripted",
+            "The research agent knows.",
+        )),
+        AssistantMessage::text("Take an umbrella."),
+    ]);
+    let agent = Agent::new(model)
+        .named("triage")
+        .try_tool(research.as_tool("research", "Research a question."))
+        .unwrap();
+    let store = Arc::new(MemorySessions::new());
+    let url = serve(agent, store).await;
+    let session = session(&url, "t", json!([{"send": "Umbrella in Paris?"}])).await;
+    let events = session["steps"][0]["events"].as_array().unwrap();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|event| event["type"].as_str().unwrap())
+        .collect();
+    let at = |kind: &str| kinds.iter().position(|seen| *seen == kind).unwrap();
+    assert!(at("REASONING_MESSAGE_CONTENT") < at("TOOL_CALL_START"));
+    let started = &events[at("SUBAGENT_STARTED")];
+    assert_eq!(started["name"], "triage/research");
+    assert_eq!(started["parentToolCallId"], "call_r");
+    let lane = started["subagentRunId"].clone();
+    let in_lane: Vec<&str> = (events.iter())
+        .filter(|event| event["subagentRunId"] == lane && event["type"] != "SUBAGENT_STARTED")
+        .map(|event| event["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        in_lane.contains(&"TOOL_CALL_RESULT") && in_lane.contains(&"TEXT_MESSAGE_CONTENT"),
+        "{in_lane:?}"
+    );
+    let result = (events.iter())
+        .position(|event| event["type"] == "TOOL_CALL_RESULT" && event["toolCallId"] == "call_r")
+        .unwrap();
+    assert!(at("SUBAGENT_FINISHED") < result);
+    assert_eq!(events[result]["content"], "Light rain in Paris.");
+    let messages = session["messages"].as_array().unwrap();
+    let reasoning = messages
+        .iter()
+        .find(|message| message["role"] == "reasoning");
+    assert_eq!(reasoning.unwrap()["content"], "The research agent knows.");
+    let own: Vec<&Value> = (messages.iter())
+        .filter(|message| message.get("subagentRunId").is_none() && message["role"] != "reasoning")
+        .collect();
+    assert_eq!(
+        lines(&Value::Array(own.into_iter().cloned().collect())),
+        [
+            "user: Umbrella in Paris?",
+            "assistant: calls research",
+            "tool: Light rain in Paris.",
+            "assistant: Take an umbrella."
+        ]
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|message| message["subagentRunId"] == lane
+                && message["content"] == "Light rain in Paris."),
+        "{messages:#?}"
+    );
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -347,6 +429,11 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_failed_run_is_a_run_error_the_client_reads",
             a_failed_run_is_a_run_error_the_client_reads,
+        )
+        .needs(&AG_UI),
+        Test::tokio(
+            "reasoning_and_a_sub_agents_work_stream_in_lanes",
+            reasoning_and_a_sub_agents_work_stream_in_lanes,
         )
         .needs(&AG_UI),
         Test::tokio(
