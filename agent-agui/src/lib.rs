@@ -8,7 +8,9 @@
 //! `_ARGS`, `_END`, under the step's assistant message) and its result (`TOOL_CALL_RESULT`, with
 //! the images and documents a tool returned as content parts), `STEP_FINISHED`; then
 //! `RUN_FINISHED` (its `outcome` `success`, with the tokens used, or `interrupt`) or
-//! `RUN_ERROR` (the error, and a `code`: `model_error`, `session_error`, ...).
+//! `RUN_ERROR` (the error, and a `code`: `model_error`, `session_error`, ...). An agent called as
+//! a tool streams in a lane of its own: `SUBAGENT_STARTED`, its events attributed to it
+//! (`subagentRunId`), `SUBAGENT_FINISHED` before its call's result.
 //!
 //! The server keeps each thread's conversation (in memory unless given a
 //! [`SessionStore`]): a run reads only the user's new message, the last of `messages` (its text
