@@ -1,0 +1,416 @@
+//! An agent doing the work of A2A tasks. A task's context is a conversation kept in a session
+//! store (under the caller's own key); each message a client sends is one run on it:
+//!
+//! - the task is `working` while the run goes; what the model says in each step is an artifact
+//!   streamed as it comes (one per step, its pieces appended, the last one marked), and the parts
+//!   a tool returns (images, documents, text) are an artifact of their own;
+//! - a run that answers completes the task, the answer its status message; one that fails fails
+//!   it, with why; one cancelled is `canceled`;
+//! - a run that stops for a person's approval, or for a tool the client runs, leaves the task
+//!   `input-required`: its status message lists the waiting calls (a data part `{"waiting":
+//!   [{"toolCallId", "tool", "arguments", "waitsFor": "approval" | "result", "grant"}]}`). The
+//!   client answers in the same task with a data part `{"decisions": [...]}`, one per call, each
+//!   with the call's `grant` and `{"approved": true}`, `{"approved": false, "reason": "..."}`,
+//!   `{"arguments": {...}}` (run with those), `{"result": ...}` or `{"error": "..."}` (a client
+//!   tool's outcome). A grant is the server's signature of that call of that pause: an answer
+//!   without one the server issued is refused, nothing run. A message with no decisions denies the
+//!   waiting calls, its text the reason the model reads.
+
+use std::sync::Arc;
+
+use agent_core::session::{Append, ConversationHold, SessionStore};
+use agent_core::{
+    Agent, BoxFuture, Decision, Media, NoContext, Part, PausedRun, PendingCall, Ready, RunEvent,
+    RunKind, RunOutput, RunRequest, RunStream, StopReason, Text, Waiting,
+};
+use agent_web::CallGrants;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+use crate::handler::{TaskHandler, Updates, Work};
+use crate::jsonrpc::RpcError;
+use crate::wire::{Artifact, Message, MessagePart, fresh};
+
+/// An agent as the [`TaskHandler`] of a server: see [the module](self).
+pub struct AgentHandler<S> {
+    agent: Arc<Agent<S>>,
+    store: Arc<dyn SessionStore>,
+    grants: CallGrants,
+}
+
+impl<S> AgentHandler<S> {
+    /// `agent`, keeping its conversations in `store`, signing the calls it waits on with `grants`.
+    pub fn new(agent: Arc<Agent<S>>, store: Arc<dyn SessionStore>, grants: CallGrants) -> Self {
+        AgentHandler {
+            agent,
+            store,
+            grants,
+        }
+    }
+}
+
+/// What a run starts from.
+enum Start {
+    Ask { text: String, parts: Vec<Part> },
+    Resume(Vec<(String, Decision)>),
+}
+
+impl<S: Send + Sync + 'static> TaskHandler<S> for AgentHandler<S> {
+    fn handle<'a>(&'a self, work: Work<'a, S>) -> BoxFuture<'a, Result<(), RpcError>> {
+        Box::pin(self.work(work))
+    }
+
+    fn cancelled<'a>(&'a self, conversation: &'a str, _task_id: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let store = &*self.store;
+            let _hold = store.hold(conversation).await;
+            // The waiting calls are let go: the next run answers them as interrupted.
+            if let Err(problem) = clear_pause(store, conversation).await {
+                tracing::warn!(%problem, "a cancelled task's waiting calls could not be let go");
+            }
+        })
+    }
+}
+
+impl<S: Send + Sync + 'static> AgentHandler<S> {
+    async fn work(&self, work: Work<'_, S>) -> Result<(), RpcError> {
+        let Work {
+            context,
+            conversation: key,
+            message,
+            resumes,
+            updates,
+        } = work;
+        let store = &*self.store;
+        let hold = store.hold(key).await;
+        let kept = store.load(key).await.map_err(store_failed)?;
+        let start = match (resumes, kept.paused) {
+            (true, Some(paused)) => Start::Resume(self.decisions(key, &paused, &message)?),
+            (true, None) => {
+                return Err(RpcError::unsupported(
+                    "the task's conversation no longer waits for an answer",
+                ));
+            }
+            (false, paused) => {
+                // A new task while another waits in the conversation: the waiting calls are
+                // let go (the run answers them as interrupted), the new message asked.
+                if paused.is_some() {
+                    clear_pause(store, key).await.map_err(store_failed)?;
+                }
+                let (text, parts) = input(&message);
+                Start::Ask { text, parts }
+            }
+        };
+        updates.working();
+        let cancelled = updates.cancelled();
+        let agent = &*self.agent;
+        let mut events = match start {
+            Start::Ask { text, parts } => streamed(
+                agent.run(text).parts(parts),
+                context,
+                store,
+                hold,
+                cancelled,
+            ),
+            Start::Resume(decisions) => streamed(
+                agent.resume_session(decisions),
+                context,
+                store,
+                hold,
+                cancelled,
+            ),
+        };
+        let mut said = Said::default();
+        while let Some(event) = events.next().await {
+            match event {
+                RunEvent::TextDelta(delta) => said.more(delta, &updates),
+                RunEvent::StepFinished { .. } => said.end(&updates),
+                RunEvent::ToolResult(result) if !result.parts.is_empty() => {
+                    let parts = result.parts.iter().map(part_out).collect();
+                    let name = format!("the result of call {}", result.tool_call_id);
+                    updates.artifact(Artifact::new(parts).named(name), false, true);
+                }
+                RunEvent::Finished(outcome) => {
+                    said.end(&updates);
+                    self.finish(key, outcome, &updates);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The task's state once the run ended.
+    fn finish(
+        &self,
+        key: &str,
+        outcome: Result<RunOutput, agent_core::RunError>,
+        updates: &Updates,
+    ) {
+        match outcome {
+            Ok(output) => match &output.paused {
+                Some(paused) => updates.input_required(self.waiting(key, paused)),
+                None if matches!(output.stop_reason, StopReason::Cancelled) => updates.canceled(),
+                None => {
+                    let answer = (!output.text.is_empty()).then(|| MessagePart::text(output.text));
+                    updates.completed(Some(Message::agent(answer.into_iter().collect())));
+                }
+            },
+            Err(error) => {
+                updates.failed(Message::agent(vec![MessagePart::text(error.to_string())]))
+            }
+        }
+    }
+
+    /// The message of a task waiting on `paused`'s calls: what each waits for, with its grant.
+    fn waiting(&self, key: &str, paused: &PausedRun) -> Message {
+        let waiting: Vec<Value> = (paused.pending().iter())
+            .map(|pending| {
+                let call = &pending.call;
+                let arguments: Value = serde_json::from_str(&call.arguments)
+                    .unwrap_or_else(|_| Value::String(call.arguments.clone()));
+                json!({
+                    "toolCallId": call.id,
+                    "tool": call.name,
+                    "arguments": arguments,
+                    "waitsFor": waits_for(pending),
+                    "grant": self.grants.grant(key, paused, call),
+                })
+            })
+            .collect();
+        let names: Vec<String> = (paused.pending().iter())
+            .map(|pending| format!("`{}` ({})", pending.call.name, waits_for(pending)))
+            .collect();
+        let text = format!(
+            "Waiting for {}: answer in this task with a data part {{\"decisions\": [...]}}, one \
+             per call, each with its grant.",
+            names.join(", ")
+        );
+        Message::agent(vec![
+            MessagePart::text(text),
+            MessagePart::data(json!({ "waiting": waiting })),
+        ])
+    }
+
+    /// The decisions a client's `message` makes on `paused`'s calls: each with the grant of its
+    /// call; with none, every waiting call is denied, the message's text the reason.
+    fn decisions(
+        &self,
+        key: &str,
+        paused: &PausedRun,
+        message: &Message,
+    ) -> Result<Vec<(String, Decision)>, RpcError> {
+        let given = (message.parts.iter())
+            .filter_map(|part| part.data.as_ref()?.get("decisions")?.as_array())
+            .flatten();
+        let mut decided: Vec<(String, Decision)> = Vec::new();
+        for answer in given {
+            let grant = answer
+                .get("grant")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let pending = (paused.pending().iter())
+                .find(|pending| self.grants.verify(key, paused, &pending.call, grant))
+                .ok_or_else(|| {
+                    RpcError::invalid_params(
+                        "a decision's grant was not issued by this server for this task's calls: \
+                         answer the calls its status message lists, each with its grant",
+                    )
+                })?;
+            if decided.iter().any(|(id, _)| *id == pending.call.id) {
+                return Err(RpcError::invalid_params(format!(
+                    "call `{}` is decided twice",
+                    pending.call.id
+                )));
+            }
+            decided.push((pending.call.id.clone(), decision(pending, answer)?));
+        }
+        if decided.is_empty() {
+            let reason = Some(message.text()).filter(|text| !text.is_empty());
+            decided = (paused.pending().iter())
+                .map(|pending| {
+                    let reason = reason.clone();
+                    (pending.call.id.clone(), Decision::Deny { reason })
+                })
+                .collect();
+        }
+        Ok(decided)
+    }
+}
+
+/// What a call waits for, as the waiting message says it.
+fn waits_for(pending: &PendingCall) -> &'static str {
+    match pending.waits_for {
+        Waiting::Result => "result",
+        _ => "approval",
+    }
+}
+
+/// The decision one answer makes on its call.
+fn decision(pending: &PendingCall, answer: &Value) -> Result<Decision, RpcError> {
+    let reason = answer
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if let Some(error) = answer.get("error") {
+        let content = error
+            .as_str()
+            .map_or_else(|| error.to_string(), str::to_owned);
+        return Ok(Decision::Result {
+            content,
+            parts: Vec::new(),
+            is_error: true,
+        });
+    }
+    if let Some(result) = answer.get("result") {
+        let content = result
+            .as_str()
+            .map_or_else(|| result.to_string(), str::to_owned);
+        return Ok(Decision::Result {
+            content,
+            parts: Vec::new(),
+            is_error: false,
+        });
+    }
+    if answer.get("approved").and_then(Value::as_bool) == Some(false) {
+        return Ok(Decision::Deny { reason });
+    }
+    if matches!(pending.waits_for, Waiting::Result) {
+        return Err(RpcError::invalid_params(format!(
+            "call `{}` runs on the client: send its `result` (or `error`)",
+            pending.call.id
+        )));
+    }
+    match answer.get("arguments") {
+        None | Some(Value::Null) => Ok(Decision::Approve),
+        Some(arguments @ Value::Object(_)) => Ok(Decision::ApproveWith {
+            arguments: arguments.to_string(),
+        }),
+        Some(_) => Err(RpcError::invalid_params(format!(
+            "the arguments for call `{}` must be a JSON object",
+            pending.call.id
+        ))),
+    }
+}
+
+/// What the model says in the step under way, streamed as an artifact of the step: each piece
+/// sent when the next comes, so the last one can be marked as such.
+#[derive(Default)]
+struct Said {
+    artifact_id: Option<String>,
+    sent: bool,
+    held: Option<String>,
+}
+
+impl Said {
+    fn more(&mut self, delta: String, updates: &Updates) {
+        if let Some(held) = self.held.replace(delta) {
+            self.send(held, false, updates);
+        }
+    }
+
+    /// The step ended: its last piece goes, marked.
+    fn end(&mut self, updates: &Updates) {
+        if let Some(held) = self.held.take() {
+            self.send(held, true, updates);
+        }
+        *self = Said::default();
+    }
+
+    fn send(&mut self, text: String, last: bool, updates: &Updates) {
+        let id = self.artifact_id.get_or_insert_with(fresh).clone();
+        let artifact = Artifact {
+            artifact_id: id,
+            name: None,
+            description: None,
+            parts: vec![MessagePart::text(text)],
+            metadata: None,
+        };
+        updates.artifact(artifact, self.sent, last);
+        self.sent = true;
+    }
+}
+
+/// A message's text and its other parts, as a run's input.
+fn input(message: &Message) -> (String, Vec<Part>) {
+    let mut parts = Vec::new();
+    for part in &message.parts {
+        if part.text.is_some() {
+            continue;
+        }
+        let media_type = part.media_type.clone().unwrap_or_default();
+        let media = match (&part.raw, &part.url, &part.data) {
+            (Some(raw), _, _) => Media::base64(media_type.clone(), raw.clone()),
+            (None, Some(url), _) => Media::url(media_type.clone(), url.clone()),
+            (None, None, Some(data)) => {
+                parts.push(Part::text(data.to_string()));
+                continue;
+            }
+            _ => continue,
+        };
+        let mut media = media;
+        media.name = part.filename.clone();
+        parts.push(if media_type.starts_with("image/") {
+            Part::Image(media)
+        } else if media_type.starts_with("audio/") {
+            Part::Audio(media)
+        } else {
+            Part::Document(media)
+        });
+    }
+    (message.text(), parts)
+}
+
+/// A part of a tool's result as an A2A part.
+fn part_out(part: &Part) -> MessagePart {
+    let Some(media) = part.media() else {
+        return match part {
+            Part::Text { text } => MessagePart::text(text.clone()),
+            _ => MessagePart::default(),
+        };
+    };
+    let mut out = match &media.source {
+        agent_core::Source::Base64(data) => {
+            MessagePart::raw(data.clone(), media.media_type.clone())
+        }
+        agent_core::Source::Url(url) => MessagePart::url(url.clone(), media.media_type.clone()),
+        _ => MessagePart::url(media.to_url(), media.media_type.clone()),
+    };
+    out.filename = media.name.clone();
+    out
+}
+
+/// Clears the run waiting in conversation `key`, if one does.
+async fn clear_pause(
+    store: &dyn SessionStore,
+    key: &str,
+) -> Result<(), agent_core::session::SessionError> {
+    let kept = store.load(key).await?;
+    if kept.paused.is_none() {
+        return Ok(());
+    }
+    store
+        .append(key, kept.messages.len(), Append::messages(&[]).paused(None))
+        .await
+}
+
+fn store_failed(problem: agent_core::session::SessionError) -> RpcError {
+    RpcError::internal(format!(
+        "the conversation could not be read or kept: {problem}"
+    ))
+}
+
+/// The run streamed: in `context`, on the conversation `hold` holds, cancelled when `cancelled`
+/// completes.
+fn streamed<'a, S: Send + Sync + 'static, K: RunKind<WithSession: Ready>>(
+    run: RunRequest<'a, S, NoContext, Text, K>,
+    context: &'a S,
+    store: &'a dyn SessionStore,
+    hold: ConversationHold,
+    cancelled: impl Future<Output = ()> + Send + 'a,
+) -> RunStream<'a, RunOutput> {
+    run.context(context)
+        .session_held(store, hold)
+        .until(cancelled)
+        .stream()
+}

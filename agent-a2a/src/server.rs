@@ -1,0 +1,374 @@
+//! The server: its builder, its card (`GET /.well-known/agent-card.json`) and its JSON-RPC endpoint
+//! (`POST /`), where a request is checked (its content type, the protocol version, the caller,
+//! the envelope) before its method runs.
+
+use std::sync::Arc;
+
+use agent_core::Agent;
+use agent_core::session::{MemorySessions, SessionStore};
+use agent_web::{Anonymous, CallGrants, ChatOwner, Identified, Identity, Limiter, UserLimits};
+use axum::extract::State;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+
+use crate::agent_handler::AgentHandler;
+use crate::handler::TaskHandler;
+use crate::jsonrpc::{Request, RpcError, response};
+use crate::methods::{self, Call};
+use crate::tasks::Tasks;
+use crate::wire::{AgentCard, AgentInterface, Capabilities, Skill};
+
+/// The most a request body may have by default: a message with a few files.
+pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Serves an agent, or any [`TaskHandler`], over A2A (see [the crate](crate)).
+///
+/// `S` is the runs' context; `I` how the server finds each request's: [`Anonymous`] (the default,
+/// for an `Agent<()>`) or the function given to [`identify`](A2aServer::identify).
+pub struct A2aServer<S = (), I = Anonymous> {
+    worker: Worker<S>,
+    card: AgentCard,
+    public_url: Option<String>,
+    identity: I,
+    limits: Option<UserLimits>,
+    body_limit: usize,
+}
+
+/// What does the tasks' work.
+enum Worker<S> {
+    /// An agent, its conversations in `store`, its waiting calls signed with `grants` (a key of
+    /// its own when none is given).
+    Agent {
+        agent: Arc<Agent<S>>,
+        store: Arc<dyn SessionStore>,
+        grants: Option<CallGrants>,
+    },
+    Handler(Arc<dyn TaskHandler<S>>),
+}
+
+/// What every request of one server shares.
+pub(crate) struct Shared<S, I> {
+    pub(crate) handler: Arc<dyn TaskHandler<S>>,
+    pub(crate) tasks: Tasks,
+    card: AgentCard,
+    public_url: Option<String>,
+    identity: I,
+    limiter: Option<Arc<Limiter>>,
+    body_limit: usize,
+}
+
+impl<S: Send + Sync + 'static> A2aServer<S, Anonymous> {
+    /// Serves `agent`, its conversations kept in memory. Its card says its name (`Agent::named`),
+    /// its tools as its skills, and that it streams; change it with
+    /// [`card`](A2aServer::card).
+    pub fn new(agent: Arc<Agent<S>>) -> Self {
+        let card = card_of(&agent);
+        A2aServer {
+            worker: Worker::Agent {
+                agent,
+                store: Arc::new(MemorySessions::new()),
+                grants: None,
+            },
+            card,
+            public_url: None,
+            identity: Anonymous,
+            limits: None,
+            body_limit: DEFAULT_BODY_LIMIT,
+        }
+    }
+
+    /// Serves `handler`, described by `card` (its interfaces are filled in by the server).
+    pub fn with_handler(handler: impl TaskHandler<S>, card: AgentCard) -> Self {
+        A2aServer {
+            worker: Worker::Handler(Arc::new(handler)),
+            card,
+            public_url: None,
+            identity: Anonymous,
+            limits: None,
+            body_limit: DEFAULT_BODY_LIMIT,
+        }
+    }
+
+    /// Finds who is asking, as [`ChatServer::identify`](agent_web::ChatServer::identify) does:
+    /// `identify` is handed each request's head and gives the run's context, or a response that
+    /// refuses the request. Tasks and their conversations are kept under the context's
+    /// [owner](ChatOwner): another caller's task is not found. Declare how callers sign in on the
+    /// card with [`security_scheme`](A2aServer::security_scheme).
+    pub fn identify<F, Fut, R>(self, identify: F) -> A2aServer<S, Identified<S>>
+    where
+        S: ChatOwner,
+        F: Fn(Parts) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<S, R>> + Send + 'static,
+        R: IntoResponse,
+    {
+        A2aServer {
+            worker: self.worker,
+            card: self.card,
+            public_url: self.public_url,
+            identity: Identified::new(identify),
+            limits: self.limits,
+            body_limit: self.body_limit,
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static, I> A2aServer<S, I> {
+    /// Changes the card (its description, version, skills...).
+    pub fn card(mut self, edit: impl FnOnce(&mut AgentCard)) -> Self {
+        edit(&mut self.card);
+        self
+    }
+
+    /// Declares on the card how callers sign in: `scheme` is an A2A security scheme, such as
+    /// `{"httpAuthSecurityScheme": {"scheme": "Bearer"}}`, under `name`, required of every call.
+    /// What the client then sends is for [`identify`](A2aServer::identify) to check.
+    pub fn security_scheme(mut self, name: &str, scheme: Value) -> Self {
+        self.card.security_schemes.insert(name.to_owned(), scheme);
+        self.card
+            .security_requirements
+            .push(json!({ "schemes": { name: { "list": [] } } }));
+        self
+    }
+
+    /// The URL clients reach the endpoint at (`https://agents.example.com/a2a`), as the card says
+    /// it. By default, the scheme-less `http://` and the `Host` the card was asked from: set it
+    /// behind a proxy, or when the routes are nested under a path.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
+        self
+    }
+
+    /// Keeps the agent's conversations in `store` (an SQLite file, say) instead of memory. For a
+    /// server of a [`TaskHandler`] of one's own, the handler keeps what it keeps.
+    pub fn sessions(mut self, sessions: Arc<dyn SessionStore>) -> Self {
+        if let Worker::Agent { store, .. } = &mut self.worker {
+            *store = sessions;
+        }
+        self
+    }
+
+    /// The keys the agent's waiting calls are signed with (HMAC-SHA256): the first signs, each
+    /// verifies. Give every instance the same keys; without, a server draws its own at start.
+    ///
+    /// # Panics
+    ///
+    /// When `keys` is empty or holds an empty key.
+    pub fn grant_keys<K: AsRef<[u8]>>(mut self, keys: impl IntoIterator<Item = K>) -> Self {
+        let keys = keys.into_iter().map(|key| key.as_ref().to_vec()).collect();
+        let made = CallGrants::with_keys(keys);
+        assert!(
+            made.is_some(),
+            "grant_keys needs at least one key, none of them empty"
+        );
+        if let Worker::Agent { grants, .. } = &mut self.worker {
+            *grants = made;
+        }
+        self
+    }
+
+    /// Limits what each user may ask (see [`UserLimits`]): a message over them is refused
+    /// (`429`, with `retry-after`), and nothing runs.
+    pub fn limits(mut self, limits: UserLimits) -> Self {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// Refuses bodies over `bytes`.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// Serves the card and the endpoint on `listener` until the process ends.
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()>
+    where
+        I: Identity<S>,
+    {
+        axum::serve(listener, self.router().into_make_service()).await
+    }
+
+    /// The routes (`GET /.well-known/agent-card.json`, `POST /`), to serve or to nest in an
+    /// application's router (then say where with [`public_url`](A2aServer::public_url)).
+    pub fn router(self) -> axum::Router
+    where
+        I: Identity<S>,
+    {
+        let handler: Arc<dyn TaskHandler<S>> = match self.worker {
+            Worker::Agent {
+                agent,
+                store,
+                grants,
+            } => {
+                let grants = grants.unwrap_or_else(CallGrants::drawn);
+                Arc::new(AgentHandler::new(agent, store, grants))
+            }
+            Worker::Handler(handler) => handler,
+        };
+        let shared = Arc::new(Shared {
+            handler,
+            tasks: Tasks::default(),
+            card: self.card,
+            public_url: self.public_url,
+            identity: self.identity,
+            limiter: self.limits.map(Limiter::new),
+            body_limit: self.body_limit,
+        });
+        axum::Router::new()
+            .route("/.well-known/agent-card.json", get(card::<S, I>))
+            .route("/", post(rpc::<S, I>))
+            .with_state(shared)
+    }
+}
+
+/// The card of `agent`: its name, its tools as skills.
+fn card_of<S: Send + Sync + 'static>(agent: &Agent<S>) -> AgentCard {
+    let name = agent.name().unwrap_or("agent").to_owned();
+    let skills = (agent.tools().definitions().iter())
+        .map(|tool| Skill {
+            id: tool.name.clone(),
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            tags: vec!["tool".to_owned()],
+            examples: Vec::new(),
+        })
+        .collect();
+    AgentCard {
+        description: format!("The agent `{name}`."),
+        name,
+        supported_interfaces: Vec::new(),
+        version: "1.0.0".to_owned(),
+        capabilities: Capabilities {
+            streaming: true,
+            push_notifications: false,
+        },
+        security_schemes: serde_json::Map::new(),
+        security_requirements: Vec::new(),
+        default_input_modes: vec!["text/plain".to_owned()],
+        default_output_modes: vec!["text/plain".to_owned()],
+        skills,
+    }
+}
+
+/// `GET /.well-known/agent-card.json`.
+async fn card<S, I>(State(shared): State<Arc<Shared<S, I>>>, headers: HeaderMap) -> Response {
+    let url = match &shared.public_url {
+        Some(url) => url.clone(),
+        None => {
+            let host = (headers.get(header::HOST))
+                .and_then(|host| host.to_str().ok())
+                .unwrap_or("127.0.0.1");
+            format!("http://{host}")
+        }
+    };
+    let mut card = shared.card.clone();
+    card.supported_interfaces = vec![AgentInterface {
+        url,
+        protocol_binding: "JSONRPC".to_owned(),
+        protocol_version: "1.0".to_owned(),
+    }];
+    json_response(&serde_json::to_value(&card).unwrap_or_default())
+}
+
+/// `POST /`: one JSON-RPC request.
+async fn rpc<S: Send + Sync + 'static, I: Identity<S>>(
+    State(shared): State<Arc<Shared<S, I>>>,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    // The content type first: a body of another type is not read as JSON.
+    let content_type = (parts.headers.get(header::CONTENT_TYPE))
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    let media_type = content_type.split(';').next().unwrap_or_default().trim();
+    if !media_type.eq_ignore_ascii_case("application/json") {
+        let error = RpcError::content_type(content_type);
+        return json_response(&response(&Value::Null, Err(error)));
+    }
+    let version = (parts.headers.get("a2a-version"))
+        .and_then(|value| value.to_str().ok())
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_owned();
+    let caller = match shared.identity.caller(parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let Ok(bytes) = axum::body::to_bytes(body, shared.body_limit).await else {
+        let error =
+            RpcError::invalid_request(format!("the body is over {} bytes", shared.body_limit));
+        let mut refused = json_response(&response(&Value::Null, Err(error)));
+        *refused.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
+        return refused;
+    };
+    let request: Request = match serde_json::from_slice(&bytes) {
+        Ok(request) => request,
+        Err(error) => {
+            let error = if serde_json::from_slice::<Value>(&bytes).is_ok() {
+                RpcError::invalid_request(format!("not a JSON-RPC request: {error}"))
+            } else {
+                RpcError::parse(format!("the body is not JSON: {error}"))
+            };
+            return json_response(&response(&Value::Null, Err(error)));
+        }
+    };
+    let Some(method) = request
+        .method
+        .filter(|_| request.jsonrpc.as_deref() == Some("2.0"))
+    else {
+        let error = RpcError::invalid_request("not a JSON-RPC 2.0 request with a method");
+        return json_response(&response(&request.id, Err(error)));
+    };
+    if !(version.is_empty() || version == "1" || version == "1.0" || version.starts_with("1.0.")) {
+        return json_response(&response(&request.id, Err(RpcError::version(&version))));
+    }
+    let call = Call {
+        id: request.id,
+        params: request.params,
+        caller,
+    };
+    match method.as_str() {
+        "SendMessage" | "SendStreamingMessage" => {
+            let admission = match &shared.limiter {
+                None => None,
+                Some(limiter) => match limiter.admit(call.caller.limit_key()).await {
+                    Ok(admission) => Some(admission),
+                    Err(refused) => return refused.into_response(),
+                },
+            };
+            let streamed = method == "SendStreamingMessage";
+            methods::send(&shared, call, streamed, admission).await
+        }
+        "SubscribeToTask" => methods::subscribe(&shared, call),
+        "GetTask" => answer(&call, methods::get(&shared, &call)),
+        "ListTasks" => answer(&call, methods::list(&shared, &call)),
+        "CancelTask" => {
+            let outcome = methods::cancel(&shared, &call).await;
+            answer(&call, outcome)
+        }
+        "CreateTaskPushNotificationConfig"
+        | "GetTaskPushNotificationConfig"
+        | "ListTaskPushNotificationConfigs"
+        | "DeleteTaskPushNotificationConfig" => answer(&call, Err(RpcError::push_not_supported())),
+        "GetExtendedAgentCard" => answer(
+            &call,
+            Err(RpcError::unsupported("this agent has no extended card")),
+        ),
+        other => answer(&call, Err(RpcError::method_not_found(other))),
+    }
+}
+
+fn answer<S>(call: &Call<S>, outcome: Result<Value, RpcError>) -> Response {
+    json_response(&response(&call.id, outcome))
+}
+
+/// `200` with `value` as its JSON body.
+pub(crate) fn json_response(value: &Value) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        value.to_string(),
+    )
+        .into_response()
+}
