@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 use agent_core::session::{Append, ConversationHold, SessionStore};
 use agent_core::{
-    Agent, BoxFuture, Decision, Media, NoContext, Part, PausedRun, PendingCall, Ready, RunEvent,
-    RunKind, RunOutput, RunRequest, RunStream, StopReason, Text, Waiting,
+    Agent, BoxFuture, Decision, NoContext, Part, PausedRun, PendingCall, Ready, RunEvent, RunKind,
+    RunOutput, RunRequest, RunStream, StopReason, Text, Waiting,
 };
 use agent_web::CallGrants;
 use futures_util::StreamExt;
@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 
 use crate::handler::{TaskHandler, Updates, Work};
 use crate::jsonrpc::RpcError;
+use crate::parts::{part_in, part_out};
 use crate::wire::{Artifact, Message, MessagePart, fresh};
 
 /// An agent as the [`TaskHandler`] of a server: see [the module](self).
@@ -333,51 +334,11 @@ impl Said {
 
 /// A message's text and its other parts, as a run's input.
 fn input(message: &Message) -> (String, Vec<Part>) {
-    let mut parts = Vec::new();
-    for part in &message.parts {
-        if part.text.is_some() {
-            continue;
-        }
-        let media_type = part.media_type.clone().unwrap_or_default();
-        let media = match (&part.raw, &part.url, &part.data) {
-            (Some(raw), _, _) => Media::base64(media_type.clone(), raw.clone()),
-            (None, Some(url), _) => Media::url(media_type.clone(), url.clone()),
-            (None, None, Some(data)) => {
-                parts.push(Part::text(data.to_string()));
-                continue;
-            }
-            _ => continue,
-        };
-        let mut media = media;
-        media.name = part.filename.clone();
-        parts.push(if media_type.starts_with("image/") {
-            Part::Image(media)
-        } else if media_type.starts_with("audio/") {
-            Part::Audio(media)
-        } else {
-            Part::Document(media)
-        });
-    }
+    let parts = (message.parts.iter())
+        .filter(|part| part.text.is_none())
+        .filter_map(part_in)
+        .collect();
     (message.text(), parts)
-}
-
-/// A part of a tool's result as an A2A part.
-fn part_out(part: &Part) -> MessagePart {
-    let Some(media) = part.media() else {
-        return match part {
-            Part::Text { text } => MessagePart::text(text.clone()),
-            _ => MessagePart::default(),
-        };
-    };
-    let mut out = match &media.source {
-        agent_core::Source::Base64(data) => {
-            MessagePart::raw(data.clone(), media.media_type.clone())
-        }
-        agent_core::Source::Url(url) => MessagePart::url(url.clone(), media.media_type.clone()),
-        _ => MessagePart::url(media.to_url(), media.media_type.clone()),
-    };
-    out.filename = media.name.clone();
-    out
 }
 
 /// Clears the run waiting in conversation `key`, if one does.

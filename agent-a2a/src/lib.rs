@@ -28,15 +28,18 @@
 //! ```
 
 mod agent_handler;
+mod client;
 mod follow;
 mod handler;
 mod jsonrpc;
 mod methods;
+mod parts;
 mod server;
 mod tasks;
 mod wire;
 
 pub use agent_handler::AgentHandler;
+pub use client::{A2aClient, A2aClientError, A2aTool, SendResult};
 pub use handler::{TaskHandler, Updates, Work};
 pub use jsonrpc::RpcError;
 pub use server::{A2aServer, DEFAULT_BODY_LIMIT};

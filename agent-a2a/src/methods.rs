@@ -62,9 +62,6 @@ pub(crate) async fn send<S: Send + Sync + 'static, I>(
     let mut follow = Follow::new(Arc::clone(&entry), seen, true, Some(handled));
     while let Some(next) = follow.next().await {
         if let Next::Failed(error) = next {
-            if first.status.state == crate::wire::TaskState::Submitted {
-                shared.tasks.forget(&entry.key);
-            }
             return json_response(&response(&id, Err(error)));
         }
     }
@@ -153,7 +150,9 @@ fn start<S: Send + Sync + 'static, I>(
         context_id: first.context_id.clone(),
     };
     let (done, handled) = oneshot::channel();
-    let handler = Arc::clone(&shared.handler);
+    let (handler, tasks) = (Arc::clone(&shared.handler), Arc::clone(&shared.tasks));
+    let taken = Arc::clone(&entry);
+    let message_id = message.message_id.clone();
     tokio::spawn(async move {
         let context = caller.into_context();
         let work = Work {
@@ -164,6 +163,15 @@ fn start<S: Send + Sync + 'static, I>(
             updates,
         };
         let outcome = handler.handle(work).await;
+        // A message refused before any work is not kept: a new task goes, an answer leaves the
+        // task as it was.
+        if outcome.is_err() && taken.events_after(seen).is_empty() {
+            if resumes {
+                taken.withdraw(&message_id);
+            } else {
+                tasks.forget(&taken.key);
+            }
+        }
         // The caller's next run may start.
         drop(admission);
         let _ = done.send(outcome);

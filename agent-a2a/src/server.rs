@@ -52,7 +52,7 @@ enum Worker<S> {
 /// What every request of one server shares.
 pub(crate) struct Shared<S, I> {
     pub(crate) handler: Arc<dyn TaskHandler<S>>,
-    pub(crate) tasks: Tasks,
+    pub(crate) tasks: Arc<Tasks>,
     card: AgentCard,
     public_url: Option<String>,
     identity: I,
@@ -209,7 +209,7 @@ impl<S: Send + Sync + 'static, I> A2aServer<S, I> {
         };
         let shared = Arc::new(Shared {
             handler,
-            tasks: Tasks::default(),
+            tasks: Arc::default(),
             card: self.card,
             public_url: self.public_url,
             identity: self.identity,

@@ -84,6 +84,17 @@ impl Entry {
         self.record().task.history.push(message);
     }
 
+    /// Takes the message `message_id` back out of the history (an answer refused).
+    pub(crate) fn withdraw(&self, message_id: &str) {
+        let history = &mut self.record().task.history;
+        if let Some(at) = history
+            .iter()
+            .rposition(|message| message.message_id == message_id)
+        {
+            history.remove(at);
+        }
+    }
+
     /// Moves the task to `state`, with the agent's `message`: an event for its readers. A task
     /// that has ended stays as it ended. Whether it moved.
     pub(crate) fn set_status(&self, state: TaskState, message: Option<Message>) -> bool {

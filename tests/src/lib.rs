@@ -2,6 +2,7 @@
 //! return type, helpers to run calls through a real `Agent` driven by a `ScriptedModel`, and a
 //! loopback HTTP toolkit for the provider tests, and the Node side of the MCP interop tests.
 
+pub mod a2a;
 pub mod chat;
 pub mod child;
 pub mod http;

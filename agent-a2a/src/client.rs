@@ -1,0 +1,309 @@
+//! A client of remote A2A agents, and a remote agent as a tool of ours: [`A2aClient`] reads an
+//! agent's card and sends it messages over its JSON-RPC interface; [`A2aClient::into_tool`] makes
+//! it a tool the model calls with a request in words, whose result is the remote agent's answer.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use agent_core::{BoxFuture, Part, RunScope, Tool, ToolCall, ToolDef, ToolError, ToolOutput};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+
+use crate::parts::part_in;
+use crate::wire::{AgentCard, Message, MessagePart, Task, TaskState};
+
+/// Why a remote agent could not be reached or did not answer as A2A says.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum A2aClientError {
+    /// The request did not go or the reply did not come.
+    #[error("the A2A agent at {url} could not be reached: {message}")]
+    Transport {
+        /// Where.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The reply is not what A2A says it is.
+    #[error("the A2A agent at {url} answered what A2A does not say: {message}")]
+    Protocol {
+        /// Where.
+        url: String,
+        /// What was wrong with it.
+        message: String,
+    },
+    /// The agent's card names no JSON-RPC interface.
+    #[error("the A2A agent at {url} offers no JSON-RPC interface")]
+    NoJsonRpc {
+        /// Where.
+        url: String,
+    },
+    /// The agent answered with a JSON-RPC error.
+    #[error("the A2A agent refused the request: {message} ({code})")]
+    Refused {
+        /// The JSON-RPC code.
+        code: i64,
+        /// What it said.
+        message: String,
+    },
+}
+
+/// What a message sent gets back: the task it started or went on with, or a message alone.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendResult {
+    /// The task, as it stood when it ended or waited for input.
+    Task(Task),
+    /// The agent's answer, no task.
+    Message(Message),
+}
+
+/// A client of one remote A2A agent (its JSON-RPC interface).
+#[derive(Debug, Clone)]
+pub struct A2aClient {
+    http: reqwest::Client,
+    card: AgentCard,
+    endpoint: String,
+    headers: HeaderMap,
+    next_id: Arc<AtomicU64>,
+}
+
+impl A2aClient {
+    /// Reads the card of the agent at `base_url` (`/.well-known/agent-card.json` there) and
+    /// makes a client of its JSON-RPC interface.
+    pub async fn connect(base_url: &str) -> Result<Self, A2aClientError> {
+        Self::connect_with(base_url, HeaderMap::new()).await
+    }
+
+    /// [`connect`](Self::connect), sending `headers` with every request (a sign-in:
+    /// `authorization: Bearer ...`).
+    pub async fn connect_with(base_url: &str, headers: HeaderMap) -> Result<Self, A2aClientError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(std::time::Duration::from_secs(10))
+            .build()
+            .map_err(|error| transport(base_url, error))?;
+        let url = format!(
+            "{}/.well-known/agent-card.json",
+            base_url.trim_end_matches('/')
+        );
+        let response = (http.get(&url).headers(headers.clone()).send().await)
+            .and_then(reqwest::Response::error_for_status)
+            .map_err(|error| transport(&url, error))?;
+        let card: AgentCard = response
+            .json()
+            .await
+            .map_err(|error| A2aClientError::Protocol {
+                url: url.clone(),
+                message: format!("its card does not fit: {error}"),
+            })?;
+        let endpoint = (card.supported_interfaces.iter())
+            .find(|interface| interface.protocol_binding.eq_ignore_ascii_case("JSONRPC"))
+            .map(|interface| interface.url.clone())
+            .ok_or(A2aClientError::NoJsonRpc { url })?;
+        Ok(A2aClient {
+            http,
+            card,
+            endpoint,
+            headers,
+            next_id: Arc::new(AtomicU64::new(1)),
+        })
+    }
+
+    /// The agent's card.
+    pub fn card(&self) -> &AgentCard {
+        &self.card
+    }
+
+    /// Sends `message` and waits for its task to end or wait for input (`SendMessage`).
+    pub async fn send(&self, message: Message) -> Result<SendResult, A2aClientError> {
+        let result = self
+            .call("SendMessage", json!({ "message": message }))
+            .await?;
+        let protocol = |message: String| A2aClientError::Protocol {
+            url: self.endpoint.clone(),
+            message,
+        };
+        if let Some(task) = result.get("task") {
+            let task = serde_json::from_value(task.clone())
+                .map_err(|error| protocol(format!("its task does not fit: {error}")))?;
+            return Ok(SendResult::Task(task));
+        }
+        if let Some(message) = result.get("message") {
+            let message = serde_json::from_value(message.clone())
+                .map_err(|error| protocol(format!("its message does not fit: {error}")))?;
+            return Ok(SendResult::Message(message));
+        }
+        Err(protocol(
+            "a SendMessage result is neither a task nor a message".into(),
+        ))
+    }
+
+    /// The task `id` (`GetTask`).
+    pub async fn task(&self, id: &str) -> Result<Task, A2aClientError> {
+        let result = self.call("GetTask", json!({ "id": id })).await?;
+        serde_json::from_value(result).map_err(|error| A2aClientError::Protocol {
+            url: self.endpoint.clone(),
+            message: format!("its task does not fit: {error}"),
+        })
+    }
+
+    /// Cancels the task `id` (`CancelTask`).
+    pub async fn cancel(&self, id: &str) -> Result<Task, A2aClientError> {
+        let result = self.call("CancelTask", json!({ "id": id })).await?;
+        serde_json::from_value(result).map_err(|error| A2aClientError::Protocol {
+            url: self.endpoint.clone(),
+            message: format!("its task does not fit: {error}"),
+        })
+    }
+
+    /// The agent as a tool named `name`: the model calls it with `{"input": "..."}`, a request in
+    /// words, and reads the agent's answer (its answer's text and the artifacts it made); a task
+    /// that fails or waits for input is an error the model reads.
+    pub fn into_tool(self, name: &str, description: &str) -> A2aTool {
+        let parameters = json!({
+            "type": "object",
+            "properties": {"input": {"type": "string", "description": "The request, in words."}},
+            "required": ["input"],
+            "additionalProperties": false
+        });
+        A2aTool {
+            definition: ToolDef::new(name, description, parameters),
+            client: self,
+        }
+    }
+
+    /// One JSON-RPC call: its result, or why there is none.
+    async fn call(&self, method: &str, params: Value) -> Result<Value, A2aClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let response = (self.http.post(&self.endpoint))
+            .headers(self.headers.clone())
+            .header(
+                HeaderName::from_static("a2a-version"),
+                HeaderValue::from_static("1.0"),
+            )
+            .json(&body)
+            .send()
+            .await
+            .map_err(|error| transport(&self.endpoint, error))?;
+        let reply: Value = response
+            .json()
+            .await
+            .map_err(|error| A2aClientError::Protocol {
+                url: self.endpoint.clone(),
+                message: format!("its reply is not JSON: {error}"),
+            })?;
+        if let Some(error) = reply.get("error") {
+            return Err(A2aClientError::Refused {
+                code: error
+                    .get("code")
+                    .and_then(Value::as_i64)
+                    .unwrap_or_default(),
+                message: (error.get("message").and_then(Value::as_str))
+                    .unwrap_or_default()
+                    .to_owned(),
+            });
+        }
+        reply
+            .get("result")
+            .cloned()
+            .ok_or_else(|| A2aClientError::Protocol {
+                url: self.endpoint.clone(),
+                message: "its reply has neither a result nor an error".into(),
+            })
+    }
+}
+
+fn transport(url: &str, error: reqwest::Error) -> A2aClientError {
+    A2aClientError::Transport {
+        url: url.to_owned(),
+        message: error.without_url().to_string(),
+    }
+}
+
+/// A remote A2A agent as a tool (see [`A2aClient::into_tool`]).
+#[derive(Debug)]
+pub struct A2aTool {
+    definition: ToolDef,
+    client: A2aClient,
+}
+
+impl<S: Send + Sync + 'static> Tool<S> for A2aTool {
+    fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
+    fn call<'a>(
+        &'a self,
+        _context: &'a S,
+        call: &'a ToolCall,
+        _run: &'a RunScope,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let input = request_text(&call.arguments)?;
+            let sent = self
+                .client
+                .send(Message::user(vec![MessagePart::text(input)]))
+                .await;
+            match sent.map_err(|error| ToolError::failed(error.to_string()))? {
+                SendResult::Message(message) => Ok(output(&message.parts)),
+                SendResult::Task(task) => task_output(task),
+            }
+        })
+    }
+}
+
+/// The request in a call's arguments: `{"input": "..."}`.
+fn request_text(arguments: &str) -> Result<String, ToolError> {
+    let arguments: Value = serde_json::from_str(arguments)
+        .map_err(|error| ToolError::failed(format!("the arguments are not JSON: {error}")))?;
+    arguments
+        .get("input")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| ToolError::failed("send the request as `input`, a string"))
+}
+
+/// What the model reads of a task: its answer and artifacts; a task that did not complete is an
+/// error saying how it stands.
+fn task_output(task: Task) -> Result<ToolOutput, ToolError> {
+    let said = task
+        .status
+        .message
+        .as_ref()
+        .map(Message::text)
+        .unwrap_or_default();
+    match task.status.state {
+        TaskState::Completed => {
+            let mut parts: Vec<MessagePart> =
+                task.artifacts.into_iter().flat_map(|a| a.parts).collect();
+            // The answer, when the artifacts do not already hold it.
+            if !said.is_empty() && !parts.iter().any(|part| part.text.as_deref() == Some(&said)) {
+                parts.insert(0, MessagePart::text(said));
+            }
+            Ok(output(&parts))
+        }
+        state => {
+            let how = match state {
+                TaskState::InputRequired | TaskState::AuthRequired => "waits for input",
+                TaskState::Canceled => "was cancelled",
+                TaskState::Rejected => "was refused",
+                _ => "failed",
+            };
+            let mut message = format!("the remote agent's task {} {how}", task.id);
+            if !said.is_empty() {
+                message = format!("{message}: {said}");
+            }
+            Err(ToolError::failed(message))
+        }
+    }
+}
+
+/// A2A parts as a tool's output: text, files (bytes or URLs), and data as JSON text.
+fn output(parts: &[MessagePart]) -> ToolOutput {
+    let parts: Vec<Part> = parts.iter().filter_map(part_in).collect();
+    match parts.as_slice() {
+        [] => ToolOutput::Done,
+        [Part::Text { text }] => ToolOutput::Text(text.clone()),
+        _ => ToolOutput::Parts(parts),
+    }
+}
