@@ -4,8 +4,9 @@
 //! - the task is `working` while the run goes; what the model says in each step is an artifact
 //!   streamed as it comes (one per step, its pieces appended, the last one marked), and the parts
 //!   a tool returns (images, documents, text) are an artifact of their own;
-//! - a run that answers completes the task, the answer its status message; one that fails fails
-//!   it, with why; one cancelled is `canceled`;
+//! - a run that answers completes the task, the answer its status message (an agent served for a
+//!   typed output, [`DataAnswer`], adds the value as a data artifact `output`); one that fails
+//!   fails it, with why; one cancelled is `canceled`;
 //! - a run that stops for a person's approval, or for a tool the client runs, leaves the task
 //!   `input-required`: its status message lists the waiting calls (a data part `{"waiting":
 //!   [{"toolCallId", "tool", "arguments", "waitsFor": "approval" | "result", "grant"}]}`). The
@@ -16,15 +17,18 @@
 //!   without one the server issued is refused, nothing run. A message with no decisions denies the
 //!   waiting calls, its text the reason the model reads.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use agent_core::session::{Append, ConversationHold, SessionStore};
 use agent_core::{
-    Agent, BoxFuture, Decision, NoContext, Part, PausedRun, PendingCall, Ready, RunEvent, RunKind,
-    RunOutput, RunRequest, RunStream, StopReason, Text, Waiting,
+    Agent, BoxFuture, Decision, NoContext, OutputType, Part, PausedRun, PendingCall, Ready,
+    RunEvent, RunKind, RunOutput, RunRequest, RunStream, StopReason, Text, TypedOutput, Waiting,
 };
 use agent_web::CallGrants;
 use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::handler::{TaskHandler, Updates, Work};
@@ -32,21 +36,84 @@ use crate::jsonrpc::RpcError;
 use crate::parts::{part_in, part_out};
 use crate::wire::{Artifact, Message, MessagePart, fresh};
 
-/// An agent as the [`TaskHandler`] of a server: see [the module](self).
-pub struct AgentHandler<S> {
+/// An agent as the [`TaskHandler`] of a server: see [the module](self). `A` is what its answer
+/// is: words ([`TextAnswer`], the default), or a value of a type ([`DataAnswer`]).
+pub struct AgentHandler<S, A = TextAnswer> {
     agent: Arc<Agent<S>>,
     store: Arc<dyn SessionStore>,
     grants: CallGrants,
+    answer: PhantomData<fn() -> A>,
 }
 
-impl<S> AgentHandler<S> {
+impl<S, A> AgentHandler<S, A> {
     /// `agent`, keeping its conversations in `store`, signing the calls it waits on with `grants`.
     pub fn new(agent: Arc<Agent<S>>, store: Arc<dyn SessionStore>, grants: CallGrants) -> Self {
         AgentHandler {
             agent,
             store,
             grants,
+            answer: PhantomData,
         }
+    }
+}
+
+/// What an agent's answer to a task is: how a new message's run goes, and the value it gives at
+/// its end, if any.
+pub trait AnswerKind<S>: Send + Sync + 'static {
+    /// `run` (a new message's), in `context`, on the conversation `hold` holds, cancelled when
+    /// `cancelled` completes: its events, the last one with the answer's value, if the answer is
+    /// a value.
+    fn stream<'a>(
+        run: RunRequest<'a, S>,
+        context: &'a S,
+        store: &'a dyn SessionStore,
+        hold: ConversationHold,
+        cancelled: BoxFuture<'a, ()>,
+    ) -> BoxStream<'a, (RunEvent, Option<Value>)>;
+}
+
+/// An answer in words: the status message of the task it completes.
+pub struct TextAnswer;
+
+impl<S: Send + Sync + 'static> AnswerKind<S> for TextAnswer {
+    fn stream<'a>(
+        run: RunRequest<'a, S>,
+        context: &'a S,
+        store: &'a dyn SessionStore,
+        hold: ConversationHold,
+        cancelled: BoxFuture<'a, ()>,
+    ) -> BoxStream<'a, (RunEvent, Option<Value>)> {
+        let events = streamed(run, context, store, hold, cancelled);
+        events.map(|event| (event, None)).boxed()
+    }
+}
+
+/// An answer that is a value of type `T` (the run asks for it, as
+/// [`RunRequest::output`](agent_core::RunRequest::output) does): a data artifact `output` of the
+/// task it completes. A typed run cannot wait for a person, so such an agent's calls that need
+/// approval are refused, not asked.
+pub struct DataAnswer<T>(PhantomData<fn() -> T>);
+
+impl<S: Send + Sync + 'static, T: OutputType + Serialize> AnswerKind<S> for DataAnswer<T> {
+    fn stream<'a>(
+        run: RunRequest<'a, S>,
+        context: &'a S,
+        store: &'a dyn SessionStore,
+        hold: ConversationHold,
+        cancelled: BoxFuture<'a, ()>,
+    ) -> BoxStream<'a, (RunEvent, Option<Value>)> {
+        let run = run.output::<T>().context(context).session_held(store, hold);
+        let events = run.until(cancelled).stream();
+        events
+            .map(|event| {
+                let mut value = None;
+                let event = event.map_output(|typed: TypedOutput<T>| {
+                    value = serde_json::to_value(&typed.value).ok();
+                    typed.run
+                });
+                (event, value)
+            })
+            .boxed()
     }
 }
 
@@ -56,7 +123,7 @@ enum Start {
     Resume(Vec<(String, Decision)>),
 }
 
-impl<S: Send + Sync + 'static> TaskHandler<S> for AgentHandler<S> {
+impl<S: Send + Sync + 'static, A: AnswerKind<S>> TaskHandler<S> for AgentHandler<S, A> {
     fn handle<'a>(&'a self, work: Work<'a, S>) -> BoxFuture<'a, Result<(), RpcError>> {
         Box::pin(self.work(work))
     }
@@ -73,7 +140,7 @@ impl<S: Send + Sync + 'static> TaskHandler<S> for AgentHandler<S> {
     }
 }
 
-impl<S: Send + Sync + 'static> AgentHandler<S> {
+impl<S: Send + Sync + 'static, A: AnswerKind<S>> AgentHandler<S, A> {
     async fn work(&self, work: Work<'_, S>) -> Result<(), RpcError> {
         let Work {
             context,
@@ -103,26 +170,28 @@ impl<S: Send + Sync + 'static> AgentHandler<S> {
             }
         };
         updates.working();
-        let cancelled = updates.cancelled();
+        let cancelled = Box::pin(updates.cancelled());
         let agent = &*self.agent;
         let mut events = match start {
-            Start::Ask { text, parts } => streamed(
+            Start::Ask { text, parts } => A::stream(
                 agent.run(text).parts(parts),
                 context,
                 store,
                 hold,
                 cancelled,
             ),
-            Start::Resume(decisions) => streamed(
-                agent.resume_session(decisions),
-                context,
-                store,
-                hold,
-                cancelled,
-            ),
+            Start::Resume(decisions) => {
+                let run = agent.resume_session(decisions);
+                let events = streamed(run, context, store, hold, cancelled);
+                events.map(|event| (event, None)).boxed()
+            }
         };
         let mut said = Said::default();
-        while let Some(event) = events.next().await {
+        while let Some((event, value)) = events.next().await {
+            if let Some(value) = value {
+                let output = Artifact::new(vec![MessagePart::data(value)]).named("output");
+                updates.artifact(output, false, true);
+            }
             match event {
                 RunEvent::TextDelta(delta) => said.more(delta, &updates),
                 RunEvent::StepFinished { .. } => said.end(&updates),

@@ -38,7 +38,7 @@ mod server;
 mod tasks;
 mod wire;
 
-pub use agent_handler::AgentHandler;
+pub use agent_handler::{AgentHandler, AnswerKind, DataAnswer, TextAnswer};
 pub use client::{A2aClient, A2aClientError, A2aTool, SendResult};
 pub use handler::{TaskHandler, Updates, Work};
 pub use jsonrpc::RpcError;

@@ -4,17 +4,18 @@
 
 use std::sync::Arc;
 
-use agent_core::Agent;
 use agent_core::session::{MemorySessions, SessionStore};
+use agent_core::{Agent, OutputType};
 use agent_web::{Anonymous, CallGrants, ChatOwner, Identified, Identity, Limiter, UserLimits};
 use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::agent_handler::AgentHandler;
+use crate::agent_handler::{AgentHandler, AnswerKind, DataAnswer, TextAnswer};
 use crate::handler::TaskHandler;
 use crate::jsonrpc::{Request, RpcError, response};
 use crate::methods::{self, Call};
@@ -45,8 +46,23 @@ enum Worker<S> {
         agent: Arc<Agent<S>>,
         store: Arc<dyn SessionStore>,
         grants: Option<CallGrants>,
+        /// The handler made of them: the agent's answer in words, or as a typed value.
+        make: MakeHandler<S>,
     },
     Handler(Arc<dyn TaskHandler<S>>),
+}
+
+/// How the handler of an agent is made, once the server is.
+type MakeHandler<S> =
+    fn(Arc<Agent<S>>, Arc<dyn SessionStore>, CallGrants) -> Arc<dyn TaskHandler<S>>;
+
+/// An agent's handler, its answer of kind `A`.
+fn agent_handler<S: Send + Sync + 'static, A: AnswerKind<S>>(
+    agent: Arc<Agent<S>>,
+    store: Arc<dyn SessionStore>,
+    grants: CallGrants,
+) -> Arc<dyn TaskHandler<S>> {
+    Arc::new(AgentHandler::<S, A>::new(agent, store, grants))
 }
 
 /// What every request of one server shares.
@@ -65,12 +81,26 @@ impl<S: Send + Sync + 'static> A2aServer<S, Anonymous> {
     /// its tools as its skills, and that it streams; change it with
     /// [`card`](A2aServer::card).
     pub fn new(agent: Arc<Agent<S>>) -> Self {
+        Self::of_agent(agent, agent_handler::<S, TextAnswer>)
+    }
+
+    /// Serves `agent` for answers of type `T`: each task's run asks for one
+    /// ([`RunRequest::output`](agent_core::RunRequest::output)), and the value is the task's data
+    /// artifact `output`. Its card says it answers in `application/json`.
+    pub fn typed<T: OutputType + Serialize>(agent: Arc<Agent<S>>) -> Self {
+        let mut server = Self::of_agent(agent, agent_handler::<S, DataAnswer<T>>);
+        server.card.default_output_modes = vec!["application/json".to_owned()];
+        server
+    }
+
+    fn of_agent(agent: Arc<Agent<S>>, make: MakeHandler<S>) -> Self {
         let card = card_of(&agent);
         A2aServer {
             worker: Worker::Agent {
                 agent,
                 store: Arc::new(MemorySessions::new()),
                 grants: None,
+                make,
             },
             card,
             public_url: None,
@@ -201,10 +231,8 @@ impl<S: Send + Sync + 'static, I> A2aServer<S, I> {
                 agent,
                 store,
                 grants,
-            } => {
-                let grants = grants.unwrap_or_else(CallGrants::drawn);
-                Arc::new(AgentHandler::new(agent, store, grants))
-            }
+                make,
+            } => make(agent, store, grants.unwrap_or_else(CallGrants::drawn)),
             Worker::Handler(handler) => handler,
         };
         let shared = Arc::new(Shared {

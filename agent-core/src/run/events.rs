@@ -66,6 +66,35 @@ pub enum RunEvent<O = RunOutput> {
     Finished(Result<O, RunError>),
 }
 
+impl<O> RunEvent<O> {
+    /// The same event, the output at its end (if it is the end) made into another by `f`: how a
+    /// consumer of several kinds of runs (a typed one's [`TypedOutput`](crate::TypedOutput), a
+    /// text one's [`RunOutput`]) reads their events as one kind.
+    pub fn map_output<P>(self, f: impl FnOnce(O) -> P) -> RunEvent<P> {
+        match self {
+            RunEvent::StepStarted { step } => RunEvent::StepStarted { step },
+            RunEvent::TextDelta(text) => RunEvent::TextDelta(text),
+            RunEvent::ReasoningDelta(text) => RunEvent::ReasoningDelta(text),
+            RunEvent::ToolCallRequested(call) => RunEvent::ToolCallRequested(call),
+            RunEvent::ToolResult(result) => RunEvent::ToolResult(result),
+            RunEvent::StepFinished { step, usage, model } => {
+                RunEvent::StepFinished { step, usage, model }
+            }
+            RunEvent::Summarized(summary) => RunEvent::Summarized(summary),
+            RunEvent::SubAgent {
+                path,
+                call_id,
+                event,
+            } => RunEvent::SubAgent {
+                path,
+                call_id,
+                event,
+            },
+            RunEvent::Finished(outcome) => RunEvent::Finished(outcome.map(f)),
+        }
+    }
+}
+
 /// What a run sends its stream while it runs: each event but the end, which the stream makes from
 /// the run's outcome. Kept apart from [`RunEvent`] so the queue cannot hold an end, and so its
 /// items are not the size of `Finished`'s outcome.
