@@ -1,6 +1,6 @@
 //! 1000 chats at once against the web endpoint over loopback, the model an in-process stand-in,
 //! with each session store: in memory, an SQLite file, and PostgreSQL (a server of its own, pools
-//! of several sizes); and against the AG-UI endpoint (`agui`, in memory). Two measures per case:
+//! of several sizes); and against the AG-UI and A2A endpoints (`agui`, `a2a`, in memory). Two measures per case:
 //!
 //! - **Throughput**: three rounds of 1000 chats, the model answering each after 200 ms; chats per
 //!   second and the time to first byte (p50, p99). The clients are raw loopback sockets in this
@@ -12,7 +12,7 @@
 //!   server-sent event stream open, served the same way.
 //!
 //! ```text
-//! cargo bench -p tests --bench web_load [-- memory agui sqlite postgres]
+//! cargo bench -p tests --bench web_load [-- memory agui a2a sqlite postgres]
 //! ```
 //!
 //! The PostgreSQL case starts its own server through the tests' harness (`tests::postgres`:
@@ -27,6 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use agent_a2a::A2aServer;
 use agent_agui::AguiServer;
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::{
@@ -117,6 +118,7 @@ impl Model for StandIn {
 enum Endpoint {
     Web,
     Agui,
+    A2a,
 }
 
 impl Endpoint {
@@ -125,6 +127,7 @@ impl Endpoint {
         match self {
             Endpoint::Web => "web",
             Endpoint::Agui => "agui",
+            Endpoint::A2a => "a2a",
         }
     }
 
@@ -143,6 +146,12 @@ impl Endpoint {
                     r#"{{"threadId":"{chat}","runId":"r","messages":[{{"id":"m1","role":"user","content":"Rain?"}}]}}"#
                 ),
             ),
+            Endpoint::A2a => (
+                "/",
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{{"message":{{"messageId":"m1","contextId":"{chat}","role":"ROLE_USER","parts":[{{"text":"Rain?"}}]}}}}}}"#
+                ),
+            ),
         }
     }
 
@@ -151,6 +160,7 @@ impl Endpoint {
         match self {
             Endpoint::Web => "[DONE]",
             Endpoint::Agui => "RUN_FINISHED",
+            Endpoint::A2a => "TASK_STATE_COMPLETED",
         }
     }
 }
@@ -208,6 +218,7 @@ async fn measure(case: &str, endpoint: Endpoint, store: Arc<dyn SessionStore>) {
     let server = match endpoint {
         Endpoint::Web => tokio::spawn(ChatServer::new(agent).sessions(store).serve(listener)),
         Endpoint::Agui => tokio::spawn(AguiServer::new(agent).sessions(store).serve(listener)),
+        Endpoint::A2a => tokio::spawn(A2aServer::new(agent).sessions(store).serve(listener)),
     };
     // A warm-up chat, so the server's lazily built parts are not counted per stream.
     let _ = chat(endpoint, address, format!("{case}-warm-up")).await;
@@ -321,10 +332,10 @@ async fn bare_route() {
 /// The client process of a memory round: [`CHATS`] chats at once against `address` (the endpoint
 /// named `endpoint`), ids after `prefix`; prints how many did not end whole.
 fn client(endpoint: &str, address: &str, prefix: &str) {
-    let endpoint = if endpoint == "agui" {
-        Endpoint::Agui
-    } else {
-        Endpoint::Web
+    let endpoint = match endpoint {
+        "agui" => Endpoint::Agui,
+        "a2a" => Endpoint::A2a,
+        _ => Endpoint::Web,
     };
     let address: std::net::SocketAddr = address.parse().expect("an address");
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
@@ -362,6 +373,9 @@ fn main() {
         }
         if wanted("agui") {
             measure("agui", Endpoint::Agui, Arc::new(MemorySessions::new())).await;
+        }
+        if wanted("a2a") {
+            measure("a2a", Endpoint::A2a, Arc::new(MemorySessions::new())).await;
         }
         if wanted("sqlite") {
             sqlite().await;

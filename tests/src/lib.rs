@@ -416,6 +416,12 @@ pub struct GuideWeb;
 #[doc = include_str!("../../docs/src/agui.md")]
 pub struct GuideAgui;
 
+/// The guide's chapter on A2A (`docs/src/a2a.md`): an agent served to other agents, and a remote
+/// agent as a tool.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/a2a.md")]
+pub struct GuideA2a;
+
 /// The guide's chapter on MCP (`docs/src/mcp.md`): tools served to MCP clients, and an MCP server's
 /// tools in an agent.
 #[cfg(doctest)]
