@@ -1,21 +1,4 @@
-//! An agent doing the work of A2A tasks. A task's context is a conversation kept in a session
-//! store (under the caller's own key); each message a client sends is one run on it:
-//!
-//! - the task is `working` while the run goes; what the model says in each step is an artifact
-//!   streamed as it comes (one per step, its pieces appended, the last one marked), and the parts
-//!   a tool returns (images, documents, text) are an artifact of their own;
-//! - a run that answers completes the task, the answer its status message (an agent served for a
-//!   typed output, [`DataAnswer`], adds the value as a data artifact `output`); one that fails
-//!   fails it, with why; one cancelled is `canceled`;
-//! - a run that stops for a person's approval, or for a tool the client runs, leaves the task
-//!   `input-required`: its status message lists the waiting calls (a data part `{"waiting":
-//!   [{"toolCallId", "tool", "arguments", "waitsFor": "approval" | "result", "grant"}]}`). The
-//!   client answers in the same task with a data part `{"decisions": [...]}`, one per call, each
-//!   with the call's `grant` and `{"approved": true}`, `{"approved": false, "reason": "..."}`,
-//!   `{"arguments": {...}}` (run with those), `{"result": ...}` or `{"error": "..."}` (a client
-//!   tool's outcome). A grant is the server's signature of that call of that pause: an answer
-//!   without one the server issued is refused, nothing run. A message with no decisions denies the
-//!   waiting calls, its text the reason the model reads.
+//! An agent doing the work of A2A tasks: see [`AgentHandler`].
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -36,8 +19,27 @@ use crate::jsonrpc::RpcError;
 use crate::parts::{part_in, part_out};
 use crate::wire::{Artifact, Message, MessagePart, fresh};
 
-/// An agent as the [`TaskHandler`] of a server: see [the module](self). `A` is what its answer
-/// is: words ([`TextAnswer`], the default), or a value of a type ([`DataAnswer`]).
+/// An agent doing the work of A2A tasks. A task's context is a conversation kept in a session
+/// store (under the caller's own key); each message a client sends is one run on it:
+///
+/// - the task is `working` while the run goes; what the model says in each step is an artifact
+///   streamed as it comes (one per step, its pieces appended, the last one marked), and the parts
+///   a tool returns (images, documents, text) are an artifact of their own;
+/// - a run that answers completes the task, the answer its status message (an agent served for a
+///   typed output, [`DataAnswer`], adds the value as a data artifact `output`); one that fails
+///   fails it, with why; one cancelled is `canceled`;
+/// - a run that stops for a person's approval, or for a tool the client runs, leaves the task
+///   `input-required`: its status message lists the waiting calls (a data part `{"waiting":
+///   [{"toolCallId", "tool", "arguments", "waitsFor": "approval" | "result", "grant"}]}`). The
+///   client answers in the same task with a data part `{"decisions": [...]}`, one per call, each
+///   with the call's `grant` and `{"approved": true}`, `{"approved": false, "reason": "..."}`,
+///   `{"arguments": {...}}` (run with those), `{"result": ...}` or `{"error": "..."}` (a client
+///   tool's outcome). A grant is the server's signature of that call of that pause: an answer
+///   without one the server issued is refused, nothing run. A message with no decisions denies the
+///   waiting calls, its text the reason the model reads.
+///
+/// `A` is what its answer is: words ([`TextAnswer`], the default), or a value of a type
+/// ([`DataAnswer`]).
 pub struct AgentHandler<S, A = TextAnswer> {
     agent: Arc<Agent<S>>,
     store: Arc<dyn SessionStore>,
@@ -322,24 +324,18 @@ fn decision(pending: &PendingCall, answer: &Value) -> Result<Decision, RpcError>
         .get("reason")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    if let Some(error) = answer.get("error") {
-        let content = error
+    // A client tool's outcome: its result, or its error.
+    let outcome = [("result", false), ("error", true)]
+        .into_iter()
+        .find_map(|(key, is_error)| Some((answer.get(key)?, is_error)));
+    if let Some((value, is_error)) = outcome {
+        let content = value
             .as_str()
-            .map_or_else(|| error.to_string(), str::to_owned);
+            .map_or_else(|| value.to_string(), str::to_owned);
         return Ok(Decision::Result {
             content,
             parts: Vec::new(),
-            is_error: true,
-        });
-    }
-    if let Some(result) = answer.get("result") {
-        let content = result
-            .as_str()
-            .map_or_else(|| result.to_string(), str::to_owned);
-        return Ok(Decision::Result {
-            content,
-            parts: Vec::new(),
-            is_error: false,
+            is_error,
         });
     }
     if answer.get("approved").and_then(Value::as_bool) == Some(false) {

@@ -31,7 +31,7 @@
 //!
 //! Who is asking works as on the web endpoint ([`agent_web::ChatServer::identify`]): each
 //! request's head gives its run's context or a refusal, threads are kept per
-//! [`ChatOwner`](agent_web::ChatOwner) (a thread id names a thread among the caller's own), and
+//! [`ChatOwner`] (a thread id names a thread among the caller's own), and
 //! [`UserLimits`] cap each user's requests, tokens and runs at once (`429` with `retry-after`).
 //! A client that goes away (`abortRun()`) cancels its run; what it did is kept in the thread.
 //! Before the stream, a request that does not fit is an HTTP error with a JSON body
@@ -181,13 +181,7 @@ impl<S: Send + Sync + 'static, I> AguiServer<S, I> {
     ///
     /// When `keys` is empty or holds an empty key.
     pub fn grant_keys<K: AsRef<[u8]>>(mut self, keys: impl IntoIterator<Item = K>) -> Self {
-        let keys = keys.into_iter().map(|key| key.as_ref().to_vec()).collect();
-        let grants = CallGrants::with_keys(keys);
-        assert!(
-            grants.is_some(),
-            "grant_keys needs at least one key, none of them empty"
-        );
-        self.grants = grants;
+        self.grants = Some(CallGrants::with_keys(keys));
         self
     }
 

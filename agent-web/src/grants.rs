@@ -46,13 +46,22 @@ impl std::fmt::Debug for CallGrants {
 }
 
 impl CallGrants {
-    /// CallGrants under `keys`: the first signs, each verifies. `None` when there is no key, or an
-    /// empty one.
-    pub fn with_keys(keys: Vec<Vec<u8>>) -> Option<Self> {
-        (!keys.is_empty() && keys.iter().all(|key| !key.is_empty())).then_some(CallGrants { keys })
+    /// Grants under `keys`: the first signs, each verifies.
+    ///
+    /// # Panics
+    ///
+    /// When `keys` is empty or holds an empty key: a server without a usable key cannot tell a
+    /// grant it issued from one it did not.
+    pub fn with_keys<K: AsRef<[u8]>>(keys: impl IntoIterator<Item = K>) -> Self {
+        let keys: Vec<Vec<u8>> = keys.into_iter().map(|key| key.as_ref().to_vec()).collect();
+        assert!(
+            !keys.is_empty() && keys.iter().all(|key| !key.is_empty()),
+            "grant keys: at least one is needed, none of them empty"
+        );
+        CallGrants { keys }
     }
 
-    /// CallGrants under a key drawn now: good in this process only.
+    /// Grants under a key drawn now: good in this process only.
     pub fn drawn() -> Self {
         // Two fresh run ids: 256 bits from the operating system's randomness.
         let key = format!("{}{}", RunId::new(), RunId::new()).into_bytes();
