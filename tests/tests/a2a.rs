@@ -226,6 +226,32 @@ async fn a_task_at_work_is_cancelled_and_its_readers_see_it_end() {
     assert_eq!(again["error"]["code"], -32002);
 }
 
+/// A user over their limits is refused (`429`, `retry-after`) and nothing runs.
+async fn a_user_over_their_limits_waits() {
+    let model = ScriptedModel::new([AssistantMessage::text("One.")]);
+    let limits = agent_web::UserLimits::new().requests(1, Duration::from_secs(60));
+    let url = serve(A2aServer::new(Arc::new(Agent::new(model.clone()))).limits(limits)).await;
+    let message = |id: &str| json!({"message": {"messageId": id, "role": "ROLE_USER", "parts": [{"text": "Hi"}]}});
+    let first: Value = rpc(&url, "SendMessage", message("m1"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        first["result"]["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    let refused = rpc(&url, "SendMessage", message("m2")).await;
+    assert_eq!(refused.status(), 429);
+    let wait: u64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    assert_eq!(model.requests().len(), 1);
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -243,6 +269,10 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_task_at_work_is_cancelled_and_its_readers_see_it_end",
             a_task_at_work_is_cancelled_and_its_readers_see_it_end,
+        ),
+        Test::tokio(
+            "a_user_over_their_limits_waits",
+            a_user_over_their_limits_waits,
         ),
     ])
 }
