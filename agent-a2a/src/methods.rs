@@ -19,7 +19,7 @@ use crate::server::{Shared, json_response};
 use crate::tasks::Entry;
 use crate::wire::{Message, StreamEvent, Task, fresh};
 
-/// A call of a method: its id, params, and the caller's key prefix for their tasks.
+/// A call of a method: its id, its params, and who called.
 pub(crate) struct Call<S> {
     pub(crate) id: Value,
     pub(crate) params: Value,
@@ -44,12 +44,13 @@ pub(crate) async fn send<S: Send + Sync + 'static, I>(
         seen,
         handled,
     } = started;
-    let history = history_length(param(&params, "configuration", "configuration"));
+    let configuration = params.get("configuration");
+    let history = history_length(configuration);
     if streamed {
         let follow = Follow::new(entry, seen, true, Some(handled));
         return event_stream(id, Some(StreamEvent::Task(first)), follow);
     }
-    let immediately = (param(&params, "configuration", "configuration"))
+    let immediately = configuration
         .and_then(|configuration| param(configuration, "returnImmediately", "return_immediately"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
