@@ -141,6 +141,13 @@ pub(crate) fn response(id: &Value, outcome: Result<Value, RpcError>) -> Value {
     }
 }
 
+/// `200` with `value` as its JSON body: every answer but a stream's.
+pub(crate) fn json_response(value: &Value) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let content_type = [(axum::http::header::CONTENT_TYPE, "application/json")];
+    (content_type, value.to_string()).into_response()
+}
+
 /// A param by its camelCase name or its snake_case one (ProtoJSON readers take both).
 pub(crate) fn param<'a>(params: &'a Value, camel: &str, snake: &str) -> Option<&'a Value> {
     params.get(camel).or_else(|| params.get(snake))

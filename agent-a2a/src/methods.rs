@@ -13,11 +13,17 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::follow::{Follow, Next};
+use crate::handler::TaskHandler;
 use crate::handler::{Updates, Work};
-use crate::jsonrpc::{RpcError, param, response};
-use crate::server::{Shared, json_response};
-use crate::tasks::Entry;
+use crate::jsonrpc::{RpcError, json_response, param, response};
+use crate::tasks::{Entry, Tasks};
 use crate::wire::{Message, StreamEvent, Task, fresh};
+
+/// What the methods work with: the tasks, and what does their work.
+pub(crate) struct Desk<S> {
+    pub(crate) tasks: Arc<Tasks>,
+    pub(crate) handler: Arc<dyn TaskHandler<S>>,
+}
 
 /// A call of a method: its id, its params, and who called.
 pub(crate) struct Call<S> {
@@ -27,14 +33,14 @@ pub(crate) struct Call<S> {
 }
 
 /// `SendMessage` (`streamed: false`) and `SendStreamingMessage`.
-pub(crate) async fn send<S: Send + Sync + 'static, I>(
-    shared: &Arc<Shared<S, I>>,
+pub(crate) async fn send<S: Send + Sync + 'static>(
+    desk: &Desk<S>,
     call: Call<S>,
     streamed: bool,
     admission: Option<Admission>,
 ) -> Response {
     let Call { id, params, caller } = call;
-    let started = match start(shared, &params, caller, admission) {
+    let started = match start(desk, &params, caller, admission) {
         Ok(started) => started,
         Err(error) => return json_response(&response(&id, Err(error))),
     };
@@ -84,8 +90,8 @@ struct Started {
 
 /// Takes on the message in `params`: checks it against its task, keeps it, and starts the
 /// handler's work on it.
-fn start<S: Send + Sync + 'static, I>(
-    shared: &Arc<Shared<S, I>>,
+fn start<S: Send + Sync + 'static>(
+    desk: &Desk<S>,
     params: &Value,
     caller: Caller<S>,
     admission: Option<Admission>,
@@ -100,7 +106,7 @@ fn start<S: Send + Sync + 'static, I>(
     }
     let (entry, resumes) = match &message.task_id {
         Some(task_id) => {
-            let entry = (shared.tasks.get(&caller.key(task_id)))
+            let entry = (desk.tasks.get(&caller.key(task_id)))
                 .ok_or_else(|| RpcError::task_not_found(task_id))?;
             let task = entry.snapshot();
             if message
@@ -135,9 +141,7 @@ fn start<S: Send + Sync + 'static, I>(
                 .map_err(|problem| RpcError::invalid_params(format!("the contextId: {problem}")))?;
             let task_id = fresh();
             let key = caller.key(&task_id).into_owned();
-            let entry = shared
-                .tasks
-                .create(key, task_id, context_id, message.clone());
+            let entry = desk.tasks.create(key, task_id, context_id, message.clone());
             (entry, false)
         }
     };
@@ -151,7 +155,7 @@ fn start<S: Send + Sync + 'static, I>(
         context_id: first.context_id.clone(),
     };
     let (done, handled) = oneshot::channel();
-    let (handler, tasks) = (Arc::clone(&shared.handler), Arc::clone(&shared.tasks));
+    let (handler, tasks) = (Arc::clone(&desk.handler), Arc::clone(&desk.tasks));
     let taken = Arc::clone(&entry);
     let message_id = message.message_id.clone();
     tokio::spawn(async move {
@@ -186,18 +190,18 @@ fn start<S: Send + Sync + 'static, I>(
 }
 
 /// `GetTask`.
-pub(crate) fn get<S, I>(shared: &Shared<S, I>, call: &Call<S>) -> Result<Value, RpcError> {
-    let entry = task(shared, call)?;
+pub(crate) fn get<S>(desk: &Desk<S>, call: &Call<S>) -> Result<Value, RpcError> {
+    let entry = task(desk, call)?;
     let history = history_length(Some(&call.params));
     Ok(serde_json::to_value(trimmed(entry.snapshot(), history)).unwrap_or_default())
 }
 
 /// `CancelTask`: a task at work is stopped; one that waits for the client is let go.
-pub(crate) async fn cancel<S: Send + Sync + 'static, I>(
-    shared: &Shared<S, I>,
+pub(crate) async fn cancel<S: Send + Sync + 'static>(
+    desk: &Desk<S>,
     call: &Call<S>,
 ) -> Result<Value, RpcError> {
-    let entry = task(shared, call)?;
+    let entry = task(desk, call)?;
     let before = entry.snapshot();
     if before.status.state.is_terminal()
         || !entry.set_status(crate::wire::TaskState::Canceled, None)
@@ -206,13 +210,13 @@ pub(crate) async fn cancel<S: Send + Sync + 'static, I>(
     }
     if before.status.state.is_interrupted() {
         let conversation = call.caller.key(&before.context_id);
-        shared.handler.cancelled(&conversation, &before.id).await;
+        desk.handler.cancelled(&conversation, &before.id).await;
     }
     Ok(serde_json::to_value(entry.snapshot()).unwrap_or_default())
 }
 
 /// `ListTasks`: the caller's tasks, of one context if asked, newest first, a page at a time.
-pub(crate) fn list<S, I>(shared: &Shared<S, I>, call: &Call<S>) -> Result<Value, RpcError> {
+pub(crate) fn list<S>(desk: &Desk<S>, call: &Call<S>) -> Result<Value, RpcError> {
     let params = &call.params;
     let context_id = param(params, "contextId", "context_id").and_then(Value::as_str);
     let page_size = (param(params, "pageSize", "page_size").and_then(Value::as_u64))
@@ -226,7 +230,7 @@ pub(crate) fn list<S, I>(shared: &Shared<S, I>, call: &Call<S>) -> Result<Value,
         .unwrap_or(false);
     let history = history_length(Some(params));
     let prefix = call.caller.key("").into_owned();
-    let tasks = shared.tasks.list(&prefix, context_id);
+    let tasks = desk.tasks.list(&prefix, context_id);
     let total = tasks.len();
     let page: Vec<Task> = (tasks.into_iter().skip(from).take(page_size))
         .map(|mut task| {
@@ -251,8 +255,8 @@ pub(crate) fn list<S, I>(shared: &Shared<S, I>, call: &Call<S>) -> Result<Value,
 }
 
 /// `SubscribeToTask`: the task as it is, then its events until it ends.
-pub(crate) fn subscribe<S, I>(shared: &Shared<S, I>, call: Call<S>) -> Response {
-    let entry = match task(shared, &call) {
+pub(crate) fn subscribe<S>(desk: &Desk<S>, call: Call<S>) -> Response {
+    let entry = match task(desk, &call) {
         Ok(entry) => entry,
         Err(error) => return json_response(&response(&call.id, Err(error))),
     };
@@ -269,11 +273,10 @@ pub(crate) fn subscribe<S, I>(shared: &Shared<S, I>, call: Call<S>) -> Response 
 }
 
 /// The caller's task the params name (`id`).
-fn task<S, I>(shared: &Shared<S, I>, call: &Call<S>) -> Result<Arc<Entry>, RpcError> {
+fn task<S>(desk: &Desk<S>, call: &Call<S>) -> Result<Arc<Entry>, RpcError> {
     let id = (call.params.get("id").and_then(Value::as_str))
         .ok_or_else(|| RpcError::invalid_params("the params have no task `id`"))?;
-    shared
-        .tasks
+    desk.tasks
         .get(&call.caller.key(id))
         .ok_or_else(|| RpcError::task_not_found(id))
 }

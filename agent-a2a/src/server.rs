@@ -17,9 +17,8 @@ use serde_json::{Value, json};
 
 use crate::agent_handler::{AgentHandler, AnswerKind, DataAnswer, TextAnswer};
 use crate::handler::TaskHandler;
-use crate::jsonrpc::{Request, RpcError, response};
-use crate::methods::{self, Call};
-use crate::tasks::Tasks;
+use crate::jsonrpc::{Request, RpcError, json_response, response};
+use crate::methods::{self, Call, Desk};
 use crate::wire::{AgentCard, AgentInterface, Capabilities, Skill};
 
 /// The most a request body may have by default: a message with a few files.
@@ -66,9 +65,8 @@ fn agent_handler<S: Send + Sync + 'static, A: AnswerKind<S>>(
 }
 
 /// What every request of one server shares.
-pub(crate) struct Shared<S, I> {
-    pub(crate) handler: Arc<dyn TaskHandler<S>>,
-    pub(crate) tasks: Arc<Tasks>,
+struct Shared<S, I> {
+    desk: Desk<S>,
     card: AgentCard,
     public_url: Option<String>,
     identity: I,
@@ -230,8 +228,10 @@ impl<S: Send + Sync + 'static, I> A2aServer<S, I> {
             Worker::Handler(handler) => handler,
         };
         let shared = Arc::new(Shared {
-            handler,
-            tasks: Arc::default(),
+            desk: Desk {
+                tasks: Arc::default(),
+                handler,
+            },
             card: self.card,
             public_url: self.public_url,
             identity: self.identity,
@@ -361,13 +361,13 @@ async fn rpc<S: Send + Sync + 'static, I: Identity<S>>(
                 },
             };
             let streamed = method == "SendStreamingMessage";
-            methods::send(&shared, call, streamed, admission).await
+            methods::send(&shared.desk, call, streamed, admission).await
         }
-        "SubscribeToTask" => methods::subscribe(&shared, call),
-        "GetTask" => answer(&call, methods::get(&shared, &call)),
-        "ListTasks" => answer(&call, methods::list(&shared, &call)),
+        "SubscribeToTask" => methods::subscribe(&shared.desk, call),
+        "GetTask" => answer(&call, methods::get(&shared.desk, &call)),
+        "ListTasks" => answer(&call, methods::list(&shared.desk, &call)),
         "CancelTask" => {
-            let outcome = methods::cancel(&shared, &call).await;
+            let outcome = methods::cancel(&shared.desk, &call).await;
             answer(&call, outcome)
         }
         "CreateTaskPushNotificationConfig"
@@ -384,13 +384,4 @@ async fn rpc<S: Send + Sync + 'static, I: Identity<S>>(
 
 fn answer<S>(call: &Call<S>, outcome: Result<Value, RpcError>) -> Response {
     json_response(&response(&call.id, outcome))
-}
-
-/// `200` with `value` as its JSON body.
-pub(crate) fn json_response(value: &Value) -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        value.to_string(),
-    )
-        .into_response()
 }
