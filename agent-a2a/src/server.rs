@@ -204,12 +204,14 @@ impl<S: Send + Sync + 'static, I> A2aServer<S, I> {
         self
     }
 
-    /// Serves the card and the endpoint on `listener` until the process ends.
+    /// Serves the card and the endpoint on `listener` until the process ends, each connection
+    /// holding as little memory as hyper allows ([`agent_web::serve_router`]: a request's head
+    /// must fit in [`agent_web::MAX_REQUEST_HEAD`]).
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()>
     where
         I: Identity<S>,
     {
-        axum::serve(listener, self.router().into_make_service()).await
+        agent_web::serve_router(listener, self.router()).await
     }
 
     /// The routes (`GET /.well-known/agent-card.json`, `POST /`), to serve or to nest in an

@@ -197,12 +197,14 @@ impl<S: Send + Sync + 'static, I> AguiServer<S, I> {
         self
     }
 
-    /// Serves the endpoint on `listener` until the process ends.
+    /// Serves the endpoint on `listener` until the process ends, each connection holding as
+    /// little memory as hyper allows ([`agent_web::serve_router`]: a request's head must fit in
+    /// [`agent_web::MAX_REQUEST_HEAD`]).
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()>
     where
         I: Identity<S>,
     {
-        axum::serve(listener, self.router().into_make_service()).await
+        agent_web::serve_router(listener, self.router()).await
     }
 
     /// The endpoint (`POST /`), to serve or to nest in an application's router

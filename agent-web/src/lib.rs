@@ -88,6 +88,7 @@ mod postgres_limits;
 mod read_back;
 mod request;
 mod rewind;
+mod serve;
 mod shared_answers;
 #[cfg(feature = "sqlite")]
 mod sqlite_answers;
@@ -118,6 +119,7 @@ use plan::{plan, store_failed};
 pub use postgres_answers::PostgresAnswers;
 #[cfg(feature = "postgres")]
 pub use postgres_limits::PostgresLimits;
+pub use serve::{MAX_REQUEST_HEAD, serve_router};
 pub use shared_answers::{SHARE_EVERY, STALE_AFTER};
 #[cfg(feature = "sqlite")]
 pub use sqlite_answers::SqliteAnswers;
@@ -448,16 +450,19 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         self
     }
 
-    /// Serves the routes on `listener` until the process ends.
+    /// Serves the routes on `listener` until the process ends, each connection holding as little
+    /// memory as hyper allows ([`serve_router`]: a request's head must fit in
+    /// [`MAX_REQUEST_HEAD`]).
     ///
-    /// The routes are made ready once and shared by every connection (`into_make_service`);
-    /// serving a [`router`](Self::router) merged into an application's, do the same, or axum
-    /// builds the routes again for each connection and keeps that copy while it is open.
+    /// The routes are made ready once and shared by every connection; serving a
+    /// [`router`](Self::router) merged into an application's, do the same
+    /// (`into_make_service`, or [`serve_router`]), or axum builds the routes again for each
+    /// connection and keeps that copy while it is open.
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()>
     where
         I: Identity<S>,
     {
-        axum::serve(listener, self.router().into_make_service()).await
+        serve_router(listener, self.router()).await
     }
 
     /// The routes (`GET /` the chat page, `POST /api/chat`, `GET`, `PATCH` and `DELETE

@@ -9,7 +9,7 @@
 //!   the model holding every answer until all 1000 runs have started; the live heap of this
 //!   process (the server alone) at that moment, above what it was before, divided by 1000. Its
 //!   floor (with the in-memory store): a bare axum route that reads the same body and holds a
-//!   server-sent event stream open, served the same way.
+//!   server-sent event stream open, served the same way (`agent_web::serve_router`).
 //!
 //! ```text
 //! cargo bench -p tests --bench web_load [-- memory agui a2a sqlite postgres]
@@ -320,7 +320,7 @@ async fn bare_route() {
         .await
         .expect("a port");
     let address = listener.local_addr().expect("an address");
-    let server = tokio::spawn(async move { axum::serve(listener, app.into_make_service()).await });
+    let server = tokio::spawn(agent_web::serve_router(listener, app));
     let _ = chat(Endpoint::Web, address, "bare-warm-up".to_owned()).await;
     let open = open_streams(Endpoint::Web, address, &gate, "bare").await;
     println!(

@@ -413,6 +413,23 @@ async fn a_user_over_their_limits_waits() {
     assert_eq!(model.requests().len(), 1);
 }
 
+/// A request whose head is over what a connection holds is refused (`431`), and the next one on
+/// a new connection is answered.
+async fn a_request_head_over_the_limit_is_refused() {
+    let model = ScriptedModel::new([AssistantMessage::text("Hi.")]);
+    let url = serve(AguiServer::new(Arc::new(Agent::new(model)))).await;
+    let big = "x".repeat(agent_web::MAX_REQUEST_HEAD);
+    let refused = reqwest::Client::new()
+        .post(&url)
+        .header("x-padding", big)
+        .json(&ask("t", "Hi"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 431);
+    assert_eq!(post(&url, &ask("t", "Hi"), None).await.status, 200);
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -443,6 +460,10 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_user_over_their_limits_waits",
             a_user_over_their_limits_waits,
+        ),
+        Test::tokio(
+            "a_request_head_over_the_limit_is_refused",
+            a_request_head_over_the_limit_is_refused,
         ),
     ])
 }
