@@ -57,7 +57,7 @@ async fn main() -> ExitCode {
         .sessions(Arc::new(store))
         .identify(signed_in)
         .router();
-    match axum::serve(listener, app).await {
+    match agent_web::serve_router(listener, app).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
@@ -82,7 +82,7 @@ mod tests {
             .sessions(Arc::new(MemorySessions::new()))
             .identify(signed_in)
             .router();
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        tokio::spawn(async move { agent_web::serve_router(listener, app).await });
         format!("http://{address}/api/chat")
     }
 

@@ -23,7 +23,7 @@ async fn instance(url: &str) -> String {
         .sessions(Arc::new(store))
         .identify(signed_in)
         .router();
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(async move { agent_web::serve_router(listener, app).await });
     format!("http://{address}/api/chat")
 }
 
