@@ -16,8 +16,13 @@ use hyper_util::service::TowerToHyperService;
 /// The most a connection's read buffer holds: a request's head must fit in it.
 pub const MAX_REQUEST_HEAD: usize = 8 * 1024;
 
-/// Serves `router` on `listener` until the process ends, each connection's read buffer held to
-/// [`MAX_REQUEST_HEAD`] (see [the module](self)).
+/// Serves `router` on `listener` until the process ends, over HTTP/1.1, each connection holding
+/// as little memory as hyper allows: its read buffer held to [`MAX_REQUEST_HEAD`], which a
+/// request's head must fit in (a larger one is refused with `431 Request Header Fields Too
+/// Large`). By default hyper's read buffer stays at 16 KB after the first request; an open
+/// answer stream keeps its connection for as long as the answer takes, so this is a quarter of
+/// what one holds. An application that needs larger heads serves the routers itself
+/// (`axum::serve(listener, router.into_make_service())`).
 pub async fn serve_router(
     listener: tokio::net::TcpListener,
     router: axum::Router,
