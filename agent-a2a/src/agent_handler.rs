@@ -196,7 +196,10 @@ impl<S: Send + Sync + 'static, A: AnswerKind<S>> AgentHandler<S, A> {
             }
             match event {
                 RunEvent::TextDelta(delta) => said.more(delta, &updates),
-                RunEvent::StepFinished { .. } => said.end(&updates),
+                RunEvent::StepFinished { usage, .. } => {
+                    said.end(&updates);
+                    updates.spent(usage.total_tokens()).await;
+                }
                 RunEvent::ToolResult(result) if !result.parts.is_empty() => {
                     let parts = result.parts.iter().map(part_out).collect();
                     let name = format!("the result of call {}", result.tool_call_id);

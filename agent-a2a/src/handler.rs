@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use agent_core::BoxFuture;
+use agent_web::Admission;
 
 use crate::jsonrpc::RpcError;
 use crate::tasks::Entry;
@@ -51,6 +52,9 @@ pub struct Updates {
     pub(crate) entry: Arc<Entry>,
     pub(crate) task_id: String,
     pub(crate) context_id: String,
+    /// The caller's place under their limits, held while the work goes on (every copy of these
+    /// updates dropped lets their next message in).
+    pub(crate) admission: Option<Arc<Admission>>,
 }
 
 impl Updates {
@@ -99,6 +103,15 @@ impl Updates {
     /// Answers with `message` alone, no task: what a question that needs no work gets.
     pub fn reply(&self, message: Message) {
         self.entry.set_reply(message);
+    }
+
+    /// Counts `tokens` the work used against the caller's token limit
+    /// ([`UserLimits::tokens`](agent_web::UserLimits::tokens)); nothing on a server without
+    /// limits.
+    pub async fn spent(&self, tokens: u64) {
+        if let Some(admission) = &self.admission {
+            admission.spend(tokens).await;
+        }
     }
 
     /// Completes when the task is cancelled (the client's `CancelTask`).

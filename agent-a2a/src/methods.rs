@@ -153,6 +153,7 @@ fn start<S: Send + Sync + 'static>(
         entry: Arc::clone(&entry),
         task_id: first.id.clone(),
         context_id: first.context_id.clone(),
+        admission: admission.map(Arc::new),
     };
     let (done, handled) = oneshot::channel();
     let (handler, tasks) = (Arc::clone(&desk.handler), Arc::clone(&desk.tasks));
@@ -177,8 +178,6 @@ fn start<S: Send + Sync + 'static>(
                 tasks.forget(&taken.key);
             }
         }
-        // The caller's next run may start.
-        drop(admission);
         let _ = done.send(outcome);
     });
     Ok(Started {

@@ -252,6 +252,30 @@ async fn a_user_over_their_limits_waits() {
     assert_eq!(model.requests().len(), 1);
 }
 
+/// The tokens a task's run uses count against its caller's budget: the message that crosses it
+/// is answered, the next is refused.
+async fn the_tokens_a_task_uses_count_against_its_caller() {
+    let reply = |text: &str, tokens: u64| {
+        agent_core::ChatResponse::new(AssistantMessage::text(text))
+            .with_usage(agent_core::Usage::new(tokens / 2, tokens - tokens / 2))
+    };
+    let model = ScriptedModel::new([reply("Long.", 150), reply("Short.", 10)]);
+    let limits = agent_web::UserLimits::new().tokens(100, Duration::from_secs(60));
+    let url = serve(A2aServer::new(Arc::new(Agent::new(model.clone()))).limits(limits)).await;
+    let message = |id: &str| json!({"message": {"messageId": id, "role": "ROLE_USER", "parts": [{"text": "Tell me"}]}});
+    let crossed: Value = rpc(&url, "SendMessage", message("m1"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        crossed["result"]["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    assert_eq!(rpc(&url, "SendMessage", message("m2")).await.status(), 429);
+    assert_eq!(model.requests().len(), 1);
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -273,6 +297,10 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_user_over_their_limits_waits",
             a_user_over_their_limits_waits,
+        ),
+        Test::tokio(
+            "the_tokens_a_task_uses_count_against_its_caller",
+            the_tokens_a_task_uses_count_against_its_caller,
         ),
     ])
 }
