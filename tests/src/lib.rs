@@ -289,6 +289,15 @@ where
 /// The first bytes of a PNG file: enough for the wire formats, which do not look inside.
 pub const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 
+/// Deletes every file in a folder: a tool that needs a person's approval (it has effects).
+#[tool(requires_approval, destructive)]
+pub fn wipe(
+    /// The folder.
+    folder: String,
+) -> String {
+    format!("wiped {folder}")
+}
+
 /// Take a screenshot of a web page.
 #[tool]
 pub fn screenshot(

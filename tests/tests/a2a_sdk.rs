@@ -12,17 +12,8 @@ use agent_core::{Agent, AssistantMessage, Message as CoreMessage, ToolCall};
 use agent_web::ChatOwner;
 use serde_json::{Value, json};
 use tests::a2a::{A2A_SDK, sdk_client, sdk_server};
-use tests::get_weather;
 use tests::peers::Test;
-
-/// Deletes every file in a folder.
-#[agent_core::tool(requires_approval, destructive)]
-fn wipe(
-    /// The folder.
-    folder: String,
-) -> String {
-    format!("wiped {folder}")
-}
+use tests::{get_weather, wipe};
 
 /// Serves `server` on a loopback port; its base URL.
 async fn serve<S: Send + Sync + 'static, I: agent_web::Identity<S>>(

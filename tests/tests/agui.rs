@@ -12,17 +12,8 @@ use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{Agent, AssistantMessage, Message, ModelError, ToolCall};
 use agent_web::{ChatOwner, UserLimits};
 use serde_json::{Value, json};
-use tests::get_weather;
 use tests::peers::Test;
-
-/// Deletes every file in a folder.
-#[agent_core::tool(requires_approval, destructive)]
-fn wipe(
-    /// The folder.
-    folder: String,
-) -> String {
-    format!("wiped {folder}")
-}
+use tests::{get_weather, wipe};
 
 /// Serves `server` on a loopback port; its endpoint's URL.
 async fn serve<S: Send + Sync + 'static, I: agent_web::Identity<S>>(

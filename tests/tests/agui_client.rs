@@ -12,18 +12,9 @@ use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{Agent, AssistantMessage, Message, ModelError, ToolCall};
 use serde_json::{Value, json};
-use tests::get_weather;
 use tests::node::{AG_UI, agui_session};
 use tests::peers::Test;
-
-/// Deletes every file in a folder.
-#[agent_core::tool(requires_approval, destructive)]
-fn wipe(
-    /// The folder.
-    folder: String,
-) -> String {
-    format!("wiped {folder}")
-}
+use tests::{get_weather, wipe};
 
 /// Waits long enough to be stopped while it works.
 #[agent_core::tool]
