@@ -5,17 +5,11 @@
 use agent_core::{tool, tools};
 use agent_mcp::McpServer;
 use serde_json::{Value, json};
-use tests::node::{NODE, sdk_client_with};
 use tests::peers::Test;
-
-/// Deletes every file in a folder.
-#[tool(requires_approval, destructive)]
-fn wipe(
-    /// The folder.
-    folder: String,
-) -> String {
-    format!("wiped {folder}")
-}
+use tests::{
+    node::{NODE, sdk_client_with},
+    wipe,
+};
 
 /// Says hello.
 #[tool(read_only)]

@@ -8,9 +8,9 @@ use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, ChatResponse, Message, Reasoning, ToolCall};
 use agent_web::ChatServer;
 use serde_json::{Value, json};
-use tests::chat::user;
 use tests::node::{AI_SDK, ai_sdk_chat};
 use tests::peers::Test;
+use tests::{chat::user, wipe};
 use tests::{get_weather, serve_chat};
 
 async fn the_ai_sdk_rebuilds_the_message_we_streamed() {
@@ -221,15 +221,6 @@ async fn bad_requests_get_a_400_and_never_reach_the_model() {
         let kept = agent_core::session::SessionStore::load(&*store, chat).await;
         assert_eq!(kept.unwrap(), Default::default(), "{chat}");
     }
-}
-
-/// Deletes every file in a folder.
-#[agent_core::tool(requires_approval, destructive)]
-fn wipe(
-    /// The folder.
-    folder: String,
-) -> String {
-    format!("wiped {folder}")
 }
 
 /// A chat whose model asks to wipe a folder, then says `then`, with the approval left to the

@@ -13,10 +13,13 @@ use agent_core::{Agent, AssistantMessage, Message, ModelError, Part, ToolCall};
 use agent_sql::SqliteSessions;
 use agent_web::ChatServer;
 use serde_json::{Value, json};
-use tests::chat::{lines, part};
 use tests::get_weather;
 use tests::node::{AI_SDK, ai_sdk_chat_session};
 use tests::peers::Test;
+use tests::{
+    chat::{lines, part},
+    wipe,
+};
 
 /// Look up today's weather for a city: a lookup that changes nothing, so an answer that called it
 /// may be taken back whole (a regenerate or an edit keeps the steps of tools with effects).
@@ -89,15 +92,6 @@ fn triggers(session: &Value) -> Vec<&str> {
         .iter()
         .map(|request| request["trigger"].as_str().unwrap())
         .collect()
-}
-
-/// Deletes every file in a folder.
-#[agent_core::tool(requires_approval, destructive)]
-fn wipe(
-    /// The folder.
-    folder: String,
-) -> String {
-    format!("wiped {folder}")
 }
 
 /// A model that asks to wipe `/tmp/old`, then says each of `then`, and its agent, which leaves

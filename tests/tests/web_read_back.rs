@@ -11,9 +11,12 @@ use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, Reasoning, ToolCall, tool};
 use agent_web::ChatServer;
 use serde_json::{Value, json};
-use tests::chat::{lines, part};
 use tests::node::{AI_SDK, ai_sdk_chat_session};
 use tests::peers::Test;
+use tests::{
+    chat::{lines, part},
+    wipe,
+};
 
 /// Look up today's weather for a city.
 #[tool(read_only)]
@@ -22,15 +25,6 @@ fn weather(
     city: String,
 ) -> String {
     format!("light rain in {city}")
-}
-
-/// Deletes every file in a folder.
-#[tool(requires_approval, destructive)]
-fn wipe(
-    /// The folder.
-    folder: String,
-) -> String {
-    format!("wiped {folder}")
 }
 
 /// An agent on `model` with both tools, leaving approvals to the person; its endpoint's URL, and
