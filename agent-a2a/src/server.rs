@@ -355,12 +355,9 @@ async fn rpc<S: Send + Sync + 'static, I: Identity<S>>(
     };
     match method.as_str() {
         "SendMessage" | "SendStreamingMessage" => {
-            let admission = match &shared.limiter {
-                None => None,
-                Some(limiter) => match limiter.admit(call.caller.limit_key()).await {
-                    Ok(admission) => Some(admission),
-                    Err(refused) => return refused.into_response(),
-                },
+            let admission = match agent_web::admit(shared.limiter.as_ref(), &call.caller).await {
+                Ok(admission) => admission,
+                Err(refused) => return refused,
             };
             let streamed = method == "SendStreamingMessage";
             methods::send(&shared.desk, call, streamed, admission).await

@@ -57,12 +57,9 @@ pub(crate) async fn run<S: Send + Sync + 'static, I: Identity<S>>(
         Ok(key) => key.into_owned(),
         Err(problem) => return refuse(StatusCode::BAD_REQUEST, &problem),
     };
-    let admission = match &shared.limiter {
-        None => None,
-        Some(limiter) => match limiter.admit(caller.limit_key()).await {
-            Ok(admission) => Some(admission),
-            Err(refused) => return refused.into_response(),
-        },
+    let admission = match agent_web::admit(shared.limiter.as_ref(), &caller).await {
+        Ok(admission) => admission,
+        Err(refused) => return refused,
     };
     let store = &*shared.store;
     let hold = store.hold(&key).await;

@@ -111,7 +111,7 @@ use cors::{Cors, cors};
 pub use grants::CallGrants;
 pub use identity::{Anonymous, Caller, ChatOwner, Identified, Identity};
 pub use limits::{
-    Admission, DEFAULT_RUN_LEASE, LimitStore, Limiter, MemoryLimits, Refused, UserLimits,
+    Admission, DEFAULT_RUN_LEASE, LimitStore, Limiter, MemoryLimits, Refused, UserLimits, admit,
 };
 use live::{LiveAnswers, event_stream};
 use plan::{plan, store_failed};
@@ -560,12 +560,9 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
         Ok(parsed) => parsed,
         Err(problem) => return refuse(StatusCode::BAD_REQUEST, &problem),
     };
-    let admission = match &shared.limiter {
-        None => None,
-        Some(limiter) => match limiter.admit(caller.limit_key()).await {
-            Ok(admission) => Some(admission),
-            Err(refused) => return refused.into_response(),
-        },
+    let admission = match admit(shared.limiter.as_ref(), &caller).await {
+        Ok(admission) => admission,
+        Err(refused) => return refused,
     };
     let chat_id = parsed.id;
     let key = caller.key(&chat_id).into_owned();

@@ -210,6 +210,22 @@ impl Limiter {
     }
 }
 
+/// Lets `caller`'s request in under `limiter`, when the server has limits: the admission to hold
+/// while its run goes (`None` without limits), or the response that refuses it (`429` with
+/// `retry-after`, `500` when the store failed). What every endpoint asks before it runs anything.
+pub async fn admit<S>(
+    limiter: Option<&Arc<Limiter>>,
+    caller: &super::Caller<S>,
+) -> Result<Option<Admission>, Response> {
+    let Some(limiter) = limiter else {
+        return Ok(None);
+    };
+    match limiter.admit(caller.limit_key()).await {
+        Ok(admission) => Ok(Some(admission)),
+        Err(refused) => Err(refused.into_response()),
+    }
+}
+
 impl Admission {
     /// Counts `tokens` the user's run used. A store that fails leaves them uncounted, and says so
     /// in the log.
