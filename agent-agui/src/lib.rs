@@ -73,9 +73,8 @@ use std::sync::Arc;
 use agent_core::Agent;
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_web::{Anonymous, CallGrants, ChatOwner, Identified, Identity, Limiter, UserLimits};
-use axum::http::StatusCode;
 use axum::http::request::Parts;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::routing::post;
 
 /// The most a request body may have by default: a message with a few images.
@@ -225,15 +224,4 @@ impl<S: Send + Sync + 'static, I> AguiServer<S, I> {
             .route("/", post(run::run::<S, I>))
             .with_state(shared)
     }
-}
-
-/// A JSON error the client can show.
-fn refuse(status: StatusCode, message: &str) -> Response {
-    let body = serde_json::json!({ "error": message }).to_string();
-    (
-        status,
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        body,
-    )
-        .into_response()
 }

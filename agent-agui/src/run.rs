@@ -19,10 +19,11 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
+use crate::Shared;
 use crate::events::{Encoder, Sent};
 use crate::input::{RunInput, Turn};
 use crate::interrupts::{Refusal, decisions, interrupts};
-use crate::{Shared, refuse};
+use agent_web::refuse;
 
 /// Events waiting for a slow client before the run waits for it.
 const QUEUE: usize = 64;

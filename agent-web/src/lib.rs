@@ -537,8 +537,9 @@ fn json_response(value: &serde_json::Value) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// `400`, `404`, `413`, `429`: a JSON error the client can show.
-pub(crate) fn refuse(status: StatusCode, message: &str) -> Response {
+/// A refusal the client can show: `status` with the JSON body `{"error": message}`. What every
+/// endpoint answers a request it does not take (`400`, `404`, `413`, `429`, ...).
+pub fn refuse(status: StatusCode, message: &str) -> Response {
     let body = serde_json::json!({ "error": message }).to_string();
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
