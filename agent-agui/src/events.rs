@@ -552,6 +552,8 @@ fn error_code(error: &RunError) -> &'static str {
         RunError::Session { .. } => "session_error",
         RunError::Resume { .. } => "resume_error",
         RunError::Dropped { .. } => "dropped",
+        RunError::Tripped { .. } => "guard_tripped",
+        RunError::LethalMix { .. } => "lethal_mix",
         _ => "run_error",
     }
 }

@@ -5,6 +5,7 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::run::EventSender;
+pub use crate::run::guard::{MixCheck, Touches};
 pub use crate::schema::{output_schema, parameters_schema};
 pub use crate::tool::arguments::{
     FieldSpec, Slot, Slots, arguments_schema, check_field, parse_arguments, parse_flat_arguments,

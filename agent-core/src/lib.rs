@@ -158,6 +158,18 @@ pub mod seams {
     pub use crate::run::seams::*;
 }
 
+/// Guardrails: checks on a run's input, its model requests, its tool calls' arguments, its
+/// tools' results and its answer, that run before or beside the model and stop harm before it
+/// happens ([`Guard`](guard::Guard), added with [`Agent::guard`]); a model asked as a judge
+/// ([`Judge`](guard::Judge)); and the lethal mix of tools ([`LethalMix`](guard::LethalMix)),
+/// which `agent!` refuses to compile.
+pub mod guard {
+    pub use crate::run::guard::{
+        At, Checked, Checking, Guard, GuardFn, HoldBack, Judge, JudgeVerdict, LethalMix, Place,
+        Touches, Tripped, Verdict, What, guard_fn,
+    };
+}
+
 pub use budget::{Budget, BudgetItem, BudgetLimits, BudgetState, Spent};
 pub use content::{Media, MediaUrl, Part, Source};
 pub use fallback::Fallback;

@@ -87,6 +87,11 @@ impl Texts for Japanese {
             ToolError::RunByCaller { tool } => {
                 format!("「{tool}」はエージェントではなくアプリケーションが実行するツールです")
             }
+            ToolError::Withheld { guard, reason } => {
+                format!(
+                    "呼び出しは実行されましたが、ガード「{guard}」が結果を差し止めました：{reason}"
+                )
+            }
             ToolError::Thread { problem } => match problem {
                 ThreadProblem::NotStarted { message } => {
                     format!("ツール用のスレッドを起動できませんでした：{message}")
@@ -181,6 +186,9 @@ impl Texts for Japanese {
             NotRun::ApprovalNotAsked(error) => {
                 format!("ユーザーに承認を求められませんでした：{error}")
             }
+            NotRun::Guarded { guard, reason } => {
+                format!("ガード「{guard}」がこの呼び出しを止めました：{reason}")
+            }
         }
     }
 
@@ -219,6 +227,9 @@ impl Texts for Japanese {
             }
             OutputProblem::CutOff => {
                 "回答が出力トークンの上限で途中で切れました。もっと短くしてください".to_owned()
+            }
+            OutputProblem::Guarded { guard, feedback } => {
+                format!("ガード「{guard}」がこの回答を受け入れませんでした：{feedback}")
             }
         };
         format!("{problem}。もう一度お願いします。")

@@ -43,4 +43,12 @@ pub enum NotRun {
     ApprovalImpossible(String),
     /// The person's approval could not be asked, with the error's message.
     ApprovalNotAsked(String),
+    /// A [guard](crate::guard::Guard) did not let the call run: the guard's name and its
+    /// reason (the guard's own words).
+    Guarded {
+        /// The guard's name.
+        guard: String,
+        /// Why, in the guard's words.
+        reason: String,
+    },
 }

@@ -38,4 +38,11 @@ pub enum OutputProblem {
     },
     /// The answer stopped at the output-token limit before it was whole.
     CutOff,
+    /// A [guard](crate::guard::Guard) did not accept the answer and asks for another.
+    Guarded {
+        /// The guard's name.
+        guard: String,
+        /// What the guard asks for, in its own words.
+        feedback: String,
+    },
 }

@@ -108,6 +108,13 @@ pub enum ToolError {
         /// The serializer's message.
         message: String,
     },
+    /// A [guard](crate::guard::Guard) withheld the call's result from the model (the call ran).
+    Withheld {
+        /// The guard's name.
+        guard: String,
+        /// Why, in the guard's words.
+        reason: String,
+    },
     /// A remote MCP server could not serve the call. What the server itself said is data: the
     /// words around it are the agent's.
     Remote {

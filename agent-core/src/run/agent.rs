@@ -14,6 +14,7 @@ use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings, OutputShapes};
 use crate::run::context::{ContextLayer, ContextPolicy, TokenCounter};
+use crate::run::guard::Guards;
 use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
 use crate::run::layers::{Approvals, BoundLayer, BoundPolicy, Hooked};
 use crate::run::seams::{CallPolicy, ModelLayer};
@@ -62,6 +63,10 @@ pub struct Agent<S = ()> {
     pub(crate) output: OutputSettings,
     /// The shapes of the output types its typed runs asked for.
     pub(crate) output_shapes: OutputShapes,
+    /// Its guards (see [`Agent::guard`]); `None`: it has none of its own.
+    pub(crate) guards: Option<Arc<Guards>>,
+    /// Why its tools may make the lethal mix (see [`Agent::allow_lethal_mix`]).
+    pub(crate) mix_accepted: Option<Arc<str>>,
 }
 
 impl<S: Send + Sync + 'static> Agent<S> {
@@ -85,6 +90,8 @@ impl<S: Send + Sync + 'static> Agent<S> {
             settings: ModelSettings::new(),
             output: OutputSettings::default(),
             output_shapes: OutputShapes::default(),
+            guards: None,
+            mix_accepted: None,
         }
     }
 
@@ -389,6 +396,8 @@ impl<S: Send + Sync + 'static> Agent<S> {
             settings: self.settings,
             output: self.output,
             output_shapes: self.output_shapes,
+            guards: self.guards,
+            mix_accepted: self.mix_accepted,
         }
     }
 
@@ -527,6 +536,10 @@ impl<S> fmt::Debug for Agent<S> {
             .field("approver", &self.approvals.approver.is_some())
             .field("policies", &self.policies.len())
             .field("layers", &self.layers.len())
+            .field(
+                "guards",
+                &self.guards.as_ref().map_or(0, |guards| guards.list.len()),
+            )
             .field("settings", &self.settings)
             .field("output", &self.output)
             .finish_non_exhaustive()

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::model::{ChatResponse, ModelError};
 use crate::reasons::tool_error::ToolError;
+use crate::run::guard::Verdict;
 use crate::tool::{BoxFuture, ToolDef};
 
 /// Records each model call and each tool call of a run as one step, and hands recorded ones back
@@ -45,6 +46,18 @@ pub trait Journal: Send + Sync {
         definition: Option<&'a ToolDef>,
         run: BoxFuture<'a, ToolResultMessage>,
     ) -> BoxFuture<'a, Result<ToolResultMessage, ToolError>>;
+
+    /// Asks a guard whose verdict takes time (a model asked as a judge), or gives back its
+    /// recorded verdict, so that a replay never asks twice. `key` names the check, the same on
+    /// every replay (the guard, the place, the step, the call). By default, asks.
+    fn guard_check<'a>(
+        &'a self,
+        key: String,
+        check: BoxFuture<'a, Verdict>,
+    ) -> BoxFuture<'a, Verdict> {
+        let _ = key;
+        check
+    }
 
     /// This journal as a handle that a run started inside one of this run's calls (an agent
     /// called as a tool, [`Agent::as_tool`](crate::Agent::as_tool)) can keep: that run's model

@@ -9,6 +9,7 @@ pub(crate) mod agent;
 pub(crate) mod answer;
 pub(crate) mod context;
 mod events;
+pub(crate) mod guard;
 pub(crate) mod hooks;
 pub(crate) mod journal;
 mod kernel;

@@ -9,6 +9,7 @@ use crate::model::{ChatResponse, ModelError};
 use crate::output::RejectedOutput;
 use crate::prices::PriceTable;
 use crate::run::context::Summary;
+use crate::run::guard::{LethalMix, Tripped};
 use crate::run::pause::{PausedRun, ResumeError};
 use crate::tool::scope::AgentPath;
 use crate::usage::{Usage, UsageByModel};
@@ -371,6 +372,29 @@ pub enum RunError {
         /// Tokens used.
         usage: Usage,
     },
+    /// A [guard](crate::guard::Guard) tripped: the run (and every run of its tree of agents)
+    /// ended there. Calls in flight were interrupted and those not started were not run, as when
+    /// a run is cancelled; a session keeps what was done.
+    #[error("{trip}")]
+    Tripped {
+        /// Which guard, where, and what it said.
+        trip: Box<Tripped>,
+        /// The conversation when it tripped.
+        messages: Vec<Message>,
+        /// Tokens used, the guards' own included.
+        usage: Usage,
+    },
+    /// The agent's tools make the lethal mix ([`Agent::lethal_mix`](crate::Agent::lethal_mix)):
+    /// the run did not start.
+    #[error("{mix}")]
+    LethalMix {
+        /// The tools of each kind.
+        mix: Box<LethalMix>,
+        /// The conversation it was to start from.
+        messages: Vec<Message>,
+        /// Nothing: no model was called.
+        usage: Usage,
+    },
     /// A paused run could not be resumed as asked; nothing ran.
     #[error("the paused run cannot be resumed: {source}")]
     Resume {
@@ -399,6 +423,8 @@ impl RunError {
             | RunError::NoOutput { messages, .. }
             | RunError::Resume { messages, .. }
             | RunError::Dropped { messages, .. }
+            | RunError::Tripped { messages, .. }
+            | RunError::LethalMix { messages, .. }
             | RunError::Session { messages, .. } => messages,
         }
     }
@@ -411,6 +437,8 @@ impl RunError {
             | RunError::NoOutput { usage, .. }
             | RunError::Resume { usage, .. }
             | RunError::Dropped { usage, .. }
+            | RunError::Tripped { usage, .. }
+            | RunError::LethalMix { usage, .. }
             | RunError::Session { usage, .. } => *usage,
         }
     }
@@ -468,6 +496,19 @@ impl fmt::Debug for RunError {
                 .field("messages", &format_args!("[{} messages]", messages.len()))
                 .field("usage", usage)
                 .finish(),
+            RunError::Tripped {
+                trip,
+                messages,
+                usage,
+            } => f
+                .debug_struct("Tripped")
+                .field("trip", trip)
+                .field("messages", &format_args!("[{} messages]", messages.len()))
+                .field("usage", usage)
+                .finish(),
+            RunError::LethalMix { mix, .. } => {
+                f.debug_struct("LethalMix").field("mix", mix).finish()
+            }
             RunError::Resume {
                 source,
                 messages,

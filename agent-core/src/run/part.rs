@@ -7,17 +7,18 @@ use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
 
-use futures_util::future::Shared;
+use futures_util::future::{Either, Shared, select};
 
 use super::agent::Agent;
 use super::context::RunSummaries;
 use super::events::EventSender;
+use super::guard::{GuardRun, GuardScope, GuardedAnswer, Place, Tripwire};
 use super::journal::Journal;
 use super::kernel::{Resumption, RunSetup, Seams, drive};
 use super::layers::{CacheWatch, Journaled, RunValues, Spending, Stacks, Streamed};
 use super::locks::ConversationHold;
 use super::outcome::{RunError, RunOutput};
-use super::seams::{AnswerCheck, Held, Transcript};
+use super::seams::{AnswerCheck, CheckHeld, Held, Transcript};
 use super::store::SessionStore;
 use super::tree::{Family, HandedOver, HandoffView};
 use crate::budget::Budget;
@@ -51,6 +52,11 @@ pub(super) struct RunWide<'r, S> {
     /// Where the runs its calls start send their events and outputs, when an agent of the run
     /// has a tool that starts runs.
     pub(super) family: Option<Arc<Family>>,
+    /// For a run another run started: the guards it checks with when its agent has none of its
+    /// own.
+    pub(super) guards: Option<GuardScope>,
+    /// The tripwire of the run's tree, when an agent of it has guards.
+    pub(super) tripwire: Option<Arc<Tripwire>>,
 }
 
 /// The session a run is in, held from its load to its last write.
@@ -74,7 +80,9 @@ impl<S> RunWide<'_, S> {
 
 /// `agent`'s part of the run on `messages` (or going on with `resume`), with `check` and
 /// `transcript`, shown the conversation as `over` says when it was handed to it: the run's own
-/// values at the seams, made here and held by the kernel's run with the agent's.
+/// values at the seams, made here and held by the kernel's run with the agent's. `new_input`:
+/// the part starts the run with input of its own (which its guards check first).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
     agent: &'r Agent<S>,
     over: Option<HandedOver<'r>>,
@@ -83,6 +91,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
     transcript: Option<&'r mut (dyn Transcript + 'r)>,
     messages: Vec<Message>,
     mut resume: Option<Box<Resumption>>,
+    new_input: bool,
 ) -> impl Future<Output = Result<RunOutput, RunError>> + Send + 'r {
     let path = wide.path_of(agent);
     let family = wide.family.as_ref();
@@ -99,10 +108,12 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         .with_path(path.clone())
         .with_budget(wide.budget.clone());
     scope.family = (family.cloned()).map(|family| family as Arc<dyn Any + Send + Sync>);
+    let guards = guard_run(agent, wide, &path);
     let model: Held<'r, dyn Model + 'r> = match &wide.events {
         Some(events) => Held::Own(Box::new(Streamed {
             model: &*agent.model,
             events,
+            guards: guards.clone(),
         })),
         None => Held::Lent(&*agent.model),
     };
@@ -124,8 +135,16 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
             agent: path,
         }),
         pauses: wide.pauses,
+        guards: guards.clone().map(|run| (run, new_input)),
     };
     let stacks = Stacks::new(agent, &*check, own);
+    let check = match &guards {
+        Some(run) => CheckHeld::Own(Box::new(GuardedAnswer {
+            check,
+            run: Arc::clone(run),
+        })),
+        None => CheckHeld::Lent(check),
+    };
     let seams = Seams {
         model,
         layers: stacks.layers,
@@ -134,7 +153,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         transcript,
         journal: wide.journal,
     };
-    let cancel = (wide.cancel.clone()).map(|cancel| Box::pin(cancel) as BoxFuture<'r, ()>);
+    let cancel = cancel_of(wide, guards.as_deref());
     let setup = RunSetup {
         context: wide.context,
         seams,
@@ -145,8 +164,76 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         scope,
         events: wide.events.as_ref(),
         cancel,
+        guards: guards.clone(),
     };
-    drive(agent, setup)
+    // The guards on the input (those before the model) check it before the run starts: a
+    // rewrite is what the run starts from.
+    match guards.filter(|run| new_input && run.checks(Place::Input, Some(false))) {
+        None => Either::Left(drive(agent, setup)),
+        Some(run) => Either::Right(Box::pin(async move {
+            let mut setup = setup;
+            if let Some(trip) = run.check_input(&mut setup.messages).await {
+                return Err(RunError::Tripped {
+                    trip: Box::new(trip),
+                    messages: setup.messages,
+                    usage: run.spent(),
+                });
+            }
+            drive(agent, setup).await
+        })),
+    }
+}
+
+/// The guards of `agent`'s part of the run at `path`: the agent's own, or those the run was
+/// given (of the run that started it), with the tree's tripwire. The runs the part's calls
+/// start are given them.
+fn guard_run<'r, S: Send + Sync + 'static>(
+    agent: &'r Agent<S>,
+    wide: &'r RunWide<'_, S>,
+    path: &AgentPath,
+) -> Option<Arc<GuardRun<'r>>> {
+    let scope = match &agent.guards {
+        Some(guards) => GuardScope {
+            guards: Arc::clone(guards),
+            tripwire: (wide.tripwire.clone()).unwrap_or_else(|| Arc::new(Tripwire::new())),
+        },
+        None => wide.guards.clone()?,
+    };
+    if let Some(family) = &wide.family {
+        *family.guards.lock().unwrap_or_else(|e| e.into_inner()) = Some(scope.clone());
+    }
+    let texts = agent.tools.texts();
+    let run = GuardRun::new(
+        scope,
+        path.clone(),
+        texts,
+        wide.journal,
+        wide.events.as_ref(),
+    );
+    Some(Arc::new(run))
+}
+
+/// The part's cancel signal: the run's, and its guards' tripwire.
+fn cancel_of<'r, S>(
+    wide: &RunWide<'r, S>,
+    guards: Option<&GuardRun<'_>>,
+) -> Option<BoxFuture<'r, ()>> {
+    let cancel = wide.cancel.clone();
+    let tripped = guards.map(|run| run.tripwire.wait());
+    match (cancel, tripped) {
+        (None, None) => None,
+        (Some(cancel), None) => Some(Box::pin(cancel)),
+        (None, Some(tripped)) => Some(Box::pin(tripped)),
+        (Some(cancel), Some(tripped)) => Some(Box::pin(async move {
+            select(cancel, Box::pin(tripped)).await;
+        })),
+    }
+}
+
+/// Whether an agent of a run of `agent` has guards: it, or an agent it can hand the
+/// conversation to.
+pub(super) fn has_guards<S: Send + Sync + 'static>(agent: &Agent<S>) -> bool {
+    agent.guards.is_some() || (agent.handoffs.0.iter()).any(|handoff| has_guards(&handoff.target))
 }
 
 /// Whether a run of `agent` can start runs of its own: one of its tools does, or one of an

@@ -10,6 +10,7 @@ use super::agent::Agent;
 use super::answer::Answer;
 use super::context::Summary;
 use super::events::RunStream;
+use super::guard::GuardScope;
 use super::journal::Journal;
 use super::kind::{NewRun, Ready, Resuming, ResumingSession, RunKind, Starting};
 use super::outcome::RunError;
@@ -227,6 +228,9 @@ pub(super) struct Plan<'a, S> {
     pub(super) path: Option<AgentPath>,
     /// Whether a call may wait (not in a run started by one that cannot pause).
     pub(super) pauses: bool,
+    /// For a run another run started: the guards it checks with when its agent has none of its
+    /// own, and the tripwire of the tree.
+    pub(super) guards: Option<GuardScope>,
 }
 
 impl<'a, S: Send + Sync + 'static> RunRequest<'a, S> {
@@ -276,6 +280,7 @@ impl<'a, S: Send + Sync + 'static, K> RunRequest<'a, S, NoContext, Text, K> {
             budget: None,
             path: None,
             pauses: true,
+            guards: None,
         };
         RunRequest {
             plan,
@@ -580,18 +585,21 @@ impl<'a, S: Send + Sync + 'static, C, O, K: RunKind> RunRequest<'a, S, C, O, K> 
 
     /// Makes the run one that another run started: at `path` in the tree of agents, spending
     /// from `budget`; `can_pause`: whether a call of it may wait (the run that started it can
-    /// pause); `journal`: the one it keeps its calls in, for a durable run's child.
+    /// pause); `journal`: the one it keeps its calls in, for a durable run's child; `guards`:
+    /// those of the run that started it, and the tree's tripwire.
     pub(crate) fn in_tree(
         mut self,
         path: AgentPath,
         budget: Option<Budget>,
         can_pause: bool,
         journal: Option<&'a dyn Journal>,
+        guards: Option<GuardScope>,
     ) -> Self {
         self.plan.path = Some(path);
         self.plan.budget = budget;
         self.plan.pauses = can_pause;
         self.plan.journal = journal;
+        self.plan.guards = guards;
         self
     }
 }

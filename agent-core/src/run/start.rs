@@ -12,9 +12,10 @@ use futures_util::{FutureExt, TryFutureExt};
 use super::agent::Agent;
 use super::context::{Positions, RunSummaries, Summary};
 use super::events::EventSender;
+use super::guard::Tripwire;
 use super::kernel::Resumption;
 use super::outcome::{RunError, RunOutput};
-use super::part::{InSession, RunWide, joined, part, starts_runs};
+use super::part::{InSession, RunWide, has_guards, joined, part, starts_runs};
 use super::pause::{Decision, PausedRun};
 use super::repair::answer_every_call;
 use super::request::{Input, Plan, ResumeFrom, Source, Start};
@@ -77,8 +78,17 @@ async fn ready<'a, S: Send + Sync + 'static>(
         budget,
         path,
         pauses,
+        guards,
         ..
     } = plan;
+    // An agent whose tools make the lethal mix does not run.
+    if let Some(mix) = agent.lethal_mix() {
+        return Err(RunError::LethalMix {
+            mix: Box::new(mix),
+            messages: Vec::new(),
+            usage: Usage::default(),
+        });
+    }
     let (start, history, given, session) = match source {
         Source::New => (start, None, summaries, None),
         Source::History(history) => (start, Some(history), summaries, None),
@@ -107,6 +117,12 @@ async fn ready<'a, S: Send + Sync + 'static>(
         .or_else(|| (opening.resume.as_ref()).and_then(|resume| resume.paused.run_id().cloned()))
         .unwrap_or_default();
     let cancel = with_budget(cancel, budget.as_ref()).map(FutureExt::shared);
+    // A run another run started shares its tree's tripwire; a run whose agents have guards has
+    // one of its own.
+    let tripwire = match &guards {
+        Some(scope) => Some(Arc::clone(&scope.tripwire)),
+        None => has_guards(agent).then(|| Arc::new(Tripwire::new())),
+    };
     let wide = RunWide {
         context,
         journal,
@@ -121,6 +137,8 @@ async fn ready<'a, S: Send + Sync + 'static>(
         place: path,
         entry: agent,
         family,
+        guards,
+        tripwire,
     };
     Ok(Ready { wide, opening })
 }
@@ -140,7 +158,11 @@ impl<S: Send + Sync + 'static> Ready<'_, S> {
             let (holder, over) = holder_of(wide.entry, so_far);
             let outcome = if wide.session.is_none() && holder.handoffs.0.is_empty() {
                 let (messages, resume) = (opening.messages, opening.resume);
-                part(holder, over, &wide, &mut check, None, messages, resume).await
+                let new_input = resume.is_none();
+                part(
+                    holder, over, &wide, &mut check, None, messages, resume, new_input,
+                )
+                .await
             } else {
                 // Boxed: few runs are kept in a session or handed on, and every run's future
                 // would keep room for what they do.
@@ -188,7 +210,8 @@ async fn parts<S: Send + Sync + 'static, C: AnswerCheck<S>>(
     });
     let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
     let (messages, resume) = (opening.messages, opening.resume);
-    let outcome = match part(holder, over, wide, check, kept, messages, resume).await {
+    let new_input = resume.is_none();
+    let outcome = match part(holder, over, wide, check, kept, messages, resume, new_input).await {
         Ok(done) if done.handed_off() => {
             // Boxed: few runs are handed on, and a session run's future would keep room for it.
             let kept = transcript.as_mut().map(|kept| kept as &mut dyn Transcript);
@@ -217,7 +240,7 @@ async fn handed_on<S: Send + Sync + 'static, C: AnswerCheck<S>>(
         let kept = transcript
             .as_mut()
             .map(|kept| &mut **kept as &mut dyn Transcript);
-        match part(holder, over, wide, check, kept, messages, None).await {
+        match part(holder, over, wide, check, kept, messages, None, false).await {
             Ok(mut next) if next.handed_off() => {
                 messages = std::mem::take(&mut next.messages);
                 before = joined(before, next);

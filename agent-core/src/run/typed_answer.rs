@@ -175,6 +175,48 @@ impl<S: Send + Sync> AnswerCheck<S> for TypedAnswer<'_, S> {
         }
     }
 
+    /// The rewrite is read as the run's value again, where the model put it: the final-answer
+    /// call's arguments, or the reply's text.
+    fn rewritten(
+        &mut self,
+        context: &S,
+        reply: &mut AssistantMessage,
+        answer: String,
+        last_try: bool,
+    ) -> Judgement {
+        let output_call = match self.tool() {
+            Some(tool) => reply
+                .tool_calls
+                .iter_mut()
+                .find(|call| call.name == tool.name),
+            None => None,
+        };
+        match output_call {
+            Some(call) => call.arguments = answer,
+            None => reply.content = answer,
+        }
+        self.taken = false;
+        self.judge(context, reply, false, last_try)
+    }
+
+    /// The value taken is given back, and counted among the rejected outputs.
+    fn turned_down(
+        &mut self,
+        reply: &AssistantMessage,
+        problem: OutputProblem,
+        _texts: &dyn Texts,
+        last_try: bool,
+    ) -> Judgement {
+        self.taken = false;
+        let raw = match self.tool() {
+            Some(tool) => (reply.tool_calls.iter())
+                .find(|call| call.name == tool.name)
+                .map_or_else(String::new, |call| call.arguments.clone()),
+            None => reply.content.clone(),
+        };
+        self.reject(raw, problem, last_try)
+    }
+
     /// The first final-answer call of an answer taken is acknowledged and any other is not run;
     /// a rejected answer's calls get the correction.
     fn rule_calls(

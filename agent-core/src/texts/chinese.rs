@@ -65,6 +65,9 @@ impl Texts for Chinese {
             ToolError::RunByCaller { tool } => {
                 format!("工具 {tool} 由应用程序执行，不由智能体执行")
             }
+            ToolError::Withheld { guard, reason } => {
+                format!("此调用已执行，但守卫 {guard} 扣下了它的结果：{reason}")
+            }
             ToolError::Thread { problem } => match problem {
                 ThreadProblem::NotStarted { message } => {
                     format!("无法为工具启动独立的线程：{message}")
@@ -129,6 +132,7 @@ impl Texts for Chinese {
                 "{tool} 需要用户批准，但无法请求批准：此客户端不能询问用户（它不支持 elicitation）"
             ),
             NotRun::ApprovalNotAsked(error) => format!("无法请求用户批准：{error}"),
+            NotRun::Guarded { guard, reason } => format!("守卫 {guard} 不允许执行此调用：{reason}"),
         }
     }
 
@@ -162,6 +166,9 @@ impl Texts for Chinese {
             }
             OutputProblem::CutOff => {
                 "答案在完成前已达到输出长度上限而被截断；请更简短地重新给出".to_owned()
+            }
+            OutputProblem::Guarded { guard, feedback } => {
+                format!("守卫 {guard} 没有接受这个答案：{feedback}")
             }
         };
         format!("{problem}。请重试。")

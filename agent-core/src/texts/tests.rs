@@ -328,11 +328,12 @@ fn tool_error_kind(error: &ToolError) -> usize {
         ToolError::Thread { .. } => 14,
         ToolError::Unserializable { .. } => 15,
         ToolError::Remote { .. } => 16,
+        ToolError::Withheld { .. } => 17,
     }
 }
 
 /// How many kinds [`tool_error_kind`] tells apart.
-const TOOL_ERROR_KINDS: usize = 17;
+const TOOL_ERROR_KINDS: usize = 18;
 
 /// Why a call was not run, by a match with no wildcard arm: a reason added to [`NotRun`] is a
 /// compile error here until [`every_not_run`] has it.
@@ -354,11 +355,12 @@ fn not_run_kind(why: &NotRun) -> usize {
         NotRun::ApprovalImpossible(_) => 13,
         NotRun::ApprovalNotAsked(_) => 14,
         NotRun::BudgetSpent => 15,
+        NotRun::Guarded { .. } => 16,
     }
 }
 
 /// How many reasons [`not_run_kind`] tells apart.
-const NOT_RUN_KINDS: usize = 16;
+const NOT_RUN_KINDS: usize = 17;
 
 /// Every reason a call is not run (the data of each in Chinese, as a Chinese run's would be).
 fn every_not_run() -> Vec<NotRun> {
@@ -380,6 +382,10 @@ fn every_not_run() -> Vec<NotRun> {
         NotRun::ApprovalNotAccepted,
         NotRun::ApprovalImpossible("wipe".into()),
         NotRun::ApprovalNotAsked("连接断了".into()),
+        NotRun::Guarded {
+            guard: "隐私".into(),
+            reason: "不能把地址发出去".into(),
+        },
     ]
 }
 
@@ -432,6 +438,10 @@ fn every_tool_error() -> Vec<ToolError> {
         },
         ToolError::Journal {
             message: "调用已被终止".into(),
+        },
+        ToolError::Withheld {
+            guard: "隐私".into(),
+            reason: "页面里有指令".into(),
         },
         ToolError::RunByCaller {
             tool: "locate".into(),

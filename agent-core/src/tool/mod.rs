@@ -129,7 +129,8 @@ pub struct ToolDef {
 }
 
 /// What a tool says about itself beyond its schema. Set them with `#[tool(read_only, destructive,
-/// idempotent, open_world, requires_approval, timeout = "30s")]`.
+/// idempotent, open_world, requires_approval, reads_untrusted, reads_private, sends_out,
+/// timeout = "30s")]`.
 ///
 /// The hints are the MCP tool annotations: advice for clients and people, not guarantees.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,6 +156,17 @@ pub struct ToolAnnotations {
     /// ends paused, waiting for the result (see [`ExternalTool`](crate::ExternalTool)).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub external: bool,
+    /// The tool reads content no one vouches for (a web page, an email, a file from outside):
+    /// what it returns may carry instructions planted for the model. One of the three kinds of
+    /// the lethal mix ([`LethalMix`](crate::guard::LethalMix)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reads_untrusted: bool,
+    /// The tool reads private data (a mailbox, files, records of people).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reads_private: bool,
+    /// The tool can send data out (a message, a request to a URL, a post).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sends_out: bool,
     /// How long one call may run before it is cancelled (or, for a sync tool's thread, abandoned);
     /// the agent's default when `None`.
     #[serde(
@@ -197,6 +209,24 @@ impl ToolAnnotations {
     /// Requires approval of each call.
     pub fn requires_approval(mut self, value: bool) -> Self {
         self.requires_approval = value;
+        self
+    }
+
+    /// Marks the tool as reading untrusted content (or not).
+    pub fn reads_untrusted(mut self, value: bool) -> Self {
+        self.reads_untrusted = value;
+        self
+    }
+
+    /// Marks the tool as reading private data (or not).
+    pub fn reads_private(mut self, value: bool) -> Self {
+        self.reads_private = value;
+        self
+    }
+
+    /// Marks the tool as able to send data out (or not).
+    pub fn sends_out(mut self, value: bool) -> Self {
+        self.sends_out = value;
         self
     }
 

@@ -49,6 +49,15 @@ impl Slot {
     }
 }
 
+/// Which of the policies' looks at a call is asked for.
+#[derive(Clone, Copy)]
+enum Asked {
+    /// [`CallPolicy::rule`](crate::seams::CallPolicy::rule), when the call starts.
+    Rule,
+    /// [`CallPolicy::before_run`](crate::seams::CallPolicy::before_run), just before it runs.
+    BeforeRun,
+}
+
 /// What a step's calls came to, besides their results in the transcript.
 #[derive(Default)]
 pub(super) struct Carried {
@@ -199,16 +208,30 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 (ruling, Cow::Borrowed(_)) => (ruling, None),
             }
         };
+        // A call about to run has a last look from the policies, with the arguments it will run
+        // with (a person's approval does not pass the guards by).
+        let (ruling, rewritten) = match ruling.runs() {
+            true => self.vet(call, rewritten, status).await,
+            false => (ruling, rewritten),
+        };
         let mut result = match ruling {
             Ruling::Answer(outcome) => self.agent.tools.result_message(call, outcome),
             Ruling::Stop(reason) => {
-                let result = self
+                let mut result = self
                     .agent
                     .tools
                     .not_run(call, NotRun::Skipped(reason.clone()));
                 // The first stop asked for is the one reported.
                 let _ = self.stop_request.set(reason);
-                result
+                self.after_call(call, &mut result, started.elapsed());
+                *slot = Slot::Answered(result);
+                return;
+            }
+            // Interrupted while it was ruled on (another call's guard tripped, say): it never
+            // starts, and is answered as not run.
+            _ if self.interruption.passed().is_some() => {
+                *slot = Slot::Open(None);
+                return;
             }
             _ => {
                 *slot = Slot::Started;
@@ -225,6 +248,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 result
             }
         };
+        for policy in &self.seams.policies {
+            if let Some(check) = policy.check_result(self.context, status, call, &mut result) {
+                check.await;
+            }
+        }
         self.after_call(call, &mut result, started.elapsed());
         *slot = Slot::Answered(result);
     }
@@ -237,12 +265,47 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         call: &'c ToolCall,
         status: &RunStatus<'_>,
     ) -> (Cow<'c, ToolCall>, Ruling) {
+        self.fold(Cow::Borrowed(call), status, Asked::Rule).await
+    }
+
+    /// The policies' last look at `call` about to run (with `rewritten` arguments, if a ruling
+    /// rewrote them): the ruling it runs under (to run, with the arguments it runs with, or an
+    /// answer or a stop instead).
+    async fn vet(
+        &self,
+        call: &ToolCall,
+        rewritten: Option<String>,
+        status: &RunStatus<'_>,
+    ) -> (Ruling, Option<String>) {
+        let current = match rewritten {
+            Some(arguments) => Cow::Owned(ToolCall {
+                arguments,
+                ..call.clone()
+            }),
+            None => Cow::Borrowed(call),
+        };
+        match self.fold(current, status, Asked::BeforeRun).await {
+            (_, ruling @ (Ruling::Answer(_) | Ruling::Stop(_))) => (ruling, None),
+            (Cow::Owned(current), _) => (Ruling::Run, Some(current.arguments)),
+            (Cow::Borrowed(_), _) => (Ruling::Run, None),
+        }
+    }
+
+    /// What the policies make of `call` when `asked`, folded in order: each is shown the call as
+    /// rewritten so far and the ruling so far, and the first that answers or stops it has the
+    /// last word.
+    async fn fold<'c>(
+        &self,
+        call: Cow<'c, ToolCall>,
+        status: &RunStatus<'_>,
+        asked_for: Asked,
+    ) -> (Cow<'c, ToolCall>, Ruling) {
         let tool = self
             .agent
             .tools
             .get(&call.name)
             .map(|tool| tool.definition());
-        let mut current = Cow::Borrowed(call);
+        let mut current = call;
         let mut so_far = Ruling::Run;
         for policy in &self.seams.policies {
             let asked = PolicyCall {
@@ -252,7 +315,10 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 so_far: &so_far,
                 status,
             };
-            let Some(ruled) = policy.rule(asked) else {
+            let Some(ruled) = (match asked_for {
+                Asked::Rule => policy.rule(asked),
+                Asked::BeforeRun => policy.before_run(asked),
+            }) else {
                 continue;
             };
             match ruled.get().await {

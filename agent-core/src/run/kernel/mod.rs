@@ -33,7 +33,7 @@ use crate::reasons::not_run::NotRun;
 use crate::run::agent::Agent;
 use crate::run::events::{HandOver, LiveEvent};
 use crate::run::outcome::{RunError, RunOutput, StopReason};
-use crate::run::seams::Judgement;
+use crate::run::seams::{Judgement, Reviewed};
 use run_state::Run;
 
 /// How a step ended.
@@ -157,6 +157,19 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             .seams
             .check
             .judge(self.context, &mut reply, cut_off, last_try);
+        // A second look, which may take time (the guards on the answer).
+        let judgement = {
+            let review = (self.seams.check).review(self.context, &mut reply, judgement, last_try);
+            match review {
+                Reviewed::Now(judgement) => judgement,
+                Reviewed::Later(review) => match self.interruption.race(review).await {
+                    Ok(judgement) => judgement,
+                    Err(interrupt) => {
+                        return Step::Ended(Ending::Stopped(interrupt.stop_reason(), None));
+                    }
+                },
+            }
+        };
         if let Judgement::Retry(correction) = &judgement
             && reply.tool_calls.is_empty()
             && !last_try
@@ -215,7 +228,18 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// The run's output, or its error, from how it ended. A run whose answer check wanted an
     /// answer and got none did not do what it was asked: [`RunError::NoOutput`].
     fn conclude(&mut self, ending: Ending) -> Result<RunOutput, RunError> {
-        let usage = self.tally.usage;
+        let usage = self.used();
+        // A guard tripped (here, or in another run of the tree): whatever the loop saw of it (an
+        // interruption), the run fails with the trip.
+        if let Some(trip) = (self.guards.as_ref()).and_then(|guards| guards.tripped())
+            && !matches!(ending, Ending::Error(_))
+        {
+            return Err(RunError::Tripped {
+                trip: Box::new(trip.clone()),
+                messages: std::mem::take(&mut self.messages),
+                usage,
+            });
+        }
         match ending {
             Ending::Stopped(reason, text) => match self.seams.check.unanswered(false) {
                 Some(attempts) => Err(RunError::NoOutput {

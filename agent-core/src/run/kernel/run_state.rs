@@ -1,6 +1,7 @@
 //! One run's state, what it starts from (`RunSetup`), and how it ends: finished, stopped, failed,
 //! paused, or dropped before its end (then its hooks are still told).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Ending;
@@ -11,10 +12,11 @@ use crate::message::{Message, ToolResultMessage};
 use crate::model::Model;
 use crate::run::agent::Agent;
 use crate::run::events::{EventSender, LiveEvent};
+use crate::run::guard::GuardRun;
 use crate::run::journal::Journal;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::pause::{PausedChild, PausedRun, PendingCall, Progress};
-use crate::run::seams::{AnswerCheck, Held, Layer, Policy, RunStatus, Transcript, Used};
+use crate::run::seams::{CheckHeld, Held, Layer, Policy, RunStatus, Transcript, Used};
 use crate::settings::{ModelSettings, PromptCache};
 use crate::tool::BoxFuture;
 use crate::tool::scope::RunScope;
@@ -26,7 +28,7 @@ pub(crate) struct Seams<'r, S> {
     pub(crate) model: Held<'r, dyn Model + 'r>,
     pub(crate) layers: Vec<Layer<'r, S>>,
     pub(crate) policies: Vec<Policy<'r, S>>,
-    pub(crate) check: &'r mut dyn AnswerCheck<S>,
+    pub(crate) check: CheckHeld<'r, S>,
     pub(crate) transcript: Option<&'r mut dyn Transcript>,
     /// For a durable run, where its tool calls are recorded (its model calls are, by a layer).
     pub(crate) journal: Option<&'r dyn Journal>,
@@ -47,6 +49,8 @@ pub(crate) struct RunSetup<'r, S> {
     pub(crate) scope: RunScope,
     pub(crate) events: Option<&'r EventSender>,
     pub(crate) cancel: Option<BoxFuture<'r, ()>>,
+    /// The run's guards, when it has any: whether they tripped, and the tokens they used.
+    pub(crate) guards: Option<Arc<GuardRun<'r>>>,
 }
 
 /// What a run has used, counted against its limits and reported at its end.
@@ -79,6 +83,7 @@ pub(super) struct Run<'r, S: Send + Sync + 'static> {
     pub(super) stop_request: std::sync::OnceLock<String>,
     /// A paused run's decisions, carried out before the first step.
     pub(super) resume: Option<Box<Resumption>>,
+    pub(super) guards: Option<Arc<GuardRun<'r>>>,
     /// Whether the run's end was told to its hooks (if not when it is dropped, it was dropped).
     ended: bool,
 }
@@ -101,7 +106,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             cache.key = Some(PromptCache::key_for(&conversation));
         }
         let mut messages = setup.messages;
-        let seams = setup.seams;
+        let mut seams = setup.seams;
         seams.check.prepare(&mut messages, &mut settings);
         let tally = match resumed {
             Some(paused) => Tally {
@@ -134,7 +139,16 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             elapsed_before,
             stop_request: std::sync::OnceLock::new(),
             resume: setup.resume,
+            guards: setup.guards,
             ended: false,
+        }
+    }
+
+    /// The tokens the run used: its model calls', and its guards'.
+    pub(super) fn used(&self) -> Usage {
+        match &self.guards {
+            Some(guards) => self.tally.usage + guards.spent(),
+            None => self.tally.usage,
         }
     }
 
@@ -171,7 +185,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             Err(source) => Err(Ending::Error(RunError::Session {
                 source,
                 messages: std::mem::take(&mut self.messages),
-                usage: self.tally.usage,
+                usage: self.used(),
             })),
         }
     }
@@ -204,7 +218,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             messages: std::mem::take(&mut self.messages),
             steps: self.tally.step_usage.len(),
             stop_reason,
-            usage: self.tally.usage,
+            usage: self.used(),
             step_usage: std::mem::take(&mut self.tally.step_usage),
             step_models: std::mem::take(&mut self.tally.step_models),
             paused: None,
@@ -230,7 +244,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             children,
             finished,
             Progress {
-                usage: self.tally.usage,
+                usage: self.used(),
                 step_usage: self.tally.step_usage.clone(),
                 step_models: self.tally.step_models.clone(),
                 tool_calls: self.tally.tool_calls,
@@ -252,7 +266,7 @@ impl<S: Send + Sync + 'static> Drop for Run<'_, S> {
         }
         let dropped = RunError::Dropped {
             messages: std::mem::take(&mut self.messages),
-            usage: self.tally.usage,
+            usage: self.used(),
         };
         self.tell_end(Err(&dropped));
     }

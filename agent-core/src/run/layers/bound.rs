@@ -92,6 +92,27 @@ impl<S: Send + Sync + 'static> CallPolicy<()> for BoundPolicy<S> {
         })
     }
 
+    fn before_run<'a>(&'a self, call: PolicyCall<'a, ()>) -> Option<Ruled<'a>> {
+        self.policy.before_run(PolicyCall {
+            context: &*self.context,
+            call: call.call,
+            tool: call.tool,
+            so_far: call.so_far,
+            status: call.status,
+        })
+    }
+
+    fn check_result<'a>(
+        &'a self,
+        _context: &'a (),
+        status: &RunStatus<'_>,
+        call: &'a ToolCall,
+        result: &'a mut ToolResultMessage,
+    ) -> Option<BoxFuture<'a, ()>> {
+        self.policy
+            .check_result(&self.context, status, call, result)
+    }
+
     fn after_call(
         &self,
         _context: &(),

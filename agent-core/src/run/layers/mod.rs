@@ -36,8 +36,11 @@ pub(crate) use streamed::Streamed;
 pub use trace::ChatSpan;
 pub use waiting::{Approvals, CannotPause, ExternalTools};
 
+use std::sync::Arc;
+
 use crate::run::agent::Agent;
 use crate::run::context::{InRun, Recall};
+use crate::run::guard::{GuardLayer, GuardPolicy, GuardRun};
 use crate::run::seams::{AnswerCheck, CallPolicy, Held, Layer, ModelLayer, Policy};
 use crate::run::tree::HandoffView;
 
@@ -57,6 +60,7 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
             watch,
             spending,
             pauses,
+            guards,
         } = own;
         let mut layers: Vec<Layer<'r, S>> =
             Vec::with_capacity(agent.layers.len() + agent.hooks.len() + 4);
@@ -73,6 +77,12 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
             layers.push(Held::Own(Box::new(watch)));
         }
         // Outside the journal: a replayed reply is counted again, as the run's first time did.
+        if let Some((guards, new_input)) = &guards {
+            layers.push(Held::Own(Box::new(GuardLayer::new(
+                Arc::clone(guards),
+                *new_input,
+            ))));
+        }
         if let Some(spending) = &spending {
             layers.push(Held::Own(Box::new(spending.clone())));
         }
@@ -99,6 +109,11 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         if !check.can_pause() || !pauses {
             policies.push(Held::Lent(&CannotPause));
         }
+        // After every policy that rules: a guard sees a call as it will run.
+        if let Some((run, _)) = guards {
+            let tools = &agent.tools;
+            policies.push(Held::Own(Box::new(GuardPolicy { run, tools })));
+        }
         if let Some(spending) = spending {
             policies.push(Held::Own(Box::new(spending)));
         }
@@ -116,4 +131,6 @@ pub(crate) struct RunValues<'r> {
     pub(crate) watch: Option<CacheWatch>,
     pub(crate) spending: Option<Spending>,
     pub(crate) pauses: bool,
+    /// The guards of the part, and whether it starts with input of its own.
+    pub(crate) guards: Option<(Arc<GuardRun<'r>>, bool)>,
 }

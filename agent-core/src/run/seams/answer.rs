@@ -4,8 +4,10 @@
 //! reads its value ([`RunRequest::output`](crate::RunRequest::output)).
 
 use crate::message::{AssistantMessage, Message};
-use crate::output::RejectedOutput;
+use crate::output::{OutputProblem, RejectedOutput};
 use crate::settings::{ModelSettings, ResponseFormat, ToolChoice};
+use crate::texts::Texts;
+use crate::tool::BoxFuture;
 use crate::tool::ToolDef;
 
 use super::policy::ReplyRulings;
@@ -39,6 +41,24 @@ pub enum Judgement {
     GiveUp,
 }
 
+/// A judgement after a second look: at once, or when the future completes.
+pub enum Reviewed<'a> {
+    /// Known at once.
+    Now(Judgement),
+    /// Known when the future completes.
+    Later(BoxFuture<'a, Judgement>),
+}
+
+impl Reviewed<'_> {
+    /// The judgement.
+    pub async fn get(self) -> Judgement {
+        match self {
+            Reviewed::Now(judgement) => judgement,
+            Reviewed::Later(future) => future.await,
+        }
+    }
+}
+
 /// One value at the answer-check seam: one per run, made for it.
 pub trait AnswerCheck<S = ()>: Send + Sync {
     /// Before the first step: sets up the conversation and settings (instructions in the system
@@ -59,6 +79,49 @@ pub trait AnswerCheck<S = ()>: Send + Sync {
         cut_off: bool,
         last_try: bool,
     ) -> Judgement;
+
+    /// A second look at a reply after [`judge`](Self::judge), which may take time (the guards on
+    /// the answer, one of them a model asked as a judge): the judgement that stands. The reply as
+    /// `judge` left it, `judgement` as it stands, by default.
+    fn review<'a>(
+        &'a mut self,
+        context: &'a S,
+        reply: &'a mut AssistantMessage,
+        judgement: Judgement,
+        last_try: bool,
+    ) -> Reviewed<'a> {
+        let _ = (context, reply, last_try);
+        Reviewed::Now(judgement)
+    }
+
+    /// The answer this check took (`Judgement::Answer`) was rewritten after it, by a review: the
+    /// judgement of the rewrite. By default the rewrite is the answer (a text run's, whose reply
+    /// then says it); a typed run reads its value from it again.
+    fn rewritten(
+        &mut self,
+        context: &S,
+        reply: &mut AssistantMessage,
+        answer: String,
+        last_try: bool,
+    ) -> Judgement {
+        let _ = (context, last_try);
+        reply.content.clone_from(&answer);
+        Judgement::Answer(answer)
+    }
+
+    /// The answer this check took was turned down after it, by a review, for `problem`: the
+    /// judgement now. By default a retry with `problem` worded by `texts`; a typed run counts it
+    /// among its rejected outputs (and gives up when its retries are spent).
+    fn turned_down(
+        &mut self,
+        reply: &AssistantMessage,
+        problem: OutputProblem,
+        texts: &dyn Texts,
+        last_try: bool,
+    ) -> Judgement {
+        let _ = (reply, last_try);
+        Judgement::Retry(texts.output_correction(&problem))
+    }
 
     /// Rules on the calls of the reply its judgement decides (a final-answer tool's calls, say).
     /// Nothing by default.
@@ -136,6 +199,36 @@ impl<S, C: AnswerCheck<S> + ?Sized> AnswerCheck<S> for Box<C> {
         last_try: bool,
     ) -> Judgement {
         (**self).judge(context, reply, cut_off, last_try)
+    }
+
+    fn review<'a>(
+        &'a mut self,
+        context: &'a S,
+        reply: &'a mut AssistantMessage,
+        judgement: Judgement,
+        last_try: bool,
+    ) -> Reviewed<'a> {
+        (**self).review(context, reply, judgement, last_try)
+    }
+
+    fn rewritten(
+        &mut self,
+        context: &S,
+        reply: &mut AssistantMessage,
+        answer: String,
+        last_try: bool,
+    ) -> Judgement {
+        (**self).rewritten(context, reply, answer, last_try)
+    }
+
+    fn turned_down(
+        &mut self,
+        reply: &AssistantMessage,
+        problem: OutputProblem,
+        texts: &dyn Texts,
+        last_try: bool,
+    ) -> Judgement {
+        (**self).turned_down(reply, problem, texts, last_try)
     }
 
     fn rule_calls(

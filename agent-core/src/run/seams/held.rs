@@ -1,8 +1,8 @@
 //! How a run holds the values at its seams: lent by the agent, or its own.
 
-use std::ops::Deref;
+use std::ops::{Deref, DerefMut};
 
-use super::{CallPolicy, ModelLayer};
+use super::{AnswerCheck, CallPolicy, ModelLayer};
 
 /// A value at a seam: lent by the agent (its limits, hooks and policies outlive the run) or the
 /// run's own (its budget's spending, its journal, the view of a conversation handed to it),
@@ -28,3 +28,30 @@ pub(crate) type Layer<'r, S> = Held<'r, dyn ModelLayer<S> + 'r>;
 
 /// A call policy of a run.
 pub(crate) type Policy<'r, S> = Held<'r, dyn CallPolicy<S> + 'r>;
+
+/// A run's answer check: the one its request made, lent, or the run's own around it (the guards
+/// on the answer).
+pub(crate) enum CheckHeld<'r, S> {
+    Lent(&'r mut dyn AnswerCheck<S>),
+    Own(Box<dyn AnswerCheck<S> + 'r>),
+}
+
+impl<'r, S> Deref for CheckHeld<'r, S> {
+    type Target = dyn AnswerCheck<S> + 'r;
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            CheckHeld::Lent(check) => *check,
+            CheckHeld::Own(check) => &**check,
+        }
+    }
+}
+
+impl<S> DerefMut for CheckHeld<'_, S> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            CheckHeld::Lent(check) => *check,
+            CheckHeld::Own(check) => &mut **check,
+        }
+    }
+}

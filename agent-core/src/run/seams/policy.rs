@@ -222,6 +222,30 @@ pub trait CallPolicy<S = ()>: Send + Sync {
         None
     }
 
+    /// A last look at a call about to run, whoever ruled that it runs (the policies, or a person
+    /// who approved it on a resumed run), with the arguments it will run with: `None` lets it
+    /// run (the default); a ruling that answers or stops it, or runs it with other arguments,
+    /// counts. The guards on calls' arguments are here, so an approved call is checked too.
+    fn before_run<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
+        let _ = call;
+        None
+    }
+
+    /// A look at a call's result that may take time (a guard asking a judge), before the model
+    /// reads it and before [`after_call`](Self::after_call): the future may change the result.
+    /// Every result of a call that ran or was answered without running (not those of calls not
+    /// run or interrupted, whose words are the run's). Nothing by default.
+    fn check_result<'a>(
+        &'a self,
+        context: &'a S,
+        status: &RunStatus<'_>,
+        call: &'a ToolCall,
+        result: &'a mut ToolResultMessage,
+    ) -> Option<BoxFuture<'a, ()>> {
+        let _ = (context, status, call, result);
+        None
+    }
+
     /// After each call, with the result the model is to read (which a policy may change) and how
     /// long the call took from its ruling to its result: every result, a call that was answered
     /// without running, interrupted or not run included. Nothing by default.
@@ -256,6 +280,20 @@ impl<S, P: CallPolicy<S> + ?Sized> CallPolicy<S> for std::sync::Arc<P> {
 
     fn rule<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
         (**self).rule(call)
+    }
+
+    fn before_run<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
+        (**self).before_run(call)
+    }
+
+    fn check_result<'a>(
+        &'a self,
+        context: &'a S,
+        status: &RunStatus<'_>,
+        call: &'a ToolCall,
+        result: &'a mut ToolResultMessage,
+    ) -> Option<BoxFuture<'a, ()>> {
+        (**self).check_result(context, status, call, result)
     }
 
     fn after_call(

@@ -202,6 +202,7 @@ impl<S: Send + Sync + 'static> Tool<S> for AgentTool {
             // Under a journal that lends itself, the child's calls are journaled in it.
             let journal = family.and_then(|family| family.journal.clone());
             let journal = journal.as_deref();
+            let guards = family.and_then(Family::guards);
             let mut outcome = match family.and_then(|family| family.take_resume(&call.id)) {
                 // A child that paused goes on, with the decisions on its waiting calls.
                 Some(child) => {
@@ -210,13 +211,14 @@ impl<S: Send + Sync + 'static> Tool<S> for AgentTool {
                         budget,
                         can_pause,
                         journal,
+                        guards,
                     );
                     text_answer(request, events).await
                 }
                 None => {
                     let request = (self.agent.run(prompt))
                         .run_id(RunId::from(format!("{}/{}", run.id(), call.id)))
-                        .in_tree(path.clone(), budget, can_pause, journal);
+                        .in_tree(path.clone(), budget, can_pause, journal, guards);
                     (self.run)(request, events).await
                 }
             };

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::message::{Message, ToolCall};
 use crate::run::events::EventSender;
+use crate::run::guard::GuardScope;
 use crate::run::journal::Journal;
 use crate::run::outcome::ChildRun;
 use crate::run::pause::{ChildResume, PausedChild, PausedRun};
@@ -33,6 +34,9 @@ pub(crate) struct Family {
     pub(crate) journal: Option<Arc<dyn Journal>>,
     /// Whether the run can pause, and so the runs it starts.
     pub(crate) can_pause: bool,
+    /// The guards the runs it starts check with when their agents have none of their own (the
+    /// guards of the part of the run that holds the conversation), and its tripwire.
+    pub(crate) guards: Mutex<Option<GuardScope>>,
     children: Mutex<Vec<ChildRun>>,
     paused: Mutex<Vec<PausedChild>>,
     going_on: Mutex<Vec<ChildResume>>,
@@ -48,10 +52,16 @@ impl Family {
             events,
             journal,
             can_pause,
+            guards: Mutex::new(None),
             children: Mutex::new(Vec::new()),
             paused: Mutex::new(Vec::new()),
             going_on: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The guards of the runs it starts.
+    pub(crate) fn guards(&self) -> Option<GuardScope> {
+        lock(&self.guards).clone()
     }
 
     /// Keeps the paused run of the child `call` started.

@@ -78,6 +78,10 @@ pub(crate) fn tool_error(error: &ToolError, f: &mut impl Write) -> fmt::Result {
         ToolError::RunByCaller { tool } => {
             write!(f, "`{tool}` is run by the application, not by the agent")
         }
+        ToolError::Withheld { guard, reason } => write!(
+            f,
+            "the call ran, and the guard `{guard}` withheld its result: {reason}"
+        ),
         ToolError::Thread { problem } => match problem {
             ThreadProblem::NotStarted { message } => write!(
                 f,
@@ -180,6 +184,9 @@ pub(crate) fn not_run(why: &NotRun, f: &mut impl Write) -> fmt::Result {
         NotRun::ApprovalNotAsked(error) => {
             write!(f, "the user's approval could not be asked: {error}")
         }
+        NotRun::Guarded { guard, reason } => {
+            write!(f, "the guard `{guard}` did not let this call run: {reason}")
+        }
     }
 }
 
@@ -205,6 +212,12 @@ pub(crate) fn output_problem(problem: &OutputProblem, f: &mut impl Write) -> fmt
             "the answer was cut off at the output token limit before it was complete; give it \
              again, shorter",
         ),
+        OutputProblem::Guarded { guard, feedback } => {
+            write!(
+                f,
+                "the guard `{guard}` did not accept the answer: {feedback}"
+            )
+        }
     }
 }
 

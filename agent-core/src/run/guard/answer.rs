@@ -1,0 +1,165 @@
+//! The guards on the answer, at the answer-check seam: the run's own check, with a review after
+//! its judgement. An answer it took is shown to the guards (a typed answer as its JSON): a
+//! rewrite is judged again by the check, a refusal or a retry is the check's answer turned down
+//! (the model is asked for another, with the guard's words), a trip ends the run. The reply's
+//! text, held back while it streamed, goes to the caller only then, or never.
+
+use std::future::pending;
+use std::sync::Arc;
+
+use super::Place;
+use super::checks::{AnswerText, Asking, Folded, GuardRun};
+use super::gate::Settled;
+use crate::message::{AssistantMessage, Message};
+use crate::output::{OutputProblem, RejectedOutput};
+use crate::run::seams::{AnswerCheck, Judgement, Offer, ReplyRulings, Reviewed};
+use crate::settings::ModelSettings;
+use crate::texts::Texts;
+
+/// A run's answer check, and its guards on the answer.
+pub(crate) struct GuardedAnswer<'r, S> {
+    pub(crate) check: &'r mut dyn AnswerCheck<S>,
+    pub(crate) run: Arc<GuardRun<'r>>,
+}
+
+impl<'r, S: Sync> GuardedAnswer<'r, S> {
+    /// The judgement once the guards have seen the answer of `judgement`.
+    async fn guarded(
+        &mut self,
+        context: &S,
+        reply: &mut AssistantMessage,
+        judgement: Judgement,
+        step: usize,
+        last_try: bool,
+    ) -> Judgement {
+        let run = Arc::clone(&self.run);
+        let gate = run.gate.as_ref();
+        let Judgement::Answer(answer) = judgement else {
+            // Not an answer: its text goes to the caller.
+            if let Some(gate) = gate {
+                gate.settle(Settled::Through);
+            }
+            return judgement;
+        };
+        let asking = Asking {
+            place: Place::Answer,
+            step,
+            key: "",
+            beside: None,
+            partial: false,
+        };
+        let mut checked = AnswerText {
+            text: answer.clone(),
+            partial: false,
+        };
+        match run.fold(asking, &mut checked).await {
+            Folded::Through if checked.text == answer => {
+                if let Some(gate) = gate {
+                    gate.settle(Settled::Through);
+                }
+                Judgement::Answer(answer)
+            }
+            Folded::Through => {
+                let judgement = (self.check).rewritten(context, reply, checked.text, last_try);
+                if let Some(gate) = gate {
+                    match &judgement {
+                        Judgement::Answer(_) => gate.settle(Settled::Rewritten(&reply.content)),
+                        _ => gate.settle(Settled::Stopped),
+                    }
+                }
+                judgement
+            }
+            Folded::Refused { guard, reason } => {
+                if let Some(gate) = gate {
+                    gate.settle(Settled::Stopped);
+                }
+                let problem = OutputProblem::Guarded {
+                    guard,
+                    feedback: reason,
+                };
+                self.check.turned_down(reply, problem, run.texts, last_try)
+            }
+            // The tripwire is fired: the run is interrupted here.
+            Folded::Tripped => pending().await,
+        }
+    }
+}
+
+// Every method forwarded, or the guarded check would lose one.
+#[deny(clippy::missing_trait_methods)]
+impl<S: Send + Sync> AnswerCheck<S> for GuardedAnswer<'_, S> {
+    fn prepare(&mut self, messages: &mut Vec<Message>, settings: &mut ModelSettings) {
+        self.check.prepare(messages, settings);
+    }
+
+    fn offer<'a>(&'a self, offer: &mut Offer<'a>) {
+        self.check.offer(offer);
+    }
+
+    fn judge(
+        &mut self,
+        context: &S,
+        reply: &mut AssistantMessage,
+        cut_off: bool,
+        last_try: bool,
+    ) -> Judgement {
+        self.check.judge(context, reply, cut_off, last_try)
+    }
+
+    fn review<'a>(
+        &'a mut self,
+        context: &'a S,
+        reply: &'a mut AssistantMessage,
+        judgement: Judgement,
+        last_try: bool,
+    ) -> Reviewed<'a> {
+        if self.run.gate.is_none() && !self.run.checks(Place::Answer, None) {
+            return self.check.review(context, reply, judgement, last_try);
+        }
+        let step = self.run.step();
+        Reviewed::Later(Box::pin(async move {
+            let judgement = (self.check.review(context, reply, judgement, last_try))
+                .get()
+                .await;
+            self.guarded(context, reply, judgement, step, last_try)
+                .await
+        }))
+    }
+
+    fn rewritten(
+        &mut self,
+        context: &S,
+        reply: &mut AssistantMessage,
+        answer: String,
+        last_try: bool,
+    ) -> Judgement {
+        self.check.rewritten(context, reply, answer, last_try)
+    }
+
+    fn turned_down(
+        &mut self,
+        reply: &AssistantMessage,
+        problem: OutputProblem,
+        texts: &dyn Texts,
+        last_try: bool,
+    ) -> Judgement {
+        self.check.turned_down(reply, problem, texts, last_try)
+    }
+
+    fn rule_calls(
+        &self,
+        reply: &AssistantMessage,
+        judgement: &Judgement,
+        rulings: &mut ReplyRulings<'_>,
+    ) {
+        self.check.rule_calls(reply, judgement, rulings);
+    }
+
+    fn can_pause(&self) -> bool {
+        self.check.can_pause()
+    }
+
+    fn unanswered(&mut self, gave_up: bool) -> Option<Vec<RejectedOutput>> {
+        self.check.unanswered(gave_up)
+    }
+}

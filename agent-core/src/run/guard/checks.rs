@@ -1,0 +1,315 @@
+//! An agent's guards ([`Guards`]), what a run inherits of them ([`GuardScope`]), and one run's
+//! part of them ([`GuardRun`]): asking each guard at a place in order, each shown what the ones
+//! before left (a rewrite), the first that refuses, asks again or trips having the last word;
+//! each ask in a `guard` span, its verdict journaled in a durable run, its tokens counted.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tracing::field::Empty;
+use tracing::{Instrument, info_span};
+
+use super::gate::Gate;
+use super::{At, Checked, Checking, Guard, HoldBack, Place, Tripped, Tripwire, Verdict, What};
+use crate::run::events::EventSender;
+use crate::run::journal::Journal;
+use crate::texts::Texts;
+use crate::tool::scope::AgentPath;
+use crate::usage::Usage;
+
+/// One guard of an agent, and where it checks.
+pub(crate) struct Registered {
+    pub(crate) guard: Arc<dyn Guard>,
+    pub(crate) at: At,
+    /// It checks the input and requests beside the model call, not before it.
+    pub(crate) beside: bool,
+}
+
+/// An agent's guards, in the order they were added, and how much streamed text waits for them.
+#[derive(Default)]
+pub(crate) struct Guards {
+    pub(crate) list: Vec<Registered>,
+    pub(crate) hold_back: HoldBack,
+}
+
+impl Clone for Registered {
+    fn clone(&self) -> Self {
+        Registered {
+            guard: Arc::clone(&self.guard),
+            at: self.at,
+            beside: self.beside,
+        }
+    }
+}
+
+impl Clone for Guards {
+    fn clone(&self) -> Self {
+        Guards {
+            list: self.list.clone(),
+            hold_back: self.hold_back,
+        }
+    }
+}
+
+impl Guards {
+    /// The guards at `place`.
+    pub(crate) fn at(&self, place: Place) -> impl Iterator<Item = &Registered> {
+        self.list.iter().filter(move |guard| guard.at.has(place))
+    }
+
+    /// Whether a guard checks at `place`.
+    pub(crate) fn checks(&self, place: Place) -> bool {
+        self.at(place).next().is_some()
+    }
+}
+
+/// The guards a run checks with when its agent has none of its own (those of the run that
+/// started it), and the tripwire of its tree of runs.
+#[derive(Clone)]
+pub(crate) struct GuardScope {
+    pub(crate) guards: Arc<Guards>,
+    pub(crate) tripwire: Arc<Tripwire>,
+}
+
+/// What the guards at a place check: shown to each, rewritten by a rewrite.
+pub(crate) trait Subject: Send {
+    /// What a guard is shown.
+    fn what(&self) -> What<'_>;
+    /// Takes a guard's rewrite.
+    fn rewrite(&mut self, text: String);
+}
+
+/// A text checked (an answer, or its streamed text so far).
+pub(crate) struct AnswerText {
+    pub(crate) text: String,
+    pub(crate) partial: bool,
+}
+
+impl Subject for AnswerText {
+    fn what(&self) -> What<'_> {
+        What::Answer {
+            text: &self.text,
+            partial: self.partial,
+        }
+    }
+
+    fn rewrite(&mut self, text: String) {
+        self.text = text;
+    }
+}
+
+/// How the guards at a place came out.
+pub(crate) enum Folded {
+    /// Through (rewritten, if a guard rewrote it).
+    Through,
+    /// A guard refused it, or asked the model for another: the guard and its words.
+    Refused { guard: String, reason: String },
+    /// A guard tripped: the tripwire is fired.
+    Tripped,
+}
+
+/// What a verdict comes to at a place.
+enum Action {
+    Go,
+    Rewrite(String),
+    Refuse(String),
+    Trip(String, serde_json::Value),
+}
+
+/// How the guards are asked: the place's rules, and who is asked.
+#[derive(Clone, Copy)]
+pub(crate) struct Asking<'k> {
+    pub(crate) place: Place,
+    pub(crate) step: usize,
+    /// What tells this check apart from the others of its step in a journal (a call's id).
+    pub(crate) key: &'k str,
+    /// Only the guards beside the model (`Some(true)`), only those before it (`Some(false)`),
+    /// or all.
+    pub(crate) beside: Option<bool>,
+    /// The text is still streaming: only a trip counts.
+    pub(crate) partial: bool,
+}
+
+/// One part of a run (one agent's) under guards.
+pub(crate) struct GuardRun<'r> {
+    pub(crate) guards: Arc<Guards>,
+    pub(crate) tripwire: Arc<Tripwire>,
+    pub(crate) agent: AgentPath,
+    pub(crate) texts: &'r dyn Texts,
+    journal: Option<&'r dyn Journal>,
+    /// Tokens the guards used.
+    spent: Mutex<Usage>,
+    /// For a streamed run, what of the model's stream waits for the guards.
+    pub(crate) gate: Option<Gate<'r>>,
+    /// The step of the model call last made.
+    step: AtomicUsize,
+}
+
+impl<'r> GuardRun<'r> {
+    pub(crate) fn new(
+        scope: GuardScope,
+        agent: AgentPath,
+        texts: &'r dyn Texts,
+        journal: Option<&'r dyn Journal>,
+        events: Option<&'r EventSender>,
+    ) -> Self {
+        let hold_back = match scope.guards.checks(Place::Answer) {
+            true => scope.guards.hold_back,
+            false => HoldBack::None,
+        };
+        GuardRun {
+            gate: events.map(|events| Gate::new(events, hold_back)),
+            guards: scope.guards,
+            tripwire: scope.tripwire,
+            agent,
+            texts,
+            journal,
+            spent: Mutex::new(Usage::default()),
+            step: AtomicUsize::new(0),
+        }
+    }
+
+    /// The step of the model call last made (0 before the first).
+    pub(crate) fn step(&self) -> usize {
+        self.step.load(Ordering::Relaxed)
+    }
+
+    /// A model call of `step` begins.
+    pub(crate) fn begin_step(&self, step: usize) {
+        self.step.store(step, Ordering::Relaxed);
+    }
+
+    /// The tokens the guards used so far.
+    pub(crate) fn spent(&self) -> Usage {
+        *self.spent.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The trip, if the run's tree has tripped.
+    pub(crate) fn tripped(&self) -> Option<&Tripped> {
+        self.tripwire.tripped()
+    }
+
+    /// Whether a guard checks at `place` (beside the model, or before it, when `beside` says).
+    pub(crate) fn checks(&self, place: Place, beside: Option<bool>) -> bool {
+        (self.guards.at(place)).any(|guard| beside.is_none_or(|beside| guard.beside == beside))
+    }
+
+    /// Asks the guards at `asking.place` in order about `subject`: each is shown what the ones before left, and the first that refuses or
+    /// trips has the last word. A trip fires the tripwire.
+    pub(crate) async fn fold(&self, asking: Asking<'_>, subject: &mut dyn Subject) -> Folded {
+        let chosen = self.guards.at(asking.place);
+        let chosen =
+            chosen.filter(|guard| asking.beside.is_none_or(|beside| guard.beside == beside));
+        for registered in chosen {
+            let verdict = self.ask(registered, subject.what(), asking).await;
+            match action(asking, registered.beside, verdict) {
+                Action::Go => {}
+                Action::Rewrite(text) => subject.rewrite(text),
+                Action::Refuse(reason) => {
+                    let guard = registered.guard.name().to_owned();
+                    return Folded::Refused { guard, reason };
+                }
+                Action::Trip(message, info) => {
+                    self.trip(registered, asking.place, message, info);
+                    return Folded::Tripped;
+                }
+            }
+        }
+        Folded::Through
+    }
+
+    /// Asks one guard, in its span; a verdict that takes time goes through the journal.
+    async fn ask(&self, registered: &Registered, what: What<'_>, asking: Asking<'_>) -> Verdict {
+        let name = registered.guard.name();
+        let span = info_span!(
+            "guard",
+            "guard.name" = name,
+            "guard.place" = asking.place.as_str(),
+            "guard.verdict" = Empty,
+        );
+        let checked = Checked::new(what, &self.agent, asking.step, self.texts, &self.spent);
+        let verdict = async {
+            match registered.guard.check(checked) {
+                // At once: plain code, which a replay runs again as it ran.
+                Checking::Now(verdict) => verdict,
+                Checking::Later(future) => match self.journal {
+                    Some(journal) => {
+                        let key = journal_key(name, asking);
+                        journal.guard_check(key, future).await
+                    }
+                    None => future.await,
+                },
+            }
+        };
+        let verdict = verdict.instrument(span.clone()).await;
+        span.record("guard.verdict", verdict.kind());
+        verdict
+    }
+
+    /// Fires the tripwire with `registered`'s trip.
+    fn trip(
+        &self,
+        registered: &Registered,
+        place: Place,
+        message: String,
+        info: serde_json::Value,
+    ) {
+        tracing::warn!(guard = registered.guard.name(), %place, %message, "guard tripped");
+        self.tripwire.trip(Tripped {
+            guard: registered.guard.name().to_owned(),
+            place,
+            agent: self.agent.clone(),
+            message,
+            info,
+        });
+    }
+}
+
+/// What `verdict` comes to at the place `asking` names, from a guard beside the model or not.
+fn action(asking: Asking<'_>, beside: bool, verdict: Verdict) -> Action {
+    let place = asking.place;
+    let beside = beside && matches!(place, Place::Input | Place::Request);
+    match verdict {
+        Verdict::Allow => Action::Go,
+        Verdict::Trip { message, info } => Action::Trip(message, info),
+        // Text still streaming is only stopped or let through: the whole answer is judged at
+        // its end.
+        _ if asking.partial => Action::Go,
+        verdict if beside => {
+            Action::Trip(misplaced(&verdict, place, true), serde_json::Value::Null)
+        }
+        Verdict::Rewrite(text) if place != Place::Request => Action::Rewrite(text),
+        Verdict::Refuse(reason) | Verdict::Retry(reason)
+            if matches!(place, Place::Call | Place::Result | Place::Answer) =>
+        {
+            Action::Refuse(reason)
+        }
+        verdict => Action::Trip(misplaced(&verdict, place, false), serde_json::Value::Null),
+    }
+}
+
+/// The message of a trip a verdict makes where it has no meaning.
+fn misplaced(verdict: &Verdict, place: Place, beside: bool) -> String {
+    let words = match verdict {
+        Verdict::Rewrite(text) | Verdict::Refuse(text) | Verdict::Retry(text) => text.as_str(),
+        _ => "",
+    };
+    let when = if beside { " beside the model call" } else { "" };
+    format!(
+        "a `{}` verdict{when} at the {place} (which only an allow or a trip can answer): {words}",
+        verdict.kind()
+    )
+}
+
+/// The name of a guard's check in a journal: the same on every replay of the run.
+fn journal_key(name: &str, asking: Asking<'_>) -> String {
+    let mut key = format!(
+        "guard `{name}` at the {} of step {}",
+        asking.place, asking.step
+    );
+    if !asking.key.is_empty() {
+        key.push_str(", ");
+        key.push_str(asking.key);
+    }
+    key
+}

@@ -1,0 +1,182 @@
+//! The guards on the input and on each request, as a model-call layer: those before the call
+//! check the request first; those beside it check at the same time as the model answers (the
+//! input too, at the run's first call), and until they have answered nothing the model says is
+//! streamed and the reply is not handed on (so no tool runs). A trip fires the tripwire: the
+//! call in flight is dropped, and the run ends with the trip.
+
+use std::future::pending;
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futures_util::future::{Either, select};
+
+use super::checks::{Asking, Folded, GuardRun, Subject};
+use super::{Place, Tripped, What};
+use crate::content::Part;
+use crate::message::Message;
+use crate::model::{ChatRequest, ChatResponse, ModelError};
+use crate::run::seams::{ModelCall, ModelLayer, Next};
+use crate::tool::BoxFuture;
+
+/// The guards of one run's part at the model-call seam.
+pub(crate) struct GuardLayer<'r> {
+    pub(crate) run: Arc<GuardRun<'r>>,
+    /// The run's input is yet to be checked by the guards beside the model (at its first call).
+    input: AtomicBool,
+}
+
+impl<'r> GuardLayer<'r> {
+    /// The layer of `run`; `new_input`: the run starts with input of its own (not a resume, not
+    /// a conversation handed on).
+    pub(crate) fn new(run: Arc<GuardRun<'r>>, new_input: bool) -> Self {
+        GuardLayer {
+            run,
+            input: AtomicBool::new(new_input),
+        }
+    }
+}
+
+impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
+    fn call<'a>(
+        &'a self,
+        call: ModelCall<'a, S>,
+        next: Next<'a, S>,
+    ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        Box::pin(async move {
+            let run = &*self.run;
+            let step = call.step;
+            run.begin_step(step);
+            let request = call.request;
+            if run.checks(Place::Request, Some(false))
+                && let Folded::Tripped = check_request(run, step, &request, false).await
+            {
+                return pending().await;
+            }
+            let input =
+                self.input.swap(false, Ordering::Relaxed) && run.checks(Place::Input, Some(true));
+            let beside = input || run.checks(Place::Request, Some(true));
+            if let Some(gate) = &run.gate {
+                gate.begin(beside);
+            }
+            if !beside {
+                return next.call(call).await;
+            }
+            let model = pin!(next.call(call));
+            let guards = pin!(async {
+                if input {
+                    let mut input = Input(new_input(request.messages));
+                    let asking = asking(Place::Input, 0, true);
+                    if let Folded::Tripped = run.fold(asking, &mut input).await {
+                        return false;
+                    }
+                }
+                !matches!(
+                    check_request(run, step, &request, true).await,
+                    Folded::Tripped
+                )
+            });
+            let (through, reply) = match select(model, guards).await {
+                Either::Left((reply, guards)) => (guards.await, Some(reply)),
+                Either::Right((through, model)) => match through {
+                    true => (true, Some(model.await)),
+                    // The call in flight is dropped here.
+                    false => (false, None),
+                },
+            };
+            if let Some(gate) = &run.gate {
+                gate.beside_answered(through);
+            }
+            match (through, reply) {
+                (true, Some(reply)) => reply,
+                _ => pending().await,
+            }
+        })
+    }
+}
+
+/// The guards on requests, before the model call (`beside` false) or beside it.
+async fn check_request(
+    run: &GuardRun<'_>,
+    step: usize,
+    request: &ChatRequest<'_>,
+    beside: bool,
+) -> Folded {
+    let asking = asking(Place::Request, step, beside);
+    run.fold(asking, &mut Request(*request)).await
+}
+
+/// A request, as the guards see it (a rewrite of it trips before it is taken).
+struct Request<'a>(ChatRequest<'a>);
+
+impl Subject for Request<'_> {
+    fn what(&self) -> What<'_> {
+        What::Request(&self.0)
+    }
+
+    fn rewrite(&mut self, _text: String) {}
+}
+
+/// The input, as the guards beside the model see it (a rewrite of it trips before it is taken).
+struct Input<'a>(&'a [Message]);
+
+impl Subject for Input<'_> {
+    fn what(&self) -> What<'_> {
+        What::Input(self.0)
+    }
+
+    fn rewrite(&mut self, _text: String) {}
+}
+
+fn asking(place: Place, step: usize, beside: bool) -> Asking<'static> {
+    Asking {
+        place,
+        step,
+        key: "",
+        beside: Some(beside),
+        partial: false,
+    }
+}
+
+impl GuardRun<'_> {
+    /// The guards before the model check the run's new input, at the end of `messages`, before
+    /// the run starts: a rewrite becomes the text of its last message (whose text parts go, its
+    /// other parts stay). The trip, if one tripped.
+    pub(crate) async fn check_input(&self, messages: &mut [Message]) -> Option<Tripped> {
+        let start = messages.len() - new_input(messages).len();
+        let mut input = Rewritable {
+            messages: &mut messages[start..],
+        };
+        let asking = asking(Place::Input, 0, false);
+        match self.fold(asking, &mut input).await {
+            Folded::Tripped => self.tripped().cloned(),
+            _ => None,
+        }
+    }
+}
+
+/// The input, as the guards before the model see it.
+struct Rewritable<'a> {
+    messages: &'a mut [Message],
+}
+
+impl Subject for Rewritable<'_> {
+    fn what(&self) -> What<'_> {
+        What::Input(self.messages)
+    }
+
+    fn rewrite(&mut self, text: String) {
+        if let Some(Message::User { content, parts }) = self.messages.last_mut() {
+            *content = text;
+            parts.retain(|part| !matches!(part, Part::Text { .. }));
+        }
+    }
+}
+
+/// A run's new input: the messages of the person's turn at the end of the conversation.
+pub(crate) fn new_input(messages: &[Message]) -> &[Message] {
+    let start = (messages.iter())
+        .rposition(|message| !matches!(message, Message::User { .. }))
+        .map_or(0, |last| last + 1);
+    &messages[start..]
+}
