@@ -6,6 +6,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
@@ -72,7 +74,7 @@ pub(crate) struct GuardScope {
 }
 
 /// What the guards at a place check: shown to each, rewritten by a rewrite.
-pub(crate) trait Subject: Send {
+pub(crate) trait Subject: Send + Sync {
     /// What a guard is shown.
     fn what(&self) -> What<'_>;
     /// Takes a guard's rewrite.
@@ -213,6 +215,29 @@ impl<'r> GuardRun<'r> {
                     self.trip(registered, asking.place, message, info);
                     return Folded::Tripped;
                 }
+            }
+        }
+        Folded::Through
+    }
+
+    /// Asks the guards at `asking.place` about `subject` all at once (those beside the model,
+    /// which only allow or trip: none is shown another's rewrite), until one trips.
+    pub(crate) async fn check_at_once(&self, asking: Asking<'_>, subject: &dyn Subject) -> Folded {
+        let chosen = self.guards.at(asking.place);
+        let chosen =
+            chosen.filter(|guard| asking.beside.is_none_or(|beside| guard.beside == beside));
+        let mut asked: FuturesUnordered<_> = chosen
+            .map(|registered| async move {
+                (
+                    registered,
+                    self.ask(registered, subject.what(), asking).await,
+                )
+            })
+            .collect();
+        while let Some((registered, verdict)) = asked.next().await {
+            if let Action::Trip(message, info) = action(asking, true, verdict) {
+                self.trip(registered, asking.place, message, info);
+                return Folded::Tripped;
             }
         }
         Folded::Through

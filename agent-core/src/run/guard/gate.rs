@@ -25,8 +25,9 @@ struct Held {
     events: VecDeque<LiveEvent>,
     /// The reply's text so far.
     text: String,
-    /// Characters of `text` so far, and of it the guards have let through.
+    /// Characters of `text` so far, those the guards last checked, and those that may go.
     characters: usize,
+    checked: usize,
     allowed: usize,
 }
 
@@ -106,7 +107,7 @@ impl<'r> Gate<'r> {
             held.text.push_str(text);
             held.characters += text.chars().count();
             if let HoldBack::Window(window) = self.hold_back
-                && held.characters - held.allowed >= window.max(1)
+                && held.characters - held.checked >= window.max(1)
             {
                 check = Some(held.text.clone());
             }
@@ -116,10 +117,14 @@ impl<'r> Gate<'r> {
         check
     }
 
-    /// The guards let the text through up to `characters`.
+    /// The guards let the first `characters` of the text through (as partial text): what is a
+    /// window behind them may go, so that a word the window can hold is never sent half-checked.
     fn allow(&self, characters: usize) {
         let mut held = self.held();
-        held.allowed = held.allowed.max(characters);
+        held.checked = held.checked.max(characters);
+        if let HoldBack::Window(window) = self.hold_back {
+            held.allowed = held.allowed.max(characters.saturating_sub(window));
+        }
         self.release(&mut held);
     }
 

@@ -9,7 +9,7 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use futures_util::future::{Either, select};
+use futures_util::future::{Either, select, try_join};
 
 use super::checks::{Asking, Folded, GuardRun, Subject};
 use super::{Place, Tripped, What};
@@ -49,7 +49,7 @@ impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
             run.begin_step(step);
             let request = call.request;
             if run.checks(Place::Request, Some(false))
-                && let Folded::Tripped = check_request(run, step, &request, false).await
+                && let Folded::Tripped = check_request(run, step, &request).await
             {
                 return pending().await;
             }
@@ -63,18 +63,21 @@ impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
                 return next.call(call).await;
             }
             let model = pin!(next.call(call));
+            // Every guard beside the model at once, the input's and the request's.
             let guards = pin!(async {
-                if input {
-                    let mut input = Input(new_input(request.messages));
-                    let asking = asking(Place::Input, 0, true);
-                    if let Folded::Tripped = run.fold(asking, &mut input).await {
-                        return false;
+                let on_input = async {
+                    if !input {
+                        return Ok(());
                     }
-                }
-                !matches!(
-                    check_request(run, step, &request, true).await,
-                    Folded::Tripped
-                )
+                    let input = Input(new_input(request.messages));
+                    let asking = asking(Place::Input, 0, true);
+                    through(run.check_at_once(asking, &input).await)
+                };
+                let on_request = async {
+                    let asking = asking(Place::Request, step, true);
+                    through(run.check_at_once(asking, &Request(request)).await)
+                };
+                try_join(on_input, on_request).await.is_ok()
             });
             let (through, reply) = match select(model, guards).await {
                 Either::Left((reply, guards)) => (guards.await, Some(reply)),
@@ -95,15 +98,18 @@ impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
     }
 }
 
-/// The guards on requests, before the model call (`beside` false) or beside it.
-async fn check_request(
-    run: &GuardRun<'_>,
-    step: usize,
-    request: &ChatRequest<'_>,
-    beside: bool,
-) -> Folded {
-    let asking = asking(Place::Request, step, beside);
+/// The guards on requests before the model call.
+async fn check_request(run: &GuardRun<'_>, step: usize, request: &ChatRequest<'_>) -> Folded {
+    let asking = asking(Place::Request, step, false);
     run.fold(asking, &mut Request(*request)).await
+}
+
+/// Whether the guards let it through, as a result to stop at the first that did not.
+fn through(folded: Folded) -> Result<(), ()> {
+    match folded {
+        Folded::Tripped => Err(()),
+        _ => Ok(()),
+    }
 }
 
 /// A request, as the guards see it (a rewrite of it trips before it is taken).

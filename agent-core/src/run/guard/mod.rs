@@ -329,9 +329,10 @@ pub enum HoldBack {
     /// was already read).
     #[default]
     None,
-    /// Text is held until this many characters wait, then the guards check everything so far
-    /// (as partial text) and what waited is released: a person reads only checked text, at most
-    /// this many characters late.
+    /// Each time this many more characters have come, the guards check the text so far (as
+    /// partial text), and what is this many characters behind its end goes: a person reads only
+    /// checked text, and never the start of a word or number the window can hold before the
+    /// guards have seen all of it; text is up to twice the window late.
     Window(usize),
     /// Nothing streams until the guards have checked the whole answer.
     All,
