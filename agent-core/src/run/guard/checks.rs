@@ -65,11 +65,11 @@ impl Guards {
     }
 }
 
-/// The guards a run checks with when its agent has none of its own (those of the run that
-/// started it), and the tripwire of its tree of runs.
+/// What a run started by another run is given: the guards it checks with when its agent has none
+/// of its own (those of the run that started it, if any), and the tripwire of its tree of runs.
 #[derive(Clone)]
 pub(crate) struct GuardScope {
-    pub(crate) guards: Arc<Guards>,
+    pub(crate) guards: Option<Arc<Guards>>,
     pub(crate) tripwire: Arc<Tripwire>,
 }
 
@@ -149,20 +149,21 @@ pub(crate) struct GuardRun<'r> {
 
 impl<'r> GuardRun<'r> {
     pub(crate) fn new(
-        scope: GuardScope,
+        guards: Arc<Guards>,
+        tripwire: Arc<Tripwire>,
         agent: AgentPath,
         texts: &'r dyn Texts,
         journal: Option<&'r dyn Journal>,
         events: Option<&'r EventSender>,
     ) -> Self {
-        let hold_back = match scope.guards.checks(Place::Answer) {
-            true => scope.guards.hold_back,
+        let hold_back = match guards.checks(Place::Answer) {
+            true => guards.hold_back,
             false => HoldBack::None,
         };
         GuardRun {
             gate: events.map(|events| Gate::new(events, hold_back)),
-            guards: scope.guards,
-            tripwire: scope.tripwire,
+            guards,
+            tripwire,
             agent,
             texts,
             journal,

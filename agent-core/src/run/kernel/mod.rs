@@ -231,7 +231,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         let usage = self.used();
         // A guard tripped (here, or in another run of the tree): whatever the loop saw of it (an
         // interruption), the run fails with the trip.
-        if let Some(trip) = (self.guards.as_ref()).and_then(|guards| guards.tripped())
+        if let Some(trip) = (self.tripwire.as_ref()).and_then(|tripwire| tripwire.tripped())
             && !matches!(ending, Ending::Error(_))
         {
             return Err(RunError::Tripped {

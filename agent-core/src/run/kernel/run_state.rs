@@ -12,7 +12,7 @@ use crate::message::{Message, ToolResultMessage};
 use crate::model::Model;
 use crate::run::agent::Agent;
 use crate::run::events::{EventSender, LiveEvent};
-use crate::run::guard::GuardRun;
+use crate::run::guard::{GuardRun, Tripwire};
 use crate::run::journal::Journal;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::pause::{PausedChild, PausedRun, PendingCall, Progress};
@@ -49,8 +49,10 @@ pub(crate) struct RunSetup<'r, S> {
     pub(crate) scope: RunScope,
     pub(crate) events: Option<&'r EventSender>,
     pub(crate) cancel: Option<BoxFuture<'r, ()>>,
-    /// The run's guards, when it has any: whether they tripped, and the tokens they used.
+    /// The run's guards, when it has any: the tokens they used.
     pub(crate) guards: Option<Arc<GuardRun<'r>>>,
+    /// The tripwire of the run's tree, when it has one: whether a guard tripped.
+    pub(crate) tripwire: Option<Arc<Tripwire>>,
 }
 
 /// What a run has used, counted against its limits and reported at its end.
@@ -84,6 +86,7 @@ pub(super) struct Run<'r, S: Send + Sync + 'static> {
     /// A paused run's decisions, carried out before the first step.
     pub(super) resume: Option<Box<Resumption>>,
     pub(super) guards: Option<Arc<GuardRun<'r>>>,
+    pub(super) tripwire: Option<Arc<Tripwire>>,
     /// Whether the run's end was told to its hooks (if not when it is dropped, it was dropped).
     ended: bool,
 }
@@ -140,6 +143,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             stop_request: std::sync::OnceLock::new(),
             resume: setup.resume,
             guards: setup.guards,
+            tripwire: setup.tripwire,
             ended: false,
         }
     }
