@@ -166,7 +166,7 @@ pub mod seams {
 pub mod guard {
     pub use crate::run::guard::{
         At, Checked, Checking, Guard, GuardFn, HoldBack, Judge, JudgeVerdict, LethalMix, Place,
-        Touches, Tripped, Verdict, What, guard_fn,
+        Stopped, ToolGuards, Touches, Tripped, Verdict, What, guard_fn,
     };
 }
 

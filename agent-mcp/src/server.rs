@@ -20,9 +20,10 @@ use tokio::net::TcpListener;
 use tracing::Instrument;
 
 use super::{McpError, content};
-use agent_core::NotRun;
+use agent_core::guard::{At, Guard, Stopped, ToolGuards};
 use agent_core::{CallDecision, ToolSet};
 use agent_core::{ErrorStyle, ToolCall};
+use agent_core::{NotRun, ToolError};
 use agent_core::{RunId, RunScope};
 use agent_core::{ToolDef, ToolOutput};
 
@@ -62,6 +63,8 @@ struct Shared {
     instructions: Option<String>,
     /// Whether `requires_approval` tools run for clients that cannot ask the person.
     allow_without_approval: bool,
+    /// The guards each call and its result pass.
+    guards: ToolGuards,
 }
 
 impl McpServer {
@@ -79,6 +82,7 @@ impl McpServer {
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 instructions: None,
                 allow_without_approval: false,
+                guards: ToolGuards::new(),
             }),
         }
     }
@@ -105,6 +109,17 @@ impl McpServer {
     /// such calls get an error result). For a client you trust to ask the person itself.
     pub fn allow_without_approval(mut self, allow: bool) -> Self {
         Arc::make_mut(&mut self.shared).allow_without_approval = allow;
+        self
+    }
+
+    /// Checks each call with `guard` before it runs ([`At::CALLS`]: a refusal is an error result
+    /// with the guard's words, a rewrite runs the call with the rewritten arguments), and each
+    /// result before it goes back ([`At::RESULTS`]: a rewrite is what the client gets, a refusal
+    /// withholds it); a trip is the JSON-RPC error `-32603` naming the guard. Guards are checked in
+    /// the order they were added, after the person's approval.
+    pub fn guard(mut self, at: At, guard: impl Guard + 'static) -> Self {
+        let shared = Arc::make_mut(&mut self.shared);
+        shared.guards = std::mem::take(&mut shared.guards).guard(at, guard);
         self
     }
 
@@ -223,9 +238,25 @@ impl McpServer {
         } else {
             Asked::Approved
         };
-        let decision = match &approval {
-            Asked::Approved => CallDecision::Run,
-            Asked::Refused(refusal) => CallDecision::NotRun(refusal.not_run(&call.name)),
+        let texts = tools.texts();
+        let guarded = match &approval {
+            Asked::Approved if !self.shared.guards.is_empty() => {
+                let definition = Some(tool.definition());
+                let checked = self
+                    .shared
+                    .guards
+                    .check_call(&call, definition, texts)
+                    .await;
+                Some(checked.map_err(guard_stop))
+            }
+            _ => None,
+        };
+        let decision = match (&approval, &guarded) {
+            (Asked::Refused(refusal), _) => CallDecision::NotRun(refusal.not_run(&call.name)),
+            (_, Some(Err(Stop::Refused(why)))) => CallDecision::NotRun(why.clone()),
+            (_, Some(Err(Stop::Tripped(error)))) => return Err(error.clone()),
+            (_, Some(Ok(Some(arguments)))) => CallDecision::RunWith { arguments },
+            _ => CallDecision::Run,
         };
         // The SDK does not drop a handler whose request was cancelled; dropping it here cancels the
         // tool, as the agent loop does.
@@ -246,13 +277,44 @@ impl McpServer {
                 .filter(Value::is_object),
             _ => None,
         };
-        let result = tools.result_message(&call, outcome);
+        let mut result = tools.result_message(&call, outcome);
+        if !self.shared.guards.is_empty() {
+            let definition = Some(tool.definition());
+            let guards = &self.shared.guards;
+            match guards
+                .check_result(&call, definition, &mut result, texts)
+                .await
+            {
+                Ok(()) => {}
+                Err(Stopped::Refused { guard, reason }) => {
+                    let withheld = ToolError::Withheld { guard, reason };
+                    result = tools.result_message(&call, Err(withheld));
+                }
+                Err(Stopped::Tripped(trip)) => {
+                    return Err(ErrorData::internal_error(trip.to_string(), None));
+                }
+            }
+        }
         if result.is_error {
             return Ok(CallToolResult::error(content::blocks_of(result)));
         }
         let mut reply = CallToolResult::success(content::blocks_of(result));
         reply.structured_content = structured;
         Ok(reply)
+    }
+}
+
+/// Why a guard stopped a call: an answer for the client, or an error.
+enum Stop {
+    Refused(NotRun),
+    Tripped(ErrorData),
+}
+
+/// What `stopped` makes of a call.
+fn guard_stop(stopped: Stopped) -> Stop {
+    match stopped {
+        Stopped::Refused { guard, reason } => Stop::Refused(NotRun::Guarded { guard, reason }),
+        Stopped::Tripped(trip) => Stop::Tripped(ErrorData::internal_error(trip.to_string(), None)),
     }
 }
 

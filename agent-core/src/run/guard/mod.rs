@@ -32,6 +32,7 @@ mod layer;
 mod mix;
 mod places;
 mod policy;
+mod tool_guards;
 mod tripwire;
 
 pub(crate) use answer::GuardedAnswer;
@@ -43,6 +44,7 @@ pub use mix::MixCheck;
 pub use mix::{LethalMix, Touches};
 pub use places::{At, Place};
 pub(crate) use policy::GuardPolicy;
+pub use tool_guards::{Stopped, ToolGuards};
 pub use tripwire::Tripped;
 pub(crate) use tripwire::Tripwire;
 

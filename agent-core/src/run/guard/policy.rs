@@ -82,9 +82,9 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
 }
 
 /// A call about to run, as the guards see it (a rewrite is of its arguments).
-struct Call<'a> {
-    call: Cow<'a, ToolCall>,
-    tool: Option<&'a ToolDef>,
+pub(super) struct Call<'a> {
+    pub(super) call: Cow<'a, ToolCall>,
+    pub(super) tool: Option<&'a ToolDef>,
 }
 
 impl Subject for Call<'_> {
@@ -101,10 +101,10 @@ impl Subject for Call<'_> {
 }
 
 /// A call's result, as the guards see it (a rewrite is of its text).
-struct Result<'a> {
-    call: &'a ToolCall,
-    tool: Option<&'a ToolDef>,
-    result: &'a mut ToolResultMessage,
+pub(super) struct Result<'a> {
+    pub(super) call: &'a ToolCall,
+    pub(super) tool: Option<&'a ToolDef>,
+    pub(super) result: &'a mut ToolResultMessage,
 }
 
 impl Subject for Result<'_> {
