@@ -283,6 +283,26 @@ impl McpTool {
         self
     }
 
+    /// Says the tool reads content no one vouches for (a web page, a message from outside): one
+    /// of the three kinds of the lethal mix ([`LethalMix`](agent_core::guard::LethalMix)), which
+    /// an agent refuses to run without an approval or a guard.
+    pub fn reading_untrusted(mut self) -> Self {
+        self.definition.annotations.reads_untrusted = true;
+        self
+    }
+
+    /// Says the tool reads private data (a mailbox, files, records of people).
+    pub fn reading_private(mut self) -> Self {
+        self.definition.annotations.reads_private = true;
+        self
+    }
+
+    /// Says the tool can send data out (a message, a post, a request to any URL).
+    pub fn sending_out(mut self) -> Self {
+        self.definition.annotations.sends_out = true;
+        self
+    }
+
     /// Gives calls their own timeout instead of the agent's default.
     pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.definition.annotations.timeout = Some(timeout);

@@ -99,3 +99,30 @@ async fn a_served_tools_calls_and_results_pass_the_servers_guards() {
     );
     assert_eq!(*WIPED.lock().unwrap(), ["/tmp/cache"]);
 }
+
+#[tokio::test]
+async fn a_clients_tools_marked_for_what_they_touch_make_the_lethal_mix() {
+    let served: ToolSet = tools!(wipe, customer);
+    let client = connected(McpServer::new(served)).await;
+    let mut remote = client.tools().await.unwrap().into_iter();
+    let (wipe, customer) = (remote.next().unwrap(), remote.next().unwrap());
+    let marked = |post: McpTool| {
+        let page = customer.clone().renamed("page").reading_untrusted();
+        let records = customer.clone().reading_private();
+        let agent: Agent = Agent::new(model_calling([], "never"));
+        agent.try_tools([page, records, post]).unwrap()
+    };
+    let agent = marked(wipe.clone().renamed("post").sending_out());
+    let mix = agent.lethal_mix().unwrap();
+    assert_eq!(
+        (mix.untrusted, mix.private, mix.sends_out),
+        (
+            vec!["page".to_owned()],
+            vec!["customer".to_owned()],
+            vec!["post".to_owned()]
+        )
+    );
+    // An approval on the one that sends data out answers for it.
+    let agent = marked(wipe.renamed("post").sending_out().requiring_approval());
+    assert!(agent.lethal_mix().is_none());
+}

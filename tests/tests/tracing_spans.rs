@@ -219,3 +219,54 @@ async fn calls_served_over_mcp_are_tool_spans_too() {
     assert_eq!(field(served[1], "gen_ai.tool.name"), Some("refuse"));
     assert_eq!(field(served[1], "error.type"), Some("tool_error"));
 }
+
+#[tokio::test]
+async fn each_guard_check_is_a_span_with_its_guard_place_and_verdict() {
+    use agent_core::guard::{At, Verdict, What, guard_fn};
+
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::registry().with(Capture(captured.clone()));
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let agent = agent!(Weatherman, get_weather).guard(
+        At::CALLS | At::ANSWER,
+        guard_fn("weather only", |checked| match &checked.what {
+            What::Answer { .. } => Verdict::Rewrite("rain, take an umbrella".into()),
+            _ => Verdict::Allow,
+        }),
+    );
+    let output = agent.run("weather?").await.unwrap();
+    assert_eq!(output.text, "rain, take an umbrella");
+
+    let spans = captured.spans.lock().unwrap().clone();
+    let checks: Vec<(Option<&str>, Option<&str>, Option<&str>)> = spans
+        .iter()
+        .filter(|(name, _)| name == "guard")
+        .map(|(_, fields)| {
+            let (name, place) = (field(fields, "guard.name"), field(fields, "guard.place"));
+            (name, place, field(fields, "guard.verdict"))
+        })
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            (Some("weather only"), Some("call"), Some("allow")),
+            (Some("weather only"), Some("answer"), Some("rewrite")),
+        ]
+    );
+    // Each check sits in its step's span, and the tool's span follows its call's check.
+    let names: Vec<&str> = spans.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "invoke_agent",
+            "step",
+            "chat",
+            "guard",
+            "execute_tool",
+            "step",
+            "chat",
+            "guard"
+        ]
+    );
+}
