@@ -6,8 +6,7 @@
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
-use super::checks::{AnswerText, Asking, Folded, GuardRun};
-use super::{HoldBack, Place};
+use super::HoldBack;
 use crate::run::events::{EventSender, LiveEvent};
 
 /// The events of one reply that wait.
@@ -100,7 +99,7 @@ impl<'r> Gate<'r> {
 
     /// Takes one event of the model's stream; `Some(text so far)` when the text waiting reached
     /// the hold-back window and the guards are to check it.
-    fn take(&self, event: LiveEvent) -> Option<String> {
+    pub(super) fn take(&self, event: LiveEvent) -> Option<String> {
         let mut held = self.held();
         let mut check = None;
         if let LiveEvent::TextDelta(text) = &event {
@@ -119,7 +118,7 @@ impl<'r> Gate<'r> {
 
     /// The guards let the first `characters` of the text through (as partial text): what is a
     /// window behind them may go, so that a word the window can hold is never sent half-checked.
-    fn allow(&self, characters: usize) {
+    pub(super) fn allow(&self, characters: usize) {
         let mut held = self.held();
         held.checked = held.checked.max(characters);
         if let HoldBack::Window(window) = self.hold_back {
@@ -163,42 +162,5 @@ impl Held {
                 _ => 0,
             })
             .sum()
-    }
-}
-
-impl GuardRun<'_> {
-    /// Passes one event of the model's stream on, through the gate when the run has one: text
-    /// that reaches the hold-back window is checked by the guards on the answer (as partial
-    /// text) before it goes. `false`: a guard tripped (the stream is to stop).
-    pub(crate) async fn stream(&self, event: LiveEvent) -> bool {
-        let Some(gate) = &self.gate else {
-            return true;
-        };
-        let Some(text) = gate.take(event) else {
-            return true;
-        };
-        let characters = text.chars().count();
-        let key = format!("its first {characters} characters");
-        let asking = Asking {
-            place: Place::Answer,
-            step: self.step(),
-            key: &key,
-            beside: None,
-            partial: true,
-        };
-        let mut checked = AnswerText {
-            text,
-            partial: true,
-        };
-        match self.fold(asking, &mut checked).await {
-            Folded::Tripped => {
-                gate.settle(Settled::Stopped);
-                false
-            }
-            _ => {
-                gate.allow(characters);
-                true
-            }
-        }
     }
 }

@@ -11,11 +11,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::future::{Either, select, try_join};
 
-use super::checks::{Asking, Folded, GuardRun, Subject};
+use super::checks::{AnswerText, Asking, Folded, GuardRun, Subject};
+use super::gate::Settled;
 use super::{Place, Tripped, What};
 use crate::content::Part;
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
+use crate::run::events::LiveEvent;
 use crate::run::seams::{ModelCall, ModelLayer, Next};
 use crate::tool::BoxFuture;
 
@@ -175,6 +177,43 @@ impl Subject for Rewritable<'_> {
         if let Some(Message::User { content, parts }) = self.messages.last_mut() {
             *content = text;
             parts.retain(|part| !matches!(part, Part::Text { .. }));
+        }
+    }
+}
+
+impl GuardRun<'_> {
+    /// Passes one event of the model's stream on, through the gate when the run has one: text
+    /// that reaches the hold-back window is checked by the guards on the answer (as partial
+    /// text) before it goes. `false`: a guard tripped (the stream is to stop).
+    pub(crate) async fn stream(&self, event: LiveEvent) -> bool {
+        let Some(gate) = &self.gate else {
+            return true;
+        };
+        let Some(text) = gate.take(event) else {
+            return true;
+        };
+        let characters = text.chars().count();
+        let key = format!("its first {characters} characters");
+        let asking = Asking {
+            place: Place::Answer,
+            step: self.step(),
+            key: &key,
+            beside: None,
+            partial: true,
+        };
+        let mut checked = AnswerText {
+            text,
+            partial: true,
+        };
+        match self.fold(asking, &mut checked).await {
+            Folded::Tripped => {
+                gate.settle(Settled::Stopped);
+                false
+            }
+            _ => {
+                gate.allow(characters);
+                true
+            }
         }
     }
 }
