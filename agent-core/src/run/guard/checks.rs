@@ -192,13 +192,20 @@ impl<'r> GuardRun<'r> {
         self.tripwire.tripped()
     }
 
+    /// Whether the run is durable: its steps, the guards' verdicts among them, are journaled in
+    /// one order, so none of them runs at the same time as another.
+    pub(crate) fn is_journaled(&self) -> bool {
+        self.journal.is_some()
+    }
+
     /// Whether a guard checks at `place` (beside the model, or before it, when `beside` says).
     pub(crate) fn checks(&self, place: Place, beside: Option<bool>) -> bool {
         (self.guards.at(place)).any(|guard| beside.is_none_or(|beside| guard.beside == beside))
     }
 
-    /// Asks the guards at `asking.place` in order about `subject`: each is shown what the ones before left, and the first that refuses or
-    /// trips has the last word. A trip fires the tripwire.
+    /// Asks the guards at `asking.place` in order about `subject`: each is shown what the ones
+    /// before left, and the first that refuses or trips has the last word. A trip fires the
+    /// tripwire.
     pub(crate) async fn fold(&self, asking: Asking<'_>, subject: &mut dyn Subject) -> Folded {
         let chosen = self.guards.at(asking.place);
         let chosen =
@@ -227,6 +234,17 @@ impl<'r> GuardRun<'r> {
         let chosen = self.guards.at(asking.place);
         let chosen =
             chosen.filter(|guard| asking.beside.is_none_or(|beside| guard.beside == beside));
+        // A durable run records its steps in one order on every replay: one guard at a time.
+        if self.is_journaled() {
+            for registered in chosen {
+                let verdict = self.ask(registered, subject.what(), asking).await;
+                if let Action::Trip(message, info) = action(asking, true, verdict) {
+                    self.trip(registered, asking.place, message, info);
+                    return Folded::Tripped;
+                }
+            }
+            return Folded::Through;
+        }
         let mut asked: FuturesUnordered<_> = chosen
             .map(|registered| async move {
                 (

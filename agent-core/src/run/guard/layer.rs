@@ -64,23 +64,20 @@ impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
             if !beside {
                 return next.call(call).await;
             }
+            // A durable run journals the guards' verdicts and the model call in one order on
+            // every replay: the guards beside the model go first.
+            if run.is_journaled() {
+                let through = beside_through(run, input, step, &request).await;
+                if let Some(gate) = &run.gate {
+                    gate.beside_answered(through);
+                }
+                return match through {
+                    true => next.call(call).await,
+                    false => pending().await,
+                };
+            }
             let model = pin!(next.call(call));
-            // Every guard beside the model at once, the input's and the request's.
-            let guards = pin!(async {
-                let on_input = async {
-                    if !input {
-                        return Ok(());
-                    }
-                    let input = Input(new_input(request.messages));
-                    let asking = asking(Place::Input, 0, true);
-                    through(run.check_at_once(asking, &input).await)
-                };
-                let on_request = async {
-                    let asking = asking(Place::Request, step, true);
-                    through(run.check_at_once(asking, &Request(request)).await)
-                };
-                try_join(on_input, on_request).await.is_ok()
-            });
+            let guards = pin!(beside_through(run, input, step, &request));
             let (through, reply) = match select(model, guards).await {
                 Either::Left((reply, guards)) => (guards.await, Some(reply)),
                 Either::Right((through, model)) => match through {
@@ -97,6 +94,34 @@ impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
                 _ => pending().await,
             }
         })
+    }
+}
+
+/// Whether the guards beside the model let the input (when `input`) and the request through:
+/// every one of them at once (one after another in a durable run), until one trips.
+async fn beside_through(
+    run: &GuardRun<'_>,
+    input: bool,
+    step: usize,
+    request: &ChatRequest<'_>,
+) -> bool {
+    let on_input = async {
+        if !input {
+            return Ok(());
+        }
+        let input = Input(new_input(request.messages));
+        through(
+            run.check_at_once(asking(Place::Input, 0, true), &input)
+                .await,
+        )
+    };
+    let on_request = async {
+        let asking = asking(Place::Request, step, true);
+        through(run.check_at_once(asking, &Request(*request)).await)
+    };
+    match run.is_journaled() {
+        true => on_input.await.is_ok() && on_request.await.is_ok(),
+        false => try_join(on_input, on_request).await.is_ok(),
     }
 }
 

@@ -141,16 +141,16 @@ impl MixCheck {
         if !(kinds[0] && kinds[1] && kinds[2]) {
             return (out.bytes, 0);
         }
-        out.push("these tools make the lethal mix: ");
-        out.kind(tools, 0, " reads untrusted content, ");
-        out.kind(tools, 1, " reads private data, and ");
+        out.push("these tools make the lethal mix: untrusted content comes in through ");
+        out.kind(tools, 0, ", private data through ");
+        out.kind(tools, 1, ", and data goes out without approval through ");
         out.kind(
             tools,
             2,
-            " sends data out without approval; so a page or a message can tell the \
-             model to send the private data out. Fix it: `#[tool(requires_approval)]` on the tools \
-             that send data out, or `guard_results = <a guard>` in `agent!`, or accept the risk \
-             with `allow_lethal_mix = \"why\"` in `agent!`",
+            ", so a page or a message can tell the model to send the private data out. \
+             Fix it: put `#[tool(requires_approval)]` on the tools that send data out, add \
+             `guard_results = <a guard>` to `agent!`, or accept the risk with \
+             `allow_lethal_mix = \"why\"` in `agent!`",
         );
         (out.bytes, out.length)
     }
