@@ -91,6 +91,25 @@ async fn an_input_guard_rewrites_the_input_the_run_keeps_and_the_model_reads() {
 }
 
 #[tokio::test]
+async fn a_rewrite_of_an_input_of_several_messages_leaves_none_of_their_text_behind() {
+    let model = ScriptedModel::new([AssistantMessage::text("noted")]);
+    let agent = Agent::new(model.clone()).guard(
+        At::INPUT,
+        guard_fn("redact", |checked| {
+            Verdict::Rewrite(checked.what.text().replace("4111", "****"))
+        }),
+    );
+    let history = vec![Message::user("my card is 4111")];
+    let _ = agent.run("and again: 4111").history(history).await.unwrap();
+    let sent = model.last_request().unwrap().messages;
+    let users: Vec<&str> = (sent.iter())
+        .filter(|message| matches!(message, Message::User { .. }))
+        .map(Message::content)
+        .collect();
+    assert_eq!(users, ["my card is ****\nand again: ****"]);
+}
+
+#[tokio::test]
 async fn a_refusal_at_the_input_trips_since_no_model_can_be_told() {
     let model = ScriptedModel::new([AssistantMessage::text("never")]);
     let agent = Agent::new(model).guard(

@@ -173,13 +173,12 @@ fn asking(place: Place, step: usize, beside: bool) -> Asking<'static> {
 
 impl GuardRun<'_> {
     /// The guards before the model check the run's new input, at the end of `messages`, before
-    /// the run starts: a rewrite becomes the text of its last message (whose text parts go, its
-    /// other parts stay). The trip, if one tripped.
-    pub(crate) async fn check_input(&self, messages: &mut [Message]) -> Option<Tripped> {
+    /// the run starts. A rewrite is the input's text: its last message's words, the text of the
+    /// messages before it going (a message of nothing but text goes whole), their other parts
+    /// staying. The trip, if one tripped.
+    pub(crate) async fn check_input(&self, messages: &mut Vec<Message>) -> Option<Tripped> {
         let start = messages.len() - new_input(messages).len();
-        let mut input = Rewritable {
-            messages: &mut messages[start..],
-        };
+        let mut input = Rewritable { messages, start };
         let asking = asking(Place::Input, 0, false);
         match self.fold(asking, &mut input).await {
             Folded::Tripped => self.tripped().cloned(),
@@ -188,21 +187,37 @@ impl GuardRun<'_> {
     }
 }
 
-/// The input, as the guards before the model see it.
+/// The input, as the guards before the model see it: the messages from `start` on.
 struct Rewritable<'a> {
-    messages: &'a mut [Message],
+    messages: &'a mut Vec<Message>,
+    start: usize,
 }
 
 impl Subject for Rewritable<'_> {
     fn what(&self) -> What<'_> {
-        What::Input(self.messages)
+        What::Input(&self.messages[self.start..])
     }
 
     fn rewrite(&mut self, text: String) {
-        if let Some(Message::User { content, parts }) = self.messages.last_mut() {
-            *content = text;
-            parts.retain(|part| !matches!(part, Part::Text { .. }));
+        let last = self.messages.len().saturating_sub(1);
+        for message in &mut self.messages[self.start..] {
+            if let Message::User { content, parts } = message {
+                content.clear();
+                parts.retain(|part| !matches!(part, Part::Text { .. }));
+            }
         }
+        if let Some(Message::User { content, .. }) = self.messages.get_mut(last) {
+            *content = text;
+        }
+        // A message the rewrite left empty is no message.
+        let (start, mut position) = (self.start, 0);
+        self.messages.retain(|message| {
+            let empty = matches!(message, Message::User { content, parts }
+                if content.is_empty() && parts.is_empty());
+            let keep = position < start || position == last || !empty;
+            position += 1;
+            keep
+        });
     }
 }
 
