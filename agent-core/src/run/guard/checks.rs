@@ -20,6 +20,7 @@ use crate::tool::scope::AgentPath;
 use crate::usage::Usage;
 
 /// One guard of an agent, and where it checks.
+#[derive(Clone)]
 pub(crate) struct Registered {
     pub(crate) guard: Arc<dyn Guard>,
     pub(crate) at: At,
@@ -28,29 +29,10 @@ pub(crate) struct Registered {
 }
 
 /// An agent's guards, in the order they were added, and how much streamed text waits for them.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Guards {
     pub(crate) list: Vec<Registered>,
     pub(crate) hold_back: HoldBack,
-}
-
-impl Clone for Registered {
-    fn clone(&self) -> Self {
-        Registered {
-            guard: Arc::clone(&self.guard),
-            at: self.at,
-            beside: self.beside,
-        }
-    }
-}
-
-impl Clone for Guards {
-    fn clone(&self) -> Self {
-        Guards {
-            list: self.list.clone(),
-            hold_back: self.hold_back,
-        }
-    }
 }
 
 impl Guards {
