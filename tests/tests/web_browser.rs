@@ -435,6 +435,33 @@ async fn a_summarized_chat_is_shown_whole() {
     client.close().await.unwrap();
 }
 
+/// A guard stops an answer before anyone reads it: the page shows the trip, never the answer.
+async fn a_guards_trip_shows_on_the_page_and_the_stopped_answer_never_does() {
+    use agent_core::guard::{At, HoldBack, Verdict, What, guard_fn};
+
+    let no_secrets = guard_fn("no secrets", |checked| match &checked.what {
+        What::Answer { text, .. } if text.contains("swordfish") => {
+            Verdict::trip("the answer gives a password away")
+        }
+        _ => Verdict::Allow,
+    });
+    let model = ScriptedModel::new([AssistantMessage::text("The password is swordfish.")]);
+    let agent: Agent = Agent::new(model)
+        .guard(At::ANSWER, no_secrets)
+        .hold_back(HoldBack::All);
+    let (_store, client, _driver) = open_chat(agent).await;
+    ask(&client, "What is the vault's password?").await;
+    wait_for_text(&client, "the answer gives a password away").await;
+    let banner = client.find(Locator::Css(".error-banner")).await.unwrap();
+    let shown = banner.text().await.unwrap();
+    assert!(
+        shown.contains("the guard `no secrets` stopped the run"),
+        "{shown}"
+    );
+    assert!(!page_text(&client).await.contains("swordfish"));
+    client.close().await.unwrap();
+}
+
 /// Files a refund.
 #[tool(requires_approval)]
 fn file_refund(
@@ -535,6 +562,11 @@ fn main() -> ExitCode {
         Test::tokio(
             "a_summarized_chat_is_shown_whole",
             a_summarized_chat_is_shown_whole,
+        )
+        .needs(&BROWSER),
+        Test::tokio(
+            "a_guards_trip_shows_on_the_page_and_the_stopped_answer_never_does",
+            a_guards_trip_shows_on_the_page_and_the_stopped_answer_never_does,
         )
         .needs(&BROWSER),
     ])
