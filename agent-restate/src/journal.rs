@@ -1,6 +1,7 @@
-//! The run's journal on Restate: each model call (a context policy's too) and each tool call is
-//! one `run` step of the invocation, recorded by the Restate server before the run goes on, and
-//! handed back instead of being made again when the invocation is replayed.
+//! The run's journal on Restate: each model call (a context policy's too), each tool call and
+//! each guard's verdict that takes time (a judge's) is one `run` step of the invocation, recorded
+//! by the Restate server before the run goes on, and handed back instead of being made (or asked)
+//! again when the invocation is replayed.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,12 +13,14 @@ use restate_sdk::serde::Json;
 
 use agent_core::Journal;
 use agent_core::ToolError;
+use agent_core::guard::{Judged, Verdict};
 use agent_core::{BoxFuture, ToolDef};
 use agent_core::{ChatResponse, ModelError};
 use agent_core::{ToolCall, ToolResultMessage};
 
-/// The model and tool calls of one durable run, journaled in its Restate invocation (a handle on
-/// it: the runs an agent called as a tool starts journal theirs in the same invocation, in order).
+/// The model and tool calls (and the verdicts of guards that take time) of one durable run,
+/// journaled in its Restate invocation (a handle on it: the runs an agent called as a tool starts
+/// journal theirs in the same invocation, in order).
 #[derive(Clone)]
 pub(super) struct RestateJournal {
     pub(super) context: ContextInternal,
@@ -72,6 +75,32 @@ impl Journal for RestateJournal {
         call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
         self.model_step(format!("context policy's model call, step {step}"), call)
+    }
+
+    fn guard_check<'a>(
+        &'a self,
+        key: String,
+        check: BoxFuture<'a, Judged>,
+    ) -> BoxFuture<'a, Judged> {
+        Box::pin(async move {
+            let recorded = self
+                .context
+                .run(move || async move { Ok(Json(check.await)) })
+                .name(key)
+                .await;
+            match recorded {
+                Ok(Json(judged)) => judged,
+                // Without a recorded verdict nothing goes through: a replay could not tell what
+                // the guard said.
+                Err(terminal) => {
+                    let verdict = Verdict::trip(format!(
+                        "the durable run's journal could not record the guard's verdict: {}",
+                        terminal.message()
+                    ));
+                    Judged::new(verdict, Default::default())
+                }
+            }
+        })
     }
 
     fn for_runs_it_starts(&self) -> Option<Arc<dyn Journal>> {

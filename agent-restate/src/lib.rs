@@ -103,6 +103,13 @@
 //! answered the first time ([`DurableOutput::step_models`]); a chain whose every model failed is
 //! tried again when one of their errors is retryable.
 //!
+//! **Guards.** A guard's verdict that takes time (a model asked as a judge,
+//! [`Judge`](agent_core::guard::Judge)) is a `run` step too, named after the guard, the place and
+//! the step: a replay gets the recorded verdict back and never asks the judge again, and a
+//! recorded trip ends the replayed run as it ended the first one. A verdict given at once is plain
+//! code, run again on every replay: decide it from what the guard is shown only. A verdict the
+//! journal could not record lets nothing through: the run trips.
+//!
 //! **Approvals.** A call that waits (an approver that answers [`Approval::Defer`](agent_core::Approval),
 //! as [`Agent::defer_approvals`](agent_core::Agent::defer_approvals) does, or an
 //! [`ExternalTool`](agent_core::ExternalTool)) waits on a durable promise: the invocation suspends, no

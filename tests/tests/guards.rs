@@ -486,3 +486,33 @@ async fn a_shared_guard_is_asked_at_every_place_it_was_added_at() {
         ["input", "request", "call", "result", "request", "answer"]
     );
 }
+
+/// Keeps how each run ended.
+#[derive(Default, Clone)]
+struct Endings(Arc<Mutex<Vec<String>>>);
+
+impl agent_core::Hooks for Endings {
+    fn on_run_end(&self, _context: &(), outcome: Result<&agent_core::RunOutput, &RunError>) {
+        let ending = match outcome {
+            Ok(output) => output.text.clone(),
+            Err(error) => error.to_string(),
+        };
+        self.0.lock().unwrap().push(ending);
+    }
+}
+
+#[tokio::test]
+async fn the_hooks_are_told_of_a_trip_at_the_input() {
+    let endings = Endings::default();
+    let agent = Agent::new(ScriptedModel::new([AssistantMessage::text("never")]))
+        .hook(endings.clone())
+        .guard(
+            At::INPUT,
+            guard_fn("no", |_| Verdict::trip("nothing gets in")),
+        );
+    let _ = agent.run("hello").await.unwrap_err();
+    assert_eq!(
+        *endings.0.lock().unwrap(),
+        ["the guard `no` stopped the run at the input: nothing gets in"]
+    );
+}

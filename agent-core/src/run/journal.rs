@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::model::{ChatResponse, ModelError};
 use crate::reasons::tool_error::ToolError;
-use crate::run::guard::Verdict;
+use crate::run::guard::Judged;
 use crate::tool::{BoxFuture, ToolDef};
 
 /// Records each model call and each tool call of a run as one step, and hands recorded ones back
@@ -48,13 +48,14 @@ pub trait Journal: Send + Sync {
     ) -> BoxFuture<'a, Result<ToolResultMessage, ToolError>>;
 
     /// Asks a guard whose verdict takes time (a model asked as a judge), or gives back its
-    /// recorded verdict, so that a replay never asks twice. `key` names the check, the same on
-    /// every replay (the guard, the place, the step, the call). By default, asks.
+    /// recorded verdict and the tokens it used, so that a replay never asks twice and counts the
+    /// same tokens. `key` names the check, the same on every replay (the guard, the place, the
+    /// step, the call). By default, asks.
     fn guard_check<'a>(
         &'a self,
         key: String,
-        check: BoxFuture<'a, Verdict>,
-    ) -> BoxFuture<'a, Verdict> {
+        check: BoxFuture<'a, Judged>,
+    ) -> BoxFuture<'a, Judged> {
         let _ = key;
         check
     }

@@ -7,7 +7,7 @@ use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
 
-use futures_util::future::{Either, Shared, select};
+use futures_util::future::{Shared, select};
 
 use super::agent::Agent;
 use super::context::RunSummaries;
@@ -164,25 +164,13 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         scope,
         events: wide.events.as_ref(),
         cancel,
-        guards: guards.clone(),
+        // The guards on the input (those before the model) check it before the first step.
+        check_input: new_input
+            && (guards.as_ref()).is_some_and(|run| run.checks(Place::Input, Some(false))),
+        guards,
         tripwire: wide.tripwire.clone(),
     };
-    // The guards on the input (those before the model) check it before the run starts: a
-    // rewrite is what the run starts from.
-    match guards.filter(|run| new_input && run.checks(Place::Input, Some(false))) {
-        None => Either::Left(drive(agent, setup)),
-        Some(run) => Either::Right(Box::pin(async move {
-            let mut setup = setup;
-            if let Some(trip) = run.check_input(&mut setup.messages).await {
-                return Err(RunError::Tripped {
-                    trip: Box::new(trip),
-                    messages: setup.messages,
-                    usage: run.spent(),
-                });
-            }
-            drive(agent, setup).await
-        })),
-    }
+    drive(agent, setup)
 }
 
 /// The guards of `agent`'s part of the run at `path`: the agent's own, or else the run's (of the

@@ -12,7 +12,9 @@ use tracing::field::Empty;
 use tracing::{Instrument, info_span};
 
 use super::gate::Gate;
-use super::{At, Checked, Checking, Guard, HoldBack, Place, Tripped, Tripwire, Verdict, What};
+use super::{
+    At, Checked, Checking, Guard, HoldBack, Judged, Place, Tripped, Tripwire, Verdict, What,
+};
 use crate::run::events::EventSender;
 use crate::run::journal::Journal;
 use crate::texts::Texts;
@@ -244,7 +246,8 @@ impl<'r> GuardRun<'r> {
         Folded::Through
     }
 
-    /// Asks one guard, in its span; a verdict that takes time goes through the journal.
+    /// Asks one guard, in its span, and counts the tokens it used; a verdict that takes time
+    /// goes through the journal (with its tokens, which a replay counts again).
     async fn ask(&self, registered: &Registered, what: What<'_>, asking: Asking<'_>) -> Verdict {
         let name = registered.guard.name();
         let span = info_span!(
@@ -253,21 +256,27 @@ impl<'r> GuardRun<'r> {
             "guard.place" = asking.place.as_str(),
             "guard.verdict" = Empty,
         );
-        let checked = Checked::new(what, &self.agent, asking.step, self.texts, &self.spent);
-        let verdict = async {
+        // This check's own meter: its tokens, journaled with its verdict.
+        let meter = Mutex::new(Usage::default());
+        let checked = Checked::new(what, &self.agent, asking.step, self.texts, &meter);
+        let judged = async {
+            let used = || *meter.lock().unwrap_or_else(|e| e.into_inner());
             match registered.guard.check(checked) {
                 // At once: plain code, which a replay runs again as it ran.
-                Checking::Now(verdict) => verdict,
-                Checking::Later(future) => match self.journal {
-                    Some(journal) => {
-                        let key = journal_key(name, asking);
-                        journal.guard_check(key, future).await
+                Checking::Now(verdict) => Judged::new(verdict, used()),
+                Checking::Later(future) => {
+                    let judged = Box::pin(async move { Judged::new(future.await, used()) });
+                    match self.journal {
+                        Some(journal) => {
+                            journal.guard_check(journal_key(name, asking), judged).await
+                        }
+                        None => judged.await,
                     }
-                    None => future.await,
-                },
+                }
             }
         };
-        let verdict = verdict.instrument(span.clone()).await;
+        let Judged { verdict, usage } = judged.instrument(span.clone()).await;
+        *self.spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
         span.record("guard.verdict", verdict.kind());
         verdict
     }

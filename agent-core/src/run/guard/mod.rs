@@ -194,6 +194,25 @@ impl Verdict {
     }
 }
 
+/// A verdict and the tokens the guard used to reach it: what a durable run's journal records
+/// ([`Journal::guard_check`](crate::Journal::guard_check)), so that a replay gets both back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Judged {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The tokens the guard used (a judge's model calls).
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+impl Judged {
+    /// `verdict`, reached with `usage`.
+    pub fn new(verdict: Verdict, usage: Usage) -> Self {
+        Judged { verdict, usage }
+    }
+}
+
 /// What a guard is shown.
 #[non_exhaustive]
 pub struct Checked<'a> {

@@ -99,6 +99,17 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// The loop: a paused run's decisions first, then a step at a time up to the step limit, and
     /// at the limit, if the agent asks for it, one last step for a final answer.
     async fn go(&mut self) -> Ending {
+        // The run's input first passes the guards that check it (a rewrite is what the run
+        // starts from); a trip ends the run before its first step. Boxed: the run's future
+        // keeps no room for it.
+        if std::mem::take(&mut self.check_input)
+            && let Some(guards) = self.guards.clone()
+            && Box::pin(guards.check_input(&mut self.messages))
+                .await
+                .is_some()
+        {
+            return Ending::Stopped(StopReason::Cancelled, None);
+        }
         // Boxed: few runs resume, and the run's future would otherwise keep room for it.
         if let Some(resume) = self.resume.take()
             && let Some(ending) = Box::pin(self.resume(*resume)).await

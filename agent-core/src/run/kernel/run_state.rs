@@ -51,6 +51,8 @@ pub(crate) struct RunSetup<'r, S> {
     pub(crate) cancel: Option<BoxFuture<'r, ()>>,
     /// The run's guards, when it has any: the tokens they used.
     pub(crate) guards: Option<Arc<GuardRun<'r>>>,
+    /// Its guards check its input before the first step.
+    pub(crate) check_input: bool,
     /// The tripwire of the run's tree, when it has one: whether a guard tripped.
     pub(crate) tripwire: Option<Arc<Tripwire>>,
 }
@@ -86,6 +88,8 @@ pub(super) struct Run<'r, S: Send + Sync + 'static> {
     /// A paused run's decisions, carried out before the first step.
     pub(super) resume: Option<Box<Resumption>>,
     pub(super) guards: Option<Arc<GuardRun<'r>>>,
+    /// Its input is yet to be checked by its guards.
+    pub(super) check_input: bool,
     pub(super) tripwire: Option<Arc<Tripwire>>,
     /// Whether the run's end was told to its hooks (if not when it is dropped, it was dropped).
     ended: bool,
@@ -143,6 +147,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             stop_request: std::sync::OnceLock::new(),
             resume: setup.resume,
             guards: setup.guards,
+            check_input: setup.check_input,
             tripwire: setup.tripwire,
             ended: false,
         }
