@@ -342,7 +342,9 @@ pub use agent_macros::tools;
 ///   `BENCHMARKS.md`); `#[tool(inline)]` runs a trivially cheap sync function on the calling task
 ///   instead, with no thread hop (and no timeout while it runs).
 /// - **Other keys**: `read_only`, `destructive`, `idempotent`, `open_world` (hints, see
-///   [`ToolAnnotations`]), `requires_approval`, `timeout = "30s"`, and `crate = "path::to::agent_core"` (or the bare path)
+///   [`ToolAnnotations`]), `requires_approval`, what it touches (`reads_untrusted`,
+///   `reads_private`, `sends_out`: see [`LethalMix`](guard::LethalMix)), `timeout = "30s"`, and
+///   `crate = "path::to::agent_core"` (or the bare path)
 ///   for a crate that re-exports agent-core (the generated code then names that path instead of
 ///   `::agent_core`).
 ///

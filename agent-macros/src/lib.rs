@@ -26,6 +26,13 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// or `agent!(crate = path::to::agent_core; model, tool_a)` from a crate that re-exports agent-core.
 ///
 /// Listing a tool twice, or two tools with the same name, is a compile error.
+///
+/// So is the lethal mix: tools that read untrusted content (`#[tool(reads_untrusted)]`), tools
+/// that read private data (`#[tool(reads_private)]`) and tools that send data out
+/// (`#[tool(sends_out)]`) without `requires_approval`, in one agent. Settings after the tools,
+/// behind a `;`, answer for it: `agent!(model, a, b; guard_results = guard)` adds a guard on the
+/// tools' results (`Agent::guard(At::RESULTS, guard)`), and
+/// `agent!(model, a, b; allow_lethal_mix = "why")` accepts the risk (`Agent::allow_lethal_mix`).
 #[proc_macro]
 pub fn agent(input: TokenStream) -> TokenStream {
     agent::expand_agent(input.into()).into()

@@ -414,6 +414,12 @@ pub struct GuideSessions;
 #[doc = include_str!("../../docs/src/agents.md")]
 pub struct GuideAgents;
 
+/// The guide's chapter on guardrails (`docs/src/guardrails.md`): guards at each place, judges,
+/// guards beside the model, holding text back, the lethal mix.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/guardrails.md")]
+pub struct GuideGuardrails;
+
 /// The guide's chapter on the web endpoint (`docs/src/web.md`): the chat endpoint, who is asking,
 /// limits per user, a deployment on several machines.
 #[cfg(doctest)]

@@ -9,12 +9,14 @@ use syn::{Expr, LitStr, Path};
 use super::Errors;
 
 /// `#[tool(name = "...", description = "...", read_only, destructive, idempotent, open_world,
-/// requires_approval, timeout = "30s", inline, crate = "path")]`.
+/// requires_approval, reads_untrusted, reads_private, sends_out, timeout = "30s", inline,
+/// crate = "path")]`.
 #[derive(Default)]
 pub struct ToolAttrs {
     pub name: Option<LitStr>,
     pub description: Option<LitStr>,
-    /// The MCP-style hints and `requires_approval`, as (annotation method, value).
+    /// The MCP-style hints, `requires_approval` and what the tool touches (`reads_untrusted`,
+    /// `reads_private`, `sends_out`), as (annotation method, value).
     pub flags: Vec<(&'static str, bool)>,
     pub timeout_millis: Option<u64>,
     /// `inline`: a sync function runs on the calling task instead of a blocking thread.
@@ -29,9 +31,12 @@ const FLAGS: &[&str] = &[
     "idempotent",
     "open_world",
     "requires_approval",
+    "reads_untrusted",
+    "reads_private",
+    "sends_out",
 ];
 
-const KEYS_HELP: &str = "expected `name = \"...\"`, `description = \"...\"`, `read_only`, `destructive`, `idempotent`, `open_world`, `requires_approval`, `timeout = \"30s\"`, `inline` or `crate = \"path::to::agent_core\"`";
+const KEYS_HELP: &str = "expected `name = \"...\"`, `description = \"...\"`, `read_only`, `destructive`, `idempotent`, `open_world`, `requires_approval`, `reads_untrusted`, `reads_private`, `sends_out`, `timeout = \"30s\"`, `inline` or `crate = \"path::to::agent_core\"`";
 
 /// Parses `#[tool(...)]`. Every mistake is pushed to `errors` and parsing goes on with the next key,
 /// so one compile shows them all.

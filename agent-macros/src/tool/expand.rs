@@ -250,6 +250,7 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
         let method = format_ident!("{}", flag);
         quote! { .#method(#value) }
     });
+    let touches = touches(tool);
     let timeout_call = tool.timeout_millis.map(|millis| {
         quote! { .timeout(::core::time::Duration::from_millis(#millis)) }
     });
@@ -360,6 +361,17 @@ fn tool_items(tool: &ValidTool, tool_ty: &TokenStream, callee: Callee<'_>) -> To
             /// The name the model calls this tool by.
             pub const NAME: &'static str = #name;
 
+            /// What this tool touches, for `agent!`'s check of the lethal mix.
+            pub const TOUCHES: __p::Touches = #touches;
+
+            /// Its name and what it touches, for `agent!`'s check of the lethal mix, which reaches
+            /// them through a value of the tool so that a plain function listed by mistake is one
+            /// error, the one at the value `agent!` adds.
+            #[doc(hidden)]
+            pub const fn __mix_check(&self) -> __p::MixCheck {
+                __p::MixCheck { name: Self::NAME, touches: Self::TOUCHES }
+            }
+
             /// What the model sees of this tool: its name, description and parameter schema.
             pub fn definition(&self) -> &'static #krate::ToolDef {
                 static DEFINITION: __p::DefinitionCell = __p::DefinitionCell::new();
@@ -420,6 +432,14 @@ pub fn fallback(tool: &ValidTool) -> TokenStream {
                 /// Unlike any other tool's name, so `agent!`'s check of distinct names stays quiet.
                 pub const NAME: &'static str = ::core::concat!(::core::module_path!(), #unique_name);
 
+                /// Nothing, so `agent!`'s check of the lethal mix stays quiet too.
+                pub const TOUCHES: #krate::__private::Touches = #krate::__private::Touches::NONE;
+
+                #[doc(hidden)]
+                pub const fn __mix_check(&self) -> #krate::__private::MixCheck {
+                    #krate::__private::MixCheck { name: Self::NAME, touches: Self::TOUCHES }
+                }
+
                 /// An empty definition: the tool did not compile.
                 pub fn definition(&self) -> &'static #krate::ToolDef {
                     static DEFINITION: #krate::__private::DefinitionCell = #krate::__private::DefinitionCell::new();
@@ -469,6 +489,31 @@ pub fn fallback_impl(valid: &ValidImpl) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// The tool's `Touches` (inside the tool's items, where `__p` is agent-core's `__private`): what
+/// its flags say it reads and sends, and whether each call waits for an approval.
+fn touches(tool: &ValidTool) -> TokenStream {
+    let flag = |name: &str| {
+        (tool.flags.iter())
+            .rev()
+            .find(|(flag, _)| *flag == name)
+            .is_some_and(|(_, value)| *value)
+    };
+    let (reads_untrusted, reads_private, sends_out, requires_approval) = (
+        flag("reads_untrusted"),
+        flag("reads_private"),
+        flag("sends_out"),
+        flag("requires_approval"),
+    );
+    quote! {
+        __p::Touches {
+            reads_untrusted: #reads_untrusted,
+            reads_private: #reads_private,
+            sends_out: #sends_out,
+            requires_approval: #requires_approval,
+        }
     }
 }
 
