@@ -423,13 +423,13 @@ impl fmt::Debug for Budget {
 
 /// A cancel signal every holder can fire and wait for.
 #[derive(Clone)]
-pub(crate) struct Cancel {
+struct Cancel {
     sender: Arc<Mutex<Option<oneshot::Sender<()>>>>,
     fired: Shared<oneshot::Receiver<()>>,
 }
 
 impl Cancel {
-    pub(crate) fn new() -> Self {
+    fn new() -> Self {
         let (sender, receiver) = oneshot::channel();
         Cancel {
             sender: Arc::new(Mutex::new(Some(sender))),
@@ -437,7 +437,7 @@ impl Cancel {
         }
     }
 
-    pub(crate) fn fire(&self) {
+    fn fire(&self) {
         let sender = self
             .sender
             .lock()
@@ -448,7 +448,7 @@ impl Cancel {
         }
     }
 
-    pub(crate) fn fired(&self) -> bool {
+    fn fired(&self) -> bool {
         self.sender
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -456,7 +456,7 @@ impl Cancel {
     }
 
     /// Completes when fired (never, if every holder is gone unfired: the sender is kept here).
-    pub(crate) fn wait(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+    fn wait(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
         let fired = self.fired.clone();
         async move {
             if fired.await.is_err() {

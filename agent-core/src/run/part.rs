@@ -7,7 +7,7 @@ use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
 
-use futures_util::future::{Shared, select};
+use futures_util::future::Shared;
 
 use super::agent::Agent;
 use super::context::RunSummaries;
@@ -153,7 +153,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         transcript,
         journal: wide.journal,
     };
-    let cancel = cancel_of(wide);
+    let cancel = (wide.cancel.clone()).map(|cancel| Box::pin(cancel) as BoxFuture<'r, ()>);
     let setup = RunSetup {
         context: wide.context,
         seams,
@@ -194,20 +194,6 @@ fn guard_run<'r, S: Send + Sync + 'static>(
     let events = wide.events.as_ref();
     let run = GuardRun::new(guards?, tripwire, path.clone(), texts, wide.journal, events);
     Some(Arc::new(run))
-}
-
-/// The part's cancel signal: the run's, and the tripwire of its tree.
-fn cancel_of<'r, S>(wide: &RunWide<'r, S>) -> Option<BoxFuture<'r, ()>> {
-    let cancel = wide.cancel.clone();
-    let tripped = wide.tripwire.as_ref().map(|tripwire| tripwire.wait());
-    match (cancel, tripped) {
-        (None, None) => None,
-        (Some(cancel), None) => Some(Box::pin(cancel)),
-        (None, Some(tripped)) => Some(Box::pin(tripped)),
-        (Some(cancel), Some(tripped)) => Some(Box::pin(async move {
-            select(cancel, Box::pin(tripped)).await;
-        })),
-    }
 }
 
 /// Whether an agent of a run of `agent` has guards: it, or an agent it can hand the

@@ -1,14 +1,15 @@
 //! A trip: a guard ended the run. The tripwire is shared by every run of a tree of agents (a run
-//! and the runs its calls start): a trip anywhere fires it, which interrupts every run of the
-//! tree at once, as a cancel does (the model call in flight dropped, calls that started answered
-//! as interrupted, those that had not as not run), and each of them then fails with the trip.
+//! and the runs its calls start): a trip anywhere sets it, and every run of the tree is
+//! interrupted by it as by a cancel (the model call in flight dropped, calls that started
+//! answered as interrupted, those that had not as not run), and then fails with the trip. A guard
+//! trips while its run polls it; the seam value it sits in then never completes, so the run's
+//! race against its interruption, which looks at the tripwire after each poll, ends there.
 
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 use super::Place;
-use crate::budget::Cancel;
 use crate::tool::scope::AgentPath;
 
 /// What a guard's trip says: which guard, where, its message and its information. Carried by
@@ -29,33 +30,24 @@ pub struct Tripped {
     pub info: serde_json::Value,
 }
 
-/// The trip signal of a tree of runs, and the first trip.
+/// The first trip of a tree of runs, once there is one.
+#[derive(Default)]
 pub(crate) struct Tripwire {
     trip: OnceLock<Tripped>,
-    signal: Cancel,
 }
 
 impl Tripwire {
     pub(crate) fn new() -> Self {
-        Tripwire {
-            trip: OnceLock::new(),
-            signal: Cancel::new(),
-        }
+        Tripwire::default()
     }
 
-    /// Trips it (the first trip is the one kept) and interrupts every run that shares it.
+    /// Trips it (the first trip is the one kept).
     pub(crate) fn trip(&self, tripped: Tripped) {
         let _ = self.trip.set(tripped);
-        self.signal.fire();
     }
 
     /// The trip, if it has tripped.
     pub(crate) fn tripped(&self) -> Option<&Tripped> {
         self.trip.get()
-    }
-
-    /// Completes when it trips.
-    pub(crate) fn wait(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
-        self.signal.wait()
     }
 }

@@ -1,10 +1,13 @@
-//! Interruption: what a run's awaits are raced against, its cancel signal and its time limit.
-//! Every run has one; a run with neither never races.
+//! Interruption: what a run's awaits are raced against, its cancel signal, its time limit, and
+//! the tripwire of its tree (a guard's trip). Every run has one; a run with none of them never
+//! races.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
+
+use std::sync::Arc;
 
 use futures_util::FutureExt;
 use futures_util::future::Shared;
@@ -12,6 +15,7 @@ use futures_util::future::Shared;
 use crate::budget::earliest;
 use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::{Interruption as CutBy, ToolError};
+use crate::run::guard::Tripwire;
 use crate::run::outcome::StopReason;
 use crate::tool::BoxFuture;
 
@@ -20,13 +24,15 @@ use crate::tool::BoxFuture;
 pub(super) enum Interrupt {
     Cancelled,
     TimeLimit(Duration),
+    /// A guard tripped: the run ends as a cancelled one does, and then fails with the trip.
+    Tripped,
 }
 
 impl Interrupt {
     /// Why a call that had not started was not run.
     pub(super) fn not_run(self) -> NotRun {
         match self {
-            Interrupt::Cancelled => NotRun::Cancelled,
+            Interrupt::Cancelled | Interrupt::Tripped => NotRun::Cancelled,
             Interrupt::TimeLimit(_) => NotRun::TimeLimit,
         }
     }
@@ -34,7 +40,7 @@ impl Interrupt {
     /// The error of a call it cut off after it started.
     pub(super) fn cut_off(self) -> ToolError {
         let by = match self {
-            Interrupt::Cancelled => CutBy::Cancelled,
+            Interrupt::Cancelled | Interrupt::Tripped => CutBy::Cancelled,
             Interrupt::TimeLimit(_) => CutBy::TimeLimit,
         };
         ToolError::Interrupted { by }
@@ -43,16 +49,17 @@ impl Interrupt {
     /// The run's stop reason.
     pub(super) fn stop_reason(self) -> StopReason {
         match self {
-            Interrupt::Cancelled => StopReason::Cancelled,
+            Interrupt::Cancelled | Interrupt::Tripped => StopReason::Cancelled,
             Interrupt::TimeLimit(limit) => StopReason::TimeLimit { limit },
         }
     }
 }
 
-/// A run's cancel signal (shared by every await it cuts) and its deadline.
+/// A run's cancel signal (shared by every await it cuts), its deadline, and its tree's tripwire.
 pub(super) struct Interruption<'r> {
     cancel: Option<Shared<BoxFuture<'r, ()>>>,
     deadline: Option<(Instant, Duration)>,
+    tripwire: Option<Arc<Tripwire>>,
 }
 
 impl<'r> Interruption<'r> {
@@ -64,6 +71,7 @@ impl<'r> Interruption<'r> {
         time_limit: Option<Duration>,
         elapsed_before: Duration,
         shared: Option<(Instant, Duration)>,
+        tripwire: Option<Arc<Tripwire>>,
     ) -> Self {
         let own =
             time_limit.map(|limit| (Instant::now() + limit.saturating_sub(elapsed_before), limit));
@@ -71,12 +79,21 @@ impl<'r> Interruption<'r> {
         Interruption {
             cancel: cancel.map(FutureExt::shared),
             deadline,
+            tripwire,
         }
+    }
+
+    /// Whether a guard of the run's tree tripped.
+    fn tripped(&self) -> bool {
+        (self.tripwire.as_ref()).is_some_and(|tripwire| tripwire.tripped().is_some())
     }
 
     /// The interruption, if it has come: the cancel signal (which a race whose work finished in
     /// the same poll never looked at), or the time limit.
     pub(super) fn passed(&self) -> Option<Interrupt> {
+        if self.tripped() {
+            return Some(Interrupt::Tripped);
+        }
         if let Some(signal) = &self.cancel
             && signal.clone().now_or_never().is_some()
         {
@@ -115,6 +132,10 @@ impl<F: Future + Unpin> Future for Race<'_, '_, F> {
         let this = &mut *self;
         if let Poll::Ready(done) = Pin::new(&mut this.work).poll(context) {
             return Poll::Ready(Ok(done));
+        }
+        // A guard trips while the work is polled, and what it sits in then never completes.
+        if this.interruption.tripped() {
+            return Poll::Ready(Err(Interrupt::Tripped));
         }
         if let Some(signal) = &this.interruption.cancel {
             let cancel = this.cancel.get_or_insert_with(|| signal.clone());
