@@ -7,11 +7,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_core::guard::{At, Checked, Checking, Guard, HoldBack, Place, Verdict, What, guard_fn};
+use agent_core::guard::{
+    At, Checked, Checking, Guard, HoldBack, Judged, Place, Verdict, What, guard_fn,
+};
 use agent_core::testing::ScriptedModel;
 use agent_core::{
     AssistantMessage, BoxFuture, BoxStream, ChatRequest, ChatResponse, Model, ModelError, RunError,
-    RunEvent, StreamEvent, agent, tool,
+    RunEvent, StreamEvent, Usage, agent, tool,
 };
 use futures_util::StreamExt;
 use tests::{call, streamed_text};
@@ -119,11 +121,11 @@ impl Guard for Sleepy {
         "sleepy"
     }
 
-    fn check<'a>(&'a self, _checked: Checked<'a>) -> Checking<'a> {
+    fn check<'a>(&'a self, _checked: &Checked<'_>) -> Checking<'a> {
         self.asked.fetch_add(1, Ordering::SeqCst);
         Checking::Later(Box::pin(async move {
             tokio::time::sleep(self.delay).await;
-            self.verdict.clone()
+            Judged::new(self.verdict.clone(), Usage::default())
         }))
     }
 }

@@ -1,5 +1,5 @@
-//! The guards on the answer, at the answer-check seam: the run's own check, with a review after
-//! its judgement. An answer it took is shown to the guards (a typed answer as its JSON): a
+//! The guards on the answer, at the answer-check seam: the run's own check, with the guards'
+//! review after its judgement (before the check's own review). An answer it took is shown to the guards (a typed answer as its JSON): a
 //! rewrite is judged again by the check, a refusal or a retry is the check's answer turned down
 //! (the model is asked for another, with the guard's words), a trip ends the run. The reply's
 //! text, held back while it streamed, goes to the caller only then, or never.
@@ -8,7 +8,7 @@ use std::future::pending;
 use std::sync::Arc;
 
 use super::Place;
-use super::checks::{AnswerText, Asking, Folded, GuardRun};
+use super::checks::{AnswerText, Asking, Folded, GuardRun, Progress};
 use super::gate::Settled;
 use crate::message::{AssistantMessage, Message};
 use crate::output::{OutputProblem, RejectedOutput};
@@ -22,37 +22,22 @@ pub(crate) struct GuardedAnswer<'r, S> {
     pub(crate) run: Arc<GuardRun<'r>>,
 }
 
-impl<'r, S: Sync> GuardedAnswer<'r, S> {
-    /// The judgement once the guards have seen the answer of `judgement`.
-    async fn guarded(
-        &mut self,
-        context: &S,
-        reply: &mut AssistantMessage,
-        judgement: Judgement,
-        step: usize,
-        last_try: bool,
-    ) -> Judgement {
-        let run = Arc::clone(&self.run);
-        let gate = run.gate.as_ref();
-        let Judgement::Answer(answer) = judgement else {
-            // Not an answer: its text goes to the caller.
-            if let Some(gate) = gate {
-                gate.settle(Settled::Through);
-            }
-            return judgement;
-        };
-        let asking = Asking {
-            place: Place::Answer,
-            step,
-            key: "",
-            beside: None,
-            partial: false,
-        };
-        let mut checked = AnswerText {
-            text: answer.clone(),
-            partial: false,
-        };
-        match run.fold(asking, &mut checked).await {
+/// The judgement once the guards have seen the answer, as they came out (`folded`, with the
+/// answer as they left it in `checked`): the answer, `check`'s reading of a rewrite, its answer
+/// turned down, or `None` when they tripped. What the stream holds of the reply goes, or is
+/// dropped.
+fn settle<S>(
+    check: &mut dyn AnswerCheck<S>,
+    run: &GuardRun<'_>,
+    context: &S,
+    reply: &mut AssistantMessage,
+    answer: String,
+    (folded, checked): (Folded, AnswerText),
+    last_try: bool,
+) -> Option<Judgement> {
+    let gate = run.gate.as_ref();
+    {
+        let judgement = match folded {
             Folded::Through if checked.text == answer => {
                 if let Some(gate) = gate {
                     gate.settle(Settled::Through);
@@ -60,7 +45,7 @@ impl<'r, S: Sync> GuardedAnswer<'r, S> {
                 Judgement::Answer(answer)
             }
             Folded::Through => {
-                let judgement = (self.check).rewritten(context, reply, checked.text, last_try);
+                let judgement = check.rewritten(context, reply, checked.text, last_try);
                 if let Some(gate) = gate {
                     match &judgement {
                         Judgement::Answer(_) => gate.settle(Settled::Rewritten(&reply.content)),
@@ -77,11 +62,22 @@ impl<'r, S: Sync> GuardedAnswer<'r, S> {
                     guard,
                     feedback: reason,
                 };
-                self.check.turned_down(reply, problem, run.texts, last_try)
+                check.turned_down(reply, problem, run.texts, last_try)
             }
-            // The tripwire is fired: the run is interrupted here.
-            Folded::Tripped => pending().await,
-        }
+            // The tripwire is fired: the run is interrupted where this is awaited.
+            Folded::Tripped => return None,
+        };
+        Some(judgement)
+    }
+}
+
+fn asking(step: usize) -> Asking<'static> {
+    Asking {
+        place: Place::Answer,
+        step,
+        key: "",
+        beside: None,
+        partial: false,
     }
 }
 
@@ -106,6 +102,8 @@ impl<S: Send + Sync> AnswerCheck<S> for GuardedAnswer<'_, S> {
         self.check.judge(context, reply, cut_off, last_try)
     }
 
+    /// The guards look first (those that answer at once here, the run waiting only for one
+    /// that does not), then the check's own review.
     fn review<'a>(
         &'a mut self,
         context: &'a S,
@@ -113,17 +111,59 @@ impl<S: Send + Sync> AnswerCheck<S> for GuardedAnswer<'_, S> {
         judgement: Judgement,
         last_try: bool,
     ) -> Reviewed<'a> {
-        if self.run.gate.is_none() && !self.run.checks(Place::Answer, None) {
-            return self.check.review(context, reply, judgement, last_try);
+        let GuardedAnswer { check, run } = self;
+        let run: &'a GuardRun<'_> = run;
+        let answer = match judgement {
+            Judgement::Answer(answer) if run.checks(Place::Answer, None) => answer,
+            judgement => {
+                // Not an answer the guards see: what the stream holds of the reply goes.
+                if let Some(gate) = &run.gate {
+                    gate.settle(Settled::Through);
+                }
+                return check.review(context, reply, judgement, last_try);
+            }
+        };
+        let mut checked = AnswerText {
+            text: answer.clone(),
+            partial: false,
+        };
+        let asking = asking(run.step());
+        match run.fold_now(asking, &mut checked, 0) {
+            Progress::Done(folded) => {
+                match settle(
+                    *check,
+                    run,
+                    context,
+                    reply,
+                    answer,
+                    (folded, checked),
+                    last_try,
+                ) {
+                    Some(judgement) => check.review(context, reply, judgement, last_try),
+                    None => Reviewed::Later(Box::pin(pending())),
+                }
+            }
+            Progress::Waiting(waiting) => Reviewed::Later(Box::pin(async move {
+                let folded = run.finish(asking, &mut checked, waiting).await;
+                match settle(
+                    *check,
+                    run,
+                    context,
+                    reply,
+                    answer,
+                    (folded, checked),
+                    last_try,
+                ) {
+                    Some(judgement) => {
+                        check
+                            .review(context, reply, judgement, last_try)
+                            .get()
+                            .await
+                    }
+                    None => pending().await,
+                }
+            })),
         }
-        let step = self.run.step();
-        Reviewed::Later(Box::pin(async move {
-            let judgement = (self.check.review(context, reply, judgement, last_try))
-                .get()
-                .await;
-            self.guarded(context, reply, judgement, step, last_try)
-                .await
-        }))
     }
 
     fn rewritten(

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use tracing::field::Empty;
-use tracing::{Instrument, info_span};
+use tracing::{Instrument, Span, info_span};
 
 use super::gate::Gate;
 use super::{
@@ -18,6 +18,7 @@ use super::{
 use crate::run::events::EventSender;
 use crate::run::journal::Journal;
 use crate::texts::Texts;
+use crate::tool::BoxFuture;
 use crate::tool::scope::AgentPath;
 use crate::usage::Usage;
 
@@ -82,6 +83,32 @@ impl Subject for AnswerText {
     fn rewrite(&mut self, text: String) {
         self.text = text;
     }
+}
+
+/// How far a fold got without waiting.
+pub(crate) enum Progress<'s> {
+    /// To its end.
+    Done(Folded),
+    /// To a guard whose verdict takes time.
+    Waiting(Waiting<'s>),
+}
+
+/// A fold waiting for a guard's verdict, and where it goes on after it.
+pub(crate) struct Waiting<'s> {
+    next: usize,
+    registered: &'s Registered,
+    judged: BoxFuture<'s, Judged>,
+    span: Span,
+}
+
+/// The span of one check by `registered`.
+fn span_of(registered: &Registered, asking: Asking<'_>) -> Span {
+    info_span!(
+        "guard",
+        "guard.name" = registered.guard.name(),
+        "guard.place" = asking.place.as_str(),
+        "guard.verdict" = Empty,
+    )
 }
 
 /// How the guards at a place came out.
@@ -187,56 +214,158 @@ impl<'r> GuardRun<'r> {
         (self.guards.at(place)).any(|guard| beside.is_none_or(|beside| guard.beside == beside))
     }
 
-    /// Asks the guards at `asking.place` in order about `subject`: each is shown what the ones
-    /// before left, and the first that refuses or trips has the last word. A trip fires the
-    /// tripwire.
-    pub(crate) async fn fold(&self, asking: Asking<'_>, subject: &mut dyn Subject) -> Folded {
+    /// The guards at `asking.place` that are asked.
+    fn chosen<'s>(&'s self, asking: Asking<'_>) -> impl Iterator<Item = &'s Registered> {
         let chosen = self.guards.at(asking.place);
-        let chosen =
-            chosen.filter(|guard| asking.beside.is_none_or(|beside| guard.beside == beside));
-        for registered in chosen {
-            let verdict = self.ask(registered, subject.what(), asking).await;
-            match action(asking, registered.beside, verdict) {
-                Action::Go => {}
-                Action::Rewrite(text) => subject.rewrite(text),
-                Action::Refuse(reason) => {
-                    let guard = registered.guard.name().to_owned();
-                    return Folded::Refused { guard, reason };
+        chosen.filter(move |guard| asking.beside.is_none_or(|beside| guard.beside == beside))
+    }
+
+    /// Asks the guards at `asking.place` in order about `subject`, from the `from`th on, as far
+    /// as they answer at once: each is shown what the ones before left, and the first that
+    /// refuses or trips has the last word (a trip fires the tripwire). The first guard whose
+    /// verdict takes time stops it there: what is left is for [`finish`](Self::finish).
+    pub(crate) fn fold_now<'s>(
+        &'s self,
+        asking: Asking<'_>,
+        subject: &mut dyn Subject,
+        from: usize,
+    ) -> Progress<'s> {
+        for (index, registered) in self.chosen(asking).enumerate().skip(from) {
+            let span = span_of(registered, asking);
+            let checked = Checked::new(subject.what(), &self.agent, asking.step, self.texts);
+            let checking = span.in_scope(|| registered.guard.check(&checked));
+            let verdict = match checking {
+                // At once: plain code, which a replay runs again as it ran.
+                Checking::Now(verdict) => verdict,
+                Checking::Later(judged) => {
+                    return Progress::Waiting(Waiting {
+                        next: index + 1,
+                        registered,
+                        judged,
+                        span,
+                    });
                 }
-                Action::Trip(message, info) => {
-                    self.trip(registered, asking.place, message, info);
-                    return Folded::Tripped;
-                }
+            };
+            span.record("guard.verdict", verdict.kind());
+            if let Some(folded) = self.apply(asking, registered, verdict, subject) {
+                return Progress::Done(folded);
             }
         }
-        Folded::Through
+        Progress::Done(Folded::Through)
+    }
+
+    /// The rest of a fold [`fold_now`](Self::fold_now) left waiting: the verdict awaited (through
+    /// the journal, with its tokens), then the guards after it.
+    pub(crate) async fn finish(
+        &self,
+        asking: Asking<'_>,
+        subject: &mut dyn Subject,
+        mut waiting: Waiting<'_>,
+    ) -> Folded {
+        loop {
+            let Waiting {
+                next,
+                registered,
+                judged,
+                span,
+            } = waiting;
+            let verdict = self.judged(registered, asking, judged, &span).await;
+            if let Some(folded) = self.apply(asking, registered, verdict, subject) {
+                return folded;
+            }
+            match self.fold_now(asking, subject, next) {
+                Progress::Done(folded) => return folded,
+                Progress::Waiting(more) => waiting = more,
+            }
+        }
+    }
+
+    /// Asks the guards at `asking.place` in order about `subject` (see
+    /// [`fold_now`](Self::fold_now)), awaiting those that take time.
+    pub(crate) async fn fold(&self, asking: Asking<'_>, subject: &mut dyn Subject) -> Folded {
+        match self.fold_now(asking, subject, 0) {
+            Progress::Done(folded) => folded,
+            Progress::Waiting(waiting) => self.finish(asking, subject, waiting).await,
+        }
+    }
+
+    /// What `registered`'s `verdict` does to `subject`: `Some` when it has the last word.
+    fn apply(
+        &self,
+        asking: Asking<'_>,
+        registered: &Registered,
+        verdict: Verdict,
+        subject: &mut dyn Subject,
+    ) -> Option<Folded> {
+        match action(asking, registered.beside, verdict) {
+            Action::Go => None,
+            Action::Rewrite(text) => {
+                subject.rewrite(text);
+                None
+            }
+            Action::Refuse(reason) => {
+                let guard = registered.guard.name().to_owned();
+                Some(Folded::Refused { guard, reason })
+            }
+            Action::Trip(message, info) => {
+                self.trip(registered, asking.place, message, info);
+                Some(Folded::Tripped)
+            }
+        }
+    }
+
+    /// A verdict that takes time, awaited in its guard's span (through the journal in a durable
+    /// run, which records its tokens with it), its tokens counted.
+    async fn judged(
+        &self,
+        registered: &Registered,
+        asking: Asking<'_>,
+        judged: BoxFuture<'_, Judged>,
+        span: &Span,
+    ) -> Verdict {
+        let judged = match self.journal {
+            Some(journal) => {
+                let key = journal_key(registered.guard.name(), asking);
+                journal.guard_check(key, judged)
+            }
+            None => judged,
+        };
+        let Judged { verdict, usage } = judged.instrument(span.clone()).await;
+        *self.spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
+        span.record("guard.verdict", verdict.kind());
+        verdict
     }
 
     /// Asks the guards at `asking.place` about `subject` all at once (those beside the model,
     /// which only allow or trip: none is shown another's rewrite), until one trips.
     pub(crate) async fn check_at_once(&self, asking: Asking<'_>, subject: &dyn Subject) -> Folded {
-        let chosen = self.guards.at(asking.place);
-        let chosen =
-            chosen.filter(|guard| asking.beside.is_none_or(|beside| guard.beside == beside));
-        // A durable run records its steps in one order on every replay: one guard at a time.
-        if self.is_journaled() {
-            for registered in chosen {
-                let verdict = self.ask(registered, subject.what(), asking).await;
-                if let Action::Trip(message, info) = action(asking, true, verdict) {
-                    self.trip(registered, asking.place, message, info);
-                    return Folded::Tripped;
+        let mut asked = FuturesUnordered::new();
+        for registered in self.chosen(asking) {
+            let span = span_of(registered, asking);
+            let checked = Checked::new(subject.what(), &self.agent, asking.step, self.texts);
+            let verdict = match span.in_scope(|| registered.guard.check(&checked)) {
+                Checking::Now(verdict) => {
+                    span.record("guard.verdict", verdict.kind());
+                    verdict
                 }
+                // A durable run records its steps in one order on every replay: one guard at a
+                // time.
+                Checking::Later(judged) if self.is_journaled() => {
+                    self.judged(registered, asking, judged, &span).await
+                }
+                Checking::Later(judged) => {
+                    asked.push(async move {
+                        let verdict = self.judged(registered, asking, judged, &span).await;
+                        (registered, verdict)
+                    });
+                    continue;
+                }
+            };
+            if let Action::Trip(message, info) = action(asking, true, verdict) {
+                self.trip(registered, asking.place, message, info);
+                return Folded::Tripped;
             }
-            return Folded::Through;
         }
-        let mut asked: FuturesUnordered<_> = chosen
-            .map(|registered| async move {
-                (
-                    registered,
-                    self.ask(registered, subject.what(), asking).await,
-                )
-            })
-            .collect();
         while let Some((registered, verdict)) = asked.next().await {
             if let Action::Trip(message, info) = action(asking, true, verdict) {
                 self.trip(registered, asking.place, message, info);
@@ -244,41 +373,6 @@ impl<'r> GuardRun<'r> {
             }
         }
         Folded::Through
-    }
-
-    /// Asks one guard, in its span, and counts the tokens it used; a verdict that takes time
-    /// goes through the journal (with its tokens, which a replay counts again).
-    async fn ask(&self, registered: &Registered, what: What<'_>, asking: Asking<'_>) -> Verdict {
-        let name = registered.guard.name();
-        let span = info_span!(
-            "guard",
-            "guard.name" = name,
-            "guard.place" = asking.place.as_str(),
-            "guard.verdict" = Empty,
-        );
-        // This check's own meter: its tokens, journaled with its verdict.
-        let meter = Mutex::new(Usage::default());
-        let checked = Checked::new(what, &self.agent, asking.step, self.texts, &meter);
-        let judged = async {
-            let used = || *meter.lock().unwrap_or_else(|e| e.into_inner());
-            match registered.guard.check(checked) {
-                // At once: plain code, which a replay runs again as it ran.
-                Checking::Now(verdict) => Judged::new(verdict, used()),
-                Checking::Later(future) => {
-                    let judged = Box::pin(async move { Judged::new(future.await, used()) });
-                    match self.journal {
-                        Some(journal) => {
-                            journal.guard_check(journal_key(name, asking), judged).await
-                        }
-                        None => judged.await,
-                    }
-                }
-            }
-        };
-        let Judged { verdict, usage } = judged.instrument(span.clone()).await;
-        *self.spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
-        span.record("guard.verdict", verdict.kind());
-        verdict
     }
 
     /// Fires the tripwire with `registered`'s trip.

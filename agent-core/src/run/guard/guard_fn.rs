@@ -39,8 +39,8 @@ where
         &self.name
     }
 
-    fn check<'a>(&'a self, checked: Checked<'a>) -> Checking<'a> {
-        Checking::Now((self.check)(&checked))
+    fn check<'a>(&'a self, checked: &Checked<'_>) -> Checking<'a> {
+        Checking::Now((self.check)(checked))
     }
 }
 

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Checked, Checking, Guard, Verdict, What};
+use super::{Checked, Checking, Guard, Judged, Verdict, What};
 use crate::run::agent::Agent;
 
 /// What a judge answers.
@@ -68,7 +68,7 @@ impl Guard for Judge {
         &self.name
     }
 
-    fn check<'a>(&'a self, checked: Checked<'a>) -> Checking<'a> {
+    fn check<'a>(&'a self, checked: &Checked<'_>) -> Checking<'a> {
         let place = checked.what.place();
         let subject = match &checked.what {
             What::Call { call, .. } => {
@@ -86,16 +86,16 @@ impl Guard for Judge {
         Checking::Later(Box::pin(async move {
             match self.agent.run(prompt).output::<JudgeVerdict>().await {
                 Ok(judged) => {
-                    checked.spent(judged.run.usage);
-                    match judged.value {
+                    let verdict = match judged.value {
                         JudgeVerdict { allow: true, .. } => Verdict::Allow,
                         JudgeVerdict { reason, .. } if self.refuses => Verdict::Refuse(reason),
                         JudgeVerdict { reason, .. } => Verdict::trip(reason),
-                    }
+                    };
+                    Judged::new(verdict, judged.run.usage)
                 }
                 Err(error) => {
-                    checked.spent(error.usage());
-                    Verdict::trip(format!("the judge could not answer: {error}"))
+                    let verdict = Verdict::trip(format!("the judge could not answer: {error}"));
+                    Judged::new(verdict, error.usage())
                 }
             }
         }))

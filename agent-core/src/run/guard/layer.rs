@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::future::{Either, select, try_join};
 
-use super::checks::{AnswerText, Asking, Folded, GuardRun, Subject};
+use super::checks::{AnswerText, Asking, Folded, GuardRun, Progress, Subject};
 use super::gate::Settled;
 use super::{Place, Tripped, What};
 use crate::content::Part;
@@ -45,19 +45,37 @@ impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
         call: ModelCall<'a, S>,
         next: Next<'a, S>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+        let run = &*self.run;
+        let step = call.step;
+        run.begin_step(step);
+        let request = call.request;
+        // The guards before the call that answer at once are asked here.
+        let mut seen = Request(request);
+        let before = asking(Place::Request, step, false);
+        let progress = match run.checks(Place::Request, Some(false)) {
+            true => run.fold_now(before, &mut seen, 0),
+            false => Progress::Done(Folded::Through),
+        };
+        let input =
+            self.input.swap(false, Ordering::Relaxed) && run.checks(Place::Input, Some(true));
+        let beside = input || run.checks(Place::Request, Some(true));
+        match progress {
+            Progress::Done(Folded::Tripped) => return Box::pin(pending()),
+            // Nothing to wait for: the call goes on as it is.
+            Progress::Done(_) if !beside => {
+                if let Some(gate) = &run.gate {
+                    gate.begin(false);
+                }
+                return next.call(call);
+            }
+            _ => {}
+        }
         Box::pin(async move {
-            let run = &*self.run;
-            let step = call.step;
-            run.begin_step(step);
-            let request = call.request;
-            if run.checks(Place::Request, Some(false))
-                && let Folded::Tripped = check_request(run, step, &request).await
+            if let Progress::Waiting(waiting) = progress
+                && let Folded::Tripped = run.finish(before, &mut seen, waiting).await
             {
                 return pending().await;
             }
-            let input =
-                self.input.swap(false, Ordering::Relaxed) && run.checks(Place::Input, Some(true));
-            let beside = input || run.checks(Place::Request, Some(true));
             if let Some(gate) = &run.gate {
                 gate.begin(beside);
             }
@@ -123,12 +141,6 @@ async fn beside_through(
         true => on_input.await.is_ok() && on_request.await.is_ok(),
         false => try_join(on_input, on_request).await.is_ok(),
     }
-}
-
-/// The guards on requests before the model call.
-async fn check_request(run: &GuardRun<'_>, step: usize, request: &ChatRequest<'_>) -> Folded {
-    let asking = asking(Place::Request, step, false);
-    run.fold(asking, &mut Request(*request)).await
 }
 
 /// Whether the guards let it through, as a result to stop at the first that did not.

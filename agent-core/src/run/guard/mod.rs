@@ -48,8 +48,6 @@ pub use tool_guards::{Stopped, ToolGuards};
 pub use tripwire::Tripped;
 pub(crate) use tripwire::Tripwire;
 
-use std::sync::Mutex;
-
 use serde::{Deserialize, Serialize};
 
 use crate::message::{Message, ToolCall, ToolResultMessage};
@@ -74,7 +72,7 @@ use crate::usage::Usage;
 ///         "in-house mail"
 ///     }
 ///
-///     fn check<'a>(&'a self, checked: Checked<'a>) -> Checking<'a> {
+///     fn check<'a>(&'a self, checked: &Checked<'_>) -> Checking<'a> {
 ///         match checked.what {
 ///             What::Call { call, .. } if call.name == "send_mail"
 ///                 && !call.arguments.contains("@example.com") =>
@@ -91,8 +89,9 @@ pub trait Guard: Send + Sync {
     /// refuses a call.
     fn name(&self) -> &str;
 
-    /// Checks one thing.
-    fn check<'a>(&'a self, checked: Checked<'a>) -> Checking<'a>;
+    /// Checks one thing: a verdict at once, or a future of it (which owns what it needs of
+    /// `checked`, and gives the tokens it used with its verdict).
+    fn check<'a>(&'a self, checked: &Checked<'_>) -> Checking<'a>;
 }
 
 /// A shared guard is a guard (one value at several agents, or kept to read).
@@ -101,17 +100,18 @@ impl<G: Guard + ?Sized> Guard for std::sync::Arc<G> {
         (**self).name()
     }
 
-    fn check<'a>(&'a self, checked: Checked<'a>) -> Checking<'a> {
+    fn check<'a>(&'a self, checked: &Checked<'_>) -> Checking<'a> {
         (**self).check(checked)
     }
 }
 
-/// A guard's verdict: at once, or when the future completes.
+/// A guard's verdict: at once, or when the future completes (with the tokens the guard used to
+/// reach it, which count in the run's usage).
 pub enum Checking<'a> {
     /// Known at once.
     Now(Verdict),
     /// Known when the future completes.
-    Later(BoxFuture<'a, Verdict>),
+    Later(BoxFuture<'a, Judged>),
 }
 
 impl From<Verdict> for Checking<'_> {
@@ -121,10 +121,10 @@ impl From<Verdict> for Checking<'_> {
 }
 
 impl Checking<'_> {
-    /// The verdict.
-    pub async fn get(self) -> Verdict {
+    /// The verdict, and the tokens used to reach it.
+    pub async fn get(self) -> Judged {
         match self {
-            Checking::Now(verdict) => verdict,
+            Checking::Now(verdict) => Judged::new(verdict, Usage::default()),
             Checking::Later(future) => future.await,
         }
     }
@@ -224,7 +224,6 @@ pub struct Checked<'a> {
     pub step: usize,
     /// The run's words: a guard that refuses in the run's language can tell which it is.
     pub texts: &'a dyn Texts,
-    spent: &'a Mutex<Usage>,
 }
 
 impl<'a> Checked<'a> {
@@ -233,21 +232,13 @@ impl<'a> Checked<'a> {
         agent: &'a AgentPath,
         step: usize,
         texts: &'a dyn Texts,
-        spent: &'a Mutex<Usage>,
     ) -> Self {
         Checked {
             what,
             agent,
             step,
             texts,
-            spent,
         }
-    }
-
-    /// Counts tokens the guard used (a judge's model calls) in the run's usage.
-    pub fn spent(&self, usage: Usage) {
-        let mut spent = self.spent.lock().unwrap_or_else(|e| e.into_inner());
-        *spent += usage;
     }
 }
 

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::future::pending;
 use std::sync::Arc;
 
-use super::checks::{Asking, Folded, GuardRun, Subject};
+use super::checks::{Asking, Folded, GuardRun, Progress, Subject};
 use super::{Place, What};
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::reasons::not_run::NotRun;
@@ -31,25 +31,25 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
         let PolicyCall {
             call, tool, status, ..
         } = call;
-        let step = status.step;
-        Some(Ruled::Later(Box::pin(async move {
-            let mut current = Call {
-                call: Cow::Borrowed(call),
-                tool,
-            };
-            let asking = asking(Place::Call, step, &call.id);
-            match self.run.fold(asking, &mut current).await {
-                Folded::Through => match current.call {
-                    Cow::Owned(rewritten) => Ruling::RunWith(rewritten.arguments),
-                    Cow::Borrowed(_) => Ruling::Run,
-                },
-                Folded::Refused { guard, reason } => {
-                    Ruling::not_run(NotRun::Guarded { guard, reason })
+        let mut current = Call {
+            call: Cow::Borrowed(call),
+            tool,
+        };
+        let asking = asking(Place::Call, status.step, &call.id);
+        // The guards that answer at once are asked here; a run waits only for one that does not.
+        Some(match self.run.fold_now(asking, &mut current, 0) {
+            Progress::Done(folded) => match ruling(folded, current) {
+                Some(ruling) => Ruled::Now(ruling),
+                None => Ruled::Later(Box::pin(pending())),
+            },
+            Progress::Waiting(waiting) => Ruled::Later(Box::pin(async move {
+                let folded = self.run.finish(asking, &mut current, waiting).await;
+                match ruling(folded, current) {
+                    Some(ruling) => ruling,
+                    None => pending().await,
                 }
-                // The tripwire is fired: the run is interrupted before the call starts.
-                Folded::Tripped => pending().await,
-            }
-        })))
+            })),
+        })
     }
 
     fn check_result<'a>(
@@ -62,22 +62,54 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
         if !self.run.checks(Place::Result, None) {
             return None;
         }
-        let step = status.step;
         let tool: Option<&ToolDef> = self.tools.get(&call.name).map(|tool| tool.definition());
-        Some(Box::pin(async move {
-            let asking = asking(Place::Result, step, &call.id);
-            let mut checked = Result { call, tool, result };
-            let folded = self.run.fold(asking, &mut checked).await;
-            let result = checked.result;
-            match folded {
-                Folded::Through => {}
-                Folded::Refused { guard, reason } => {
-                    let withheld = ToolError::Withheld { guard, reason };
-                    *result = self.tools.result_message(call, Err(withheld));
+        let asking = asking(Place::Result, status.step, &call.id);
+        let mut checked = Result { call, tool, result };
+        match self.run.fold_now(asking, &mut checked, 0) {
+            Progress::Done(folded) => self.settle(folded, call, checked.result),
+            Progress::Waiting(waiting) => Some(Box::pin(async move {
+                let folded = self.run.finish(asking, &mut checked, waiting).await;
+                if let Some(tripped) = self.settle(folded, call, checked.result) {
+                    tripped.await;
                 }
-                Folded::Tripped => pending().await,
+            })),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
+    /// What the guards' fold makes of a call's result: withheld when refused; a future that
+    /// never completes when tripped (the run is interrupted there), `None` otherwise.
+    fn settle(
+        &self,
+        folded: Folded,
+        call: &ToolCall,
+        result: &mut ToolResultMessage,
+    ) -> Option<BoxFuture<'static, ()>> {
+        match folded {
+            Folded::Through => None,
+            Folded::Refused { guard, reason } => {
+                let withheld = ToolError::Withheld { guard, reason };
+                *result = self.tools.result_message(call, Err(withheld));
+                None
             }
-        }))
+            Folded::Tripped => Some(Box::pin(pending())),
+        }
+    }
+}
+
+/// The ruling the guards' fold makes of a call: `None` when they tripped (the run is interrupted
+/// before the call starts).
+fn ruling(folded: Folded, current: Call<'_>) -> Option<Ruling> {
+    match folded {
+        Folded::Through => Some(match current.call {
+            Cow::Owned(rewritten) => Ruling::RunWith(rewritten.arguments),
+            Cow::Borrowed(_) => Ruling::Run,
+        }),
+        Folded::Refused { guard, reason } => {
+            Some(Ruling::not_run(NotRun::Guarded { guard, reason }))
+        }
+        Folded::Tripped => None,
     }
 }
 
