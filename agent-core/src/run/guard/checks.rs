@@ -156,6 +156,9 @@ pub(crate) struct GuardRun<'r> {
     pub(crate) gate: Option<Gate<'r>>,
     /// The step of the model call last made.
     step: AtomicUsize,
+    /// For each place (in `Place::ALL`'s order), whether a guard before the model and one
+    /// beside it check there: worked out once, asked at every step.
+    checking: [(bool, bool); 5],
 }
 
 impl<'r> GuardRun<'r> {
@@ -167,6 +170,10 @@ impl<'r> GuardRun<'r> {
         journal: Option<&'r dyn Journal>,
         events: Option<&'r EventSender>,
     ) -> Self {
+        let checking = Place::ALL.map(|place| {
+            let before = guards.at(place).any(|guard| !guard.beside);
+            (before, guards.at(place).any(|guard| guard.beside))
+        });
         let hold_back = match guards.checks(Place::Answer) {
             true => guards.hold_back,
             false => HoldBack::None,
@@ -180,6 +187,7 @@ impl<'r> GuardRun<'r> {
             journal,
             spent: Mutex::new(Usage::default()),
             step: AtomicUsize::new(0),
+            checking,
         }
     }
 
@@ -211,7 +219,12 @@ impl<'r> GuardRun<'r> {
 
     /// Whether a guard checks at `place` (beside the model, or before it, when `beside` says).
     pub(crate) fn checks(&self, place: Place, beside: Option<bool>) -> bool {
-        (self.guards.at(place)).any(|guard| beside.is_none_or(|beside| guard.beside == beside))
+        let (before, by_the_model) = self.checking[place.index()];
+        match beside {
+            None => before || by_the_model,
+            Some(true) => by_the_model,
+            Some(false) => before,
+        }
     }
 
     /// The guards at `asking.place` that are asked.

@@ -22,6 +22,26 @@ pub enum Place {
 }
 
 impl Place {
+    /// Every place, in the order a run meets them.
+    pub const ALL: [Place; 5] = [
+        Place::Input,
+        Place::Request,
+        Place::Call,
+        Place::Result,
+        Place::Answer,
+    ];
+
+    /// The place's position in [`Place::ALL`].
+    pub(crate) fn index(self) -> usize {
+        match self {
+            Place::Input => 0,
+            Place::Request => 1,
+            Place::Call => 2,
+            Place::Result => 3,
+            Place::Answer => 4,
+        }
+    }
+
     /// The place's name: `input`, `request`, `call`, `result`, `answer`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -93,15 +113,8 @@ impl BitOr for At {
 
 impl fmt::Debug for At {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let places = [
-            Place::Input,
-            Place::Request,
-            Place::Call,
-            Place::Result,
-            Place::Answer,
-        ];
         let mut list = f.debug_set();
-        for place in places.into_iter().filter(|place| self.has(*place)) {
+        for place in Place::ALL.into_iter().filter(|place| self.has(*place)) {
             list.entry(&place);
         }
         list.finish()
