@@ -56,7 +56,9 @@ impl Guard for AllowLater {
     }
 
     fn check<'a>(&'a self, _checked: &Checked<'_>) -> Checking<'a> {
-        Checking::Later(Box::pin(async { Judged::new(Verdict::Allow, Usage::default()) }))
+        Checking::Later(Box::pin(async {
+            Judged::new(Verdict::Allow, Usage::default())
+        }))
     }
 }
 

@@ -165,8 +165,8 @@ pub mod seams {
 /// which `agent!` refuses to compile.
 pub mod guard {
     pub use crate::run::guard::{
-        At, Checked, Checking, Guard, GuardFn, HoldBack, Judge, JudgeVerdict, Judged, LethalMix, Place,
-        Stopped, ToolGuards, Touches, Tripped, Verdict, What, guard_fn,
+        At, Checked, Checking, Guard, GuardFn, HoldBack, Judge, JudgeVerdict, Judged, LethalMix,
+        Place, Stopped, ToolGuards, Touches, Tripped, Verdict, What, guard_fn,
     };
 }
 
