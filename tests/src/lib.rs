@@ -5,6 +5,7 @@
 pub mod a2a;
 pub mod chat;
 pub mod child;
+pub mod durable_service;
 pub mod http;
 pub mod japanese;
 pub mod long_conversation;

@@ -11,7 +11,7 @@
 //! root). Without the binary or a namespace the tests are reported ignored; in CI they fail.
 
 use std::path::Path;
-use std::process::{ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,11 +21,12 @@ use agent_core::{Agent, Hooks, Message, OutputMode, RunError, RunOutput, agent, 
 use agent_restate::restate_sdk::prelude::{Endpoint, ServiceOptions};
 use agent_restate::{DurableAgent, serve};
 use serde_json::json;
-use tests::http::{json_reply, received, request_bodies, serve_in_order};
+use tests::durable_service::{
+    ServiceProcess, add_one, answer_reply, counter, counters_folder, tool_call_reply,
+};
+use tests::http::{received, request_bodies, serve_in_order};
 use tests::peers::Test;
 use tests::restate::{IN_NAMESPACE, RESTATE, Restate, free_port};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 use wiremock::MockServer;
 
 /// Set in the service process: the loopback port its endpoint listens on.
@@ -49,19 +50,8 @@ const JUDGE: &str = "leak check";
 /// Adds one to the counter `name` (a file), as a side effect that must not happen twice.
 #[tool]
 fn bump(name: String) -> String {
-    let value = add_one(&format!("bump-{name}"));
+    let value = add_one(COUNTERS, &format!("bump-{name}"));
     format!("{name} is now {value}")
-}
-
-/// Adds one to the counter file `name` in the counters folder; the new value.
-fn add_one(name: &str) -> u32 {
-    let path = Path::new(&std::env::var(COUNTERS).expect("the counters folder")).join(name);
-    let value = std::fs::read_to_string(&path)
-        .map(|text| text.trim().parse::<u32>().expect("a counter"))
-        .unwrap_or(0)
-        + 1;
-    std::fs::write(&path, value.to_string()).expect("the counter is written");
-    value
 }
 
 /// When this service is told to stop at `point`: says so on stdout, then waits to be killed.
@@ -131,48 +121,20 @@ fn service_main(port: u16) -> ExitCode {
 // ---------------------------------------------------------------------------------------------
 // The test side: a Restate server, the service process, the models.
 
-/// The service process, with the lines it prints.
-struct Service {
-    child: Child,
-    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-}
-
-impl Service {
-    async fn start(models: &Models, counters: &Path, stop_at: Option<&str>) -> Self {
-        let mut command = Command::new(std::env::current_exe().expect("this binary"));
-        command
-            .env(SERVICE_PORT, models.port.to_string())
-            .env(MODEL_URL, models.agent.uri())
-            .env(JUDGE_URL, models.judge.uri())
-            .env(COUNTERS, counters)
-            .env_remove(STOP_AT)
-            .stdout(Stdio::piped())
-            .kill_on_drop(true);
-        if let Some(point) = stop_at {
-            command.env(STOP_AT, point);
-        }
-        let mut child = command.spawn().expect("the service starts");
-        let stdout = child.stdout.take().expect("its stdout");
-        let mut service = Service {
-            child,
-            lines: BufReader::new(stdout).lines(),
-        };
-        service.expect_line("listening").await;
-        service
-    }
-
-    async fn expect_line(&mut self, expected: &str) {
-        let line = tokio::time::timeout(Duration::from_secs(60), self.lines.next_line())
-            .await
-            .unwrap_or_else(|_| panic!("the service never said {expected:?}"))
-            .expect("its stdout is readable");
-        assert_eq!(line.as_deref(), Some(expected));
-    }
-
-    /// SIGKILL: no shutdown, no goodbye to the Restate server.
-    async fn kill(mut self) {
-        self.child.kill().await.expect("the service is killed");
-    }
+/// Starts the service for `models`, keeping its counters in `counters`, told to stop at
+/// `stop_at` if given.
+async fn start_service(models: &Models, counters: &Path, stop_at: Option<&str>) -> ServiceProcess {
+    let port = models.port.to_string();
+    let (model, judge) = (models.agent.uri(), models.judge.uri());
+    let counters = counters.to_string_lossy();
+    let mut env = vec![
+        (SERVICE_PORT, port.as_str()),
+        (MODEL_URL, model.as_str()),
+        (JUDGE_URL, judge.as_str()),
+        (COUNTERS, &*counters),
+    ];
+    env.extend(stop_at.map(|point| (STOP_AT, point)));
+    ServiceProcess::start(&env, &[STOP_AT]).await
 }
 
 /// The agent's model and its judge's, and the port of the service that calls them.
@@ -184,66 +146,12 @@ struct Models {
 
 /// An OpenAI Chat Completions reply calling `bump` for `name`.
 fn bump_reply(index: usize, name: &str) -> wiremock::ResponseTemplate {
-    let arguments = json!({ "name": name }).to_string();
-    json_reply(
-        200,
-        &json!({
-            "id": format!("chatcmpl-{index}"),
-            "object": "chat.completion",
-            "model": "gpt-test",
-            "choices": [{
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {
-                    "role": "assistant",
-                    "content": null,
-                    "tool_calls": [{
-                        "id": format!("call_{index}"),
-                        "type": "function",
-                        "function": { "name": "bump", "arguments": arguments }
-                    }]
-                }
-            }],
-            "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 }
-        })
-        .to_string(),
-    )
-}
-
-/// An OpenAI Chat Completions reply answering `text`.
-fn answer_reply(text: &str) -> wiremock::ResponseTemplate {
-    json_reply(
-        200,
-        &json!({
-            "id": "chatcmpl-final",
-            "object": "chat.completion",
-            "model": "gpt-test",
-            "choices": [{
-                "index": 0,
-                "finish_reason": "stop",
-                "message": { "role": "assistant", "content": text }
-            }],
-            "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 }
-        })
-        .to_string(),
-    )
+    tool_call_reply(index, "bump", &json!({ "name": name }))
 }
 
 /// The judge's answer: `allow`, for `reason`.
 fn verdict_reply(allow: bool, reason: &str) -> wiremock::ResponseTemplate {
     answer_reply(&json!({ "allow": allow, "reason": reason }).to_string())
-}
-
-fn counter(counters: &Path, name: &str) -> Option<String> {
-    std::fs::read_to_string(counters.join(name)).ok()
-}
-
-/// A fresh counters folder, removed when the test is over (passed or not).
-fn counters_folder(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("agent-core-durable-guards-{name}-"))
-        .tempdir()
-        .expect("a counters folder")
 }
 
 async fn calls(server: &MockServer) -> usize {
@@ -278,9 +186,9 @@ async fn a_replay_gets_the_judges_verdicts_back_without_asking_again() {
         .await,
         port: free_port(),
     };
-    let folder = counters_folder("allow");
+    let folder = counters_folder("guards-allow");
     let counters = folder.path();
-    let mut service = Service::start(&models, counters, Some("before model call 2")).await;
+    let mut service = start_service(&models, counters, Some("before model call 2")).await;
     restate.register(models.port).await;
 
     let (status, started) = restate
@@ -295,7 +203,7 @@ async fn a_replay_gets_the_judges_verdicts_back_without_asking_again() {
     assert_eq!(calls(&models.agent).await, 1);
     service.kill().await;
 
-    let _service = Service::start(&models, counters, None).await;
+    let _service = start_service(&models, counters, None).await;
     let output = restate.attach(JUDGED, "allow-1").await;
     assert_eq!(output["text"], "Bumped a.", "{output}");
     assert_eq!(output["stop_reason"], json!({ "stop": "finished" }));
@@ -326,9 +234,9 @@ async fn a_replayed_trip_ends_the_run_with_the_judges_words() {
         .await,
         port: free_port(),
     };
-    let folder = counters_folder("trip");
+    let folder = counters_folder("guards-trip");
     let counters = folder.path();
-    let mut service = Service::start(&models, counters, Some("at the run's end")).await;
+    let mut service = start_service(&models, counters, Some("at the run's end")).await;
     restate.register(models.port).await;
 
     let (status, started) = restate
@@ -342,7 +250,7 @@ async fn a_replayed_trip_ends_the_run_with_the_judges_words() {
     assert_eq!(calls(&models.judge).await, 2, "the input, then the result");
     service.kill().await;
 
-    let _service = Service::start(&models, counters, None).await;
+    let _service = start_service(&models, counters, None).await;
     let (status, failed) = restate
         .call(
             reqwest::Method::GET,

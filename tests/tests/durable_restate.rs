@@ -9,7 +9,7 @@
 //! or a namespace the tests are reported ignored; in CI they fail.
 
 use std::path::Path;
-use std::process::{ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,11 +21,12 @@ use agent_restate::{DurableAgent, DurableOutput, Rejection, serve};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tests::durable_service::{
+    ServiceProcess, add_one, answer_reply, counter, counters_folder, tool_call_reply,
+};
 use tests::http::{json_reply, received, request_bodies, serve_in_order};
 use tests::peers::Test;
 use tests::restate::{IN_NAMESPACE, RESTATE, Restate, free_port};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 use wiremock::MockServer;
 
 /// Set in the service process: the loopback port its endpoint listens on.
@@ -75,7 +76,7 @@ struct User {
 /// Who is asking.
 #[tool]
 fn whoami(State(user): State<User>) -> String {
-    add_one(&format!("whoami-{}", user.name));
+    add_one(COUNTERS, &format!("whoami-{}", user.name));
     format!("you are {}", user.name)
 }
 
@@ -85,7 +86,7 @@ fn whoami(State(user): State<User>) -> String {
 /// Adds one to the counter `name` (a file), as a side effect that must not happen twice.
 #[tool]
 fn bump(name: String) -> String {
-    let value = add_one(&format!("bump-{name}"));
+    let value = add_one(COUNTERS, &format!("bump-{name}"));
     format!("{name} is now {value}")
 }
 
@@ -93,7 +94,7 @@ fn bump(name: String) -> String {
 /// it could return.
 #[tool]
 fn charge(cents: u32) -> String {
-    add_one(&format!("charge-{cents}"));
+    add_one(COUNTERS, &format!("charge-{cents}"));
     stop_here_if_told(&format!("in charge {cents}"));
     format!("charged {cents} cents")
 }
@@ -101,7 +102,7 @@ fn charge(cents: u32) -> String {
 /// Looks up the balance: read-only, so safe to run again.
 #[tool(read_only)]
 fn balance() -> String {
-    add_one("balance");
+    add_one(COUNTERS, "balance");
     stop_here_if_told("in balance");
     "the balance is 1200 cents".to_owned()
 }
@@ -125,8 +126,8 @@ fn pay(call: CallInfo, cents: u32) -> String {
     // The payment system: a payment under a key it has seen is not made again.
     let seen = format!("payment-{}", key.replace('/', "_"));
     if counter_value(&seen).is_none() {
-        add_one(&seen);
-        add_one(&format!("paid-{cents}"));
+        add_one(COUNTERS, &seen);
+        add_one(COUNTERS, &format!("paid-{cents}"));
     }
     stop_here_if_told(&format!("in pay {cents}"));
     format!("paid {cents} cents under {key}")
@@ -143,19 +144,8 @@ fn counter_value(name: &str) -> Option<u32> {
 /// Sends an email to `to`.
 #[tool(requires_approval)]
 fn send_email(to: String) -> String {
-    add_one(&format!("email-{to}"));
+    add_one(COUNTERS, &format!("email-{to}"));
     format!("sent to {to}")
-}
-
-/// Adds one to the counter file `name` in the counters folder; the new value.
-fn add_one(name: &str) -> u32 {
-    let path = Path::new(&std::env::var(COUNTERS).expect("the counters folder")).join(name);
-    let value = std::fs::read_to_string(&path)
-        .map(|text| text.trim().parse::<u32>().expect("a counter"))
-        .unwrap_or(0)
-        + 1;
-    std::fs::write(&path, value.to_string()).expect("the counter is written");
-    value
 }
 
 /// Stops the process before each model call it is told to stop at. The test's deterministic
@@ -284,108 +274,25 @@ fn service_main(port: u16) -> ExitCode {
 // ---------------------------------------------------------------------------------------------
 // The test side: a Restate server, the service process, the model.
 
-/// The service process, with the lines it prints.
-struct Service {
-    child: Child,
-    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-}
-
-impl Service {
-    async fn start(port: u16, model: &str, counters: &Path, stop_at: Option<&str>) -> Self {
-        Service::start_with(port, model, None, counters, stop_at).await
-    }
-
-    /// [`start`](Self::start), with a fallback chain for a model when `backup` is given.
-    async fn start_with(
-        port: u16,
-        model: &str,
-        backup: Option<&str>,
-        counters: &Path,
-        stop_at: Option<&str>,
-    ) -> Self {
-        let mut command = Command::new(std::env::current_exe().expect("this binary"));
-        command
-            .env(SERVICE_PORT, port.to_string())
-            .env(MODEL_URL, model)
-            .env(COUNTERS, counters)
-            .env_remove(STOP_AT)
-            .env_remove(BACKUP_URL)
-            .stdout(Stdio::piped())
-            .kill_on_drop(true);
-        if let Some(backup) = backup {
-            command.env(BACKUP_URL, backup);
-        }
-        if let Some(point) = stop_at {
-            command.env(STOP_AT, point);
-        }
-        let mut child = command.spawn().expect("the service starts");
-        let stdout = child.stdout.take().expect("its stdout");
-        let mut service = Service {
-            child,
-            lines: BufReader::new(stdout).lines(),
-        };
-        service.expect_line("listening").await;
-        service
-    }
-
-    async fn expect_line(&mut self, expected: &str) {
-        let line = tokio::time::timeout(Duration::from_secs(60), self.lines.next_line())
-            .await
-            .unwrap_or_else(|_| panic!("the service never said {expected:?}"))
-            .expect("its stdout is readable");
-        assert_eq!(line.as_deref(), Some(expected));
-    }
-
-    /// SIGKILL: no shutdown, no goodbye to the Restate server.
-    async fn kill(mut self) {
-        self.child.kill().await.expect("the service is killed");
-    }
-}
-
-/// An OpenAI Chat Completions reply calling `name` with `arguments`.
-fn tool_call_reply(index: usize, name: &str, arguments: &Value) -> wiremock::ResponseTemplate {
-    json_reply(
-        200,
-        &json!({
-            "id": format!("chatcmpl-{index}"),
-            "object": "chat.completion",
-            "model": "gpt-test",
-            "choices": [{
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {
-                    "role": "assistant",
-                    "content": null,
-                    "tool_calls": [{
-                        "id": format!("call_{index}"),
-                        "type": "function",
-                        "function": { "name": name, "arguments": arguments.to_string() }
-                    }]
-                }
-            }],
-            "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 }
-        })
-        .to_string(),
-    )
-}
-
-/// An OpenAI Chat Completions reply answering `text`.
-fn answer_reply(text: &str) -> wiremock::ResponseTemplate {
-    json_reply(
-        200,
-        &json!({
-            "id": "chatcmpl-final",
-            "object": "chat.completion",
-            "model": "gpt-test",
-            "choices": [{
-                "index": 0,
-                "finish_reason": "stop",
-                "message": { "role": "assistant", "content": text }
-            }],
-            "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 }
-        })
-        .to_string(),
-    )
+/// Starts the service on `port` with `model` (and a fallback chain to `backup`, if given),
+/// keeping its counters in `counters`, told to stop at `stop_at` if given.
+async fn start_service(
+    port: u16,
+    model: &str,
+    backup: Option<&str>,
+    counters: &Path,
+    stop_at: Option<&str>,
+) -> ServiceProcess {
+    let port = port.to_string();
+    let counters = counters.to_string_lossy();
+    let mut env = vec![
+        (SERVICE_PORT, port.as_str()),
+        (MODEL_URL, model),
+        (COUNTERS, &*counters),
+    ];
+    env.extend(backup.map(|backup| (BACKUP_URL, backup)));
+    env.extend(stop_at.map(|point| (STOP_AT, point)));
+    ServiceProcess::start(&env, &[STOP_AT, BACKUP_URL]).await
 }
 
 /// An Anthropic Messages reply of the model `model` calling `bump` for `name`, or answering when
@@ -416,18 +323,6 @@ fn claude_reply(model: &str, name: Option<&str>) -> wiremock::ResponseTemplate {
     )
 }
 
-fn counter(counters: &Path, name: &str) -> Option<String> {
-    std::fs::read_to_string(counters.join(name)).ok()
-}
-
-/// A fresh counters folder, removed when the test is over (passed or not).
-fn counters_folder(name: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("agent-core-durable-{name}-"))
-        .tempdir()
-        .expect("a counters folder")
-}
-
 async fn model_calls(model: &MockServer) -> usize {
     received(model).await.len()
 }
@@ -448,8 +343,14 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
     let folder = counters_folder("crash");
     let counters = folder.path();
     let port = free_port();
-    let mut service =
-        Service::start(port, &model.uri(), counters, Some("before model call 3")).await;
+    let mut service = start_service(
+        port,
+        &model.uri(),
+        None,
+        counters,
+        Some("before model call 3"),
+    )
+    .await;
     restate.register(port).await;
 
     let start = json!({ "input": "Bump a, b, c and d, one at a time." });
@@ -480,7 +381,7 @@ async fn a_killed_run_goes_on_without_repeating_a_step() {
     );
     assert_eq!(again["invocationId"], started["invocationId"], "{again}");
 
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     let output = restate.attach(SERVICE, "run-1").await;
     assert_eq!(output["text"], "Bumped a, b, c and d.", "{output}");
     assert_eq!(output["stop_reason"], json!({ "stop": "finished" }));
@@ -524,9 +425,10 @@ async fn a_crash_inside_a_child_agent_repeats_none_of_its_steps() {
     let folder = counters_folder("tree");
     let counters = folder.path();
     let port = free_port();
-    let mut service = Service::start(
+    let mut service = start_service(
         port,
         &model.uri(),
+        None,
         counters,
         Some("before child model call 2"),
     )
@@ -544,7 +446,7 @@ async fn a_crash_inside_a_child_agent_repeats_none_of_its_steps() {
     assert_eq!(counter(counters, "bump-x").as_deref(), Some("1"));
     service.kill().await;
 
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     let output = restate.attach(TREE, "tree-1").await;
     assert_eq!(output["text"], "Done: x and y.", "{output}");
     assert_eq!(tool_results(&output), ["x and y are bumped."]);
@@ -569,8 +471,14 @@ async fn a_budget_is_exact_across_a_crash() {
     let folder = counters_folder("budgeted");
     let counters = folder.path();
     let port = free_port();
-    let mut service =
-        Service::start(port, &model.uri(), counters, Some("before model call 3")).await;
+    let mut service = start_service(
+        port,
+        &model.uri(),
+        None,
+        counters,
+        Some("before model call 3"),
+    )
+    .await;
     restate.register(port).await;
     let start = json!({ "input": "Bump a, b, c and d, one at a time." });
     let (status, started) = restate
@@ -580,7 +488,7 @@ async fn a_budget_is_exact_across_a_crash() {
     service.expect_line("before model call 3").await;
     service.kill().await;
 
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     let output = restate.attach(BUDGETED, "budget-1").await;
     assert_eq!(
         output["stop_reason"],
@@ -610,7 +518,14 @@ async fn a_summary_is_journaled_and_never_asked_twice() {
     let folder = counters_folder("summary");
     let counters = folder.path();
     let port = free_port();
-    let service = Service::start(port, &model.uri(), counters, Some("before model call 2")).await;
+    let service = start_service(
+        port,
+        &model.uri(),
+        None,
+        counters,
+        Some("before model call 2"),
+    )
+    .await;
     restate.register(port).await;
 
     // Ten earlier turns, long enough to pass the window, then the question to answer.
@@ -639,7 +554,7 @@ async fn a_summary_is_journaled_and_never_asked_twice() {
     );
     service.kill().await;
 
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     let output = restate.attach(SUMMARIZED, "run-s").await;
     assert_eq!(output["text"], "Bumped k.", "{output}");
     assert_eq!(model_calls(&model).await, 3, "every model call made once");
@@ -696,7 +611,7 @@ async fn a_replayed_run_names_the_models_that_answered_before_the_crash() {
     let folder = counters_folder("fallback");
     let counters = folder.path();
     let port = free_port();
-    let mut service = Service::start_with(
+    let mut service = start_service(
         port,
         &down.uri(),
         Some(&backup.uri()),
@@ -717,8 +632,7 @@ async fn a_replayed_run_names_the_models_that_answered_before_the_crash() {
     assert_eq!(model_calls(&backup).await, 2);
     service.kill().await;
 
-    let _service =
-        Service::start_with(port, &down.uri(), Some(&backup.uri()), counters, None).await;
+    let _service = start_service(port, &down.uri(), Some(&backup.uri()), counters, None).await;
     let output = restate.attach(SERVICE, "run-5").await;
     assert_eq!(output["text"], "Bumped a, b and c.", "{output}");
     assert_eq!(output["steps"], 4);
@@ -755,7 +669,7 @@ async fn an_approval_resumes_a_run_after_a_restart() {
     let folder = counters_folder("approval");
     let counters = folder.path();
     let port = free_port();
-    let service = Service::start(port, &model.uri(), counters, None).await;
+    let service = start_service(port, &model.uri(), None, counters, None).await;
     restate.register(port).await;
 
     let (status, body) = restate
@@ -777,7 +691,7 @@ async fn an_approval_resumes_a_run_after_a_restart() {
     );
 
     service.kill().await;
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
 
     // A decision on a call that does not wait is refused; then the approval.
     let (status, refused) = restate
@@ -821,7 +735,7 @@ async fn a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat() {
     let folder = counters_folder("mid-call");
     let counters = folder.path();
     let port = free_port();
-    let mut service = Service::start(port, &model.uri(), counters, Some("in balance")).await;
+    let mut service = start_service(port, &model.uri(), None, counters, Some("in balance")).await;
     restate.register(port).await;
     let (status, body) = restate
         .post(
@@ -834,11 +748,12 @@ async fn a_call_cut_off_by_a_crash_runs_again_only_when_safe_to_repeat() {
     service.kill().await;
 
     // Replayed: the read-only call runs again and finishes; the charge is cut off in turn.
-    let mut service = Service::start(port, &model.uri(), counters, Some("in charge 500")).await;
+    let mut service =
+        start_service(port, &model.uri(), None, counters, Some("in charge 500")).await;
     service.expect_line("in charge 500").await;
     service.kill().await;
 
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     let output = restate.attach(SERVICE, "run-3").await;
     assert_eq!(
         output["text"], "I could not confirm the charge.",
@@ -905,7 +820,7 @@ async fn an_approval_never_answers_a_later_call_with_the_same_id() {
     let folder = counters_folder("same-id");
     let counters = folder.path();
     let port = free_port();
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     restate.register(port).await;
     let (status, body) = restate
         .post(
@@ -967,7 +882,7 @@ async fn a_client_drives_a_run_as_the_docs_say() {
     let folder = counters_folder("client");
     let counters = folder.path();
     let port = free_port();
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     restate.register(port).await;
 
     // A body of the wrong shape.
@@ -1100,7 +1015,7 @@ async fn a_payment_keyed_by_run_and_call_happens_once_through_a_crash() {
     let folder = counters_folder("recipe");
     let counters = folder.path();
     let port = free_port();
-    let mut service = Service::start(port, &model.uri(), counters, Some("in pay 900")).await;
+    let mut service = start_service(port, &model.uri(), None, counters, Some("in pay 900")).await;
     restate.register(port).await;
     let (status, body) = restate
         .post(
@@ -1112,7 +1027,7 @@ async fn a_payment_keyed_by_run_and_call_happens_once_through_a_crash() {
     service.expect_line("in pay 900").await;
     service.kill().await;
 
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     let output = restate.attach(SERVICE, "run-7").await;
     assert_eq!(output["text"], "Paid.", "{output}");
     let result = output["messages"]
@@ -1187,8 +1102,14 @@ async fn a_typed_run_answers_with_its_value_through_a_crash() {
     let folder = counters_folder("typed");
     let counters = folder.path();
     let port = free_port();
-    let mut service =
-        Service::start(port, &model.uri(), counters, Some("before model call 3")).await;
+    let mut service = start_service(
+        port,
+        &model.uri(),
+        None,
+        counters,
+        Some("before model call 3"),
+    )
+    .await;
     restate.register(port).await;
 
     // Restate knows what the run answers: an object whose `value` is a `Ticket`.
@@ -1218,7 +1139,7 @@ async fn a_typed_run_answers_with_its_value_through_a_crash() {
     assert_eq!(model_calls(&model).await, 2);
     service.kill().await;
 
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     let output = restate.attach(TRIAGE, "typed-1").await;
     assert_eq!(output["value"], ticket, "{output}");
     assert_eq!(
@@ -1288,7 +1209,7 @@ async fn a_typed_run_whose_answers_never_fit_ends_with_the_problem() {
     .await;
     let folder = counters_folder("never-fits");
     let port = free_port();
-    let _service = Service::start(port, &model.uri(), folder.path(), None).await;
+    let _service = start_service(port, &model.uri(), None, folder.path(), None).await;
     restate.register(port).await;
 
     let (status, failed) = restate
@@ -1369,7 +1290,7 @@ async fn a_runs_context_comes_from_its_header_or_its_body() {
     let folder = counters_folder("context");
     let counters = folder.path();
     let port = free_port();
-    let service = Service::start(port, &model.uri(), counters, None).await;
+    let service = start_service(port, &model.uri(), None, counters, None).await;
     restate.register(port).await;
 
     let (status, body) = restate
@@ -1383,7 +1304,7 @@ async fn a_runs_context_comes_from_its_header_or_its_body() {
     assert_eq!(status, 202, "{body}");
     wait_for_pending(&restate, BY_HEADER, "ctx-1").await;
     service.kill().await;
-    let _service = Service::start(port, &model.uri(), counters, None).await;
+    let _service = start_service(port, &model.uri(), None, counters, None).await;
     let (status, body) = restate
         .post(
             &format!("{BY_HEADER}/ctx-1/decide"),
@@ -1417,7 +1338,7 @@ async fn a_run_refused_by_its_context_function_never_calls_the_model() {
     let model = serve_in_order(vec![answer_reply("Never asked.")]).await;
     let folder = counters_folder("refused");
     let port = free_port();
-    let _service = Service::start(port, &model.uri(), folder.path(), None).await;
+    let _service = start_service(port, &model.uri(), None, folder.path(), None).await;
     restate.register(port).await;
 
     let (status, refused) = restate
