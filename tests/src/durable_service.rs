@@ -1,11 +1,14 @@
 //! What the durable-run tests share besides the Restate server ([`crate::restate`]): the service
 //! process (the test binary run again as the service, killed and restarted to force a replay),
-//! the counters its tools bump (files, whose values tell whether a step ran twice), and the
-//! OpenAI Chat Completions replies its scripted models give.
+//! both its sides (serving, and being started, waited for and killed), the counters its tools
+//! bump (files, whose values tell whether a step ran twice), and the OpenAI Chat Completions
+//! replies its scripted models give.
 
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{ExitCode, Stdio};
 use std::time::Duration;
+
+use agent_restate::restate_sdk::prelude::{Endpoint, ServiceOptions};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -13,6 +16,42 @@ use tokio::process::{Child, Command};
 use wiremock::ResponseTemplate;
 
 use crate::http::json_reply;
+
+/// The service side: serves `endpoint` on the loopback `port` until the process is killed,
+/// saying `listening` once it can be reached (what [`ServiceProcess::start`] waits for).
+pub fn serve_on(port: u16, endpoint: Endpoint) -> ExitCode {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(async move {
+            let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+                .await
+                .expect("the service port is free");
+            println!("listening");
+            agent_restate::serve(endpoint, listener).await;
+        });
+    ExitCode::SUCCESS
+}
+
+/// Quick retries: a killed service is back within a second.
+pub fn quick_retries() -> ServiceOptions {
+    ServiceOptions::new()
+        .retry_policy_initial_interval(Duration::from_millis(100))
+        .retry_policy_max_interval(Duration::from_millis(500))
+}
+
+/// In a service told to stop at `point` (by the environment variable `stop_at`): says so on
+/// stdout, then waits to be killed.
+pub fn stop_here_if_told(stop_at: &str, point: &str) {
+    if std::env::var(stop_at).is_ok_and(|told| told == point) {
+        println!("{point}");
+        loop {
+            std::thread::park();
+        }
+    }
+}
 
 /// The service process (this test binary again), with the lines it prints.
 pub struct ServiceProcess {

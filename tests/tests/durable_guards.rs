@@ -13,16 +13,16 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use agent_core::guard::{At, Judge};
 use agent_core::providers::OpenAi;
 use agent_core::{Agent, Hooks, Message, OutputMode, RunError, RunOutput, agent, tool};
-use agent_restate::restate_sdk::prelude::{Endpoint, ServiceOptions};
-use agent_restate::{DurableAgent, serve};
+use agent_restate::DurableAgent;
+use agent_restate::restate_sdk::prelude::Endpoint;
 use serde_json::json;
 use tests::durable_service::{
-    ServiceProcess, add_one, answer_reply, counter, counters_folder, tool_call_reply,
+    ServiceProcess, add_one, answer_reply, counter, counters_folder, quick_retries, serve_on,
+    stop_here_if_told, tool_call_reply,
 };
 use tests::http::{received, request_bodies, serve_in_order};
 use tests::peers::Test;
@@ -54,27 +54,17 @@ fn bump(name: String) -> String {
     format!("{name} is now {value}")
 }
 
-/// When this service is told to stop at `point`: says so on stdout, then waits to be killed.
-fn stop_here_if_told(point: &str) {
-    if std::env::var(STOP_AT).is_ok_and(|stop_at| stop_at == point) {
-        println!("{point}");
-        loop {
-            std::thread::park();
-        }
-    }
-}
-
 /// Stops the process before each model call it is told to stop at, or when the run has ended
 /// (its verdicts journaled, its invocation not yet over): the tests' deterministic triggers.
 struct StopPoints;
 
 impl Hooks for StopPoints {
     fn on_model_request(&self, _context: &(), step: usize, _messages: &[Message]) {
-        stop_here_if_told(&format!("before model call {step}"));
+        stop_here_if_told(STOP_AT, &format!("before model call {step}"));
     }
 
     fn on_run_end(&self, _context: &(), _outcome: Result<&RunOutput, &RunError>) {
-        stop_here_if_told("at the run's end");
+        stop_here_if_told(STOP_AT, "at the run's end");
     }
 }
 
@@ -96,26 +86,10 @@ fn service_main(port: u16) -> ExitCode {
     let agent = agent!(openai(MODEL_URL), bump)
         .guard(At::INPUT | At::RESULTS, judge)
         .hook(StopPoints);
-    // Quick retries: a killed service is back within a second.
-    let options = ServiceOptions::new()
-        .retry_policy_initial_interval(Duration::from_millis(100))
-        .retry_policy_max_interval(Duration::from_millis(500));
     let endpoint = Endpoint::builder()
-        .bind(DurableAgent::new(JUDGED, Arc::new(agent)).options(options))
+        .bind(DurableAgent::new(JUDGED, Arc::new(agent)).options(quick_retries()))
         .build();
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime")
-        .block_on(async move {
-            let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
-                .await
-                .expect("the service port is free");
-            println!("listening");
-            serve(endpoint, listener).await;
-        });
-    ExitCode::SUCCESS
+    serve_on(port, endpoint)
 }
 
 // ---------------------------------------------------------------------------------------------

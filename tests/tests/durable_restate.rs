@@ -16,13 +16,14 @@ use std::time::{Duration, Instant};
 use agent_core::context::Summarize;
 use agent_core::providers::{Anthropic, HttpConfig, OpenAi};
 use agent_core::{CallInfo, Fallback, Hooks, Message, Model, State, agent, tool};
-use agent_restate::restate_sdk::prelude::{Endpoint, ServiceOptions};
-use agent_restate::{DurableAgent, DurableOutput, Rejection, serve};
+use agent_restate::restate_sdk::prelude::Endpoint;
+use agent_restate::{DurableAgent, DurableOutput, Rejection};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tests::durable_service::{
-    ServiceProcess, add_one, answer_reply, counter, counters_folder, tool_call_reply,
+    ServiceProcess, add_one, answer_reply, counter, counters_folder, quick_retries, serve_on,
+    stop_here_if_told, tool_call_reply,
 };
 use tests::http::{json_reply, received, request_bodies, serve_in_order};
 use tests::peers::Test;
@@ -95,7 +96,7 @@ fn bump(name: String) -> String {
 #[tool]
 fn charge(cents: u32) -> String {
     add_one(COUNTERS, &format!("charge-{cents}"));
-    stop_here_if_told(&format!("in charge {cents}"));
+    stop_here_if_told(STOP_AT, &format!("in charge {cents}"));
     format!("charged {cents} cents")
 }
 
@@ -103,18 +104,8 @@ fn charge(cents: u32) -> String {
 #[tool(read_only)]
 fn balance() -> String {
     add_one(COUNTERS, "balance");
-    stop_here_if_told("in balance");
+    stop_here_if_told(STOP_AT, "in balance");
     "the balance is 1200 cents".to_owned()
-}
-
-/// When this service is told to stop at `point`: says so on stdout, then waits to be killed.
-fn stop_here_if_told(point: &str) {
-    if std::env::var(STOP_AT).is_ok_and(|stop_at| stop_at == point) {
-        println!("{point}");
-        loop {
-            std::thread::park();
-        }
-    }
 }
 
 /// Pays `cents` through the payment system, which does a payment once per idempotency key: the
@@ -129,7 +120,7 @@ fn pay(call: CallInfo, cents: u32) -> String {
         add_one(COUNTERS, &seen);
         add_one(COUNTERS, &format!("paid-{cents}"));
     }
-    stop_here_if_told(&format!("in pay {cents}"));
+    stop_here_if_told(STOP_AT, &format!("in pay {cents}"));
     format!("paid {cents} cents under {key}")
 }
 
@@ -154,7 +145,7 @@ struct StopBeforeModelCalls;
 
 impl Hooks for StopBeforeModelCalls {
     fn on_model_request(&self, _context: &(), step: usize, _messages: &[Message]) {
-        stop_here_if_told(&format!("before model call {step}"));
+        stop_here_if_told(STOP_AT, &format!("before model call {step}"));
     }
 }
 
@@ -163,7 +154,7 @@ struct StopBeforeChildModelCalls;
 
 impl Hooks for StopBeforeChildModelCalls {
     fn on_model_request(&self, _context: &(), step: usize, _messages: &[Message]) {
-        stop_here_if_told(&format!("before child model call {step}"));
+        stop_here_if_told(STOP_AT, &format!("before child model call {step}"));
     }
 }
 
@@ -205,15 +196,10 @@ fn service_main(port: u16) -> ExitCode {
         .try_tool(researcher.as_tool("research", "Research and bump."))
         .expect("one tool");
     // Quick retries: a killed service is back within a second.
-    let options = || {
-        ServiceOptions::new()
-            .retry_policy_initial_interval(Duration::from_millis(100))
-            .retry_policy_max_interval(Duration::from_millis(500))
-    };
     let endpoint = Endpoint::builder()
         .bind(
             DurableAgent::new(SERVICE, Arc::new(agent))
-                .options(options())
+                .options(quick_retries())
                 .output_waits_for_start(Duration::from_secs(2)),
         )
         .bind(
@@ -226,7 +212,7 @@ fn service_main(port: u16) -> ExitCode {
                         Ok(())
                     }
                 })
-                .options(options()),
+                .options(quick_retries()),
         )
         .bind(
             DurableAgent::new(BY_HEADER, Arc::clone(&personal))
@@ -238,37 +224,25 @@ fn service_main(port: u16) -> ExitCode {
                         name: name.to_owned(),
                     })
                 })
-                .options(options()),
+                .options(quick_retries()),
         )
-        .bind(DurableAgent::new(SUMMARIZED, Arc::new(summarized)).options(options()))
-        .bind(DurableAgent::new(TREE, Arc::new(desk)).options(options()))
+        .bind(DurableAgent::new(SUMMARIZED, Arc::new(summarized)).options(quick_retries()))
+        .bind(DurableAgent::new(TREE, Arc::new(desk)).options(quick_retries()))
         .bind(
             DurableAgent::new(
                 BUDGETED,
                 Arc::new(agent!(model(), bump).hook(StopBeforeModelCalls)),
             )
             .budget(agent_core::BudgetLimits::new().max_requests(3))
-            .options(options()),
+            .options(quick_retries()),
         )
         .bind(
             DurableAgent::new(BY_BODY, personal)
                 .context(|invocation| invocation.context::<User>())
-                .options(options()),
+                .options(quick_retries()),
         )
         .build();
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime")
-        .block_on(async move {
-            let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
-                .await
-                .expect("the service port is free");
-            println!("listening");
-            serve(endpoint, listener).await;
-        });
-    ExitCode::SUCCESS
+    serve_on(port, endpoint)
 }
 
 // ---------------------------------------------------------------------------------------------
