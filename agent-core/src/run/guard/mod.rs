@@ -312,7 +312,7 @@ impl What<'_> {
 }
 
 /// The text of a message: its words, and a person's text parts after them.
-pub(crate) fn text_of(message: &Message) -> String {
+fn text_of(message: &Message) -> String {
     match message {
         Message::System { content } => content.clone(),
         Message::User { content, parts } => {
