@@ -31,18 +31,17 @@ fn settle<S>(
     run: &GuardRun<'_>,
     context: &S,
     reply: &mut AssistantMessage,
-    answer: String,
     (folded, checked): (Folded, AnswerText),
     last_try: bool,
 ) -> Option<Judgement> {
     let gate = run.gate.as_ref();
     {
         let judgement = match folded {
-            Folded::Through if checked.text == answer => {
+            Folded::Through if !checked.rewritten => {
                 if let Some(gate) = gate {
                     gate.settle(Settled::Through);
                 }
-                Judgement::Answer(answer)
+                Judgement::Answer(checked.text)
             }
             Folded::Through => {
                 let judgement = check.rewritten(context, reply, checked.text, last_try);
@@ -123,37 +122,18 @@ impl<S: Send + Sync> AnswerCheck<S> for GuardedAnswer<'_, S> {
                 return check.review(context, reply, judgement, last_try);
             }
         };
-        let mut checked = AnswerText {
-            text: answer.clone(),
-            partial: false,
-        };
+        let mut checked = AnswerText::new(answer, false);
         let asking = asking(run.step());
         match run.fold_now(asking, &mut checked, 0) {
             Progress::Done(folded) => {
-                match settle(
-                    *check,
-                    run,
-                    context,
-                    reply,
-                    answer,
-                    (folded, checked),
-                    last_try,
-                ) {
+                match settle(*check, run, context, reply, (folded, checked), last_try) {
                     Some(judgement) => check.review(context, reply, judgement, last_try),
                     None => Reviewed::Later(Box::pin(pending())),
                 }
             }
             Progress::Waiting(waiting) => Reviewed::Later(Box::pin(async move {
                 let folded = run.finish(asking, &mut checked, waiting).await;
-                match settle(
-                    *check,
-                    run,
-                    context,
-                    reply,
-                    answer,
-                    (folded, checked),
-                    last_try,
-                ) {
+                match settle(*check, run, context, reply, (folded, checked), last_try) {
                     Some(judgement) => {
                         check
                             .review(context, reply, judgement, last_try)

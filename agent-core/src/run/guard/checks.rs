@@ -70,6 +70,19 @@ pub(crate) trait Subject: Send + Sync {
 pub(crate) struct AnswerText {
     pub(crate) text: String,
     pub(crate) partial: bool,
+    /// A guard rewrote it to another text.
+    pub(crate) rewritten: bool,
+}
+
+impl AnswerText {
+    /// `text`, as checked once whole (`partial`: while it still streams).
+    pub(crate) fn new(text: String, partial: bool) -> Self {
+        AnswerText {
+            text,
+            partial,
+            rewritten: false,
+        }
+    }
 }
 
 impl Subject for AnswerText {
@@ -81,6 +94,7 @@ impl Subject for AnswerText {
     }
 
     fn rewrite(&mut self, text: String) {
+        self.rewritten |= text != self.text;
         self.text = text;
     }
 }
@@ -109,6 +123,14 @@ fn span_of(registered: &Registered, asking: Asking<'_>) -> Span {
         "guard.place" = asking.place.as_str(),
         "guard.verdict" = Empty,
     )
+}
+
+/// Records a verdict of `kind` in the span of its check (a span no one listens to has no
+/// fields to look up).
+fn record(span: &Span, kind: &'static str) {
+    if !span.is_disabled() {
+        span.record("guard.verdict", kind);
+    }
 }
 
 /// How the guards at a place came out.
@@ -227,10 +249,30 @@ impl<'r> GuardRun<'r> {
         }
     }
 
+    /// Whether `registered` is asked when the guards are asked as `asking` says.
+    fn asks(&self, registered: &Registered, asking: Asking<'_>) -> bool {
+        registered.at.has(asking.place)
+            && asking
+                .beside
+                .is_none_or(|beside| registered.beside == beside)
+    }
+
     /// The guards at `asking.place` that are asked.
     fn chosen<'s>(&'s self, asking: Asking<'_>) -> impl Iterator<Item = &'s Registered> {
-        let chosen = self.guards.at(asking.place);
-        chosen.filter(move |guard| asking.beside.is_none_or(|beside| guard.beside == beside))
+        (self.guards.list.iter()).filter(move |registered| self.asks(registered, asking))
+    }
+
+    /// Asks `registered` about `subject`, in the check's span.
+    fn ask<'s>(
+        &'s self,
+        registered: &'s Registered,
+        asking: Asking<'_>,
+        subject: &dyn Subject,
+    ) -> (Span, Checking<'s>) {
+        let span = span_of(registered, asking);
+        let checked = Checked::new(subject.what(), &self.agent, asking.step, self.texts);
+        let checking = span.in_scope(|| registered.guard.check(&checked));
+        (span, checking)
     }
 
     /// Asks the guards at `asking.place` in order about `subject`, from the `from`th on, as far
@@ -243,12 +285,18 @@ impl<'r> GuardRun<'r> {
         subject: &mut dyn Subject,
         from: usize,
     ) -> Progress<'s> {
-        for (index, registered) in self.chosen(asking).enumerate().skip(from) {
-            let span = span_of(registered, asking);
-            let checked = Checked::new(subject.what(), &self.agent, asking.step, self.texts);
-            let checking = span.in_scope(|| registered.guard.check(&checked));
+        let list = &self.guards.list;
+        for (index, registered) in list.iter().enumerate().skip(from) {
+            if !self.asks(registered, asking) {
+                continue;
+            }
+            let (span, checking) = self.ask(registered, asking, subject);
             let verdict = match checking {
                 // At once: plain code, which a replay runs again as it ran.
+                Checking::Now(Verdict::Allow) => {
+                    record(&span, "allow");
+                    continue;
+                }
                 Checking::Now(verdict) => verdict,
                 Checking::Later(judged) => {
                     return Progress::Waiting(Waiting {
@@ -259,7 +307,7 @@ impl<'r> GuardRun<'r> {
                     });
                 }
             };
-            span.record("guard.verdict", verdict.kind());
+            record(&span, verdict.kind());
             if let Some(folded) = self.apply(asking, registered, verdict, subject) {
                 return Progress::Done(folded);
             }
@@ -345,7 +393,7 @@ impl<'r> GuardRun<'r> {
         };
         let Judged { verdict, usage } = judged.instrument(span.clone()).await;
         *self.spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
-        span.record("guard.verdict", verdict.kind());
+        record(span, verdict.kind());
         verdict
     }
 
@@ -354,11 +402,10 @@ impl<'r> GuardRun<'r> {
     pub(crate) async fn check_at_once(&self, asking: Asking<'_>, subject: &dyn Subject) -> Folded {
         let mut asked = FuturesUnordered::new();
         for registered in self.chosen(asking) {
-            let span = span_of(registered, asking);
-            let checked = Checked::new(subject.what(), &self.agent, asking.step, self.texts);
-            let verdict = match span.in_scope(|| registered.guard.check(&checked)) {
+            let (span, checking) = self.ask(registered, asking, subject);
+            let verdict = match checking {
                 Checking::Now(verdict) => {
-                    span.record("guard.verdict", verdict.kind());
+                    record(&span, verdict.kind());
                     verdict
                 }
                 // A durable run records its steps in one order on every replay: one guard at a

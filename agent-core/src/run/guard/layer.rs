@@ -253,10 +253,7 @@ impl GuardRun<'_> {
             beside: None,
             partial: true,
         };
-        let mut checked = AnswerText {
-            text,
-            partial: true,
-        };
+        let mut checked = AnswerText::new(text, true);
         match self.fold(asking, &mut checked).await {
             Folded::Tripped => {
                 gate.settle(Settled::Stopped);

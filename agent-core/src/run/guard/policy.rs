@@ -38,6 +38,10 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
         let asking = asking(Place::Call, status.step, &call.id);
         // The guards that answer at once are asked here; a run waits only for one that does not.
         Some(match self.run.fold_now(asking, &mut current, 0) {
+            // Through as it is: the call runs as the policies ruled.
+            Progress::Done(Folded::Through) if matches!(current.call, Cow::Borrowed(_)) => {
+                return None;
+            }
             Progress::Done(folded) => match ruling(folded, current) {
                 Some(ruling) => Ruled::Now(ruling),
                 None => Ruled::Later(Box::pin(pending())),
@@ -57,12 +61,12 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
         _context: &'a S,
         status: &RunStatus<'_>,
         call: &'a ToolCall,
+        tool: Option<&'a ToolDef>,
         result: &'a mut ToolResultMessage,
     ) -> Option<BoxFuture<'a, ()>> {
         if !self.run.checks(Place::Result, None) {
             return None;
         }
-        let tool: Option<&ToolDef> = self.tools.get(&call.name).map(|tool| tool.definition());
         let asking = asking(Place::Result, status.step, &call.id);
         let mut checked = Result { call, tool, result };
         match self.run.fold_now(asking, &mut checked, 0) {

@@ -24,8 +24,9 @@ use crate::run::events::LiveEvent;
 use crate::run::outcome::StopReason;
 use crate::run::pause::{PausedRun, PendingCall};
 use crate::run::seams::RulingPlaces;
-use crate::run::seams::{Judgement, PolicyCall, ReplyRulings, Ruling, RunStatus};
+use crate::run::seams::{Judgement, PolicyCall, ReplyRulings, Ruled, Ruling, RunStatus};
 use crate::run::tree::Family;
+use crate::tool::ToolDef;
 use crate::tool::dispatcher::CallDecision;
 
 /// One call's place while a step's calls are carried out.
@@ -190,12 +191,13 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     async fn fill(&self, slot: &mut Slot, call: &ToolCall, status: &RunStatus<'_>) {
         let Slot::Open(ruling) = slot else { return };
         let started = Instant::now();
+        let tool = (self.agent.tools.get(&call.name)).map(|tool| tool.definition());
         // The ruling, and the arguments a rewrite gave the call (in a block of its own: the
         // rewritten call is not kept while the call runs).
         let (ruling, rewritten) = {
             let (current, ruling) = match ruling.take() {
                 Some(ruling) => (Cow::Borrowed(call), ruling),
-                None => self.rule(call, status).await,
+                None => self.rule(call, tool, status).await,
             };
             match (ruling, current) {
                 (Ruling::Wait(waits_for), current) => {
@@ -211,7 +213,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         // A call about to run has a last look from the policies, with the arguments it will run
         // with (a person's approval does not pass the guards by).
         let (ruling, rewritten) = match ruling.runs() {
-            true => self.vet(call, rewritten, status).await,
+            true => self.vet(call, tool, rewritten, status).await,
             false => (ruling, rewritten),
         };
         let mut result = match ruling {
@@ -249,7 +251,8 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }
         };
         for policy in &self.seams.policies {
-            if let Some(check) = policy.check_result(self.context, status, call, &mut result) {
+            let checking = policy.check_result(self.context, status, call, tool, &mut result);
+            if let Some(check) = checking {
                 check.await;
             }
         }
@@ -257,15 +260,15 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         *slot = Slot::Answered(result);
     }
 
-    /// The policies' ruling on `call` when it starts, folded in order: each is shown the call
-    /// as rewritten so far and the ruling so far, and the first that answers or stops it has the
-    /// last word.
+    /// The policies' ruling on `call` when it starts (see [`fold`](Self::fold)).
     async fn rule<'c>(
         &self,
         call: &'c ToolCall,
+        tool: Option<&ToolDef>,
         status: &RunStatus<'_>,
     ) -> (Cow<'c, ToolCall>, Ruling) {
-        self.fold(Cow::Borrowed(call), status, Asked::Rule).await
+        self.fold(Cow::Borrowed(call), tool, status, Asked::Rule)
+            .await
     }
 
     /// The policies' last look at `call` about to run (with `rewritten` arguments, if a ruling
@@ -274,6 +277,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     async fn vet(
         &self,
         call: &ToolCall,
+        tool: Option<&ToolDef>,
         rewritten: Option<String>,
         status: &RunStatus<'_>,
     ) -> (Ruling, Option<String>) {
@@ -284,27 +288,23 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             }),
             None => Cow::Borrowed(call),
         };
-        match self.fold(current, status, Asked::BeforeRun).await {
+        match self.fold(current, tool, status, Asked::BeforeRun).await {
             (_, ruling @ (Ruling::Answer(_) | Ruling::Stop(_))) => (ruling, None),
             (Cow::Owned(current), _) => (Ruling::Run, Some(current.arguments)),
             (Cow::Borrowed(_), _) => (Ruling::Run, None),
         }
     }
 
-    /// What the policies make of `call` when `asked`, folded in order: each is shown the call as
-    /// rewritten so far and the ruling so far, and the first that answers or stops it has the
-    /// last word.
+    /// What the policies make of `call` (of the tool `tool`, if the agent has it) when `asked`,
+    /// folded in order: each is shown the call as rewritten so far and the ruling so far, and
+    /// the first that answers or stops it has the last word.
     async fn fold<'c>(
         &self,
         call: Cow<'c, ToolCall>,
+        tool: Option<&ToolDef>,
         status: &RunStatus<'_>,
         asked_for: Asked,
     ) -> (Cow<'c, ToolCall>, Ruling) {
-        let tool = self
-            .agent
-            .tools
-            .get(&call.name)
-            .map(|tool| tool.definition());
         let mut current = call;
         let mut so_far = Ruling::Run;
         for policy in &self.seams.policies {
@@ -315,13 +315,18 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
                 so_far: &so_far,
                 status,
             };
-            let Some(ruled) = (match asked_for {
-                Asked::Rule => policy.rule(asked),
-                Asked::BeforeRun => policy.before_run(asked),
-            }) else {
-                continue;
+            let ruling = {
+                let ruled = match asked_for {
+                    Asked::Rule => policy.rule(asked),
+                    Asked::BeforeRun => policy.before_run(asked),
+                };
+                match ruled {
+                    None => continue,
+                    Some(Ruled::Now(ruling)) => ruling,
+                    Some(Ruled::Later(ruling)) => ruling.await,
+                }
             };
-            match ruled.get().await {
+            match ruling {
                 // A rewrite of the arguments: the call runs as rewritten, unless a later policy
                 // says otherwise.
                 Ruling::RunWith(arguments) => {

@@ -11,7 +11,7 @@ use crate::run::outcome::StopReason;
 use crate::run::seams::{
     CallPolicy, ModelCall, ModelLayer, Next, PolicyCall, ReplyRulings, Ruled, RunStatus,
 };
-use crate::tool::BoxFuture;
+use crate::tool::{BoxFuture, ToolDef};
 
 /// A model-call layer with its context bound.
 pub(crate) struct BoundLayer<S> {
@@ -107,10 +107,11 @@ impl<S: Send + Sync + 'static> CallPolicy<()> for BoundPolicy<S> {
         _context: &'a (),
         status: &RunStatus<'_>,
         call: &'a ToolCall,
+        tool: Option<&'a ToolDef>,
         result: &'a mut ToolResultMessage,
     ) -> Option<BoxFuture<'a, ()>> {
         self.policy
-            .check_result(&self.context, status, call, result)
+            .check_result(&self.context, status, call, tool, result)
     }
 
     fn after_call(

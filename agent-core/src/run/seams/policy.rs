@@ -231,8 +231,9 @@ pub trait CallPolicy<S = ()>: Send + Sync {
         None
     }
 
-    /// A look at a call's result that may take time (a guard asking a judge), before the model
-    /// reads it and before [`after_call`](Self::after_call): the future may change the result.
+    /// A look at a call's result (of the tool `tool`, if the agent has it) that may take time
+    /// (a guard asking a judge), before the model reads it and before
+    /// [`after_call`](Self::after_call): the future may change the result.
     /// Every result of a call that ran or was answered without running (not those of calls not
     /// run or interrupted, whose words are the run's). Nothing by default.
     fn check_result<'a>(
@@ -240,9 +241,10 @@ pub trait CallPolicy<S = ()>: Send + Sync {
         context: &'a S,
         status: &RunStatus<'_>,
         call: &'a ToolCall,
+        tool: Option<&'a ToolDef>,
         result: &'a mut ToolResultMessage,
     ) -> Option<BoxFuture<'a, ()>> {
-        let _ = (context, status, call, result);
+        let _ = (context, status, call, tool, result);
         None
     }
 
@@ -291,9 +293,10 @@ impl<S, P: CallPolicy<S> + ?Sized> CallPolicy<S> for std::sync::Arc<P> {
         context: &'a S,
         status: &RunStatus<'_>,
         call: &'a ToolCall,
+        tool: Option<&'a ToolDef>,
         result: &'a mut ToolResultMessage,
     ) -> Option<BoxFuture<'a, ()>> {
-        (**self).check_result(context, status, call, result)
+        (**self).check_result(context, status, call, tool, result)
     }
 
     fn after_call(
