@@ -17,8 +17,8 @@ use crate::settings::ModelSettings;
 use crate::texts::Texts;
 
 /// A run's answer check, and its guards on the answer.
-pub(crate) struct GuardedAnswer<'r, S> {
-    pub(crate) check: &'r mut dyn AnswerCheck<S>,
+pub(crate) struct GuardedAnswer<'r, C> {
+    pub(crate) check: &'r mut C,
     pub(crate) run: Arc<GuardRun<'r>>,
 }
 
@@ -26,8 +26,8 @@ pub(crate) struct GuardedAnswer<'r, S> {
 /// answer as they left it in `checked`): the answer, `check`'s reading of a rewrite, its answer
 /// turned down, or `None` when they tripped. What the stream holds of the reply goes, or is
 /// dropped.
-fn settle<S>(
-    check: &mut dyn AnswerCheck<S>,
+fn settle<S, C: AnswerCheck<S>>(
+    check: &mut C,
     run: &GuardRun<'_>,
     context: &S,
     reply: &mut AssistantMessage,
@@ -82,7 +82,7 @@ fn asking(step: usize) -> Asking<'static> {
 
 // Every method forwarded, or the guarded check would lose one.
 #[deny(clippy::missing_trait_methods)]
-impl<S: Send + Sync> AnswerCheck<S> for GuardedAnswer<'_, S> {
+impl<S: Send + Sync, C: AnswerCheck<S>> AnswerCheck<S> for GuardedAnswer<'_, C> {
     fn prepare(&mut self, messages: &mut Vec<Message>, settings: &mut ModelSettings) {
         self.check.prepare(messages, settings);
     }

@@ -133,6 +133,13 @@ fn record(span: &Span, kind: &'static str) {
     }
 }
 
+/// A guard's answer to one ask: its verdict at once (in its span already), or a future of it and
+/// the span to await it in.
+enum Asked<'s> {
+    Now(Verdict),
+    Later(BoxFuture<'s, Judged>, Span),
+}
+
 /// How the guards at a place came out.
 pub(crate) enum Folded {
     /// Through (rewritten, if a guard rewrote it).
@@ -262,17 +269,23 @@ impl<'r> GuardRun<'r> {
         (self.guards.list.iter()).filter(move |registered| self.asks(registered, asking))
     }
 
-    /// Asks `registered` about `subject`, in the check's span.
+    /// Asks `registered` about `subject`, in the check's span (which has the verdict when it is
+    /// known at once, and goes with the future otherwise).
     fn ask<'s>(
         &'s self,
         registered: &'s Registered,
         asking: Asking<'_>,
         subject: &dyn Subject,
-    ) -> (Span, Checking<'s>) {
+    ) -> Asked<'s> {
         let span = span_of(registered, asking);
         let checked = Checked::new(subject.what(), &self.agent, asking.step, self.texts);
-        let checking = span.in_scope(|| registered.guard.check(&checked));
-        (span, checking)
+        match span.in_scope(|| registered.guard.check(&checked)) {
+            Checking::Now(verdict) => {
+                record(&span, verdict.kind());
+                Asked::Now(verdict)
+            }
+            Checking::Later(judged) => Asked::Later(judged, span),
+        }
     }
 
     /// Asks the guards at `asking.place` in order about `subject`, from the `from`th on, as far
@@ -290,15 +303,15 @@ impl<'r> GuardRun<'r> {
             if !self.asks(registered, asking) {
                 continue;
             }
-            let (span, checking) = self.ask(registered, asking, subject);
-            let verdict = match checking {
+            match self.ask(registered, asking, subject) {
                 // At once: plain code, which a replay runs again as it ran.
-                Checking::Now(Verdict::Allow) => {
-                    record(&span, "allow");
-                    continue;
+                Asked::Now(Verdict::Allow) => {}
+                Asked::Now(verdict) => {
+                    if let Some(folded) = self.apply(asking, registered, verdict, subject) {
+                        return Progress::Done(folded);
+                    }
                 }
-                Checking::Now(verdict) => verdict,
-                Checking::Later(judged) => {
+                Asked::Later(judged, span) => {
                     return Progress::Waiting(Waiting {
                         next: index + 1,
                         registered,
@@ -306,10 +319,6 @@ impl<'r> GuardRun<'r> {
                         span,
                     });
                 }
-            };
-            record(&span, verdict.kind());
-            if let Some(folded) = self.apply(asking, registered, verdict, subject) {
-                return Progress::Done(folded);
             }
         }
         Progress::Done(Folded::Through)
@@ -402,18 +411,14 @@ impl<'r> GuardRun<'r> {
     pub(crate) async fn check_at_once(&self, asking: Asking<'_>, subject: &dyn Subject) -> Folded {
         let mut asked = FuturesUnordered::new();
         for registered in self.chosen(asking) {
-            let (span, checking) = self.ask(registered, asking, subject);
-            let verdict = match checking {
-                Checking::Now(verdict) => {
-                    record(&span, verdict.kind());
-                    verdict
-                }
+            let verdict = match self.ask(registered, asking, subject) {
+                Asked::Now(verdict) => verdict,
                 // A durable run records its steps in one order on every replay: one guard at a
                 // time.
-                Checking::Later(judged) if self.is_journaled() => {
+                Asked::Later(judged, span) if self.is_journaled() => {
                     self.judged(registered, asking, judged, &span).await
                 }
-                Checking::Later(judged) => {
+                Asked::Later(judged, span) => {
                     asked.push(async move {
                         let verdict = self.judged(registered, asking, judged, &span).await;
                         (registered, verdict)

@@ -48,70 +48,82 @@ impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
         let run = &*self.run;
         let step = call.step;
         run.begin_step(step);
-        let request = call.request;
         // The guards before the call that answer at once are asked here.
-        let mut seen = Request(request);
-        let before = asking(Place::Request, step, false);
+        let mut seen = Request(call.request);
         let progress = match run.checks(Place::Request, Some(false)) {
-            true => run.fold_now(before, &mut seen, 0),
+            true => run.fold_now(asking(Place::Request, step, false), &mut seen, 0),
             false => Progress::Done(Folded::Through),
         };
         let input =
             self.input.swap(false, Ordering::Relaxed) && run.checks(Place::Input, Some(true));
         let beside = input || run.checks(Place::Request, Some(true));
         match progress {
-            Progress::Done(Folded::Tripped) => return Box::pin(pending()),
+            Progress::Done(Folded::Tripped) => Box::pin(pending()),
             // Nothing to wait for: the call goes on as it is.
             Progress::Done(_) if !beside => {
                 if let Some(gate) = &run.gate {
                     gate.begin(false);
                 }
-                return next.call(call);
+                next.call(call)
             }
-            _ => {}
+            progress => Box::pin(guarded(run, progress, seen, input, beside, call, next)),
         }
-        Box::pin(async move {
-            if let Progress::Waiting(waiting) = progress
-                && let Folded::Tripped = run.finish(before, &mut seen, waiting).await
-            {
-                return pending().await;
-            }
-            if let Some(gate) = &run.gate {
-                gate.begin(beside);
-            }
-            if !beside {
-                return next.call(call).await;
-            }
-            // A durable run journals the guards' verdicts and the model call in one order on
-            // every replay: the guards beside the model go first.
-            if run.is_journaled() {
-                let through = beside_through(run, input, step, &request).await;
-                if let Some(gate) = &run.gate {
-                    gate.beside_answered(through);
-                }
-                return match through {
-                    true => next.call(call).await,
-                    false => pending().await,
-                };
-            }
-            let model = pin!(next.call(call));
-            let guards = pin!(beside_through(run, input, step, &request));
-            let (through, reply) = match select(model, guards).await {
-                Either::Left((reply, guards)) => (guards.await, Some(reply)),
-                Either::Right((through, model)) => match through {
-                    true => (true, Some(model.await)),
-                    // The call in flight is dropped here.
-                    false => (false, None),
-                },
-            };
-            if let Some(gate) = &run.gate {
-                gate.beside_answered(through);
-            }
-            match (through, reply) {
-                (true, Some(reply)) => reply,
-                _ => pending().await,
-            }
-        })
+    }
+}
+
+/// A model call that waits for guards: those before it still to answer (`progress`), then, when
+/// `beside`, those beside it (on the input too when `input`), at the same time as the model (one
+/// after the other in a durable run). A trip drops the call in flight; the call never completes.
+async fn guarded<S: Sync>(
+    run: &GuardRun<'_>,
+    progress: Progress<'_>,
+    mut seen: Request<'_>,
+    input: bool,
+    beside: bool,
+    call: ModelCall<'_, S>,
+    next: Next<'_, S>,
+) -> Result<ChatResponse, ModelError> {
+    let (step, request) = (call.step, call.request);
+    if let Progress::Waiting(waiting) = progress {
+        let before = asking(Place::Request, step, false);
+        if let Folded::Tripped = run.finish(before, &mut seen, waiting).await {
+            return pending().await;
+        }
+    }
+    if let Some(gate) = &run.gate {
+        gate.begin(beside);
+    }
+    if !beside {
+        return next.call(call).await;
+    }
+    // A durable run journals the guards' verdicts and the model call in one order on every
+    // replay: the guards beside the model go first.
+    if run.is_journaled() {
+        let through = beside_through(run, input, step, &request).await;
+        if let Some(gate) = &run.gate {
+            gate.beside_answered(through);
+        }
+        return match through {
+            true => next.call(call).await,
+            false => pending().await,
+        };
+    }
+    let model = pin!(next.call(call));
+    let guards = pin!(beside_through(run, input, step, &request));
+    let (through, reply) = match select(model, guards).await {
+        Either::Left((reply, guards)) => (guards.await, Some(reply)),
+        Either::Right((through, model)) => match through {
+            true => (true, Some(model.await)),
+            // The call in flight is dropped here.
+            false => (false, None),
+        },
+    };
+    if let Some(gate) = &run.gate {
+        gate.beside_answered(through);
+    }
+    match (through, reply) {
+        (true, Some(reply)) => reply,
+        _ => pending().await,
     }
 }
 
