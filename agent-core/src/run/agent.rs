@@ -538,7 +538,7 @@ impl<S> fmt::Debug for Agent<S> {
             .field("layers", &self.layers.len())
             .field(
                 "guards",
-                &self.guards.as_ref().map_or(0, |guards| guards.list.len()),
+                &self.guards.as_ref().map_or(0, |guards| guards.list().len()),
             )
             .field("settings", &self.settings)
             .field("output", &self.output)

@@ -48,7 +48,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
 
     fn add_guard(mut self, at: At, guard: Arc<dyn Guard>, beside: bool) -> Self {
         let guards = Arc::make_mut(self.guards.get_or_insert_with(Arc::default));
-        guards.list.push(Registered { guard, at, beside });
+        guards.add(Registered { guard, at, beside });
         self
     }
 
@@ -72,7 +72,8 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// before it starts, with [`RunError::LethalMix`](crate::RunError::LethalMix); call this to
     /// find it when the agent is built from tools known only at run time.
     pub fn lethal_mix(&self) -> Option<LethalMix> {
-        let guarded = (self.guards.as_ref()).is_some_and(|guards| guards.checks(Place::Result));
+        let guarded =
+            (self.guards.as_ref()).is_some_and(|guards| guards.checks(Place::Result, None));
         if guarded || self.mix_accepted.is_some() {
             return None;
         }

@@ -34,19 +34,41 @@ pub(crate) struct Registered {
 /// An agent's guards, in the order they were added, and how much streamed text waits for them.
 #[derive(Clone, Default)]
 pub(crate) struct Guards {
-    pub(crate) list: Vec<Registered>,
+    list: Vec<Registered>,
     pub(crate) hold_back: HoldBack,
+    /// For each place (in `Place::ALL`'s order), whether a guard before the model and one
+    /// beside it check there: kept as guards are added, asked at every step of every run.
+    checking: [(bool, bool); 5],
 }
 
 impl Guards {
-    /// The guards at `place`.
-    pub(crate) fn at(&self, place: Place) -> impl Iterator<Item = &Registered> {
-        self.list.iter().filter(move |guard| guard.at.has(place))
+    /// Adds `registered`, after the others.
+    pub(crate) fn add(&mut self, registered: Registered) {
+        for place in Place::ALL {
+            if registered.at.has(place) {
+                let (before, beside) = &mut self.checking[place.index()];
+                match registered.beside {
+                    true => *beside = true,
+                    false => *before = true,
+                }
+            }
+        }
+        self.list.push(registered);
     }
 
-    /// Whether a guard checks at `place`.
-    pub(crate) fn checks(&self, place: Place) -> bool {
-        self.at(place).next().is_some()
+    /// The guards, in the order they were added.
+    pub(crate) fn list(&self) -> &[Registered] {
+        &self.list
+    }
+
+    /// Whether a guard checks at `place` (beside the model, or before it, when `beside` says).
+    pub(crate) fn checks(&self, place: Place, beside: Option<bool>) -> bool {
+        let (before, by_the_model) = self.checking[place.index()];
+        match beside {
+            None => before || by_the_model,
+            Some(true) => by_the_model,
+            Some(false) => before,
+        }
     }
 }
 
@@ -127,9 +149,9 @@ fn span_of(registered: &Registered, asking: Asking<'_>) -> Span {
 
 /// Records a verdict of `kind` in the span of its check (a span no one listens to has no
 /// fields to look up).
-fn record(span: &Span, kind: &'static str) {
+fn record(span: &Span, verdict: &Verdict) {
     if !span.is_disabled() {
-        span.record("guard.verdict", kind);
+        span.record("guard.verdict", verdict.kind());
     }
 }
 
@@ -185,9 +207,6 @@ pub(crate) struct GuardRun<'r> {
     pub(crate) gate: Option<Gate<'r>>,
     /// The step of the model call last made.
     step: AtomicUsize,
-    /// For each place (in `Place::ALL`'s order), whether a guard before the model and one
-    /// beside it check there: worked out once, asked at every step.
-    checking: [(bool, bool); 5],
 }
 
 impl<'r> GuardRun<'r> {
@@ -199,11 +218,7 @@ impl<'r> GuardRun<'r> {
         journal: Option<&'r dyn Journal>,
         events: Option<&'r EventSender>,
     ) -> Self {
-        let checking = Place::ALL.map(|place| {
-            let before = guards.at(place).any(|guard| !guard.beside);
-            (before, guards.at(place).any(|guard| guard.beside))
-        });
-        let hold_back = match guards.checks(Place::Answer) {
+        let hold_back = match guards.checks(Place::Answer, None) {
             true => guards.hold_back,
             false => HoldBack::None,
         };
@@ -216,7 +231,6 @@ impl<'r> GuardRun<'r> {
             journal,
             spent: Mutex::new(Usage::default()),
             step: AtomicUsize::new(0),
-            checking,
         }
     }
 
@@ -248,12 +262,7 @@ impl<'r> GuardRun<'r> {
 
     /// Whether a guard checks at `place` (beside the model, or before it, when `beside` says).
     pub(crate) fn checks(&self, place: Place, beside: Option<bool>) -> bool {
-        let (before, by_the_model) = self.checking[place.index()];
-        match beside {
-            None => before || by_the_model,
-            Some(true) => by_the_model,
-            Some(false) => before,
-        }
+        self.guards.checks(place, beside)
     }
 
     /// Whether `registered` is asked when the guards are asked as `asking` says.
@@ -275,13 +284,13 @@ impl<'r> GuardRun<'r> {
         &'s self,
         registered: &'s Registered,
         asking: Asking<'_>,
-        subject: &dyn Subject,
+        what: What<'_>,
     ) -> Asked<'s> {
         let span = span_of(registered, asking);
-        let checked = Checked::new(subject.what(), &self.agent, asking.step, self.texts);
+        let checked = Checked::new(what, &self.agent, asking.step, self.texts);
         match span.in_scope(|| registered.guard.check(&checked)) {
             Checking::Now(verdict) => {
-                record(&span, verdict.kind());
+                record(&span, &verdict);
                 Asked::Now(verdict)
             }
             Checking::Later(judged) => Asked::Later(judged, span),
@@ -292,20 +301,34 @@ impl<'r> GuardRun<'r> {
     /// as they answer at once: each is shown what the ones before left, and the first that
     /// refuses or trips has the last word (a trip fires the tripwire). The first guard whose
     /// verdict takes time stops it there: what is left is for [`finish`](Self::finish).
-    pub(crate) fn fold_now<'s>(
+    #[inline]
+    pub(crate) fn fold_now<'s, T: Subject + ?Sized>(
         &'s self,
         asking: Asking<'_>,
-        subject: &mut dyn Subject,
+        subject: &mut T,
         from: usize,
     ) -> Progress<'s> {
-        let list = &self.guards.list;
-        for (index, registered) in list.iter().enumerate().skip(from) {
-            if !self.asks(registered, asking) {
-                continue;
-            }
-            match self.ask(registered, asking, subject) {
+        match self.past_allows(asking, subject.what(), from) {
+            None => Progress::Done(Folded::Through),
+            Some(first) => self.fold_from(asking, subject, first),
+        }
+    }
+
+    /// The rest of [`fold_now`](Self::fold_now) from the first guard that did not allow at once
+    /// (its place in the list, and its answer). Out of line: a place whose guards all allow
+    /// never loads it.
+    #[cold]
+    #[inline(never)]
+    fn fold_from<'s, T: Subject + ?Sized>(
+        &'s self,
+        asking: Asking<'_>,
+        subject: &mut T,
+        first: (usize, &'s Registered, Asked<'s>),
+    ) -> Progress<'s> {
+        let mut next = Some(first);
+        while let Some((index, registered, asked)) = next {
+            match asked {
                 // At once: plain code, which a replay runs again as it ran.
-                Asked::Now(Verdict::Allow) => {}
                 Asked::Now(verdict) => {
                     if let Some(folded) = self.apply(asking, registered, verdict, subject) {
                         return Progress::Done(folded);
@@ -320,8 +343,31 @@ impl<'r> GuardRun<'r> {
                     });
                 }
             }
+            next = self.past_allows(asking, subject.what(), index + 1);
         }
         Progress::Done(Folded::Through)
+    }
+
+    /// Asks the guards at `asking.place` about `what`, from the `from`th on, while they allow it
+    /// at once: the first that does not (its place in the list, and its answer), if one does not.
+    /// (One loop for every place and subject: the same few instructions check them all.)
+    fn past_allows<'s>(
+        &'s self,
+        asking: Asking<'_>,
+        what: What<'_>,
+        from: usize,
+    ) -> Option<(usize, &'s Registered, Asked<'s>)> {
+        let list = self.guards.list();
+        for (index, registered) in list.iter().enumerate().skip(from) {
+            if !self.asks(registered, asking) {
+                continue;
+            }
+            match self.ask(registered, asking, what) {
+                Asked::Now(Verdict::Allow) => {}
+                asked => return Some((index, registered, asked)),
+            }
+        }
+        None
     }
 
     /// The rest of a fold [`fold_now`](Self::fold_now) left waiting: the verdict awaited (through
@@ -360,12 +406,12 @@ impl<'r> GuardRun<'r> {
     }
 
     /// What `registered`'s `verdict` does to `subject`: `Some` when it has the last word.
-    fn apply(
+    fn apply<T: Subject + ?Sized>(
         &self,
         asking: Asking<'_>,
         registered: &Registered,
         verdict: Verdict,
-        subject: &mut dyn Subject,
+        subject: &mut T,
     ) -> Option<Folded> {
         match action(asking, registered.beside, verdict) {
             Action::Go => None,
@@ -402,7 +448,7 @@ impl<'r> GuardRun<'r> {
         };
         let Judged { verdict, usage } = judged.instrument(span.clone()).await;
         *self.spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
-        record(span, verdict.kind());
+        record(span, &verdict);
         verdict
     }
 
@@ -411,7 +457,7 @@ impl<'r> GuardRun<'r> {
     pub(crate) async fn check_at_once(&self, asking: Asking<'_>, subject: &dyn Subject) -> Folded {
         let mut asked = FuturesUnordered::new();
         for registered in self.chosen(asking) {
-            let verdict = match self.ask(registered, asking, subject) {
+            let verdict = match self.ask(registered, asking, subject.what()) {
                 Asked::Now(verdict) => verdict,
                 // A durable run records its steps in one order on every replay: one guard at a
                 // time.

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::future::{Either, select, try_join};
 
-use super::checks::{AnswerText, Asking, Folded, GuardRun, Progress, Subject};
+use super::checks::{AnswerText, Asking, Folded, GuardRun, Progress, Subject, Waiting};
 use super::gate::Settled;
 use super::{Place, Tripped, What};
 use crate::content::Part;
@@ -48,45 +48,59 @@ impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
         let run = &*self.run;
         let step = call.step;
         run.begin_step(step);
-        // The guards before the call that answer at once are asked here.
-        let mut seen = Request(call.request);
-        let progress = match run.checks(Place::Request, Some(false)) {
-            true => run.fold_now(asking(Place::Request, step, false), &mut seen, 0),
-            false => Progress::Done(Folded::Through),
-        };
         let input =
             self.input.swap(false, Ordering::Relaxed) && run.checks(Place::Input, Some(true));
         let beside = input || run.checks(Place::Request, Some(true));
-        match progress {
-            Progress::Done(Folded::Tripped) => Box::pin(pending()),
+        // The guards before the call that answer at once are asked here.
+        let before = asking(Place::Request, step, false);
+        let waiting = match run.checks(Place::Request, Some(false)) {
+            false => None,
+            true => match run.fold_now(before, &mut Request(call.request), 0) {
+                Progress::Done(Folded::Tripped) => return Box::pin(pending()),
+                Progress::Done(_) => None,
+                Progress::Waiting(waiting) => Some(waiting),
+            },
+        };
+        if waiting.is_none() && !beside {
             // Nothing to wait for: the call goes on as it is.
-            Progress::Done(_) if !beside => {
-                if let Some(gate) = &run.gate {
-                    gate.begin(false);
-                }
-                next.call(call)
+            if let Some(gate) = &run.gate {
+                gate.begin(false);
             }
-            progress => Box::pin(guarded(run, progress, seen, input, beside, call, next)),
+            return next.call(call);
         }
+        guarded(run, waiting, input, beside, call, next)
     }
 }
 
-/// A model call that waits for guards: those before it still to answer (`progress`), then, when
-/// `beside`, those beside it (on the input too when `input`), at the same time as the model (one
-/// after the other in a durable run). A trip drops the call in flight; the call never completes.
-async fn guarded<S: Sync>(
+/// A model call that waits for guards: the one before it still to answer (`waiting`, and those
+/// after it), then, when `beside`, those beside it (on the input too when `input`), at the same
+/// time as the model (one after the other in a durable run). A trip drops the call in flight;
+/// the call never completes. (Out of line: a call whose guards answered at once runs through
+/// the layer's short path alone.)
+#[inline(never)]
+fn guarded<'a, S: Sync>(
+    run: &'a GuardRun<'_>,
+    waiting: Option<Waiting<'a>>,
+    input: bool,
+    beside: bool,
+    call: ModelCall<'a, S>,
+    next: Next<'a, S>,
+) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
+    Box::pin(guarded_call(run, waiting, input, beside, call, next))
+}
+
+async fn guarded_call<S: Sync>(
     run: &GuardRun<'_>,
-    progress: Progress<'_>,
-    mut seen: Request<'_>,
+    waiting: Option<Waiting<'_>>,
     input: bool,
     beside: bool,
     call: ModelCall<'_, S>,
     next: Next<'_, S>,
 ) -> Result<ChatResponse, ModelError> {
     let (step, request) = (call.step, call.request);
-    if let Progress::Waiting(waiting) = progress {
+    if let Some(waiting) = waiting {
         let before = asking(Place::Request, step, false);
-        if let Folded::Tripped = run.finish(before, &mut seen, waiting).await {
+        if let Folded::Tripped = run.finish(before, &mut Request(request), waiting).await {
             return pending().await;
         }
     }

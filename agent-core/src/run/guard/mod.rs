@@ -253,6 +253,7 @@ impl std::fmt::Debug for Checked<'_> {
 }
 
 /// The thing a guard checks, by place.
+#[derive(Clone, Copy)]
 #[non_exhaustive]
 pub enum What<'a> {
     /// The run's input: the new messages it starts with (a person's message), before the first

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::future::pending;
 use std::sync::Arc;
 
-use super::checks::{Asking, Folded, GuardRun, Progress, Subject};
+use super::checks::{Asking, Folded, GuardRun, Progress, Subject, Waiting};
 use super::{Place, What};
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::reasons::not_run::NotRun;
@@ -37,23 +37,15 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
         };
         let asking = asking(Place::Call, status.step, &call.id);
         // The guards that answer at once are asked here; a run waits only for one that does not.
-        Some(match self.run.fold_now(asking, &mut current, 0) {
+        match self.run.fold_now(asking, &mut current, 0) {
             // Through as it is: the call runs as the policies ruled.
-            Progress::Done(Folded::Through) if matches!(current.call, Cow::Borrowed(_)) => {
-                return None;
-            }
-            Progress::Done(folded) => match ruling(folded, current) {
+            Progress::Done(Folded::Through) if matches!(current.call, Cow::Borrowed(_)) => None,
+            Progress::Done(folded) => Some(match ruling(folded, current) {
                 Some(ruling) => Ruled::Now(ruling),
                 None => Ruled::Later(Box::pin(pending())),
-            },
-            Progress::Waiting(waiting) => Ruled::Later(Box::pin(async move {
-                let folded = self.run.finish(asking, &mut current, waiting).await;
-                match ruling(folded, current) {
-                    Some(ruling) => ruling,
-                    None => pending().await,
-                }
-            })),
-        })
+            }),
+            Progress::Waiting(waiting) => Some(self.rule_later(asking, current, waiting)),
+        }
     }
 
     fn check_result<'a>(
@@ -70,14 +62,48 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
         let asking = asking(Place::Result, status.step, &call.id);
         let mut checked = Result { call, tool, result };
         match self.run.fold_now(asking, &mut checked, 0) {
+            Progress::Done(Folded::Through) => None,
             Progress::Done(folded) => self.settle(folded, call, checked.result),
-            Progress::Waiting(waiting) => Some(Box::pin(async move {
-                let folded = self.run.finish(asking, &mut checked, waiting).await;
-                if let Some(tripped) = self.settle(folded, call, checked.result) {
-                    tripped.await;
-                }
-            })),
+            Progress::Waiting(waiting) => Some(self.check_later(asking, checked, waiting)),
         }
+    }
+}
+
+// The parts that wait for a guard are out of line: a check that answers at once runs through
+// the seam's short path alone.
+impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
+    /// The ruling on `current` once the guard `waiting` waits for, and those after it, answer.
+    #[inline(never)]
+    fn rule_later<'a>(
+        &'a self,
+        asking: Asking<'a>,
+        mut current: Call<'a>,
+        waiting: Waiting<'a>,
+    ) -> Ruled<'a> {
+        Ruled::Later(Box::pin(async move {
+            let folded = self.run.finish(asking, &mut current, waiting).await;
+            match ruling(folded, current) {
+                Some(ruling) => ruling,
+                None => pending().await,
+            }
+        }))
+    }
+
+    /// The check of a result once the guard `waiting` waits for, and those after it, answer.
+    #[inline(never)]
+    fn check_later<'a>(
+        &'a self,
+        asking: Asking<'a>,
+        mut checked: Result<'a>,
+        waiting: Waiting<'a>,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let folded = self.run.finish(asking, &mut checked, waiting).await;
+            let call = checked.call;
+            if let Some(tripped) = self.settle(folded, call, checked.result) {
+                tripped.await;
+            }
+        })
     }
 }
 

@@ -62,7 +62,7 @@ impl ToolGuards {
     /// Adds a guard at calls, results or both (other places are a run's, and are not checked
     /// here).
     pub fn guard(mut self, at: At, guard: impl Guard + 'static) -> Self {
-        Arc::make_mut(&mut self.0).list.push(Registered {
+        Arc::make_mut(&mut self.0).add(Registered {
             guard: Arc::new(guard),
             at,
             beside: false,
@@ -72,7 +72,7 @@ impl ToolGuards {
 
     /// Whether there is no guard.
     pub fn is_empty(&self) -> bool {
-        self.0.list.is_empty()
+        self.0.list().is_empty()
     }
 
     /// Checks `call` (of the tool `tool`, if known) before it runs: the arguments it runs with
@@ -130,7 +130,7 @@ impl ToolGuards {
 impl std::fmt::Debug for ToolGuards {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolGuards")
-            .field("guards", &self.0.list.len())
+            .field("guards", &self.0.list().len())
             .finish()
     }
 }
