@@ -8,7 +8,7 @@ use std::future::pending;
 use std::sync::Arc;
 
 use super::Place;
-use super::checks::{AnswerText, Asking, Folded, GuardRun, Progress};
+use super::checks::{AnswerText, Asking, Folded, GuardRun, Progress, Waiting};
 use super::gate::Settled;
 use crate::message::{AssistantMessage, Message};
 use crate::output::{OutputProblem, RejectedOutput};
@@ -68,6 +68,30 @@ fn settle<S, C: AnswerCheck<S>>(
         };
         Some(judgement)
     }
+}
+
+/// The review of an answer once the guard `waiting` waits for, and those after it, answer: the
+/// judgement as the guards left it, then the check's own review. (Out of line: an answer whose
+/// guards answer at once runs through the review's short path alone.)
+#[inline(never)]
+fn review_later<'a, S: Send + Sync, C: AnswerCheck<S>>(
+    check: &'a mut C,
+    run: &'a GuardRun<'_>,
+    asking: Asking<'a>,
+    (context, reply, mut checked, last_try): (&'a S, &'a mut AssistantMessage, AnswerText, bool),
+    waiting: Waiting<'a>,
+) -> Reviewed<'a> {
+    Reviewed::Later(Box::pin(async move {
+        let folded = run.finish(asking, &mut checked, waiting).await;
+        match settle(check, run, context, reply, (folded, checked), last_try) {
+            Some(judgement) => {
+                (check.review(context, reply, judgement, last_try))
+                    .get()
+                    .await
+            }
+            None => pending().await,
+        }
+    }))
 }
 
 fn asking(step: usize) -> Asking<'static> {
@@ -131,18 +155,10 @@ impl<S: Send + Sync, C: AnswerCheck<S>> AnswerCheck<S> for GuardedAnswer<'_, C> 
                     None => Reviewed::Later(Box::pin(pending())),
                 }
             }
-            Progress::Waiting(waiting) => Reviewed::Later(Box::pin(async move {
-                let folded = run.finish(asking, &mut checked, waiting).await;
-                match settle(*check, run, context, reply, (folded, checked), last_try) {
-                    Some(judgement) => {
-                        check
-                            .review(context, reply, judgement, last_try)
-                            .get()
-                            .await
-                    }
-                    None => pending().await,
-                }
-            })),
+            Progress::Waiting(waiting) => {
+                let answer = (context, reply, checked, last_try);
+                review_later(&mut **check, run, asking, answer, waiting)
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 //! before left (a rewrite), the first that refuses, asks again or trips having the last word;
 //! each ask in a `guard` span, its verdict journaled in a durable run, its tokens counted.
 
+use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -149,15 +150,16 @@ fn span_of(registered: &Registered, asking: Asking<'_>) -> Span {
 
 /// Records a verdict of `kind` in the span of its check (a span no one listens to has no
 /// fields to look up).
-fn record(span: &Span, verdict: &Verdict) {
+fn record(span: &Span, kind: &'static str) {
     if !span.is_disabled() {
-        span.record("guard.verdict", verdict.kind());
+        span.record("guard.verdict", kind);
     }
 }
 
-/// A guard's answer to one ask: its verdict at once (in its span already), or a future of it and
-/// the span to await it in.
+/// A guard's answer to one ask: an allow at once, another verdict at once (in its span already),
+/// or a future of it and the span to await it in.
 enum Asked<'s> {
+    Allowed,
     Now(Verdict),
     Later(BoxFuture<'s, Judged>, Span),
 }
@@ -278,19 +280,30 @@ impl<'r> GuardRun<'r> {
         (self.guards.list.iter()).filter(move |registered| self.asks(registered, asking))
     }
 
-    /// Asks `registered` about `subject`, in the check's span (which has the verdict when it is
+    /// What the guards at `asking.place` are shown of `what`.
+    fn checked<'c>(&'c self, asking: Asking<'_>, what: What<'c>) -> Checked<'c> {
+        Checked::new(what, &self.agent, asking.step, self.texts)
+    }
+
+    /// Asks `registered` about `checked`, in the check's span (which has the verdict when it is
     /// known at once, and goes with the future otherwise).
     fn ask<'s>(
         &'s self,
         registered: &'s Registered,
         asking: Asking<'_>,
-        what: What<'_>,
+        checked: &Checked<'_>,
     ) -> Asked<'s> {
         let span = span_of(registered, asking);
-        let checked = Checked::new(what, &self.agent, asking.step, self.texts);
-        match span.in_scope(|| registered.guard.check(&checked)) {
+        // An allow is told apart where the guard left it, and owns nothing to drop: the common
+        // answer is neither moved nor dropped.
+        let checking = ManuallyDrop::new(span.in_scope(|| registered.guard.check(checked)));
+        if let Checking::Now(Verdict::Allow) = &*checking {
+            record(&span, "allow");
+            return Asked::Allowed;
+        }
+        match ManuallyDrop::into_inner(checking) {
             Checking::Now(verdict) => {
-                record(&span, &verdict);
+                record(&span, verdict.kind());
                 Asked::Now(verdict)
             }
             Checking::Later(judged) => Asked::Later(judged, span),
@@ -308,7 +321,7 @@ impl<'r> GuardRun<'r> {
         subject: &mut T,
         from: usize,
     ) -> Progress<'s> {
-        match self.past_allows(asking, subject.what(), from) {
+        match self.past_allows(asking, &self.checked(asking, subject.what()), from) {
             None => Progress::Done(Folded::Through),
             Some(first) => self.fold_from(asking, subject, first),
         }
@@ -328,6 +341,7 @@ impl<'r> GuardRun<'r> {
         let mut next = Some(first);
         while let Some((index, registered, asked)) = next {
             match asked {
+                Asked::Allowed => {}
                 // At once: plain code, which a replay runs again as it ran.
                 Asked::Now(verdict) => {
                     if let Some(folded) = self.apply(asking, registered, verdict, subject) {
@@ -343,7 +357,7 @@ impl<'r> GuardRun<'r> {
                     });
                 }
             }
-            next = self.past_allows(asking, subject.what(), index + 1);
+            next = self.past_allows(asking, &self.checked(asking, subject.what()), index + 1);
         }
         Progress::Done(Folded::Through)
     }
@@ -354,7 +368,7 @@ impl<'r> GuardRun<'r> {
     fn past_allows<'s>(
         &'s self,
         asking: Asking<'_>,
-        what: What<'_>,
+        checked: &Checked<'_>,
         from: usize,
     ) -> Option<(usize, &'s Registered, Asked<'s>)> {
         let list = self.guards.list();
@@ -362,8 +376,8 @@ impl<'r> GuardRun<'r> {
             if !self.asks(registered, asking) {
                 continue;
             }
-            match self.ask(registered, asking, what) {
-                Asked::Now(Verdict::Allow) => {}
+            match self.ask(registered, asking, checked) {
+                Asked::Allowed => {}
                 asked => return Some((index, registered, asked)),
             }
         }
@@ -448,7 +462,7 @@ impl<'r> GuardRun<'r> {
         };
         let Judged { verdict, usage } = judged.instrument(span.clone()).await;
         *self.spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
-        record(span, &verdict);
+        record(span, verdict.kind());
         verdict
     }
 
@@ -457,7 +471,9 @@ impl<'r> GuardRun<'r> {
     pub(crate) async fn check_at_once(&self, asking: Asking<'_>, subject: &dyn Subject) -> Folded {
         let mut asked = FuturesUnordered::new();
         for registered in self.chosen(asking) {
-            let verdict = match self.ask(registered, asking, subject.what()) {
+            let checked = self.checked(asking, subject.what());
+            let verdict = match self.ask(registered, asking, &checked) {
+                Asked::Allowed => Verdict::Allow,
                 Asked::Now(verdict) => verdict,
                 // A durable run records its steps in one order on every replay: one guard at a
                 // time.

@@ -4,7 +4,7 @@
 //! streamed and the reply is not handed on (so no tool runs). A trip fires the tripwire: the
 //! call in flight is dropped, and the run ends with the trip.
 
-use std::future::pending;
+use std::future::{pending, ready};
 use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -213,14 +213,24 @@ impl GuardRun<'_> {
     /// The guards before the model check the run's new input, at the end of `messages`, before
     /// the run starts. A rewrite is the input's text: its last message's words, the text of the
     /// messages before it going (a message of nothing but text goes whole), their other parts
-    /// staying. The trip, if one tripped.
-    pub(crate) async fn check_input(&self, messages: &mut Vec<Message>) -> Option<Tripped> {
+    /// staying. `None` when they let it through at once; else the trip, if one tripped, when the
+    /// future completes (the guards that answer at once are asked here).
+    pub(crate) fn check_input<'a>(
+        &'a self,
+        messages: &'a mut Vec<Message>,
+    ) -> Option<BoxFuture<'a, Option<Tripped>>> {
         let start = messages.len() - new_input(messages).len();
         let mut input = Rewritable { messages, start };
         let asking = asking(Place::Input, 0, false);
-        match self.fold(asking, &mut input).await {
-            Folded::Tripped => self.tripped().cloned(),
-            _ => None,
+        match self.fold_now(asking, &mut input, 0) {
+            Progress::Done(Folded::Tripped) => Some(Box::pin(ready(self.tripped().cloned()))),
+            Progress::Done(_) => None,
+            Progress::Waiting(waiting) => Some(Box::pin(async move {
+                match self.finish(asking, &mut input, waiting).await {
+                    Folded::Tripped => self.tripped().cloned(),
+                    _ => None,
+                }
+            })),
         }
     }
 }

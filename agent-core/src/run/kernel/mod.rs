@@ -100,13 +100,11 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
     /// at the limit, if the agent asks for it, one last step for a final answer.
     async fn go(&mut self) -> Ending {
         // The run's input first passes the guards that check it (a rewrite is what the run
-        // starts from); a trip ends the run before its first step. Boxed: the run's future
-        // keeps no room for it.
+        // starts from); a trip ends the run before its first step.
         if std::mem::take(&mut self.check_input)
-            && let Some(guards) = self.guards.clone()
-            && Box::pin(guards.check_input(&mut self.messages))
-                .await
-                .is_some()
+            && let Some(guards) = &self.guards
+            && let Some(checking) = guards.check_input(&mut self.messages)
+            && checking.await.is_some()
         {
             return Ending::Stopped(StopReason::Cancelled, None);
         }
