@@ -34,8 +34,8 @@ const STEPS: usize = 10;
 const CHECKS: usize = 1 + STEPS + 2 * (STEPS - 1) + 1;
 
 /// Rounds of the ratio section, and the runs of each case per round.
-const ROUNDS: usize = 15;
-const RUNS_PER_ROUND: usize = 2000;
+const ROUNDS: usize = 61;
+const RUNS_PER_ROUND: usize = 500;
 
 fn main() {
     divan::main();

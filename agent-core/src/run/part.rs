@@ -108,7 +108,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         .with_path(path.clone())
         .with_budget(wide.budget.clone());
     scope.family = (family.cloned()).map(|family| family as Arc<dyn Any + Send + Sync>);
-    let guards = guard_run(agent, wide, &path);
+    let guards = guard_run(agent, wide, &path, new_input);
     let model: Held<'r, dyn Model + 'r> = match &wide.events {
         Some(events) => Held::Own(Box::new(Streamed {
             model: &*agent.model,
@@ -135,7 +135,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
             agent: path,
         }),
         pauses: wide.pauses,
-        guards: guards.clone().map(|run| (run, new_input)),
+        guards: guards.clone(),
     };
     let stacks = Stacks::new(agent, &*check, own);
     let check = match &guards {
@@ -180,6 +180,7 @@ fn guard_run<'r, S: Send + Sync + 'static>(
     agent: &'r Agent<S>,
     wide: &'r RunWide<'_, S>,
     path: &AgentPath,
+    new_input: bool,
 ) -> Option<Arc<GuardRun<'r>>> {
     let guards = agent.guards.as_ref().or(wide.guards.as_ref()).cloned();
     let tripwire = wide.tripwire.clone()?;
@@ -192,7 +193,8 @@ fn guard_run<'r, S: Send + Sync + 'static>(
     }
     let texts = agent.tools.texts();
     let events = wide.events.as_ref();
-    let run = GuardRun::new(guards?, tripwire, path.clone(), texts, wide.journal, events);
+    let (journal, path) = (wide.journal, path.clone());
+    let run = GuardRun::new(guards?, tripwire, path, texts, journal, events, new_input);
     Some(Arc::new(run))
 }
 

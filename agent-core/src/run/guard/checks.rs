@@ -4,7 +4,7 @@
 //! each ask in a `guard` span, its verdict journaled in a durable run, its tokens counted.
 
 use std::mem::ManuallyDrop;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
@@ -209,9 +209,14 @@ pub(crate) struct GuardRun<'r> {
     pub(crate) gate: Option<Gate<'r>>,
     /// The step of the model call last made.
     step: AtomicUsize,
+    /// The run's input is yet to be checked by the guards beside the model (at its first call).
+    new_input: AtomicBool,
 }
 
 impl<'r> GuardRun<'r> {
+    /// The guards' part of the run of `agent`; `new_input`: the run starts with input of its own
+    /// (not a resume, not a conversation handed on), which its guards check.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         guards: Arc<Guards>,
         tripwire: Arc<Tripwire>,
@@ -219,6 +224,7 @@ impl<'r> GuardRun<'r> {
         texts: &'r dyn Texts,
         journal: Option<&'r dyn Journal>,
         events: Option<&'r EventSender>,
+        new_input: bool,
     ) -> Self {
         let hold_back = match guards.checks(Place::Answer, None) {
             true => guards.hold_back,
@@ -233,7 +239,15 @@ impl<'r> GuardRun<'r> {
             journal,
             spent: Mutex::new(Usage::default()),
             step: AtomicUsize::new(0),
+            new_input: AtomicBool::new(new_input),
         }
+    }
+
+    /// Whether the run's input is yet to be checked by the guards beside the model: `true`
+    /// once, at the run's first model call, when it starts with input of its own.
+    pub(crate) fn take_new_input(&self) -> bool {
+        // Looked at before it is cleared: only the first call swaps it.
+        self.new_input.load(Ordering::Relaxed) && self.new_input.swap(false, Ordering::Relaxed)
     }
 
     /// The step of the model call last made (0 before the first).

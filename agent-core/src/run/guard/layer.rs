@@ -6,8 +6,6 @@
 
 use std::future::{pending, ready};
 use std::pin::pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::future::{Either, select, try_join};
 
@@ -22,40 +20,23 @@ use crate::run::seams::{ModelCall, ModelLayer, Next};
 use crate::tool::BoxFuture;
 
 /// The guards of one run's part at the model-call seam.
-pub(crate) struct GuardLayer<'r> {
-    pub(crate) run: Arc<GuardRun<'r>>,
-    /// The run's input is yet to be checked by the guards beside the model (at its first call).
-    input: AtomicBool,
-}
-
-impl<'r> GuardLayer<'r> {
-    /// The layer of `run`; `new_input`: the run starts with input of its own (not a resume, not
-    /// a conversation handed on).
-    pub(crate) fn new(run: Arc<GuardRun<'r>>, new_input: bool) -> Self {
-        GuardLayer {
-            run,
-            input: AtomicBool::new(new_input),
-        }
-    }
-}
-
-impl<S: Sync> ModelLayer<S> for GuardLayer<'_> {
+impl<S: Sync> ModelLayer<S> for GuardRun<'_> {
     fn call<'a>(
         &'a self,
         call: ModelCall<'a, S>,
         next: Next<'a, S>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        let run = &*self.run;
+        let run = self;
         let step = call.step;
         run.begin_step(step);
-        let input =
-            self.input.swap(false, Ordering::Relaxed) && run.checks(Place::Input, Some(true));
+        // Looked at before it is cleared: only the first call swaps it.
+        let input = run.take_new_input() && run.checks(Place::Input, Some(true));
         let beside = input || run.checks(Place::Request, Some(true));
         // The guards before the call that answer at once are asked here.
         let before = asking(Place::Request, step, false);
         let waiting = match run.checks(Place::Request, Some(false)) {
             false => None,
-            true => match run.fold_now(before, &mut Request(call.request), 0) {
+            true => match run.fold_now(before, &mut Request(&call.request), 0) {
                 Progress::Done(Folded::Tripped) => return Box::pin(pending()),
                 Progress::Done(_) => None,
                 Progress::Waiting(waiting) => Some(waiting),
@@ -100,7 +81,7 @@ async fn guarded_call<S: Sync>(
     let (step, request) = (call.step, call.request);
     if let Some(waiting) = waiting {
         let before = asking(Place::Request, step, false);
-        if let Folded::Tripped = run.finish(before, &mut Request(request), waiting).await {
+        if let Folded::Tripped = run.finish(before, &mut Request(&request), waiting).await {
             return pending().await;
         }
     }
@@ -161,7 +142,7 @@ async fn beside_through(
     };
     let on_request = async {
         let asking = asking(Place::Request, step, true);
-        through(run.check_at_once(asking, &Request(*request)).await)
+        through(run.check_at_once(asking, &Request(request)).await)
     };
     match run.is_journaled() {
         true => on_input.await.is_ok() && on_request.await.is_ok(),
@@ -178,11 +159,11 @@ fn through(folded: Folded) -> Result<(), ()> {
 }
 
 /// A request, as the guards see it (a rewrite of it trips before it is taken).
-struct Request<'a>(ChatRequest<'a>);
+struct Request<'a>(&'a ChatRequest<'a>);
 
 impl Subject for Request<'_> {
     fn what(&self) -> What<'_> {
-        What::Request(&self.0)
+        What::Request(self.0)
     }
 
     fn rewrite(&mut self, _text: String) {}

@@ -39,7 +39,6 @@ pub(crate) use answer::GuardedAnswer;
 pub(crate) use checks::{GuardRun, GuardScope, Guards};
 pub use guard_fn::{GuardFn, guard_fn};
 pub use judge::{Judge, JudgeVerdict};
-pub(crate) use layer::GuardLayer;
 pub use mix::MixCheck;
 pub use mix::{LethalMix, Touches};
 pub use places::{At, Place};

@@ -123,6 +123,7 @@ impl ToolGuards {
             texts,
             None,
             None,
+            false,
         )
     }
 }

@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use crate::run::agent::Agent;
 use crate::run::context::{InRun, Recall};
-use crate::run::guard::{GuardLayer, GuardPolicy, GuardRun};
+use crate::run::guard::{GuardPolicy, GuardRun};
 use crate::run::seams::{AnswerCheck, CallPolicy, Held, Layer, ModelLayer, Policy};
 use crate::run::tree::HandoffView;
 
@@ -77,11 +77,10 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
             layers.push(Held::Own(Box::new(watch)));
         }
         // Outside the journal: a replayed reply is counted again, as the run's first time did.
-        if let Some((guards, new_input)) = &guards {
-            layers.push(Held::Own(Box::new(GuardLayer::new(
-                Arc::clone(guards),
-                *new_input,
-            ))));
+        if let Some(guards) = &guards {
+            layers.push(Held::Shared(
+                Arc::clone(guards) as Arc<dyn ModelLayer<S> + 'r>
+            ));
         }
         if let Some(spending) = &spending {
             layers.push(Held::Own(Box::new(spending.clone())));
@@ -110,7 +109,7 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
             policies.push(Held::Lent(&CannotPause));
         }
         // After every policy that rules: a guard sees a call as it will run.
-        if let Some((run, _)) = guards {
+        if let Some(run) = guards {
             let tools = &agent.tools;
             policies.push(Held::Own(Box::new(GuardPolicy { run, tools })));
         }
@@ -131,6 +130,6 @@ pub(crate) struct RunValues<'r> {
     pub(crate) watch: Option<CacheWatch>,
     pub(crate) spending: Option<Spending>,
     pub(crate) pauses: bool,
-    /// The guards of the part, and whether it starts with input of its own.
-    pub(crate) guards: Option<(Arc<GuardRun<'r>>, bool)>,
+    /// The guards of the part.
+    pub(crate) guards: Option<Arc<GuardRun<'r>>>,
 }

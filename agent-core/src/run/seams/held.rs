@@ -1,15 +1,17 @@
 //! How a run holds the values at its seams: lent by the agent, or its own.
 
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 use super::{AnswerCheck, CallPolicy, ModelLayer};
 
 /// A value at a seam: lent by the agent (its limits, hooks and policies outlive the run) or the
 /// run's own (its budget's spending, its journal, the view of a conversation handed to it),
-/// made for the run and dropped with it.
+/// made for the run and dropped with it, or shared with the run's other seams (its guards).
 pub(crate) enum Held<'r, T: ?Sized> {
     Lent(&'r T),
     Own(Box<T>),
+    Shared(Arc<T>),
 }
 
 impl<T: ?Sized> Deref for Held<'_, T> {
@@ -19,6 +21,7 @@ impl<T: ?Sized> Deref for Held<'_, T> {
         match self {
             Held::Lent(value) => value,
             Held::Own(value) => value,
+            Held::Shared(value) => value,
         }
     }
 }
