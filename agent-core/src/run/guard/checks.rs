@@ -5,7 +5,7 @@
 
 use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
@@ -203,8 +203,9 @@ pub(crate) struct GuardRun<'r> {
     pub(crate) agent: AgentPath,
     pub(crate) texts: &'r dyn Texts,
     journal: Option<&'r dyn Journal>,
-    /// Tokens the guards used.
-    spent: Mutex<Usage>,
+    /// Tokens the guards used: set at the first verdict that took some (a run whose guards take
+    /// none never locks it).
+    spent: OnceLock<Mutex<Usage>>,
     /// For a streamed run, what of the model's stream waits for the guards.
     pub(crate) gate: Option<Gate<'r>>,
     /// The step of the model call last made.
@@ -237,7 +238,7 @@ impl<'r> GuardRun<'r> {
             agent,
             texts,
             journal,
-            spent: Mutex::new(Usage::default()),
+            spent: OnceLock::new(),
             step: AtomicUsize::new(0),
             new_input: AtomicBool::new(new_input),
         }
@@ -260,9 +261,10 @@ impl<'r> GuardRun<'r> {
         self.step.store(step, Ordering::Relaxed);
     }
 
-    /// The tokens the guards used so far.
-    pub(crate) fn spent(&self) -> Usage {
-        *self.spent.lock().unwrap_or_else(|e| e.into_inner())
+    /// The tokens the guards used so far (`None`: none yet).
+    pub(crate) fn spent(&self) -> Option<Usage> {
+        let spent = self.spent.get()?;
+        Some(*spent.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The trip, if the run's tree has tripped.
@@ -475,7 +477,10 @@ impl<'r> GuardRun<'r> {
             None => judged,
         };
         let Judged { verdict, usage } = judged.instrument(span.clone()).await;
-        *self.spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
+        if usage != Usage::default() {
+            let spent = self.spent.get_or_init(Mutex::default);
+            *spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
+        }
         record(span, verdict.kind());
         verdict
     }

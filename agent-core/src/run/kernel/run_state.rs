@@ -161,8 +161,8 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
 
     /// The tokens the run used: its model calls', and its guards'.
     pub(super) fn used(&self) -> Usage {
-        match &self.guards {
-            Some(guards) => self.tally.usage + guards.spent(),
+        match self.guards.as_ref().and_then(|guards| guards.spent()) {
+            Some(spent) => self.tally.usage + spent,
             None => self.tally.usage,
         }
     }
