@@ -175,7 +175,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
 
 /// The guards of `agent`'s part of the run at `path`: the agent's own, or else the run's (of the
 /// run that started it, or of its first agent). The runs the part's calls start are given them,
-/// and the tree's tripwire.
+/// and the tree's tripwire. `new_input`: the part starts the run with input of its own.
 fn guard_run<'r, S: Send + Sync + 'static>(
     agent: &'r Agent<S>,
     wide: &'r RunWide<'_, S>,

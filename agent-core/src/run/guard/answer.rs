@@ -71,8 +71,9 @@ fn settle<S, C: AnswerCheck<S>>(
 }
 
 /// The review of an answer once the guard `waiting` waits for, and those after it, answer: the
-/// judgement as the guards left it, then the check's own review. (Out of line: an answer whose
-/// guards answer at once runs through the review's short path alone.)
+/// judgement as the guards left it, then the check's own review (of `context`, `reply` and
+/// `last_try`, the answer as the guards see it in `checked`). Out of line: an answer whose guards
+/// answer at once runs through the review's short path alone.
 #[inline(never)]
 fn review_later<'a, S: Send + Sync, C: AnswerCheck<S>>(
     check: &'a mut C,

@@ -293,7 +293,7 @@ impl<'r> GuardRun<'r> {
 
     /// The guards at `asking.place` that are asked.
     fn chosen<'s>(&'s self, asking: Asking<'_>) -> impl Iterator<Item = &'s Registered> {
-        (self.guards.list.iter()).filter(move |registered| self.asks(registered, asking))
+        (self.guards.list().iter()).filter(move |registered| self.asks(registered, asking))
     }
 
     /// What the guards at `asking.place` are shown of `what`.
@@ -489,8 +489,8 @@ impl<'r> GuardRun<'r> {
     /// which only allow or trip: none is shown another's rewrite), until one trips.
     pub(crate) async fn check_at_once(&self, asking: Asking<'_>, subject: &dyn Subject) -> Folded {
         let mut asked = FuturesUnordered::new();
+        let checked = self.checked(asking, subject.what());
         for registered in self.chosen(asking) {
-            let checked = self.checked(asking, subject.what());
             let verdict = match self.ask(registered, asking, &checked) {
                 Asked::Allowed => Verdict::Allow,
                 Asked::Now(verdict) => verdict,

@@ -29,7 +29,6 @@ impl<S: Sync> ModelLayer<S> for GuardRun<'_> {
         let run = self;
         let step = call.step;
         run.begin_step(step);
-        // Looked at before it is cleared: only the first call swaps it.
         let input = run.take_new_input() && run.checks(Place::Input, Some(true));
         let beside = input || run.checks(Place::Request, Some(true));
         // The guards before the call that answer at once are asked here.

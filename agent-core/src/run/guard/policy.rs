@@ -69,8 +69,8 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
     }
 }
 
-// The parts that wait for a guard are out of line: a check that answers at once runs through
-// the seam's short path alone.
+// The parts that wait for a guard are out of line (`inline(never)`): a check that answers at
+// once runs through the seam's short path alone.
 impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
     /// The ruling on `current` once the guard `waiting` waits for, and those after it, answer.
     #[inline(never)]
@@ -105,9 +105,7 @@ impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
             }
         })
     }
-}
 
-impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
     /// What the guards' fold makes of a call's result: withheld when refused; a future that
     /// never completes when tripped (the run is interrupted there), `None` otherwise.
     fn settle(
