@@ -5,7 +5,6 @@
 //! text, held back while it streamed, goes to the caller only then, or never.
 
 use std::future::pending;
-use std::sync::Arc;
 
 use super::Place;
 use super::checks::{AnswerText, Asking, Folded, GuardRun, Progress, Waiting};
@@ -19,7 +18,7 @@ use crate::texts::Texts;
 /// A run's answer check, and its guards on the answer.
 pub(crate) struct GuardedAnswer<'r, C> {
     pub(crate) check: &'r mut C,
-    pub(crate) run: Arc<GuardRun<'r>>,
+    pub(crate) run: &'r GuardRun<'r>,
 }
 
 /// The judgement once the guards have seen the answer, as they came out (`folded`, with the

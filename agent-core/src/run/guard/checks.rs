@@ -63,6 +63,7 @@ impl Guards {
     }
 
     /// Whether a guard checks at `place` (beside the model, or before it, when `beside` says).
+    #[inline]
     pub(crate) fn checks(&self, place: Place, beside: Option<bool>) -> bool {
         let (before, by_the_model) = self.checking[place.index()];
         match beside {
@@ -139,6 +140,7 @@ pub(crate) struct Waiting<'s> {
 }
 
 /// The span of one check by `registered`.
+#[inline(never)]
 fn span_of(registered: &Registered, asking: Asking<'_>) -> Span {
     info_span!(
         "guard",
@@ -162,6 +164,20 @@ enum Asked<'s> {
     Allowed,
     Now(Verdict),
     Later(BoxFuture<'s, Judged>, Span),
+}
+
+/// A guard's answer other than an allow at once: another verdict at once (recorded in `span`),
+/// or a future of one. (Out of line: an allow, the common answer, never loads it.)
+#[cold]
+#[inline(never)]
+fn not_allowed(checking: Checking<'_>, span: Span) -> Asked<'_> {
+    match checking {
+        Checking::Now(verdict) => {
+            record(&span, verdict.kind());
+            Asked::Now(verdict)
+        }
+        Checking::Later(judged) => Asked::Later(judged, span),
+    }
 }
 
 /// How the guards at a place came out.
@@ -246,17 +262,20 @@ impl<'r> GuardRun<'r> {
 
     /// Whether the run's input is yet to be checked by the guards beside the model: `true`
     /// once, at the run's first model call, when it starts with input of its own.
+    #[inline]
     pub(crate) fn take_new_input(&self) -> bool {
         // Looked at before it is cleared: only the first call swaps it.
         self.new_input.load(Ordering::Relaxed) && self.new_input.swap(false, Ordering::Relaxed)
     }
 
     /// The step of the model call last made (0 before the first).
+    #[inline]
     pub(crate) fn step(&self) -> usize {
         self.step.load(Ordering::Relaxed)
     }
 
     /// A model call of `step` begins.
+    #[inline]
     pub(crate) fn begin_step(&self, step: usize) {
         self.step.store(step, Ordering::Relaxed);
     }
@@ -279,6 +298,7 @@ impl<'r> GuardRun<'r> {
     }
 
     /// Whether a guard checks at `place` (beside the model, or before it, when `beside` says).
+    #[inline]
     pub(crate) fn checks(&self, place: Place, beside: Option<bool>) -> bool {
         self.guards.checks(place, beside)
     }
@@ -317,13 +337,7 @@ impl<'r> GuardRun<'r> {
             record(&span, "allow");
             return Asked::Allowed;
         }
-        match ManuallyDrop::into_inner(checking) {
-            Checking::Now(verdict) => {
-                record(&span, verdict.kind());
-                Asked::Now(verdict)
-            }
-            Checking::Later(judged) => Asked::Later(judged, span),
-        }
+        not_allowed(ManuallyDrop::into_inner(checking), span)
     }
 
     /// Asks the guards at `asking.place` in order about `subject`, from the `from`th on, as far

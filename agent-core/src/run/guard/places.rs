@@ -32,6 +32,7 @@ impl Place {
     ];
 
     /// The place's position in [`Place::ALL`].
+    #[inline]
     pub(crate) fn index(self) -> usize {
         match self {
             Place::Input => 0,

@@ -6,7 +6,6 @@
 
 use std::borrow::Cow;
 use std::future::pending;
-use std::sync::Arc;
 
 use super::checks::{Asking, Folded, GuardRun, Progress, Subject, Waiting};
 use super::{Place, What};
@@ -19,7 +18,7 @@ use crate::tool::{BoxFuture, ToolDef};
 
 /// The guards of one run's part at the call-policy seam.
 pub(crate) struct GuardPolicy<'r, S> {
-    pub(crate) run: Arc<GuardRun<'r>>,
+    pub(crate) run: &'r GuardRun<'r>,
     pub(crate) tools: &'r ToolSet<S>,
 }
 

@@ -16,7 +16,7 @@ use crate::run::guard::{GuardRun, Tripwire};
 use crate::run::journal::Journal;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::pause::{PausedChild, PausedRun, PendingCall, Progress};
-use crate::run::seams::{CheckHeld, Held, Layer, Policy, RunStatus, Transcript, Used};
+use crate::run::seams::{AnswerCheck, Held, Layer, Policy, RunStatus, Transcript, Used};
 use crate::settings::{ModelSettings, PromptCache};
 use crate::tool::BoxFuture;
 use crate::tool::scope::RunScope;
@@ -28,7 +28,8 @@ pub(crate) struct Seams<'r, S> {
     pub(crate) model: Held<'r, dyn Model + 'r>,
     pub(crate) layers: Vec<Layer<'r, S>>,
     pub(crate) policies: Vec<Policy<'r, S>>,
-    pub(crate) check: CheckHeld<'r, S>,
+    /// The answer check: the one the run's request made, or the guards' around it.
+    pub(crate) check: &'r mut (dyn AnswerCheck<S> + 'r),
     pub(crate) transcript: Option<&'r mut dyn Transcript>,
     /// For a durable run, where its tool calls are recorded (its model calls are, by a layer).
     pub(crate) journal: Option<&'r dyn Journal>,
@@ -50,7 +51,7 @@ pub(crate) struct RunSetup<'r, S> {
     pub(crate) events: Option<&'r EventSender>,
     pub(crate) cancel: Option<BoxFuture<'r, ()>>,
     /// The run's guards, when it has any: the tokens they used.
-    pub(crate) guards: Option<Arc<GuardRun<'r>>>,
+    pub(crate) guards: Option<&'r GuardRun<'r>>,
     /// Its guards check its input before the first step.
     pub(crate) check_input: bool,
     /// The tripwire of the run's tree, when it has one: whether a guard tripped.
@@ -87,7 +88,7 @@ pub(super) struct Run<'r, S: Send + Sync + 'static> {
     pub(super) stop_request: std::sync::OnceLock<String>,
     /// A paused run's decisions, carried out before the first step.
     pub(super) resume: Option<Box<Resumption>>,
-    pub(super) guards: Option<Arc<GuardRun<'r>>>,
+    pub(super) guards: Option<&'r GuardRun<'r>>,
     /// Its input is yet to be checked by its guards.
     pub(super) check_input: bool,
     pub(super) tripwire: Option<Arc<Tripwire>>,
@@ -113,7 +114,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             cache.key = Some(PromptCache::key_for(&conversation));
         }
         let mut messages = setup.messages;
-        let mut seams = setup.seams;
+        let seams = setup.seams;
         seams.check.prepare(&mut messages, &mut settings);
         let tally = match resumed {
             Some(paused) => Tally {

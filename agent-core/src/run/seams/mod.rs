@@ -8,7 +8,7 @@ mod policy;
 mod transcript;
 
 pub use answer::{AnswerCheck, Judgement, Offer, Reviewed, TextAnswer};
-pub(crate) use held::{CheckHeld, Held, Layer, Policy};
+pub(crate) use held::{Held, Layer, Policy};
 pub use model_call::{ModelCall, ModelLayer, Next};
 pub(crate) use policy::RulingPlaces;
 pub use policy::{CallPolicy, PolicyCall, ReplyRulings, Ruled, Ruling, RunStatus};
