@@ -175,7 +175,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
             check_input: new_input
                 && guards.is_some_and(|run| run.checks(Place::Input, Some(false))),
             guards,
-            tripwire: wide.tripwire.clone(),
+            tripwire: wide.tripwire.as_deref(),
         };
         drive(agent, setup).await
     }
@@ -191,11 +191,11 @@ fn guard_run<'r, S: Send + Sync + 'static>(
     new_input: bool,
 ) -> Option<GuardRun<'r>> {
     let guards = agent.guards.as_ref().or(wide.guards.as_ref()).cloned();
-    let tripwire = wide.tripwire.clone()?;
+    let tripwire = wide.tripwire.as_ref()?;
     if let Some(family) = &wide.family {
         let scope = GuardScope {
             guards: guards.clone(),
-            tripwire: Arc::clone(&tripwire),
+            tripwire: Arc::clone(tripwire),
         };
         *family.guards.lock().unwrap_or_else(|e| e.into_inner()) = Some(scope);
     }

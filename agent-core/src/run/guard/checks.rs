@@ -215,7 +215,7 @@ pub(crate) struct Asking<'k> {
 /// One part of a run (one agent's) under guards.
 pub(crate) struct GuardRun<'r> {
     pub(crate) guards: Arc<Guards>,
-    pub(crate) tripwire: Arc<Tripwire>,
+    pub(crate) tripwire: &'r Tripwire,
     pub(crate) agent: AgentPath,
     pub(crate) texts: &'r dyn Texts,
     journal: Option<&'r dyn Journal>,
@@ -236,7 +236,7 @@ impl<'r> GuardRun<'r> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         guards: Arc<Guards>,
-        tripwire: Arc<Tripwire>,
+        tripwire: &'r Tripwire,
         agent: AgentPath,
         texts: &'r dyn Texts,
         journal: Option<&'r dyn Journal>,
@@ -323,6 +323,7 @@ impl<'r> GuardRun<'r> {
 
     /// Asks `registered` about `checked`, in the check's span (which has the verdict when it is
     /// known at once, and goes with the future otherwise).
+    #[inline]
     fn ask<'s>(
         &'s self,
         registered: &'s Registered,

@@ -83,7 +83,8 @@ impl ToolGuards {
         tool: Option<&ToolDef>,
         texts: &dyn Texts,
     ) -> Result<Option<String>, Stopped> {
-        let run = self.run(texts);
+        let tripwire = Tripwire::new();
+        let run = self.run(texts, &tripwire);
         let mut checked = Call {
             call: std::borrow::Cow::Borrowed(call),
             tool,
@@ -105,7 +106,8 @@ impl ToolGuards {
         result: &mut ToolResultMessage,
         texts: &dyn Texts,
     ) -> Result<(), Stopped> {
-        let run = self.run(texts);
+        let tripwire = Tripwire::new();
+        let run = self.run(texts, &tripwire);
         let mut checked = Checked { call, tool, result };
         let folded = run
             .fold(asking(Place::Result, &call.id), &mut checked)
@@ -113,9 +115,8 @@ impl ToolGuards {
         stopped(&run, folded)
     }
 
-    /// A run of these guards of its own: its trips go nowhere but to this check.
-    fn run<'t>(&self, texts: &'t dyn Texts) -> GuardRun<'t> {
-        let tripwire = Arc::new(Tripwire::new());
+    /// A run of these guards of its own: its trips go nowhere but to this check's `tripwire`.
+    fn run<'t>(&self, texts: &'t dyn Texts, tripwire: &'t Tripwire) -> GuardRun<'t> {
         GuardRun::new(
             Arc::clone(&self.0),
             tripwire,

@@ -7,8 +7,6 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use std::sync::Arc;
-
 use futures_util::FutureExt;
 use futures_util::future::Shared;
 
@@ -59,7 +57,7 @@ impl Interrupt {
 pub(super) struct Interruption<'r> {
     cancel: Option<Shared<BoxFuture<'r, ()>>>,
     deadline: Option<(Instant, Duration)>,
-    tripwire: Option<Arc<Tripwire>>,
+    tripwire: Option<&'r Tripwire>,
 }
 
 impl<'r> Interruption<'r> {
@@ -71,7 +69,7 @@ impl<'r> Interruption<'r> {
         time_limit: Option<Duration>,
         elapsed_before: Duration,
         shared: Option<(Instant, Duration)>,
-        tripwire: Option<Arc<Tripwire>>,
+        tripwire: Option<&'r Tripwire>,
     ) -> Self {
         let own =
             time_limit.map(|limit| (Instant::now() + limit.saturating_sub(elapsed_before), limit));

@@ -148,7 +148,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
         if let Some(reason) = self.stop_before(step) {
             // A policy may have the run wait here, before its model call (a budget a person
             // raises).
-            if reason == StopReason::Paused && self.seams.check.can_pause() {
+            if reason == StopReason::Paused && self.can_pause {
                 let paused = self.paused(Vec::new(), Vec::new(), Vec::new(), false);
                 return Step::Ended(self.paused_with(paused).await);
             }

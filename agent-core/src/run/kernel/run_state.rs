@@ -1,7 +1,6 @@
 //! One run's state, what it starts from (`RunSetup`), and how it ends: finished, stopped, failed,
 //! paused, or dropped before its end (then its hooks are still told).
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Ending;
@@ -55,7 +54,7 @@ pub(crate) struct RunSetup<'r, S> {
     /// Its guards check its input before the first step.
     pub(crate) check_input: bool,
     /// The tripwire of the run's tree, when it has one: whether a guard tripped.
-    pub(crate) tripwire: Option<Arc<Tripwire>>,
+    pub(crate) tripwire: Option<&'r Tripwire>,
 }
 
 /// What a run has used, counted against its limits and reported at its end.
@@ -91,7 +90,9 @@ pub(super) struct Run<'r, S: Send + Sync + 'static> {
     pub(super) guards: Option<&'r GuardRun<'r>>,
     /// Its input is yet to be checked by its guards.
     pub(super) check_input: bool,
-    pub(super) tripwire: Option<Arc<Tripwire>>,
+    pub(super) tripwire: Option<&'r Tripwire>,
+    /// Whether calls may wait in this run (its answer check's say, asked once).
+    pub(super) can_pause: bool,
     /// Whether the run's end was told to its hooks (if not when it is dropped, it was dropped).
     ended: bool,
 }
@@ -116,6 +117,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
         let mut messages = setup.messages;
         let seams = setup.seams;
         seams.check.prepare(&mut messages, &mut settings);
+        let can_pause = seams.check.can_pause();
         let tally = match resumed {
             Some(paused) => Tally {
                 usage: paused.usage,
@@ -147,7 +149,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
                 time_limit,
                 elapsed_before,
                 shared,
-                setup.tripwire.clone(),
+                setup.tripwire,
             ),
             started: Instant::now(),
             elapsed_before,
@@ -156,6 +158,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             guards: setup.guards,
             check_input: setup.check_input,
             tripwire: setup.tripwire,
+            can_pause,
             ended: false,
         }
     }
@@ -174,7 +177,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             step,
             usage: self.tally.usage,
             tool_calls: self.tally.tool_calls,
-            can_pause: self.seams.check.can_pause(),
+            can_pause: self.can_pause,
             run_id: self.scope.id(),
             texts: self.agent.tools.texts(),
             messages: &self.messages,

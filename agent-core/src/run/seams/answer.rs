@@ -135,7 +135,7 @@ pub trait AnswerCheck<S = ()>: Send + Sync {
     }
 
     /// Whether calls may wait for a person or the caller in this run (a run that must end with
-    /// an answer cannot pause). Yes by default.
+    /// an answer cannot pause). Asked once, as the run starts. Yes by default.
     fn can_pause(&self) -> bool {
         true
     }
