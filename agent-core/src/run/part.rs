@@ -18,7 +18,7 @@ use super::kernel::{Resumption, RunSetup, Seams, drive};
 use super::layers::{CacheWatch, Journaled, RunValues, Spending, Stacks, Streamed};
 use super::locks::ConversationHold;
 use super::outcome::{RunError, RunOutput};
-use super::seams::{AnswerCheck, Held, Transcript};
+use super::seams::{AnswerCheck, Transcript};
 use super::store::SessionStore;
 use super::tree::{Family, HandedOver, HandoffView};
 use crate::budget::Budget;
@@ -121,13 +121,17 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
             run,
             tools: &agent.tools,
         });
-        let model: Held<'_, dyn Model + '_> = match &wide.events {
-            Some(events) => Held::Own(Box::new(Streamed {
-                model: &*agent.model,
-                events,
-                guards,
-            })),
-            None => Held::Lent(&*agent.model),
+        let streamed;
+        let model: &dyn Model = match &wide.events {
+            Some(events) => {
+                streamed = Streamed {
+                    model: &*agent.model,
+                    events,
+                    guards,
+                };
+                &streamed
+            }
+            None => &*agent.model,
         };
         let own = RunValues {
             context: (agent.context.as_ref()).map(|layer| {

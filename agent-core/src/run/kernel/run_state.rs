@@ -15,7 +15,7 @@ use crate::run::guard::{GuardRun, Tripwire};
 use crate::run::journal::Journal;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::pause::{PausedChild, PausedRun, PendingCall, Progress};
-use crate::run::seams::{AnswerCheck, Held, Layer, Policy, RunStatus, Transcript, Used};
+use crate::run::seams::{AnswerCheck, Layer, Policy, RunStatus, Transcript, Used};
 use crate::settings::{ModelSettings, PromptCache};
 use crate::tool::BoxFuture;
 use crate::tool::scope::RunScope;
@@ -24,7 +24,7 @@ use crate::usage::Usage;
 /// The values at a run's seams, in their order.
 pub(crate) struct Seams<'r, S> {
     /// The model at the end of the layers (the agent's, or the agent's read as a stream).
-    pub(crate) model: Held<'r, dyn Model + 'r>,
+    pub(crate) model: &'r (dyn Model + 'r),
     pub(crate) layers: Vec<Layer<'r, S>>,
     pub(crate) policies: Vec<Policy<'r, S>>,
     /// The answer check: the one the run's request made, or the guards' around it.
