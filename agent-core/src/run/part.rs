@@ -12,13 +12,13 @@ use futures_util::future::Shared;
 use super::agent::Agent;
 use super::context::RunSummaries;
 use super::events::EventSender;
-use super::guard::{GuardPolicy, GuardRun, GuardScope, GuardedAnswer, Guards, Place, Tripwire};
+use super::guard::{GuardRun, GuardScope, GuardedAnswer, Guards, Place, Tripwire};
 use super::journal::Journal;
-use super::kernel::{Resumption, RunSetup, Seams, drive};
+use super::kernel::{CheckHeld, Resumption, RunSetup, Seams, drive};
 use super::layers::{CacheWatch, Journaled, RunValues, Spending, Stacks, Streamed};
 use super::locks::ConversationHold;
 use super::outcome::{RunError, RunOutput};
-use super::seams::{AnswerCheck, Transcript};
+use super::seams::{AnswerCheck, Held, Transcript};
 use super::store::SessionStore;
 use super::tree::{Family, HandedOver, HandoffView};
 use crate::budget::Budget;
@@ -109,80 +109,68 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         .with_budget(wide.budget.clone());
     scope.family = (family.cloned()).map(|family| family as Arc<dyn Any + Send + Sync>);
     let guards = guard_run(agent, wide, &path, new_input);
-    // The part's guards live in its future, lent to each seam they check at.
-    async move {
-        // A run that asks for a prompt cache (by its own settings or the agent's) watches it.
-        let cached = (wide.settings.as_ref())
-            .and_then(|own| own.prompt_cache.as_ref())
-            .or(agent.settings.prompt_cache.as_ref())
-            .is_some();
-        let guards = guards.as_ref();
-        let on_calls = guards.map(|run| GuardPolicy {
-            run,
-            tools: &agent.tools,
-        });
-        let streamed;
-        let model: &dyn Model = match &wide.events {
-            Some(events) => {
-                streamed = Streamed {
-                    model: &*agent.model,
-                    events,
-                    guards,
-                };
-                &streamed
-            }
-            None => &*agent.model,
-        };
-        let own = RunValues {
-            context: (agent.context.as_ref()).map(|layer| {
-                let counter = agent.token_counter.as_deref();
-                layer.in_run(&wide.summaries, wide.journal, counter, wide.events.clone())
-            }),
-            view: over.map(|over| HandoffView { over }),
-            journal: wide.journal.map(Journaled),
-            watch: cached.then(CacheWatch::default),
-            spending: (wide.budget.clone()).map(|budget| Spending {
-                budget,
-                agent: path,
-            }),
-            pauses: wide.pauses,
-            guards: on_calls.as_ref(),
-        };
-        let stacks = Stacks::new(agent, &*check, own);
-        let mut on_answer;
-        let check: &mut dyn AnswerCheck<S> = match guards {
-            Some(run) => {
-                on_answer = GuardedAnswer { check, run };
-                &mut on_answer
-            }
-            None => check,
-        };
-        let seams = Seams {
-            model,
-            layers: stacks.layers,
-            policies: stacks.policies,
+    let model: Held<'r, dyn Model + 'r> = match &wide.events {
+        Some(events) => Held::Own(Box::new(Streamed {
+            model: &*agent.model,
+            events,
+            guards: guards.clone(),
+        })),
+        None => Held::Lent(&*agent.model),
+    };
+    // A run that asks for a prompt cache (by its own settings or the agent's) watches it.
+    let cached = (wide.settings.as_ref())
+        .and_then(|own| own.prompt_cache.as_ref())
+        .or(agent.settings.prompt_cache.as_ref())
+        .is_some();
+    let own = RunValues {
+        context: (agent.context.as_ref()).map(|layer| {
+            let counter = agent.token_counter.as_deref();
+            layer.in_run(&wide.summaries, wide.journal, counter, wide.events.clone())
+        }),
+        view: over.map(|over| HandoffView { over }),
+        journal: wide.journal.map(Journaled),
+        watch: cached.then(CacheWatch::default),
+        spending: (wide.budget.clone()).map(|budget| Spending {
+            budget,
+            agent: path,
+        }),
+        pauses: wide.pauses,
+        guards: guards.clone(),
+    };
+    let stacks = Stacks::new(agent, &*check, own);
+    let check = match &guards {
+        Some(run) => CheckHeld::Guarded(GuardedAnswer {
             check,
-            transcript: transcript.map(|kept| kept as &mut dyn Transcript),
-            journal: wide.journal,
-        };
-        let setup = RunSetup {
-            context: wide.context,
-            seams,
-            settings: wide.settings.clone(),
-            messages,
-            resume,
-            conversation: wide.session.as_ref().map(|session| session.id.as_str()),
-            scope,
-            events: wide.events.as_ref(),
-            cancel: (wide.cancel.clone()).map(|cancel| Box::pin(cancel) as BoxFuture<'_, ()>),
-            // The guards on the input (those before the model) check it before the first step.
-            check_input: new_input
-                && guards.is_some_and(|run| run.checks(Place::Input, Some(false))),
-            guards,
-            tripwire: wide.tripwire.as_deref(),
-        };
-        drive(agent, setup).await
-    }
+            run: Arc::clone(run),
+        }),
+        None => CheckHeld::Lent(check),
+    };
+    let seams = Seams {
+        model,
+        layers: stacks.layers,
+        policies: stacks.policies,
+        check,
+        transcript,
+        journal: wide.journal,
+    };
+    let cancel = (wide.cancel.clone()).map(|cancel| Box::pin(cancel) as BoxFuture<'r, ()>);
+    let setup = RunSetup {
+        context: wide.context,
+        seams,
+        settings: wide.settings.clone(),
+        messages,
+        resume,
+        conversation: wide.session.as_ref().map(|session| session.id.as_str()),
+        scope,
+        events: wide.events.as_ref(),
+        cancel,
+        // The guards on the input (those before the model) check it before the first step.
+        check_input: new_input
+            && (guards.as_ref()).is_some_and(|run| run.checks(Place::Input, Some(false))),
+        guards,
+        tripwire: wide.tripwire.as_deref(),
+    };
+    drive(agent, setup)
 }
 
 /// The guards of `agent`'s part of the run at `path`: the agent's own, or else the run's (of the
@@ -193,7 +181,7 @@ fn guard_run<'r, S: Send + Sync + 'static>(
     wide: &'r RunWide<'_, S>,
     path: &AgentPath,
     new_input: bool,
-) -> Option<GuardRun<'r>> {
+) -> Option<Arc<GuardRun<'r>>> {
     let guards = agent.guards.as_ref().or(wide.guards.as_ref()).cloned();
     let tripwire = wide.tripwire.as_ref()?;
     if let Some(family) = &wide.family {
@@ -203,12 +191,11 @@ fn guard_run<'r, S: Send + Sync + 'static>(
         };
         *family.guards.lock().unwrap_or_else(|e| e.into_inner()) = Some(scope);
     }
-    let texts = agent.tools.texts();
+    let wording = agent.tools.wording();
     let events = wide.events.as_ref();
     let (journal, path) = (wide.journal, path.clone());
-    Some(GuardRun::new(
-        guards?, tripwire, path, texts, journal, events, new_input,
-    ))
+    let run = GuardRun::new(guards?, tripwire, path, wording, journal, events, new_input);
+    Some(Arc::new(run))
 }
 
 /// Whether an agent of a run of `agent` has guards: it, or an agent it can hand the

@@ -12,7 +12,6 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use futures_util::future::CatchUnwind;
 
-use crate::content::Part;
 use crate::limits::DEFAULT_TOOL_TIMEOUT;
 use crate::message::{ToolCall, ToolResultMessage};
 use crate::reasons::not_run::NotRun;
@@ -20,6 +19,7 @@ use crate::reasons::tool_error::{ToolError, panicked};
 use crate::texts::{English, Texts};
 use crate::tool::call_info::RunId;
 use crate::tool::scope::RunScope;
+use crate::tool::wording::Wording;
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 
 /// The longest result, in characters, a tool call may hand the model unless configured otherwise.
@@ -377,50 +377,16 @@ impl<S: Send + Sync + 'static> ToolSet<S> {
         call: &ToolCall,
         outcome: Result<ToolOutput, ToolError>,
     ) -> ToolResultMessage {
-        let mut parts = Vec::new();
-        let (content, is_error) = match outcome {
-            Ok(ToolOutput::Text(text) | ToolOutput::Json(text)) => (text, false),
-            Ok(ToolOutput::Done) => (self.texts().tool_done().to_owned(), false),
-            Ok(ToolOutput::Parts(mut all)) => {
-                let text = match all.first_mut() {
-                    Some(Part::Text { text }) => {
-                        let text = std::mem::take(text);
-                        all.remove(0);
-                        text
-                    }
-                    _ => String::new(),
-                };
-                parts = all;
-                (text, false)
-            }
-            Err(error) => match self.error_style {
-                ErrorStyle::LeadIn => (self.texts().tool_error(&error), true),
-                ErrorStyle::Bare => (self.texts().tool_error_message(&error), true),
-            },
-        };
-        // Each text is cut to the limit; images and documents are the provider's to refuse.
-        for part in &mut parts {
-            if let Part::Text { text } = part {
-                *text = self.cut_to_limit(std::mem::take(text));
-            }
-        }
-        ToolResultMessage {
-            tool_call_id: call.id.clone(),
-            content: self.cut_to_limit(content),
-            parts,
-            is_error,
-        }
+        self.wording().result_message(call, outcome)
     }
 
-    /// `text` cut to the set's result limit, with the texts' marker: what the model is shown of
-    /// anything a call produced.
-    pub(crate) fn cut_to_limit(&self, text: String) -> String {
-        // A string of at most `limit` bytes has at most `limit` characters: the common case
-        // costs a comparison here, not a call.
-        if text.len() <= self.result_limit {
-            return text;
+    /// How the set words results: its texts, its error style and its result limit.
+    pub(crate) fn wording(&self) -> Wording<'_> {
+        Wording {
+            texts: self.texts(),
+            error_style: self.error_style,
+            result_limit: self.result_limit,
         }
-        truncate(text, self.result_limit, self.texts())
     }
 
     /// Binds one context for all calls: every tool is handed `context` from now on, and the set
@@ -577,21 +543,6 @@ impl<S: 'static> Future for Running<'_, S> {
     }
 }
 
-/// Cuts `text` to `limit` characters (never inside a character) and appends the texts' marker.
-fn truncate(mut text: String, limit: usize, texts: &dyn Texts) -> String {
-    // A string of at most `limit` bytes has at most `limit` characters: the common case costs nothing.
-    if text.len() <= limit {
-        return text;
-    }
-    let Some((cut, _)) = text.char_indices().nth(limit) else {
-        return text;
-    };
-    let total = limit + text[cut..].chars().count();
-    text.truncate(cut);
-    text.push_str(&texts.truncated(limit, total));
-    text
-}
-
 /// `tool` as a shared tool: an `Arc<dyn Tool<S>>` as it is (a tool too, but wrapping it again
 /// would cost every call a second pointer to follow), anything else in a new `Arc`.
 fn shared<S: Send + Sync + 'static, T: Tool<S>>(tool: T) -> Arc<dyn Tool<S>> {
@@ -663,17 +614,5 @@ mod tests {
         assert!(is_valid_tool_name("_private"));
         assert!(!is_valid_tool_name("3d_render"));
         assert!(!is_valid_tool_name("-flag"));
-    }
-
-    #[test]
-    fn truncation_keeps_short_text_and_cuts_long_text_at_a_character() {
-        assert_eq!(truncate("短文本".to_owned(), 3, &English), "短文本");
-        let cut = truncate("北京今天小雨🌧️".to_owned(), 4, &English);
-        assert_eq!(
-            cut,
-            "北京今天\n[result truncated: showing the first 4 of 8 characters]"
-        );
-        let cut = truncate("ab🌧cd".to_owned(), 3, &crate::Chinese);
-        assert_eq!(cut, "ab🌧\n（结果过长，已截断）");
     }
 }

@@ -15,6 +15,7 @@ pub(crate) mod return_value;
 pub(crate) mod scope;
 pub(crate) mod state;
 pub(crate) mod toolbox;
+pub(crate) mod wording;
 
 use std::future::Future;
 use std::pin::Pin;

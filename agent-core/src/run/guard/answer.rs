@@ -5,6 +5,7 @@
 //! text, held back while it streamed, goes to the caller only then, or never.
 
 use std::future::pending;
+use std::sync::Arc;
 
 use super::Place;
 use super::checks::{AnswerText, Asking, Folded, GuardRun, Progress, Waiting};
@@ -16,16 +17,16 @@ use crate::settings::ModelSettings;
 use crate::texts::Texts;
 
 /// A run's answer check, and its guards on the answer.
-pub(crate) struct GuardedAnswer<'r, C> {
+pub(crate) struct GuardedAnswer<'r, C: ?Sized> {
     pub(crate) check: &'r mut C,
-    pub(crate) run: &'r GuardRun<'r>,
+    pub(crate) run: Arc<GuardRun<'r>>,
 }
 
 /// The judgement once the guards have seen the answer, as they came out (`folded`, with the
 /// answer as they left it in `checked`): the answer, `check`'s reading of a rewrite, its answer
 /// turned down, or `None` when they tripped. What the stream holds of the reply goes, or is
 /// dropped.
-fn settle<S, C: AnswerCheck<S>>(
+fn settle<S, C: AnswerCheck<S> + ?Sized>(
     check: &mut C,
     run: &GuardRun<'_>,
     context: &S,
@@ -60,7 +61,7 @@ fn settle<S, C: AnswerCheck<S>>(
                     guard,
                     feedback: reason,
                 };
-                check.turned_down(reply, problem, run.texts, last_try)
+                check.turned_down(reply, problem, run.texts(), last_try)
             }
             // The tripwire is fired: the run is interrupted where this is awaited.
             Folded::Tripped => return None,
@@ -74,7 +75,7 @@ fn settle<S, C: AnswerCheck<S>>(
 /// `last_try`, the answer as the guards see it in `checked`). Out of line: an answer whose guards
 /// answer at once runs through the review's short path alone.
 #[inline(never)]
-fn review_later<'a, S: Send + Sync, C: AnswerCheck<S>>(
+fn review_later<'a, S: Send + Sync, C: AnswerCheck<S> + ?Sized>(
     check: &'a mut C,
     run: &'a GuardRun<'_>,
     asking: Asking<'a>,
@@ -106,7 +107,7 @@ fn asking(step: usize) -> Asking<'static> {
 
 // Every method forwarded, or the guarded check would lose one.
 #[deny(clippy::missing_trait_methods)]
-impl<S: Send + Sync, C: AnswerCheck<S>> AnswerCheck<S> for GuardedAnswer<'_, C> {
+impl<S: Send + Sync, C: AnswerCheck<S> + ?Sized> AnswerCheck<S> for GuardedAnswer<'_, C> {
     fn prepare(&mut self, messages: &mut Vec<Message>, settings: &mut ModelSettings) {
         self.check.prepare(messages, settings);
     }

@@ -21,6 +21,7 @@ use crate::run::journal::Journal;
 use crate::texts::Texts;
 use crate::tool::BoxFuture;
 use crate::tool::scope::AgentPath;
+use crate::tool::wording::Wording;
 use crate::usage::Usage;
 
 /// One guard of an agent, and where it checks.
@@ -217,7 +218,8 @@ pub(crate) struct GuardRun<'r> {
     pub(crate) guards: Arc<Guards>,
     pub(crate) tripwire: &'r Tripwire,
     pub(crate) agent: AgentPath,
-    pub(crate) texts: &'r dyn Texts,
+    /// How the run's tools word a result: the guards' words for a result they withhold.
+    pub(crate) wording: Wording<'r>,
     journal: Option<&'r dyn Journal>,
     /// Tokens the guards used: set at the first verdict that took some (a run whose guards take
     /// none never locks it).
@@ -238,7 +240,7 @@ impl<'r> GuardRun<'r> {
         guards: Arc<Guards>,
         tripwire: &'r Tripwire,
         agent: AgentPath,
-        texts: &'r dyn Texts,
+        wording: Wording<'r>,
         journal: Option<&'r dyn Journal>,
         events: Option<&'r EventSender>,
         new_input: bool,
@@ -252,7 +254,7 @@ impl<'r> GuardRun<'r> {
             guards,
             tripwire,
             agent,
-            texts,
+            wording,
             journal,
             spent: OnceLock::new(),
             step: AtomicUsize::new(0),
@@ -266,6 +268,12 @@ impl<'r> GuardRun<'r> {
     pub(crate) fn take_new_input(&self) -> bool {
         // Looked at before it is cleared: only the first call swaps it.
         self.new_input.load(Ordering::Relaxed) && self.new_input.swap(false, Ordering::Relaxed)
+    }
+
+    /// The run's words.
+    #[inline]
+    pub(crate) fn texts(&self) -> &'r dyn Texts {
+        self.wording.texts
     }
 
     /// The step of the model call last made (0 before the first).
@@ -318,19 +326,24 @@ impl<'r> GuardRun<'r> {
 
     /// What the guards at `asking.place` are shown of `what`.
     fn checked<'c>(&'c self, asking: Asking<'_>, what: What<'c>) -> Checked<'c> {
-        Checked::new(what, &self.agent, asking.step, self.texts)
+        Checked::new(what, &self.agent, asking.step, self.texts())
     }
 
     /// Asks `registered` about `checked`, in the check's span (which has the verdict when it is
     /// known at once, and goes with the future otherwise).
-    #[inline]
+    #[inline(always)]
     fn ask<'s>(
         &'s self,
         registered: &'s Registered,
         asking: Asking<'_>,
         checked: &Checked<'_>,
     ) -> Asked<'s> {
-        let span = span_of(registered, asking);
+        // No span is made where none can be taken: below the level spans are made at (the first
+        // thing `info_span!` looks at, here before a call).
+        let span = match tracing::level_enabled!(tracing::Level::INFO) {
+            true => span_of(registered, asking),
+            false => Span::none(),
+        };
         // An allow is told apart where the guard left it, and owns nothing to drop: the common
         // answer is neither moved nor dropped.
         let checking = ManuallyDrop::new(span.in_scope(|| registered.guard.check(checked)));

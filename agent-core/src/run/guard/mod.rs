@@ -42,7 +42,6 @@ pub use judge::{Judge, JudgeVerdict};
 pub use mix::MixCheck;
 pub use mix::{LethalMix, Touches};
 pub use places::{At, Place};
-pub(crate) use policy::GuardPolicy;
 pub use tool_guards::{Stopped, ToolGuards};
 pub use tripwire::Tripped;
 pub(crate) use tripwire::Tripwire;

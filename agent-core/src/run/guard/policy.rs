@@ -13,18 +13,12 @@ use crate::message::{ToolCall, ToolResultMessage};
 use crate::reasons::not_run::NotRun;
 use crate::reasons::tool_error::ToolError;
 use crate::run::seams::{CallPolicy, PolicyCall, Ruled, Ruling, RunStatus};
-use crate::tool::dispatcher::ToolSet;
 use crate::tool::{BoxFuture, ToolDef};
 
 /// The guards of one run's part at the call-policy seam.
-pub(crate) struct GuardPolicy<'r, S> {
-    pub(crate) run: &'r GuardRun<'r>,
-    pub(crate) tools: &'r ToolSet<S>,
-}
-
-impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
+impl<S: Send + Sync + 'static> CallPolicy<S> for GuardRun<'_> {
     fn before_run<'a>(&'a self, call: PolicyCall<'a, S>) -> Option<Ruled<'a>> {
-        if !self.run.checks(Place::Call, None) {
+        if !self.checks(Place::Call, None) {
             return None;
         }
         let PolicyCall {
@@ -36,7 +30,7 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
         };
         let asking = asking(Place::Call, status.step, &call.id);
         // The guards that answer at once are asked here; a run waits only for one that does not.
-        match self.run.fold_now(asking, &mut current, 0) {
+        match self.fold_now(asking, &mut current, 0) {
             // Through as it is: the call runs as the policies ruled.
             Progress::Done(Folded::Through) if matches!(current.call, Cow::Borrowed(_)) => None,
             Progress::Done(folded) => Some(match ruling(folded, current) {
@@ -55,14 +49,14 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
         tool: Option<&'a ToolDef>,
         result: &'a mut ToolResultMessage,
     ) -> Option<BoxFuture<'a, ()>> {
-        if !self.run.checks(Place::Result, None) {
+        if !self.checks(Place::Result, None) {
             return None;
         }
         let asking = asking(Place::Result, status.step, &call.id);
         let mut checked = Result { call, tool, result };
-        match self.run.fold_now(asking, &mut checked, 0) {
+        match self.fold_now(asking, &mut checked, 0) {
             Progress::Done(Folded::Through) => None,
-            Progress::Done(folded) => self.settle(folded, call, checked.result),
+            Progress::Done(folded) => self.settle_result(folded, call, checked.result),
             Progress::Waiting(waiting) => Some(self.check_later(asking, checked, waiting)),
         }
     }
@@ -70,7 +64,7 @@ impl<S: Send + Sync + 'static> CallPolicy<S> for GuardPolicy<'_, S> {
 
 // The parts that wait for a guard are out of line (`inline(never)`): a check that answers at
 // once runs through the seam's short path alone.
-impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
+impl GuardRun<'_> {
     /// The ruling on `current` once the guard `waiting` waits for, and those after it, answer.
     #[inline(never)]
     fn rule_later<'a>(
@@ -80,7 +74,7 @@ impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
         waiting: Waiting<'a>,
     ) -> Ruled<'a> {
         Ruled::Later(Box::pin(async move {
-            let folded = self.run.finish(asking, &mut current, waiting).await;
+            let folded = self.finish(asking, &mut current, waiting).await;
             match ruling(folded, current) {
                 Some(ruling) => ruling,
                 None => pending().await,
@@ -97,9 +91,9 @@ impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
         waiting: Waiting<'a>,
     ) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            let folded = self.run.finish(asking, &mut checked, waiting).await;
+            let folded = self.finish(asking, &mut checked, waiting).await;
             let call = checked.call;
-            if let Some(tripped) = self.settle(folded, call, checked.result) {
+            if let Some(tripped) = self.settle_result(folded, call, checked.result) {
                 tripped.await;
             }
         })
@@ -107,7 +101,7 @@ impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
 
     /// What the guards' fold makes of a call's result: withheld when refused; a future that
     /// never completes when tripped (the run is interrupted there), `None` otherwise.
-    fn settle(
+    fn settle_result(
         &self,
         folded: Folded,
         call: &ToolCall,
@@ -117,7 +111,7 @@ impl<S: Send + Sync + 'static> GuardPolicy<'_, S> {
             Folded::Through => None,
             Folded::Refused { guard, reason } => {
                 let withheld = ToolError::Withheld { guard, reason };
-                *result = self.tools.result_message(call, Err(withheld));
+                *result = self.wording.result_message(call, Err(withheld));
                 None
             }
             Folded::Tripped => Some(Box::pin(pending())),

@@ -11,6 +11,7 @@ use crate::message::{ToolCall, ToolResultMessage};
 use crate::texts::Texts;
 use crate::tool::ToolDef;
 use crate::tool::scope::AgentPath;
+use crate::tool::wording::Wording;
 
 /// Guards on calls' arguments ([`At::CALLS`]) and results ([`At::RESULTS`]) for tools called
 /// outside a run: what a server of tools (`agent_mcp::McpServer::guard`) checks each call with.
@@ -121,7 +122,10 @@ impl ToolGuards {
             Arc::clone(&self.0),
             tripwire,
             AgentPath::default(),
-            texts,
+            Wording {
+                texts,
+                ..Wording::default()
+            },
             None,
             None,
             false,

@@ -19,7 +19,7 @@ mod resume;
 mod run_state;
 
 pub(crate) use resume::Resumption;
-pub(crate) use run_state::{RunSetup, Seams};
+pub(crate) use run_state::{CheckHeld, RunSetup, Seams};
 
 use std::future::Future;
 
@@ -184,7 +184,7 @@ impl<S: Send + Sync + 'static> Run<'_, S> {
             && !last_try
         {
             // A rejected answer in text: the correction goes back as the user's next message.
-            let correction = self.agent.tools.cut_to_limit(correction.clone());
+            let correction = self.agent.tools.wording().cut_to_limit(correction.clone());
             self.messages.push(Message::Assistant(reply));
             self.messages.push(Message::user(correction));
             return Step::Continue;

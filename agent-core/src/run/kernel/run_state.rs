@@ -1,6 +1,8 @@
 //! One run's state, what it starts from (`RunSetup`), and how it ends: finished, stopped, failed,
 //! paused, or dropped before its end (then its hooks are still told).
 
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Ending;
@@ -11,11 +13,11 @@ use crate::message::{Message, ToolResultMessage};
 use crate::model::Model;
 use crate::run::agent::Agent;
 use crate::run::events::{EventSender, LiveEvent};
-use crate::run::guard::{GuardRun, Tripwire};
+use crate::run::guard::{GuardRun, GuardedAnswer, Tripwire};
 use crate::run::journal::Journal;
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::pause::{PausedChild, PausedRun, PendingCall, Progress};
-use crate::run::seams::{AnswerCheck, Layer, Policy, RunStatus, Transcript, Used};
+use crate::run::seams::{AnswerCheck, Held, Layer, Policy, RunStatus, Transcript, Used};
 use crate::settings::{ModelSettings, PromptCache};
 use crate::tool::BoxFuture;
 use crate::tool::scope::RunScope;
@@ -24,14 +26,40 @@ use crate::usage::Usage;
 /// The values at a run's seams, in their order.
 pub(crate) struct Seams<'r, S> {
     /// The model at the end of the layers (the agent's, or the agent's read as a stream).
-    pub(crate) model: &'r (dyn Model + 'r),
+    pub(crate) model: Held<'r, dyn Model + 'r>,
     pub(crate) layers: Vec<Layer<'r, S>>,
     pub(crate) policies: Vec<Policy<'r, S>>,
-    /// The answer check: the one the run's request made, or the guards' around it.
-    pub(crate) check: &'r mut (dyn AnswerCheck<S> + 'r),
+    pub(crate) check: CheckHeld<'r, S>,
     pub(crate) transcript: Option<&'r mut dyn Transcript>,
     /// For a durable run, where its tool calls are recorded (its model calls are, by a layer).
     pub(crate) journal: Option<&'r dyn Journal>,
+}
+
+/// A run's answer check: the one its request made, lent, or that one with the part's guards on
+/// the answer around it.
+pub(crate) enum CheckHeld<'r, S> {
+    Lent(&'r mut (dyn AnswerCheck<S> + 'r)),
+    Guarded(GuardedAnswer<'r, dyn AnswerCheck<S> + 'r>),
+}
+
+impl<'r, S: Send + Sync> Deref for CheckHeld<'r, S> {
+    type Target = dyn AnswerCheck<S> + 'r;
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            CheckHeld::Lent(check) => *check,
+            CheckHeld::Guarded(guarded) => guarded,
+        }
+    }
+}
+
+impl<S: Send + Sync> DerefMut for CheckHeld<'_, S> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            CheckHeld::Lent(check) => *check,
+            CheckHeld::Guarded(guarded) => guarded,
+        }
+    }
 }
 
 /// Everything a run starts from, made by its request.
@@ -50,7 +78,7 @@ pub(crate) struct RunSetup<'r, S> {
     pub(crate) events: Option<&'r EventSender>,
     pub(crate) cancel: Option<BoxFuture<'r, ()>>,
     /// The run's guards, when it has any: the tokens they used.
-    pub(crate) guards: Option<&'r GuardRun<'r>>,
+    pub(crate) guards: Option<Arc<GuardRun<'r>>>,
     /// Its guards check its input before the first step.
     pub(crate) check_input: bool,
     /// The tripwire of the run's tree, when it has one: whether a guard tripped.
@@ -87,7 +115,7 @@ pub(super) struct Run<'r, S: Send + Sync + 'static> {
     pub(super) stop_request: std::sync::OnceLock<String>,
     /// A paused run's decisions, carried out before the first step.
     pub(super) resume: Option<Box<Resumption>>,
-    pub(super) guards: Option<&'r GuardRun<'r>>,
+    pub(super) guards: Option<Arc<GuardRun<'r>>>,
     /// Its input is yet to be checked by its guards.
     pub(super) check_input: bool,
     pub(super) tripwire: Option<&'r Tripwire>,
@@ -115,7 +143,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
             cache.key = Some(PromptCache::key_for(&conversation));
         }
         let mut messages = setup.messages;
-        let seams = setup.seams;
+        let mut seams = setup.seams;
         seams.check.prepare(&mut messages, &mut settings);
         let can_pause = seams.check.can_pause();
         let tally = match resumed {

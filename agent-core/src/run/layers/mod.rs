@@ -36,9 +36,11 @@ pub(crate) use streamed::Streamed;
 pub use trace::ChatSpan;
 pub use waiting::{Approvals, CannotPause, ExternalTools};
 
+use std::sync::Arc;
+
 use crate::run::agent::Agent;
 use crate::run::context::{InRun, Recall};
-use crate::run::guard::GuardPolicy;
+use crate::run::guard::GuardRun;
 use crate::run::seams::{AnswerCheck, CallPolicy, Held, Layer, ModelLayer, Policy};
 use crate::run::tree::HandoffView;
 
@@ -50,11 +52,7 @@ pub(crate) struct Stacks<'r, S> {
 
 impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
     /// The stacks of a run of `agent` with `check` and the run's own values `own`.
-    pub(crate) fn new(
-        agent: &'r Agent<S>,
-        check: &dyn AnswerCheck<S>,
-        own: RunValues<'r, S>,
-    ) -> Self {
+    pub(crate) fn new(agent: &'r Agent<S>, check: &dyn AnswerCheck<S>, own: RunValues<'r>) -> Self {
         let RunValues {
             context,
             view,
@@ -79,8 +77,10 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
             layers.push(Held::Own(Box::new(watch)));
         }
         // Outside the journal: a replayed reply is counted again, as the run's first time did.
-        if let Some(guards) = guards {
-            layers.push(Held::Lent(guards.run));
+        if let Some(guards) = &guards {
+            layers.push(Held::Shared(
+                Arc::clone(guards) as Arc<dyn ModelLayer<S> + 'r>
+            ));
         }
         if let Some(spending) = &spending {
             layers.push(Held::Own(Box::new(spending.clone())));
@@ -110,7 +110,7 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         }
         // After every policy that rules: a guard sees a call as it will run.
         if let Some(guards) = guards {
-            policies.push(Held::Lent(guards));
+            policies.push(Held::Shared(guards as Arc<dyn CallPolicy<S> + 'r>));
         }
         if let Some(spending) = spending {
             policies.push(Held::Own(Box::new(spending)));
@@ -122,14 +122,13 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
 /// A run's own values at the seams, beside its agent's: the layer of the agent's context policy
 /// in this run, the view of a conversation handed to the agent, a durable run's journal, the
 /// watch over its prompt cache, its spending from its budget, and whether a call may wait.
-pub(crate) struct RunValues<'r, S> {
+pub(crate) struct RunValues<'r> {
     pub(crate) context: Option<InRun<'r>>,
     pub(crate) view: Option<HandoffView<'r>>,
     pub(crate) journal: Option<Journaled<'r>>,
     pub(crate) watch: Option<CacheWatch>,
     pub(crate) spending: Option<Spending>,
     pub(crate) pauses: bool,
-    /// The guards of the part (on calls and results, and through them on the input and the
-    /// requests).
-    pub(crate) guards: Option<&'r GuardPolicy<'r, S>>,
+    /// The guards of the part: on the input and requests, on calls and results.
+    pub(crate) guards: Option<Arc<GuardRun<'r>>>,
 }

@@ -1,6 +1,8 @@
 //! A streamed run's model: the agent's model read as a stream, its text and reasoning passed on
 //! to the run's events as they arrive, the reply the one the stream ends with.
 
+use std::sync::Arc;
+
 use futures_util::StreamExt;
 
 use crate::model::{ChatRequest, ChatResponse, Model, ModelError, StreamEvent};
@@ -13,7 +15,7 @@ use crate::tool::BoxFuture;
 pub(crate) struct Streamed<'m> {
     pub(crate) model: &'m dyn Model,
     pub(crate) events: &'m EventSender,
-    pub(crate) guards: Option<&'m GuardRun<'m>>,
+    pub(crate) guards: Option<Arc<GuardRun<'m>>>,
 }
 
 impl Streamed<'_> {

@@ -1,16 +1,18 @@
-//! How a run holds the values at its layered seams: lent, or its own.
+//! How a run holds the values at its layered seams: lent, its own, or shared among them.
 
 use std::ops::Deref;
+use std::sync::Arc;
 
 use super::{CallPolicy, ModelLayer};
 
-/// A value at a seam: lent (by the agent: its limits, hooks and policies outlive the run; or by
-/// the run's part: its guards, which check at several seams) or the run's own (its budget's
-/// spending, its journal, the view of a conversation handed to it), made for the run and
-/// dropped with it.
+/// A value at a seam: lent by the agent (its limits, hooks and policies outlive the run), the
+/// run's own (its budget's spending, its journal, the view of a conversation handed to it),
+/// made for the run and dropped with it, or shared among the run's seams (its guards, which
+/// check at several).
 pub(crate) enum Held<'r, T: ?Sized> {
     Lent(&'r T),
     Own(Box<T>),
+    Shared(Arc<T>),
 }
 
 impl<T: ?Sized> Deref for Held<'_, T> {
@@ -20,6 +22,7 @@ impl<T: ?Sized> Deref for Held<'_, T> {
         match self {
             Held::Lent(value) => value,
             Held::Own(value) => value,
+            Held::Shared(value) => value,
         }
     }
 }
