@@ -28,8 +28,13 @@ fn send_note(text: String) -> String {
     format!("sent: {text}")
 }
 
-/// A model that takes `delay` before it answers, streams its text four characters at a time,
-/// and tells whether a call of it was dropped before it finished.
+/// The tokens each reply of a [`Slow`] model uses.
+fn reply_usage() -> Usage {
+    Usage::new(40, 7)
+}
+
+/// A model that takes `delay` before it answers (each reply using [`reply_usage`]), streams its
+/// text four characters at a time, and tells whether a call of it was dropped before it finished.
 #[derive(Clone)]
 struct Slow {
     replies: ScriptedModel,
@@ -68,7 +73,7 @@ impl Model for Slow {
             tokio::time::sleep(self.delay).await;
             let reply = self.replies.chat(request).await;
             watch.1 = true;
-            reply
+            reply.map(|reply| reply.with_usage(reply_usage()))
         })
     }
 
@@ -176,7 +181,11 @@ async fn a_guard_beside_a_faster_model_holds_its_reply_and_no_tool_runs() {
     let guard = Sleepy::new(Duration::from_millis(100), Verdict::trip("exfiltration"));
     let agent = agent!(model.clone(), send_note).guard_beside(At::REQUESTS, Arc::clone(&guard));
     let events: Vec<RunEvent> = agent.run("send the data").stream().collect().await;
-    assert!(matches!(failure(&events), RunError::Tripped { .. }));
+    let RunError::Tripped { usage, .. } = failure(&events) else {
+        panic!("expected a trip")
+    };
+    // The reply it stopped was made, and paid for: its tokens are the run's.
+    assert_eq!(*usage, reply_usage());
     assert_eq!(SENT.load(Ordering::SeqCst), before, "the tool ran");
     assert_eq!(streamed_text(&events), "", "text reached the stream");
     let requested = events

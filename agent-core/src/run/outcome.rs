@@ -381,7 +381,8 @@ pub enum RunError {
         trip: Box<Tripped>,
         /// The conversation when it tripped.
         messages: Vec<Message>,
-        /// Tokens used, the guards' own included.
+        /// Tokens used: the guards' own included, and a reply a guard beside the model stopped
+        /// after it came.
         usage: Usage,
     },
     /// The agent's tools make the lethal mix ([`Agent::lethal_mix`](crate::Agent::lethal_mix)):

@@ -221,8 +221,9 @@ pub(crate) struct GuardRun<'r> {
     /// How the run's tools word a result: the guards' words for a result they withhold.
     pub(crate) wording: Wording<'r>,
     journal: Option<&'r dyn Journal>,
-    /// Tokens the guards used: set at the first verdict that took some (a run whose guards take
-    /// none never locks it).
+    /// Tokens the run used that none of its steps counts: its guards' verdicts', and a reply
+    /// its guards beside the model stopped. Set at the first (a run whose guards take none never
+    /// locks it).
     spent: OnceLock<Mutex<Usage>>,
     /// For a streamed run, what of the model's stream waits for the guards.
     pub(crate) gate: Option<Gate<'r>>,
@@ -288,10 +289,18 @@ impl<'r> GuardRun<'r> {
         self.step.store(step, Ordering::Relaxed);
     }
 
-    /// The tokens the guards used so far (`None`: none yet).
+    /// The tokens the run used that none of its steps counts, so far (`None`: none yet).
     pub(crate) fn spent(&self) -> Option<Usage> {
         let spent = self.spent.get()?;
         Some(*spent.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Counts `usage` among the run's tokens that none of its steps counts.
+    pub(crate) fn spend(&self, usage: Usage) {
+        if usage != Usage::default() {
+            let spent = self.spent.get_or_init(Mutex::default);
+            *spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
+        }
     }
 
     /// The trip, if the run's tree has tripped.
@@ -505,10 +514,7 @@ impl<'r> GuardRun<'r> {
             None => judged,
         };
         let Judged { verdict, usage } = judged.instrument(span.clone()).await;
-        if usage != Usage::default() {
-            let spent = self.spent.get_or_init(Mutex::default);
-            *spent.lock().unwrap_or_else(|e| e.into_inner()) += usage;
-        }
+        self.spend(usage);
         record(span, verdict.kind());
         verdict
     }

@@ -117,6 +117,11 @@ async fn guarded_call<S: Sync>(
     }
     match (through, reply) {
         (true, Some(reply)) => reply,
+        // A reply the guards stopped was made, and paid for, all the same.
+        (false, Some(Ok(stopped))) => {
+            run.spend(stopped.usage);
+            pending().await
+        }
         _ => pending().await,
     }
 }

@@ -191,7 +191,7 @@ impl<'r, S: Send + Sync + 'static> Run<'r, S> {
         }
     }
 
-    /// The tokens the run used: its model calls', and its guards'.
+    /// The tokens the run used: its model calls', its guards', and a reply its guards stopped.
     pub(super) fn used(&self) -> Usage {
         match self.guards.as_ref().and_then(|guards| guards.spent()) {
             Some(spent) => self.tally.usage + spent,
