@@ -14,6 +14,7 @@ pub mod node;
 pub mod peers;
 pub mod postgres;
 pub mod python;
+pub mod responses_wire;
 pub mod restate;
 pub mod schema_set;
 pub mod session_contract;
