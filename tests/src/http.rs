@@ -1,5 +1,6 @@
 //! Loopback HTTP helpers for the provider tests: fixture bodies, a scripted sequence of replies on a
-//! wiremock server, and a raw TCP server that breaks a reply off in the middle.
+//! wiremock server (or one that answers every request alike, after some first replies), and a raw
+//! TCP server that breaks a reply off in the middle.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -212,4 +213,33 @@ pub fn no_retries() -> HttpConfig {
     HttpConfig::default()
         .max_retries(0)
         .request_timeout(Duration::from_secs(10))
+}
+
+/// A loopback server that answers every POST with `reply`.
+pub async fn always(reply: ResponseTemplate) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(reply)
+        .mount(&server)
+        .await;
+    server
+}
+
+/// A loopback server that answers with `first`, one POST each, then with `then` to every POST.
+pub async fn first_then_always(first: Vec<ResponseTemplate>, then: ResponseTemplate) -> MockServer {
+    let server = MockServer::start().await;
+    for (index, reply) in first.into_iter().enumerate() {
+        Mock::given(method("POST"))
+            .respond_with(reply)
+            .up_to_n_times(1)
+            .with_priority(u8::try_from(index + 1).unwrap())
+            .mount(&server)
+            .await;
+    }
+    Mock::given(method("POST"))
+        .respond_with(then)
+        .with_priority(u8::MAX)
+        .mount(&server)
+        .await;
+    server
 }
