@@ -18,6 +18,7 @@ pub mod responses_wire;
 pub mod restate;
 pub mod schema_set;
 pub mod session_contract;
+pub mod tree;
 pub mod vendors;
 
 use std::collections::HashMap;
