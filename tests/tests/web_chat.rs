@@ -1,6 +1,7 @@
 //! The web endpoint read by the AI SDK's own client: `DefaultChatTransport` (what `useChat` uses)
 //! posts to it over loopback, parses the UI message stream with the `ai` package's chunk schema, and
-//! `readUIMessageStream` rebuilds the assistant's message; plus the requests it refuses.
+//! `readUIMessageStream` rebuilds the assistant's message; plus the requests it refuses. What a
+//! page on another origin may do is in `web_chat_cors.rs`.
 
 use std::sync::Arc;
 
@@ -8,9 +9,10 @@ use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, ChatResponse, Message, Reasoning, ToolCall};
 use agent_web::ChatServer;
 use serde_json::{Value, json};
+use tests::chat::{part, user};
 use tests::node::{AI_SDK, ai_sdk_chat};
 use tests::peers::Test;
-use tests::{chat::user, wipe};
+use tests::wipe;
 use tests::{get_weather, serve_chat};
 
 async fn the_ai_sdk_rebuilds_the_message_we_streamed() {
@@ -239,15 +241,6 @@ async fn asked_to_wipe(chat: &str, then: &str) -> (Arc<ScriptedModel>, String, V
     let api = format!("{base}/api/chat");
     let asked = ai_sdk_chat(&api, chat, &json!([user("m1", "Clean /tmp/old")])).await;
     (model, api, asked)
-}
-
-/// The first part of type `kind` in a UI message.
-fn part<'m>(message: &'m Value, kind: &str) -> &'m Value {
-    let parts = message["parts"].as_array().unwrap();
-    parts
-        .iter()
-        .find(|part| part["type"] == kind)
-        .unwrap_or_else(|| panic!("no `{kind}` part in {parts:?}"))
 }
 
 /// The tool part of type `kind` in a UI message, to answer as the client does.
@@ -559,97 +552,6 @@ async fn a_model_failure_is_one_error_chunk_and_the_question_is_kept() {
     );
 }
 
-async fn cors_is_for_the_origins_allowed() {
-    let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
-    let server = ChatServer::new(Arc::new(agent)).allow_origin("https://app.example.com");
-    let base = serve_chat(server).await;
-    let http = reqwest::Client::new();
-    let preflight = |origin: &'static str| {
-        http.request(reqwest::Method::OPTIONS, format!("{base}/api/chat"))
-            .header("origin", origin)
-            .header("access-control-request-method", "POST")
-            .send()
-    };
-    let allowed = preflight("https://app.example.com").await.unwrap();
-    assert_eq!(allowed.status().as_u16(), 204);
-    assert_eq!(
-        allowed.headers()["access-control-allow-origin"],
-        "https://app.example.com"
-    );
-    assert_eq!(
-        allowed.headers()["access-control-allow-headers"],
-        "content-type, authorization"
-    );
-    assert!(
-        allowed
-            .headers()
-            .get("access-control-allow-credentials")
-            .is_none()
-    );
-    let other = preflight("https://evil.example").await.unwrap();
-    assert!(other.headers().get("access-control-allow-origin").is_none());
-}
-
-/// A page on an allowed origin reads how long a `429` asks it to wait: the response exposes its
-/// `retry-after` to the page's script.
-async fn a_page_on_an_allowed_origin_reads_a_429s_retry_after() {
-    let model = ScriptedModel::new([AssistantMessage::text("Hi.")]);
-    let agent: Agent = Agent::new(model);
-    let limits = agent_web::UserLimits::new().requests(1, std::time::Duration::from_secs(60));
-    let server = ChatServer::new(Arc::new(agent))
-        .allow_origin("https://app.example.com")
-        .limits(limits);
-    let base = serve_chat(server).await;
-    let http = reqwest::Client::new();
-    let ask = |id: &str| json!({ "id": "c", "messages": [user(id, "Hello")] });
-    let post = |body: Value| {
-        http.post(format!("{base}/api/chat"))
-            .header("origin", "https://app.example.com")
-            .json(&body)
-            .send()
-    };
-    let first = post(ask("m1")).await.unwrap();
-    assert_eq!(first.status().as_u16(), 200);
-    first.text().await.unwrap();
-    let over = post(ask("m2")).await.unwrap();
-    assert_eq!(over.status().as_u16(), 429);
-    assert!(over.headers().contains_key("retry-after"));
-    let exposed = over.headers()["access-control-expose-headers"]
-        .to_str()
-        .unwrap()
-        .to_ascii_lowercase();
-    assert!(
-        exposed.split(',').any(|name| name.trim() == "retry-after"),
-        "{exposed}"
-    );
-}
-
-async fn cors_lets_an_apps_own_sign_in_header_and_cookies_through() {
-    let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
-    let server = ChatServer::new(Arc::new(agent))
-        .allow_origin("https://app.example.com")
-        .allow_header(axum::http::HeaderName::from_static("x-api-key"))
-        .allow_credentials();
-    let base = serve_chat(server).await;
-    let preflight = reqwest::Client::new()
-        .request(reqwest::Method::OPTIONS, format!("{base}/api/chat"))
-        .header("origin", "https://app.example.com")
-        .header("access-control-request-method", "POST")
-        .header("access-control-request-headers", "content-type, x-api-key")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(preflight.status().as_u16(), 204);
-    assert_eq!(
-        preflight.headers()["access-control-allow-headers"],
-        "content-type, authorization, x-api-key"
-    );
-    assert_eq!(
-        preflight.headers()["access-control-allow-credentials"],
-        "true"
-    );
-}
-
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -698,18 +600,6 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_model_failure_is_one_error_chunk_and_the_question_is_kept",
             a_model_failure_is_one_error_chunk_and_the_question_is_kept,
-        ),
-        Test::tokio(
-            "cors_lets_an_apps_own_sign_in_header_and_cookies_through",
-            cors_lets_an_apps_own_sign_in_header_and_cookies_through,
-        ),
-        Test::tokio(
-            "cors_is_for_the_origins_allowed",
-            cors_is_for_the_origins_allowed,
-        ),
-        Test::tokio(
-            "a_page_on_an_allowed_origin_reads_a_429s_retry_after",
-            a_page_on_an_allowed_origin_reads_a_429s_retry_after,
         ),
         Test::tokio(
             "bad_requests_get_a_400_and_never_reach_the_model",
