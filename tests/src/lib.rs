@@ -3,6 +3,7 @@
 //! loopback HTTP toolkit for the provider tests, and the Node side of the MCP interop tests.
 
 pub mod a2a;
+pub mod canonical;
 pub mod chat;
 pub mod child;
 pub mod durable_service;
