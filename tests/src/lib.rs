@@ -5,6 +5,7 @@
 pub mod a2a;
 pub mod canonical;
 pub mod chat;
+pub mod chat_client;
 pub mod child;
 pub mod durable_service;
 pub mod http;
