@@ -1,7 +1,7 @@
 //! Agents that call agents: an agent as a tool (typed both ways, its transcript kept, its answer
-//! read, its failure an error result), a child's events in its caller's stream, and a child's
-//! call that waits for a person pausing the whole tree. One budget for a tree is in
-//! `sub_agents_budget.rs`.
+//! read, its failure an error result, its usage by agent path), a child's events in its caller's
+//! stream, and a child's call that waits for a person pausing the whole tree. One budget for a
+//! tree is in `sub_agents_budget.rs`.
 
 use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{
