@@ -1,9 +1,9 @@
 //! Model fallback over real HTTP: chains of the vendor adapters, each pointed at a loopback
 //! server speaking its vendor's wire format. The first model fails the way vendors fail (a rate
 //! limit past its retries, an exhausted quota, a storm of 5xx, a refused connection, a timeout, an
-//! error event in a stream) and the next one answers, with its own settings; a bad request, and a
-//! stream that already passed text on, do not fall back. What a run of a chain says and keeps is
-//! in `fallback_runs.rs`.
+//! error event in a stream) and the next one answers; a bad request, a refused key (unless the rule
+//! says so) and a stream that already passed text on do not fall back; when every vendor fails,
+//! the error carries each one. What a run of a chain sends and says is in `fallback_runs.rs`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
