@@ -187,8 +187,12 @@ pub fn call(index: usize, name: &str, arguments: &str) -> ToolCall {
 
 /// The tool results of a run, in history order.
 pub fn tool_results(output: &RunOutput) -> Vec<&ToolResultMessage> {
-    output
-        .messages
+    results_in(&output.messages)
+}
+
+/// The tool results among `messages`, in order.
+pub fn results_in(messages: &[Message]) -> Vec<&ToolResultMessage> {
+    messages
         .iter()
         .filter_map(|message| match message {
             Message::Tool(result) => Some(result),

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    AgentPath, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Message, Model, ModelError,
-    ToolCall, ToolResultMessage, Usage, tool,
+    AgentPath, AssistantMessage, BoxFuture, ChatRequest, ChatResponse, Model, ModelError, ToolCall,
+    Usage, tool,
 };
 
 /// A model that takes a moment before each reply, as a real one does: runs started together
@@ -51,17 +51,6 @@ pub fn research(id: &str, question: &str) -> ToolCall {
 #[tool]
 pub fn lookup(word: String) -> String {
     format!("{word}: a small bird")
-}
-
-/// The tool results among `messages`.
-pub fn results_in(messages: &[Message]) -> Vec<&ToolResultMessage> {
-    messages
-        .iter()
-        .filter_map(|message| match message {
-            Message::Tool(result) => Some(result),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Waits until the run is cut off.

@@ -7,10 +7,8 @@
 use std::time::Duration;
 
 use agent_core::session::{MemorySessions, SessionStore};
-use agent_core::{
-    Agent, Decision, Message, RunOutput, State, StopReason, ToolResultMessage, agent, tool,
-};
-use tests::{Progress, call, model_calling};
+use agent_core::{Agent, Decision, RunOutput, State, StopReason, ToolResultMessage, agent, tool};
+use tests::{Progress, call, model_calling, results_in};
 
 /// Writes a note at once (a side effect the transcript must not deny).
 #[tool(requires_approval)]
@@ -35,18 +33,8 @@ const INTERRUPTED: &str = "Error: the call was interrupted when the run was canc
 const NOT_STARTED: &str =
     "Error: the call was not run: the run was cancelled before this call started";
 
-fn results(messages: &[Message]) -> Vec<&ToolResultMessage> {
-    messages
-        .iter()
-        .filter_map(|message| match message {
-            Message::Tool(result) => Some(result),
-            _ => None,
-        })
-        .collect()
-}
-
 fn contents(output: &RunOutput) -> Vec<&str> {
-    results(&output.messages)
+    results_in(&output.messages)
         .into_iter()
         .map(|result| result.content.as_str())
         .collect()
@@ -149,7 +137,7 @@ async fn a_cancelled_session_run_stores_the_real_results() {
         .unwrap();
     assert_eq!(output.stop_reason, StopReason::Cancelled);
     let stored = store.load("notes").await.unwrap();
-    let stored: Vec<&str> = results(&stored.messages)
+    let stored: Vec<&str> = results_in(&stored.messages)
         .into_iter()
         .map(|result| result.content.as_str())
         .collect();

@@ -8,7 +8,7 @@ use agent_core::{
 };
 use futures_util::StreamExt;
 use tests::http::{fixture, json_reply, quick_retries, serve_event_streams, serve_in_order};
-use tests::{get_time, get_weather, now, streamed_text};
+use tests::{get_time, get_weather, now, streamed_text, tool_results};
 
 fn openai_at(base: &str) -> OpenAi {
     OpenAi::new("gpt-4o-mini")
@@ -234,14 +234,7 @@ async fn streamed_calls_without_ids_or_with_object_arguments_are_paired_and_run(
         reply.tool_calls[1],
         ToolCall::new("call_t9", "get_time", r#"{"city":"Beijing"}"#)
     );
-    let results: Vec<&agent_core::ToolResultMessage> = output
-        .messages
-        .iter()
-        .filter_map(|message| match message {
-            Message::Tool(result) => Some(result),
-            _ => None,
-        })
-        .collect();
+    let results = tool_results(output);
     assert_eq!(results[0].tool_call_id, *made_up);
     assert!(!results[0].is_error, "{}", results[0].content);
     assert_eq!(results[1].tool_call_id, "call_t9");

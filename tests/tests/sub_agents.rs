@@ -10,7 +10,8 @@ use agent_core::{
 use futures_util::StreamExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tests::tree::{calling, lookup, path, research, results_in, said};
+use tests::results_in;
+use tests::tree::{calling, lookup, path, research, said};
 
 #[tokio::test]
 async fn the_caller_reads_the_childs_answer_and_keeps_its_transcript() {

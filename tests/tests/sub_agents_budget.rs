@@ -8,7 +8,8 @@ use agent_core::testing::ScriptedModel;
 use agent_core::{
     Agent, Budget, BudgetItem, BudgetLimits, Decision, NotRun, StopReason, Texts, ToolCall, Usage,
 };
-use tests::tree::{Slow, calling, lookup, path, research, results_in, said, wait_forever};
+use tests::results_in;
+use tests::tree::{Slow, calling, lookup, path, research, said, wait_forever};
 
 #[tokio::test]
 async fn ten_children_started_at_once_against_three_requests_make_exactly_three() {
