@@ -5,6 +5,7 @@
 use agent_core::providers::OpenAiResponses;
 use serde_json::{Value, json};
 
+use crate::canonical::sse;
 use crate::http::quick_retries;
 
 /// The adapter for `gpt-5` against the loopback server at `base`, with quick retries.
@@ -102,8 +103,7 @@ pub fn stream_of(response: &Value) -> String {
         let mut data = data;
         data["sequence_number"] = sequence.into();
         sequence += 1;
-        let kind = data["type"].as_str().expect("a type").to_owned();
-        body += &format!("event: {kind}\ndata: {data}\n\n");
+        body += &event(&data);
     };
     let started =
         json!({"id": "resp_test", "object": "response", "status": "in_progress", "output": []});
@@ -174,8 +174,5 @@ pub fn stream_start() -> String {
 
 /// One server-sent event carrying `data`, named by its type.
 pub fn event(data: &Value) -> String {
-    format!(
-        "event: {}\ndata: {data}\n\n",
-        data["type"].as_str().unwrap()
-    )
+    sse(Some(data["type"].as_str().expect("a type")), data)
 }
