@@ -232,6 +232,7 @@ impl Fallback {
     /// | [`Unsupported`](ModelError::Unsupported) | yes | this vendor cannot take the request (nothing was sent); another may |
     /// | [`AllFailed`](ModelError::AllFailed) | yes | a chain within the chain failed over to its end |
     /// | [`ContextOverflow`](ModelError::ContextOverflow) | yes | the request is longer than this model's context window; another model's may hold it |
+    /// | [`DoesNotFit`](ModelError::DoesNotFit) | no | the agent's context policy, not the model, leaves no room for the request (it is found before any model is asked) |
     /// | [`InvalidRequest`](ModelError::InvalidRequest) | no | the request itself is refused (malformed, a model that does not exist): the next model would most likely refuse it too, and quietly answering with another model would hide the mistake |
     /// | [`Authentication`](ModelError::Authentication) | no | a key to fix, not an outage; [`fall_back_when`](Self::fall_back_when) shows how to fall back on it too |
     /// | [`Other`](ModelError::Other) | no | an error of a model of your own: what it means is its to say |
@@ -259,6 +260,7 @@ impl Fallback {
             | ModelError::ContextOverflow { .. }
             | ModelError::AllFailed { .. } => true,
             ModelError::InvalidRequest { .. }
+            | ModelError::DoesNotFit { .. }
             | ModelError::Authentication { .. }
             | ModelError::Other(_) => false,
         }
@@ -332,6 +334,7 @@ fn kind(error: &ModelError) -> &'static str {
         ModelError::RateLimited { .. } => "rate_limited",
         ModelError::InvalidRequest { .. } => "invalid_request",
         ModelError::ContextOverflow { .. } => "context_overflow",
+        ModelError::DoesNotFit { .. } => "does_not_fit",
         ModelError::QuotaExhausted { .. } => "quota_exhausted",
         ModelError::Overloaded { .. } => "overloaded",
         ModelError::Server { .. } => "server",

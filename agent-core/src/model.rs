@@ -240,6 +240,26 @@ pub enum ModelError {
         status: u16,
         /// The provider's message.
         message: String,
+        /// The request's input tokens as the provider counted them, when its message says.
+        tokens: Option<u64>,
+        /// The most input tokens the model takes (its window, less what the request kept for
+        /// the reply where the provider counts that in), when its message says.
+        limit: Option<u64>,
+    },
+    /// The request cannot fit the context window its [context
+    /// policy](crate::Agent::context_policy) keeps it in, even with everything left out that may
+    /// be (a system prompt, the tool definitions or a question larger than the window): nothing
+    /// was sent. Not retried; the same request fails the same way again.
+    #[error(
+        "the request needs at least {needed} tokens with everything left out that may be, and \
+         its context window is {window}: shorten the system prompt, the tool definitions or the \
+         question, or make the window larger"
+    )]
+    DoesNotFit {
+        /// The tokens the smallest request would have (estimated).
+        needed: u64,
+        /// The window's tokens.
+        window: u64,
     },
     /// The request was refused as invalid (400, 404, 413, 422): not retried.
     #[error("invalid request ({status}): {message}")]
@@ -369,7 +389,8 @@ impl ModelError {
         match self {
             ModelError::Unsupported { .. }
             | ModelError::InvalidRequest { .. }
-            | ModelError::ContextOverflow { .. } => true,
+            | ModelError::ContextOverflow { .. }
+            | ModelError::DoesNotFit { .. } => true,
             ModelError::AllFailed { failures } => {
                 !failures.is_empty() && failures.iter().all(|failure| failure.error.is_refusal())
             }

@@ -50,11 +50,14 @@ pub fn counted(request: &ChatRequest<'_>) -> usize {
     characters(request) / 4
 }
 
-/// A refusal of a request of `tokens` tokens, as an adapter reads a vendor's.
+/// A refusal of a request of `tokens` tokens, as an adapter reads a vendor's (whose message
+/// says both counts).
 pub fn too_long(tokens: usize) -> ModelError {
     ModelError::ContextOverflow {
         status: 400,
         message: format!("{tokens} tokens is more than the context window of {CONTEXT}"),
+        tokens: Some(tokens as u64),
+        limit: Some(CONTEXT as u64),
     }
 }
 
@@ -224,10 +227,20 @@ pub async fn three_hundred_turns_summarized(store: &dyn SessionStore, reopened: 
     assert_summaries_stand_for_turns(&stored, made + later.requests().len());
 }
 
-/// `stored` has `count` summaries, each standing for the conversation from its start to where a
-/// turn starts, each further than the last and numbered in order.
-fn assert_summaries_stand_for_turns(stored: &Conversation, count: usize) {
-    assert_eq!(stored.summaries.len(), count);
+/// `stored` has the summaries `requests` summarizer requests made (a summary made in several
+/// requests when the turns it stands for do not fit in one), each standing for the conversation
+/// from its start to where a turn starts, each further than the last, its usage that of its
+/// requests.
+fn assert_summaries_stand_for_turns(stored: &Conversation, requests: usize) {
+    let count = stored.summaries.len();
+    assert!(
+        count >= 1 && count <= requests,
+        "{count} summaries of {requests} requests"
+    );
+    let used = (stored.summaries.iter()).fold(Usage::default(), |sum, summary| sum + summary.usage);
+    let each = Usage::new(400, 60);
+    assert_eq!(used.input_tokens, each.input_tokens * requests as u64);
+    assert_eq!(used.output_tokens, each.output_tokens * requests as u64);
     let mut end = 0;
     for summary in &stored.summaries {
         assert_eq!(summary.covers.start, 0);
@@ -239,6 +252,8 @@ fn assert_summaries_stand_for_turns(stored: &Conversation, count: usize) {
             summary.covers
         );
         assert!(summary.text.starts_with("summary "), "{}", summary.text);
-        assert_eq!(summary.usage, Usage::new(400, 60));
+        let requests = summary.usage.input_tokens / each.input_tokens;
+        assert!(requests >= 1, "{:?}", summary.usage);
+        assert_eq!(summary.usage.output_tokens, each.output_tokens * requests);
     }
 }

@@ -236,6 +236,10 @@ async fn a_tool_run_with_thinking_sends_each_turns_thinking_back_unchanged() {
     let output = agent.run("北京天气？").await.unwrap();
     assert_eq!(output.text, "北京今天有小雨，记得带伞。");
     assert_eq!(output.usage.output_tokens, 148 + 64);
+    assert_eq!(
+        output.usage.reasoning_tokens, 41,
+        "the thinking of the reply whose usage says it"
+    );
 
     let Some(Message::Assistant(first)) = output
         .messages
@@ -484,6 +488,7 @@ async fn a_streamed_run_yields_reasoning_deltas_and_sends_the_thinking_back() {
             panic!("{:?}", events.last())
         };
         assert_eq!(output.text, "北京今天有小雨，记得带伞。");
+        assert_eq!(output.usage.reasoning_tokens, 41, "pieces of {piece}");
         let second: Value = serde_json::from_str(&requests.lock().unwrap()[1]).unwrap();
         assert_eq!(
             second["messages"][1]["content"],

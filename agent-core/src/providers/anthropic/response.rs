@@ -103,7 +103,8 @@ enum WireReplyBlock {
     Other,
 }
 
-/// A reply's usage: `input_tokens` leaves out what was read from or written to the cache.
+/// A reply's usage: `input_tokens` leaves out what was read from or written to the cache;
+/// `output_tokens` counts the thinking in it, which `output_tokens_details` tells apart.
 #[derive(Deserialize, Default)]
 pub(super) struct WireUsage {
     #[serde(default)]
@@ -114,15 +115,26 @@ pub(super) struct WireUsage {
     cache_creation_input_tokens: u64,
     #[serde(default)]
     cache_read_input_tokens: u64,
+    #[serde(default)]
+    pub(super) output_tokens_details: OutputDetails,
+}
+
+/// What of a reply's output was thinking.
+#[derive(Deserialize, Default, Clone, Copy)]
+pub(super) struct OutputDetails {
+    #[serde(default)]
+    pub(super) thinking_tokens: u64,
 }
 
 impl WireUsage {
-    /// As [`Usage`] means it: the input with the cached tokens in it.
+    /// As [`Usage`] means it: the input with the cached tokens in it, the thinking as reasoning.
     pub(super) fn usage(&self) -> Usage {
         let cached = self.cache_read_input_tokens + self.cache_creation_input_tokens;
-        Usage::new(self.input_tokens + cached, self.output_tokens).with_cache(
-            self.cache_read_input_tokens,
-            self.cache_creation_input_tokens,
-        )
+        Usage::new(self.input_tokens + cached, self.output_tokens)
+            .with_cache(
+                self.cache_read_input_tokens,
+                self.cache_creation_input_tokens,
+            )
+            .with_reasoning(self.output_tokens_details.thinking_tokens)
     }
 }

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::response::{WireUsage, redacted_of, thinking_of};
+use super::response::{OutputDetails, WireUsage, redacted_of, thinking_of};
 use crate::message::{AssistantMessage, ToolCall};
 use crate::model::StreamEvent;
 use crate::model::{ChatResponse, FinishReason, ModelError};
@@ -158,6 +158,9 @@ impl Reassembler for AnthropicReassembler {
                 }
                 if let Some(usage) = usage {
                     self.usage.output_tokens = usage.output_tokens;
+                    if let Some(details) = usage.output_tokens_details {
+                        self.usage.reasoning_tokens = details.thinking_tokens;
+                    }
                 }
             }
             Wire::MessageStop => {
@@ -346,4 +349,5 @@ struct MessageDeltaBody {
 struct DeltaUsage {
     #[serde(default)]
     output_tokens: u64,
+    output_tokens_details: Option<OutputDetails>,
 }

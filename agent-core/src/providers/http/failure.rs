@@ -96,21 +96,32 @@ fn classify(
         },
         503 | 529 => ModelError::Overloaded { status, message },
         500..=599 => ModelError::Server { status, message },
-        _ if context_overflow(&message, body) => ModelError::ContextOverflow { status, message },
+        _ if context_overflow(&message, body) => {
+            let (tokens, limit) = overflow_counts(&message);
+            ModelError::ContextOverflow {
+                status,
+                message,
+                tokens,
+                limit,
+            }
+        }
         _ => ModelError::InvalidRequest { status, message },
     }
 }
 
 /// Whether a refused request was refused for its length: OpenAI's (and compatible services')
 /// `context_length_exceeded` code, or the words each vendor documents for it (OpenAI, vLLM and
-/// DeepSeek: "maximum context length"; Anthropic: "prompt is too long"; Gemini: "exceeds the
-/// maximum number of tokens"; others: "context window").
+/// DeepSeek: "maximum context length"; Anthropic: "prompt is too long", and "exceed context
+/// limit" when the input and `max_tokens` together do not fit; Gemini: "exceeds the maximum
+/// number of tokens"; Groq: "reduce the length of the messages"; others: "context window").
 fn context_overflow(message: &str, body: &[u8]) -> bool {
-    const WORDS: [&str; 5] = [
+    const WORDS: [&str; 7] = [
         "context_length_exceeded",
         "maximum context length",
         "prompt is too long",
+        "exceed context limit",
         "exceeds the maximum number of tokens",
+        "reduce the length of the messages",
         "context window",
     ];
     let code = serde_json::from_slice::<serde_json::Value>(body)
@@ -122,6 +133,51 @@ fn context_overflow(message: &str, body: &[u8]) -> bool {
     let message = message.to_ascii_lowercase();
     code.as_deref() == Some("context_length_exceeded")
         || WORDS.iter().any(|words| message.contains(words))
+}
+
+/// The request's input tokens and the most the model takes, as a refusal for length says them:
+/// "A + B > C" (Anthropic's input and `max_tokens` over the window: A of C less B), or else the
+/// largest number the request's and the next largest the window's (OpenAI's "maximum context
+/// length is 128000 tokens. However, your messages resulted in 130412 tokens", Anthropic's
+/// "208310 tokens > 200000 maximum", Gemini's "(1196265) exceeds ... (1048575)"). Numbers under
+/// 100 (a status, a count of images) are not read as tokens.
+fn overflow_counts(message: &str) -> (Option<u64>, Option<u64>) {
+    let numbers: Vec<(u64, usize)> = {
+        let mut found = Vec::new();
+        let mut digits = String::new();
+        for (at, character) in message.char_indices().chain([(message.len(), ' ')]) {
+            match character {
+                '0'..='9' => digits.push(character),
+                ',' | '_' if !digits.is_empty() => {}
+                _ if !digits.is_empty() => {
+                    if let Ok(number) = digits.parse::<u64>() {
+                        found.push((number, at));
+                    }
+                    digits.clear();
+                }
+                _ => {}
+            }
+        }
+        found
+    };
+    // "A + B > C": the input and what was kept for the reply, over the window.
+    if let [(input, after_input), (reply, after_reply), (window, _), ..] = numbers[..]
+        && message[after_input..].trim_start().starts_with('+')
+        && message[after_reply..].trim_start().starts_with('>')
+    {
+        return (Some(input), window.checked_sub(reply));
+    }
+    let mut tokens: Vec<u64> = numbers
+        .iter()
+        .map(|(number, _)| *number)
+        .filter(|number| *number >= 100)
+        .collect();
+    tokens.sort_unstable_by(|a, b| b.cmp(a));
+    tokens.dedup();
+    match tokens[..] {
+        [sent, limit, ..] => (Some(sent), Some(limit)),
+        _ => (None, None),
+    }
 }
 
 /// Whether an error body says the quota or the credit is used up rather than that requests come
@@ -348,14 +404,63 @@ mod tests {
         ));
     }
 
+    /// The counts in each vendor's words for a request too long, and none where there are none.
+    #[test]
+    fn a_refusal_for_length_says_the_requests_tokens_and_the_models_window() {
+        let cases: [(&str, Option<u64>, Option<u64>); 7] = [
+            (
+                "This model's maximum context length is 128000 tokens. However, your messages \
+                 resulted in 130412 tokens. Please reduce the length of the messages.",
+                Some(130_412),
+                Some(128_000),
+            ),
+            (
+                "prompt is too long: 208310 tokens > 200000 maximum",
+                Some(208_310),
+                Some(200_000),
+            ),
+            (
+                "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, \
+                 decrease input length or `max_tokens` and try again",
+                Some(188_240),
+                Some(178_667),
+            ),
+            (
+                "The input token count (1196265) exceeds the maximum number of tokens allowed \
+                 (1048575).",
+                Some(1_196_265),
+                Some(1_048_575),
+            ),
+            (
+                "This model's maximum context length is 8192 tokens. However, you requested \
+                 9000 tokens (8000 in the messages, 1000 in the completion).",
+                Some(9_000),
+                Some(8_192),
+            ),
+            (
+                "Please reduce the length of the messages or completion.",
+                None,
+                None,
+            ),
+            ("Input too long (code 400).", None, None),
+        ];
+        for (message, tokens, limit) in cases {
+            assert_eq!(overflow_counts(message), (tokens, limit), "{message}");
+        }
+    }
+
     /// Each vendor's documented refusal of a request longer than the model's window.
     #[test]
     fn a_request_too_long_is_a_context_overflow_for_every_vendor() {
-        let bodies: [&[u8]; 5] = [
+        let bodies: [&[u8]; 7] = [
             // OpenAI Chat Completions and Responses.
             br#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
             // Anthropic.
             br#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}"#,
+            // Anthropic, when the input and `max_tokens` together are over the window.
+            br#"{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again"}}"#,
+            // Groq.
+            br#"{"error":{"message":"Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages"}}"#,
             // Gemini.
             br#"{"error":{"code":400,"message":"The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).","status":"INVALID_ARGUMENT"}}"#,
             // vLLM and other OpenAI-compatible servers.

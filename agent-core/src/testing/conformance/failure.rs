@@ -145,6 +145,8 @@ impl Failure {
             ErrorKind::ContextOverflow => ModelError::ContextOverflow {
                 status: 400,
                 message,
+                tokens: None,
+                limit: None,
             },
             ErrorKind::Overloaded => ModelError::Overloaded {
                 status: 529,
