@@ -126,6 +126,32 @@ async fn web_a_tripped_answer_not_held_back_was_streamed_before_the_error() {
     assert!(streamed_text(&chunks).contains(SECRET), "{chunks:?}");
 }
 
+/// The same password said by a reply that also calls a tool, held back whole and with a window:
+/// the guard sees the reply's text before it goes, so none of it reaches the stream, and the
+/// tool never runs.
+#[tokio::test]
+async fn web_a_tripped_reply_that_calls_a_tool_leaks_no_text() {
+    for hold_back in [HoldBack::All, HoldBack::Window(16)] {
+        let model = ScriptedModel::new([
+            leaky_answer().with_tool_call(ToolCall::new("c1", "get_weather", r#"{"city":"Oslo"}"#)),
+            AssistantMessage::text("Done."),
+        ]);
+        let agent = guarded_answer(&model, hold_back)
+            .try_tool(get_weather {})
+            .unwrap();
+        let base = serve_chat(ChatServer::new(Arc::new(agent))).await;
+        let stream = chat(&base, "chat-call", "What is the vault's password?").await;
+        let chunks = chunks(&stream);
+        assert_eq!(the_error(&chunks), ANSWER_TRIP, "{hold_back:?}");
+        assert!(!stream.contains(SECRET), "{hold_back:?}: {stream}");
+        assert!(
+            of_type(&chunks, "tool-output-available").is_empty(),
+            "{hold_back:?}: {chunks:?}"
+        );
+        assert_eq!(model.requests().len(), 1, "{hold_back:?}");
+    }
+}
+
 /// An input guard that trips: the same error chunk, and the model was never asked.
 #[tokio::test]
 async fn web_a_tripped_input_is_an_error_chunk_and_the_model_is_never_asked() {

@@ -335,3 +335,102 @@ async fn without_hold_back_the_text_streams_and_a_trip_still_ends_the_run() {
     assert_eq!(streamed_text(&events), "SECRET-42");
     assert!(matches!(failure(&events), RunError::Tripped { .. }));
 }
+
+/// How many notes [`log_note`] kept.
+static LOGGED: AtomicUsize = AtomicUsize::new(0);
+
+/// Keeps a note.
+#[tool]
+fn log_note(text: String) -> String {
+    LOGGED.fetch_add(1, Ordering::SeqCst);
+    format!("kept: {text}")
+}
+
+/// A reply that says the secret and calls a tool in the same breath, then an answer.
+fn a_leak_beside_a_call(answer: &str) -> Slow {
+    Slow::new(
+        Duration::ZERO,
+        [
+            AssistantMessage::text("Noted; by the way the password is SECRET-hunter2, and more.")
+                .with_tool_call(call(1, "log_note", r#"{"text":"met Ann"}"#)),
+            AssistantMessage::text(answer),
+        ],
+    )
+}
+
+/// The text of a reply that also calls a tool is held back as an answer's is: a guard that trips
+/// on it sees it before anyone reads it, with the whole text held and with a window, and no tool
+/// of that reply runs.
+#[tokio::test]
+async fn held_back_text_of_a_reply_that_calls_a_tool_never_leaks() {
+    for hold_back in [HoldBack::All, HoldBack::Window(16)] {
+        let before = LOGGED.load(Ordering::SeqCst);
+        let agent = agent!(a_leak_beside_a_call("Done."), log_note)
+            .guard(At::ANSWER, no_secret())
+            .hold_back(hold_back);
+        let events: Vec<RunEvent> = agent.run("note it").stream().collect().await;
+        assert!(
+            matches!(failure(&events), RunError::Tripped { .. }),
+            "{hold_back:?}"
+        );
+        let streamed = streamed_text(&events);
+        assert!(
+            !streamed.contains("SECRET") && !streamed.contains("hunter2"),
+            "{hold_back:?}: {streamed:?}"
+        );
+        assert_eq!(LOGGED.load(Ordering::SeqCst), before, "{hold_back:?}");
+    }
+}
+
+/// A guard that refuses the text of a reply that calls a tool keeps that text from the stream;
+/// the calls run and the run goes on to its answer, which streams. (With a window, what the
+/// window let through was checked as partial text, which only a trip stops, as for an answer.)
+#[tokio::test]
+async fn refused_text_of_a_reply_that_calls_a_tool_is_not_streamed_and_the_run_goes_on() {
+    let no_passwords = || {
+        guard_fn("passwords", |checked| match &checked.what {
+            What::Answer { text, .. } if text.contains("password") => {
+                Verdict::Refuse("no passwords".into())
+            }
+            _ => Verdict::Allow,
+        })
+    };
+    for hold_back in [HoldBack::All] {
+        let agent = agent!(a_leak_beside_a_call("Noted it."), log_note)
+            .guard(At::ANSWER, no_passwords())
+            .hold_back(hold_back);
+        let events: Vec<RunEvent> = agent.run("note it").stream().collect().await;
+        let Some(RunEvent::Finished(Ok(output))) = events.last() else {
+            panic!("{hold_back:?}: {:?}", events.last())
+        };
+        assert_eq!(output.text, "Noted it.");
+        assert_eq!(tests::tool_results(output)[0].content, "kept: met Ann");
+        let streamed = streamed_text(&events);
+        assert!(
+            !streamed.contains("password") && streamed.ends_with("Noted it."),
+            "{hold_back:?}: {streamed:?}"
+        );
+    }
+}
+
+/// Clean text beside a call is held only until the guards have seen it, then streams whole.
+#[tokio::test]
+async fn clean_text_of_a_reply_that_calls_a_tool_streams_once_checked() {
+    let model = Slow::new(
+        Duration::ZERO,
+        [
+            AssistantMessage::text("Let me keep that. ").with_tool_call(call(
+                1,
+                "log_note",
+                r#"{"text":"met Ann"}"#,
+            )),
+            AssistantMessage::text("Kept."),
+        ],
+    );
+    let agent = agent!(model, log_note)
+        .guard(At::ANSWER, no_secret())
+        .hold_back(HoldBack::All);
+    let events: Vec<RunEvent> = agent.run("note it").stream().collect().await;
+    assert!(matches!(events.last(), Some(RunEvent::Finished(Ok(_)))));
+    assert_eq!(streamed_text(&events), "Let me keep that. Kept.");
+}

@@ -2,14 +2,15 @@
 //! review after its judgement (before the check's own review). An answer it took is shown to the guards (a typed answer as its JSON): a
 //! rewrite is judged again by the check, a refusal or a retry is the check's answer turned down
 //! (the model is asked for another, with the guard's words), a trip ends the run. The reply's
-//! text, held back while it streamed, goes to the caller only then, or never.
+//! text, held back while it streamed, goes to the caller only then, or never; the text of a reply
+//! that is not the answer (one that calls tools) is shown to the same guards before it goes.
 
 use std::future::pending;
 use std::sync::Arc;
 
 use super::Place;
 use super::checks::{AnswerText, Asking, Folded, GuardRun, Progress, Waiting};
-use super::gate::Settled;
+use super::gate::{Gate, Settled};
 use crate::message::{AssistantMessage, Message};
 use crate::output::{OutputProblem, RejectedOutput};
 use crate::run::seams::{AnswerCheck, Judgement, Offer, ReplyRulings, Reviewed};
@@ -95,6 +96,49 @@ fn review_later<'a, S: Send + Sync, C: AnswerCheck<S> + ?Sized>(
     }))
 }
 
+/// The review of a reply that is not the answer (it calls tools, say) while the stream holds its
+/// text back: the guards on the answer see that text first, as they would an answer's, since a
+/// person reads it all the same. Let through (rewritten, if a guard rewrote it), it goes; refused,
+/// it is never sent, and the run goes on with the check's own review; tripped, the run ends.
+fn review_held_text<'a, S: Send + Sync, C: AnswerCheck<S> + ?Sized>(
+    check: &'a mut C,
+    run: &'a GuardRun<'_>,
+    (context, reply, judgement, last_try): (&'a S, &'a mut AssistantMessage, Judgement, bool),
+) -> Reviewed<'a> {
+    let mut checked = AnswerText::new(reply.content.clone(), false);
+    let asking = asking(run.step());
+    match run.fold_now(asking, &mut checked, 0) {
+        Progress::Done(folded) => match settle_held_text(run, folded, &checked) {
+            true => check.review(context, reply, judgement, last_try),
+            false => Reviewed::Later(Box::pin(pending())),
+        },
+        Progress::Waiting(waiting) => Reviewed::Later(Box::pin(async move {
+            let folded = run.finish(asking, &mut checked, waiting).await;
+            if !settle_held_text(run, folded, &checked) {
+                return pending().await;
+            }
+            (check.review(context, reply, judgement, last_try))
+                .get()
+                .await
+        })),
+    }
+}
+
+/// What the gate holds of a reply that is not the answer, once the guards have seen its text:
+/// sent (as they left it), or dropped. `false` when they tripped.
+fn settle_held_text(run: &GuardRun<'_>, folded: Folded, checked: &AnswerText) -> bool {
+    let Some(gate) = &run.gate else {
+        return !matches!(folded, Folded::Tripped);
+    };
+    match folded {
+        Folded::Through if checked.rewritten => gate.settle(Settled::Rewritten(&checked.text)),
+        Folded::Through => gate.settle(Settled::Through),
+        Folded::Refused { .. } => gate.settle(Settled::Stopped),
+        Folded::Tripped => return false,
+    }
+    true
+}
+
 fn asking(step: usize) -> Asking<'static> {
     Asking {
         place: Place::Answer,
@@ -140,7 +184,12 @@ impl<S: Send + Sync, C: AnswerCheck<S> + ?Sized> AnswerCheck<S> for GuardedAnswe
         let answer = match judgement {
             Judgement::Answer(answer) if run.checks(Place::Answer, None) => answer,
             judgement => {
-                // Not an answer the guards see: what the stream holds of the reply goes.
+                let held = run.gate.as_ref().is_some_and(Gate::holds_text);
+                if held && run.checks(Place::Answer, None) {
+                    let reply = (context, reply, judgement, last_try);
+                    return review_held_text(&mut **check, run, reply);
+                }
+                // Nothing the guards on the answer see: what the stream holds of the reply goes.
                 if let Some(gate) = &run.gate {
                     gate.settle(Settled::Through);
                 }

@@ -86,6 +86,11 @@ impl<'r> Gate<'r> {
         }
     }
 
+    /// Whether text of the reply waits (held back for the guards on the answer).
+    pub(crate) fn holds_text(&self) -> bool {
+        self.held().events_characters() > 0
+    }
+
     /// The guards beside the model call have answered: `through`, or not (nothing goes).
     pub(crate) fn beside_answered(&self, through: bool) {
         let mut held = self.held();
