@@ -61,10 +61,16 @@ impl Texts for Japanese {
                  もう一度呼ぶ前に確かめてください",
                 duration(*after)
             ),
+            ToolError::Interrupted {
+                by: Interruption::Unrecorded,
+            } => "この呼び出しの結果が記録される前に実行が止まりました。始まって効果があったかもしれず、\
+                  まったく実行されなかったかもしれないので、もう一度呼ぶ前に確かめてください"
+                .to_owned(),
             ToolError::Interrupted { by } => {
                 let when = match by {
                     Interruption::Cancelled => "実行が取り消されたときに",
                     Interruption::TimeLimit => "実行の制限時間が過ぎたときに",
+                    Interruption::Tripped => "ガードが実行を止めたときに",
                     Interruption::Unrecorded => "結果が記録される前に",
                 };
                 format!(
@@ -163,6 +169,7 @@ impl Texts for Japanese {
             }
             NotRun::TimeLimit => "この呼び出しが始まる前に実行の制限時間が過ぎました".to_owned(),
             NotRun::Cancelled => "この呼び出しが始まる前に実行が取り消されました".to_owned(),
+            NotRun::Tripped => "この呼び出しが始まる前にガードが実行を止めました".to_owned(),
             NotRun::AnswerGiven => {
                 "同じ返答で最終回答が出たので、この呼び出しをせずに実行を終えました".to_owned()
             }
@@ -306,11 +313,32 @@ impl Texts for Japanese {
         )
     }
 
-    fn recall_tool(&self) -> [&'static str; 2] {
+    fn recall_tool(&self) -> [&'static str; 3] {
         [
-            "紙幅のため会話から省略されたツールの結果を、それが答える呼び出しの ID で読みます。",
+            "紙幅のため会話から省略されたツールの結果を、それが答える呼び出しの ID で読みます。\
+             長い結果は一ページずつ読みます。",
             "結果を読む呼び出しの ID。",
+            "読み始める文字の位置。省略すると 0（先頭）。各ページに次のページの位置が書いてあります。",
         ]
+    }
+
+    fn result_page(
+        &self,
+        from: usize,
+        to: usize,
+        total: usize,
+        call_id: &str,
+        tool: &str,
+    ) -> String {
+        match to < total {
+            true => format!(
+                "［この結果の全 {total} 文字のうち {from} から {to} 文字目です。続きを読むには、\
+                 呼び出し ID「{call_id}」と from {to} で `{tool}` を呼んでください。］"
+            ),
+            false => format!(
+                "［この結果の全 {total} 文字のうち {from} から {to} 文字目で、終わりです。］"
+            ),
+        }
     }
 
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {

@@ -337,8 +337,9 @@ async fn a_streamed_run_tells_of_the_summary_it_makes_before_the_request_that_se
         ))));
     }
     let summarizer = ScriptedModel::new([AssistantMessage::text("They asked twenty questions.")]);
+    // The summarizer's own window takes the twenty turns in one request.
     let agent = Agent::new(ScriptedModel::new([AssistantMessage::text("Done.")]))
-        .context_policy(Summarize::new(summarizer, 300));
+        .context_policy(Summarize::new(summarizer, 300).summarizer_window(10_000));
     let events: Vec<RunEvent> = agent
         .run(question(20))
         .history(history)
@@ -396,7 +397,10 @@ async fn a_summary_made_before_a_pause_is_counted_once_in_the_run_and_its_sessio
         .try_tool(wipe {})
         .unwrap()
         .defer_approvals()
-        .context_policy(Summarize::new(ScriptedModel::new([summary]), 300));
+        .context_policy(
+            // The summarizer's own window takes the twenty turns in one request.
+            Summarize::new(ScriptedModel::new([summary]), 300).summarizer_window(10_000),
+        );
     let paused = agent.run("Wipe d1.").session(&store, "ops").await.unwrap();
     assert!(paused.paused.is_some());
     assert_eq!(paused.summaries.len(), 1);

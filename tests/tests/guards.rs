@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use agent_core::guard::{At, Judge, Place, Verdict, What, guard_fn};
 use agent_core::testing::ScriptedModel;
 use agent_core::{
-    Agent, AssistantMessage, ChatResponse, Chinese, Message, RunError, Usage, agent, tool,
+    Agent, AssistantMessage, ChatResponse, Chinese, Interruption, Message, NotRun, RunError,
+    ToolError, Usage, agent, tool,
 };
 use serde::Deserialize;
 use tests::{call, model_calling, result_texts};
@@ -221,7 +222,52 @@ async fn a_call_guard_trip_ends_the_run_and_nothing_runs() {
     // Every call is answered in the transcript: the first ran, the second never started.
     let results = result_texts(&messages);
     assert!(results[0].contains("Springfield"));
-    assert!(results[1].contains("not run"), "{}", results[1]);
+    let not_run = (agent.tools()).result_message(
+        &call(1, "send_note", "{}"),
+        Err(ToolError::NotRun {
+            why: NotRun::Tripped,
+        }),
+    );
+    assert_eq!(results[1], not_run.content, "told a guard stopped the run");
+}
+
+/// Waits an hour.
+#[tool]
+async fn wait_an_hour() -> String {
+    tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+    "awake".to_owned()
+}
+
+/// A call in flight when a guard trips is cut off, and told so as such: interrupted when a guard
+/// stopped the run (it had started), not "cancelled" as if someone had cancelled the run.
+#[tokio::test]
+async fn a_call_a_trip_cuts_off_is_told_a_guard_stopped_the_run() {
+    let model = model_calling(
+        [
+            call(0, "wait_an_hour", "{}"),
+            call(1, "lookup", r#"{"name":"Ann"}"#),
+        ],
+        "never",
+    );
+    let agent = agent!(model, wait_an_hour, lookup).guard(
+        At::RESULTS,
+        guard_fn("cards", |checked| match &checked.what {
+            What::Result { result, .. } if result.content.contains("4111") => {
+                Verdict::trip("a card number")
+            }
+            _ => Verdict::Allow,
+        }),
+    );
+    let (trip, messages) = tripped(agent.run("go").await);
+    assert_eq!(trip.place, Place::Result);
+    let cut_off = (agent.tools()).result_message(
+        &call(0, "wait_an_hour", "{}"),
+        Err(ToolError::Interrupted {
+            by: Interruption::Tripped,
+        }),
+    );
+    assert_eq!(result_texts(&messages)[0], cut_off.content);
+    assert!(cut_off.content.contains("a guard stopped the run"));
 }
 
 #[tokio::test]

@@ -215,6 +215,58 @@ async fn an_agent_with_the_lethal_mix_and_no_answer_to_it_does_not_run() {
     assert!(agent.lethal_mix().is_none());
 }
 
+/// The lethal mix across agents: a caller that reads untrusted pages and private mail, and a child
+/// agent that sends mail, called as a tool. The child's tool is marked with what its tools touch,
+/// so the caller has the mix and does not run; with the child's sender approved by a person, the
+/// way out is guarded inside the child and the caller runs.
+#[tokio::test]
+async fn the_lethal_mix_is_seen_across_an_agent_called_as_a_tool() {
+    let mailer = agent!(
+        ScriptedModel::new([AssistantMessage::text("sent")]),
+        send_email_now
+    )
+    .named("mailer");
+    let tool = mailer.as_tool("mailer", "Sends mail for you.");
+    let annotations = &tool.definition().annotations;
+    assert!(annotations.sends_out && !annotations.requires_approval);
+    let model = obedient_model("mailer");
+    let agent: Agent = agent!(model.clone(), fetch_page, read_inbox)
+        .try_tool(tool)
+        .unwrap();
+    let mix = agent.lethal_mix().expect("the mix through the child");
+    assert_eq!(mix.sends_out, ["mailer"]);
+    let error = agent.run("a recipe").await.unwrap_err();
+    assert!(matches!(error, RunError::LethalMix { .. }), "{error}");
+    assert!(model.requests().is_empty());
+    assert!(!leaked());
+
+    // A child whose sender waits for a person: no way out without one, so no mix.
+    let careful = agent!(
+        ScriptedModel::new([AssistantMessage::text("sent")]),
+        send_email
+    )
+    .named("mailer")
+    .defer_approvals();
+    let agent: Agent = agent!(obedient_model("mailer"), fetch_page, read_inbox)
+        .try_tool(careful.as_tool("mailer", "Sends mail for you."))
+        .unwrap();
+    assert!(agent.lethal_mix().is_none());
+    // What a child reads counts too: two levels down.
+    let reader = agent!(
+        ScriptedModel::new([AssistantMessage::text("read")]),
+        fetch_page
+    )
+    .named("reader");
+    let middle = Agent::new(ScriptedModel::new([AssistantMessage::text("ok")]))
+        .named("middle")
+        .try_tool(reader.as_tool("reader", "Reads pages."))
+        .unwrap();
+    let agent: Agent = agent!(obedient_model("send_email_now"), read_inbox, send_email_now)
+        .try_tool(middle.as_tool("middle", "Reads pages through another agent."))
+        .unwrap();
+    assert_eq!(agent.lethal_mix().unwrap().untrusted, ["middle"]);
+}
+
 /// Looks something up.
 #[tool]
 fn search(query: String) -> String {

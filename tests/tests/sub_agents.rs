@@ -5,7 +5,8 @@
 
 use agent_core::testing::{ScriptStep, ScriptedModel};
 use agent_core::{
-    Agent, AssistantMessage, ModelError, NotRun, RunEvent, StopReason, Texts, ToolCall, Usage, tool,
+    Agent, AgentPath, AssistantMessage, ModelError, NotRun, RunEvent, StopReason, Texts, ToolCall,
+    Usage, tool,
 };
 use futures_util::StreamExt;
 use schemars::JsonSchema;
@@ -331,6 +332,112 @@ async fn a_childs_call_waiting_for_approval_pauses_the_tree_and_goes_on_when_app
     assert_eq!(out.children[0].path, path("triage/billing"));
     assert_eq!(results_in(&child.messages)[0].content, "refunded 7");
     assert_eq!(triage_model.requests().len(), 2);
+}
+
+/// A child without an approver of its own decides as its caller does: under a caller that defers
+/// approvals, its call that needs one waits for a person and pauses the tree (as its guards are
+/// its caller's), rather than being refused for want of an approver; approved, it runs.
+#[tokio::test]
+async fn a_child_without_an_approver_defers_as_its_caller_does() {
+    let billing_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("b1", "refund", r#"{"order":"7"}"#)]),
+        AssistantMessage::text("Order 7 is refunded."),
+    ]);
+    let triage_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new(
+            "t1",
+            "billing",
+            r#"{"input":"refund order 7"}"#,
+        )]),
+        AssistantMessage::text("Your refund is done."),
+    ]);
+    let billing = agent_core::agent!(billing_model.clone(), refund).named("billing");
+    let triage = Agent::new(triage_model)
+        .named("triage")
+        .defer_approvals()
+        .try_tool(billing.as_tool("billing", "Handle billing."))
+        .unwrap();
+    let paused = triage.run("Refund order 7").await.unwrap();
+    assert_eq!(paused.stop_reason, StopReason::Paused);
+    let paused = paused.paused.unwrap();
+    assert_eq!(paused.waiting_in("b1"), Some(&path("triage/billing")));
+    let out = (triage.resume(paused, [("b1", agent_core::Decision::Approve)]))
+        .await
+        .unwrap();
+    assert_eq!(out.text, "Your refund is done.");
+    let child = out.children[0].outcome.as_ref().unwrap();
+    assert_eq!(results_in(&child.messages)[0].content, "refunded 7");
+
+    // Without a caller that defers, the child has no one to ask: the call is not run.
+    let billing_model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("b1", "refund", r#"{"order":"7"}"#)]),
+        AssistantMessage::text("I could not refund it."),
+    ]);
+    let billing = agent_core::agent!(billing_model, refund).named("billing");
+    let triage = Agent::new(ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("t1", "billing", r#"{"input":"refund 7"}"#)]),
+        AssistantMessage::text("It could not be done."),
+    ]))
+    .named("triage")
+    .try_tool(billing.as_tool("billing", "Handle billing."))
+    .unwrap();
+    let out = triage.run("Refund order 7").await.unwrap();
+    let child = out.children[0].outcome.as_ref().unwrap();
+    let refused = &results_in(&child.messages)[0].content;
+    let no_approver = agent_core::English.not_run(&NotRun::NoApprover);
+    assert!(refused.contains(&no_approver), "{refused}");
+}
+
+/// A child that finished before its tree paused is kept by the paused run: the run that goes on
+/// counts its usage under its path, as the budget's ledger does, and keeps it among its children.
+#[tokio::test]
+async fn a_child_that_finished_before_a_pause_counts_in_the_usage_after_it() {
+    let used = Usage::new(900, 100);
+    let billing_model = ScriptedModel::new([
+        calling([ToolCall::new("b1", "refund", r#"{"order":"7"}"#)], used),
+        said("Order 7 is refunded.", used),
+    ]);
+    let triage_model = ScriptedModel::new([
+        calling(
+            [
+                ToolCall::new("t1", "billing", r#"{"input":"refund order 7"}"#),
+                ToolCall::new("t2", "ledger", r#"{"input":"is order 7 paid?"}"#),
+            ],
+            used,
+        ),
+        said("Your refund is done.", used),
+    ]);
+    let billing = agent_core::agent!(billing_model, refund)
+        .named("billing")
+        .defer_approvals();
+    let ledger = Agent::new(ScriptedModel::new([said("order 7 is paid", used)])).named("ledger");
+    let budget = agent_core::Budget::new();
+    let triage = Agent::new(triage_model)
+        .named("triage")
+        .try_tool(billing.as_tool("billing", "Handle billing."))
+        .unwrap()
+        .try_tool(ledger.as_tool("ledger", "Look at the ledger."))
+        .unwrap();
+
+    let paused = (triage.run("Refund order 7").budget(budget.clone()).await)
+        .unwrap()
+        .paused
+        .unwrap();
+    let paused = agent_core::PausedRun::from_json(&paused.to_json()).unwrap();
+    let out = (triage.resume(paused, [("b1", agent_core::Decision::Approve)]))
+        .budget(budget.clone())
+        .await
+        .unwrap();
+
+    // Five model calls of 1,000 tokens: two of triage, two of billing, one of the ledger.
+    let by_agent = out.usage_by_agent();
+    assert_eq!(by_agent[&path("triage")].total(), used + used);
+    assert_eq!(by_agent[&path("triage/billing")].total(), used + used);
+    assert_eq!(by_agent[&path("triage/ledger")].total(), used);
+    assert_eq!(out.tree_usage().total_tokens(), 5_000);
+    assert_eq!(budget.spent().usage, out.tree_usage(), "the ledger agrees");
+    let children: Vec<&AgentPath> = out.children.iter().map(|child| &child.path).collect();
+    assert_eq!(children, [&path("triage/billing"), &path("triage/ledger")]);
 }
 
 #[tokio::test]

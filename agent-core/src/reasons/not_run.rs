@@ -21,6 +21,9 @@ pub enum NotRun {
     /// The run was cancelled before the call started (one that had started is
     /// [`ToolError::Interrupted`](crate::ToolError::Interrupted)).
     Cancelled,
+    /// A [guard](crate::guard::Guard) tripped and stopped the run's tree before the call started
+    /// (one that had started is [`ToolError::Interrupted`](crate::ToolError::Interrupted)).
+    Tripped,
     /// The model gave its final answer in the same reply, so the run ends without this call.
     AnswerGiven,
     /// The run ended (a typed run's output was rejected once too often) before this call ran.

@@ -132,8 +132,11 @@ pub enum Interruption {
     Cancelled,
     /// The run's time limit passed.
     TimeLimit,
+    /// A [guard](crate::guard::Guard) tripped and stopped the run's tree.
+    Tripped,
     /// The run stopped before the call's result was recorded (its process died, or its future
-    /// was dropped): found by the next run of the conversation.
+    /// was dropped): found by the next run of the conversation, which cannot know whether the
+    /// call had started.
     Unrecorded,
 }
 

@@ -10,21 +10,20 @@ use super::pause::Decision;
 use super::pause::PausedRun;
 use super::request::{Input, NoContext, RunRequest, Text};
 use crate::limits::{AtStepLimit, Limits};
-use crate::message::ToolCall;
 use crate::model::Model;
 use crate::output::{OutputMode, OutputSettings, OutputShapes};
 use crate::run::context::{ContextLayer, ContextPolicy, TokenCounter};
 use crate::run::guard::Guards;
-use crate::run::hooks::{Approval, Approver, BoundApprover, BoundHooks, Hooks};
+use crate::run::hooks::{Approver, BoundApprover, BoundHooks, Hooks};
 use crate::run::layers::{Approvals, BoundLayer, BoundPolicy, Hooked};
 use crate::run::seams::{CallPolicy, ModelLayer};
 use crate::run::tree::{HandOffs, Handoff};
 use crate::settings::{ModelSettings, Thinking, ToolChoice};
 use crate::texts::Texts;
+use crate::tool::Tool;
 use crate::tool::dispatcher::{ToolSet, ToolSetError};
 use crate::tool::scope::AgentPath;
 use crate::tool::toolbox::ToolBox;
-use crate::tool::{Tool, ToolDef};
 
 /// A model with tools, ready to run.
 ///
@@ -192,7 +191,10 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// Sets who approves calls to tools marked `requires_approval`. Without an approver such calls
     /// are denied.
     pub fn approve_with(mut self, approver: impl Approver<S>) -> Self {
-        self.approvals.approver = Some(Arc::new(approver));
+        self.approvals = Approvals {
+            approver: Some(Arc::new(approver)),
+            deferring: false,
+        };
         self
     }
 
@@ -251,8 +253,9 @@ impl<S: Send + Sync + 'static> Agent<S> {
     /// with the call waiting (see [`Approval::Defer`](crate::Approval::Defer)), for a person to
     /// decide on later through [`resume`](Agent::resume). The same as an approver
     /// that always defers.
-    pub fn defer_approvals(self) -> Self {
-        self.approve_with(|_: ToolCall, _: ToolDef| std::future::ready(Approval::Defer))
+    pub fn defer_approvals(mut self) -> Self {
+        self.approvals = Approvals::deferring();
+        self
     }
 
     /// Sets the model settings of every run: tool choice, temperature, the longest reply,
@@ -356,6 +359,7 @@ impl<S: Send + Sync + 'static> Agent<S> {
                 }) as Arc<dyn Hooks>)
             })
             .collect();
+        let deferring = self.approvals.deferring;
         let approver = self.approvals.approver.map(|approver| {
             Arc::new(BoundApprover {
                 approver,
@@ -383,7 +387,10 @@ impl<S: Send + Sync + 'static> Agent<S> {
             limits: self.limits,
             concurrent_tools: self.concurrent_tools,
             hooks,
-            approvals: Approvals { approver },
+            approvals: Approvals {
+                approver,
+                deferring,
+            },
             policies,
             handoffs: HandOffs(
                 (self.handoffs.0.into_iter())

@@ -57,6 +57,9 @@ pub(super) struct RunWide<'r, S> {
     pub(super) guards: Option<Arc<Guards>>,
     /// The tripwire of the run's tree, when an agent of it has guards or it can start runs.
     pub(super) tripwire: Option<Arc<Tripwire>>,
+    /// An agent of the run with no approver of its own defers approvals: the run that started it
+    /// does.
+    pub(super) defers_approvals: bool,
 }
 
 /// The session a run is in, held from its load to its last write.
@@ -135,6 +138,7 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
             agent: path,
         }),
         pauses: wide.pauses,
+        defers_approvals: wide.defers_approvals,
         guards: guards.clone(),
     };
     let stacks = Stacks::new(agent, &*check, own);
@@ -188,6 +192,7 @@ fn guard_run<'r, S: Send + Sync + 'static>(
         let scope = GuardScope {
             guards: guards.clone(),
             tripwire: Arc::clone(tripwire),
+            defers_approvals: agent.approvals.defers(wide.defers_approvals),
         };
         *family.guards.lock().unwrap_or_else(|e| e.into_inner()) = Some(scope);
     }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::content::Part;
 use crate::message::{Message, ToolCall, ToolResultMessage};
+use crate::run::outcome::ChildRun;
 use crate::settings::ModelSettings;
 use crate::tool::call_info::RunId;
 use crate::tool::scope::AgentPath;
@@ -44,6 +45,10 @@ pub(crate) struct PausedState {
     pub(crate) children: Vec<PausedChild>,
     /// The results of the reply's other calls, which ran before the pause.
     pub(crate) finished: Vec<ToolResultMessage>,
+    /// The runs this run's calls started that had ended before it paused, whole: the run that
+    /// goes on keeps them in its output, so that its tree's usage counts them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) ended_children: Vec<ChildRun>,
     /// Tokens used.
     pub(crate) usage: Usage,
     /// Tokens used by each model call.
@@ -249,6 +254,7 @@ impl PausedRun {
             pending,
             children,
             finished,
+            ended_children: Vec::new(),
             usage: progress.usage,
             step_usage: progress.step_usage,
             step_models: progress.step_models,

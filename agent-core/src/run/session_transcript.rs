@@ -76,7 +76,8 @@ impl<'a> SessionTranscript<'a> {
             summaries_kept: 0,
             steps_kept: steps,
             family,
-            children_kept: 0,
+            // Those that ended before (a resumed run's, before its pause) are stored.
+            children_kept: family.map_or(0, Family::ended),
         }
     }
 

@@ -111,7 +111,14 @@ async fn ready<'a, S: Send + Sync + 'static>(
     let (opening, positions) = begin(agent, start, history, parts)?;
     let family = starts_runs(agent).then(|| {
         let journal = journal.and_then(|journal| journal.for_runs_it_starts());
-        Arc::new(Family::new(events.clone(), journal, pauses && can_pause))
+        let family = Family::new(events.clone(), journal, pauses && can_pause);
+        // The runs that had ended before the pause this run goes on from.
+        if let Some(resume) = &opening.resume {
+            for child in &resume.paused.0.ended_children {
+                family.keep(child.clone());
+            }
+        }
+        Arc::new(family)
     });
     let run_id = run_id
         .or_else(|| (opening.resume.as_ref()).and_then(|resume| resume.paused.run_id().cloned()))
@@ -119,11 +126,11 @@ async fn ready<'a, S: Send + Sync + 'static>(
     let cancel = with_budget(cancel, budget.as_ref()).map(FutureExt::shared);
     // A run another run started shares its tree's tripwire; a run that has guards or can start
     // runs (whose guards would stop it) has one of its own.
-    let (inherited, tripwire) = match guards {
-        Some(scope) => (scope.guards, Some(scope.tripwire)),
+    let (inherited, tripwire, defers_approvals) = match guards {
+        Some(scope) => (scope.guards, Some(scope.tripwire), scope.defers_approvals),
         None => {
             let needed = has_guards(agent) || family.is_some();
-            (None, needed.then(|| Arc::new(Tripwire::new())))
+            (None, needed.then(|| Arc::new(Tripwire::new())), false)
         }
     };
     // The guards of an agent with none of its own: those of the run that started this one, or
@@ -145,6 +152,7 @@ async fn ready<'a, S: Send + Sync + 'static>(
         family,
         guards,
         tripwire,
+        defers_approvals,
     };
     Ok(Ready { wide, opening })
 }
@@ -183,6 +191,10 @@ impl<S: Send + Sync + 'static> Ready<'_, S> {
             outcome.map(|mut output| {
                 if let Some(family) = family {
                     output.children = family.take(&output.messages);
+                    // A run that goes on from the pause keeps them too.
+                    if let Some(paused) = &mut output.paused {
+                        paused.0.ended_children = output.children.clone();
+                    }
                 }
                 output.summaries = summaries.into_made();
                 for summary in &output.summaries {

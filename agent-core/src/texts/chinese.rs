@@ -45,10 +45,14 @@ impl Texts for Chinese {
                 "工具在 {} 内未完成，已不再等待；它可能仍会完成，再次调用前请先确认",
                 human_duration(*after)
             ),
+            ToolError::Interrupted {
+                by: Interruption::Unrecorded,
+            } => "运行在此调用的结果记录之前停止了：它可能已开始执行并产生效果，也可能根本没有执行，再次调用前请先确认".to_owned(),
             ToolError::Interrupted { by } => {
                 let when = match by {
                     Interruption::Cancelled => "运行被取消时",
                     Interruption::TimeLimit => "运行超过时间上限时",
+                    Interruption::Tripped => "护栏停止运行时",
                     Interruption::Unrecorded => "在结果记录之前",
                 };
                 format!("此调用{when}被中断：它已开始执行，可能已产生效果，再次调用前请先确认")
@@ -118,6 +122,7 @@ impl Texts for Chinese {
             NotRun::BudgetSpent => "本次运行与协作代理共用的预算已没有剩余的工具调用次数".to_owned(),
             NotRun::TimeLimit => "此调用开始前，本次运行已超过时间上限".to_owned(),
             NotRun::Cancelled => "此调用开始前，运行已取消".to_owned(),
+            NotRun::Tripped => "此调用开始前，护栏已停止运行".to_owned(),
             NotRun::AnswerGiven => "同一回复中已给出最终答案，此调用未执行".to_owned(),
             NotRun::RunEnded => "此调用执行前，运行已结束".to_owned(),
             NotRun::CutOff => {
@@ -246,11 +251,29 @@ impl Texts for Chinese {
         )
     }
 
-    fn recall_tool(&self) -> [&'static str; 2] {
+    fn recall_tool(&self) -> [&'static str; 3] {
         [
-            "按所回应调用的 ID，读取为节省篇幅而从对话中省略的工具结果。",
+            "按所回应调用的 ID，读取为节省篇幅而从对话中省略的工具结果；较长的结果分页读取。",
             "要读取其结果的调用的 ID。",
+            "从第几个字符开始读：省略时为 0，即开头；每一页都会说明下一页从哪里开始。",
         ]
+    }
+
+    fn result_page(
+        &self,
+        from: usize,
+        to: usize,
+        total: usize,
+        call_id: &str,
+        tool: &str,
+    ) -> String {
+        match to < total {
+            true => format!(
+                "［这是该结果共 {total} 个字符中的第 {from} 至 {to} 个；如需继续阅读，\
+                 请以调用 ID “{call_id}” 和 from {to} 调用 `{tool}`。］"
+            ),
+            false => format!("［这是该结果共 {total} 个字符中的第 {from} 至 {to} 个，已到结尾。］"),
+        }
     }
 
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {

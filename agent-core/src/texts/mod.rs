@@ -111,8 +111,21 @@ pub trait Texts: Send + Sync + 'static {
     fn result_left_out(&self, characters: usize, call_id: &str, tool: &str) -> String;
 
     /// The description of the tool [`RECALL_TOOL`](crate::context::RECALL_TOOL), offered with a
-    /// request that has results left out, and of its one parameter, the call's id.
-    fn recall_tool(&self) -> [&'static str; 2];
+    /// request that has results left out, and of its parameters: the call's id, and the character
+    /// to read from (for a result read a page at a time).
+    fn recall_tool(&self) -> [&'static str; 3];
+
+    /// What ends a page of a left-out result read back with the tool `tool`
+    /// ([`RECALL_TOOL`](crate::context::RECALL_TOOL)): it holds the characters `from` to `to` of
+    /// the `total` of call `call_id`'s result, and (when `to` is short of `total`) how to read on.
+    fn result_page(
+        &self,
+        from: usize,
+        to: usize,
+        total: usize,
+        call_id: &str,
+        tool: &str,
+    ) -> String;
 
     /// The result of the call by which a model handed the conversation to the agent `agent`
     /// (see [`Handoff`](crate::Handoff)).

@@ -356,11 +356,12 @@ fn not_run_kind(why: &NotRun) -> usize {
         NotRun::ApprovalNotAsked(_) => 14,
         NotRun::BudgetSpent => 15,
         NotRun::Guarded { .. } => 16,
+        NotRun::Tripped => 17,
     }
 }
 
 /// How many reasons [`not_run_kind`] tells apart.
-const NOT_RUN_KINDS: usize = 17;
+const NOT_RUN_KINDS: usize = 18;
 
 /// Every reason a call is not run (the data of each in Chinese, as a Chinese run's would be).
 fn every_not_run() -> Vec<NotRun> {
@@ -373,6 +374,7 @@ fn every_not_run() -> Vec<NotRun> {
         NotRun::BudgetSpent,
         NotRun::TimeLimit,
         NotRun::Cancelled,
+        NotRun::Tripped,
         NotRun::AnswerGiven,
         NotRun::RunEnded,
         NotRun::CutOff,
@@ -425,6 +427,9 @@ fn every_tool_error() -> Vec<ToolError> {
         },
         ToolError::Interrupted {
             by: Interruption::TimeLimit,
+        },
+        ToolError::Interrupted {
+            by: Interruption::Tripped,
         },
         ToolError::Interrupted {
             by: Interruption::Unrecorded,

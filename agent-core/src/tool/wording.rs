@@ -87,7 +87,7 @@ impl Wording<'_> {
 }
 
 /// Cuts `text` to `limit` characters (never inside a character) and appends the texts' marker.
-fn truncate(mut text: String, limit: usize, texts: &dyn Texts) -> String {
+pub(crate) fn truncate(mut text: String, limit: usize, texts: &dyn Texts) -> String {
     let Some((cut, _)) = text.char_indices().nth(limit) else {
         return text;
     };

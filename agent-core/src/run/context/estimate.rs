@@ -124,6 +124,11 @@ impl<'c> TokenEstimate<'c> {
     fn scaled(&self, tokens: u64) -> u64 {
         tokens * self.scale / ONE
     }
+
+    /// About how many characters of text make `tokens` tokens.
+    pub(crate) fn characters(&self, tokens: u64) -> u64 {
+        tokens.saturating_mul(CHARACTERS_PER_TOKEN * ONE) / self.scale.max(1)
+    }
 }
 
 /// The characters of a list of parts' texts, and the tokens of its media.
@@ -137,17 +142,25 @@ fn parts_size(parts: &[Part]) -> (usize, u64) {
 }
 
 /// The scale of the estimate, learned from each reply: how many tokens the provider counted for
-/// the last request against how many were estimated. Shared by the runs of an agent (the same
-/// model, much the same language), so a new run starts from what the last one measured.
+/// the last request against how many were estimated; and what refusals for length taught: the
+/// least the scale can be, and the model's own window. Shared by the runs of an agent (its model,
+/// much the same language), so a new run starts from what the last one learned.
 #[derive(Debug)]
 pub(crate) struct Calibration {
     scale: AtomicU64,
+    /// The scale a refusal proved: a provider's count in its replies may be lower (some count
+    /// less than they refuse at), and the estimate is never taken below it again.
+    floor: AtomicU64,
+    /// The most input tokens the model takes, as a refusal said it (0: not known).
+    window: AtomicU64,
 }
 
 impl Default for Calibration {
     fn default() -> Self {
         Calibration {
             scale: AtomicU64::new(ONE),
+            floor: AtomicU64::new(0),
+            window: AtomicU64::new(0),
         }
     }
 }
@@ -169,17 +182,41 @@ impl Calibration {
         }
         // Between a tenth and ten times the estimate: a count outside that is not about this text.
         let scale = (counted * ONE / estimated).clamp(ONE / 10, ONE * 10);
-        self.scale.store(scale, Ordering::Relaxed);
+        let floor = self.floor.load(Ordering::Relaxed);
+        self.scale.store(scale.max(floor), Ordering::Relaxed);
     }
-}
 
-impl Calibration {
-    /// Learns that a request was refused as longer than the model's window: the estimate fell
-    /// short, so it is raised by half (the next reply's count sets it right again).
-    pub(crate) fn overflowed(&self) {
+    /// Learns from a request estimated at `estimated` tokens (at scale one) that the provider
+    /// refused as longer than the model's window, having counted `tokens` of it and taking at
+    /// most `limit`, as far as its message said. The estimate fell short: it becomes what the
+    /// count proves (or half as much again, without a count), and never goes below that again;
+    /// the model's window is kept. `Some(limit)` when the window learned is new.
+    pub(crate) fn overflowed(
+        &self,
+        estimated: u64,
+        tokens: Option<u64>,
+        limit: Option<u64>,
+    ) -> Option<u64> {
         let scale = self.scale.load(Ordering::Relaxed);
-        self.scale
-            .store((scale + scale / 2).min(ONE * 10), Ordering::Relaxed);
+        let proved = match tokens {
+            Some(tokens) if estimated > 0 && tokens > 0 => {
+                (tokens * ONE / estimated).clamp(ONE / 10, ONE * 10)
+            }
+            _ => (scale + scale / 2).min(ONE * 10),
+        };
+        self.floor.fetch_max(proved, Ordering::Relaxed);
+        self.scale.fetch_max(proved, Ordering::Relaxed);
+        let limit = limit.filter(|limit| *limit > 0)?;
+        let before = self.window.load(Ordering::Relaxed);
+        (before == 0 || limit < before).then(|| {
+            self.window.store(limit, Ordering::Relaxed);
+            limit
+        })
+    }
+
+    /// The most input tokens the model takes, when a refusal said it.
+    pub(crate) fn model_window(&self) -> Option<u64> {
+        Some(self.window.load(Ordering::Relaxed)).filter(|window| *window > 0)
     }
 }
 

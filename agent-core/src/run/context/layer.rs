@@ -6,7 +6,7 @@ use std::hash::{DefaultHasher, Hasher};
 use std::sync::{Arc, Mutex};
 
 use super::estimate::{Calibration, TokenCounter, TokenEstimate};
-use super::{ContextPolicy, RunSummaries, Shape, Turns, message_hash, recall_definition};
+use super::{ContextPolicy, Recall, RunSummaries, Shape, Turns, message_hash, recall_definition};
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
 use crate::run::events::{EventSender, LiveEvent};
@@ -14,18 +14,24 @@ use crate::run::journal::Journal;
 use crate::run::seams::{ModelCall, ModelLayer, Next};
 use crate::tool::{BoxFuture, ToolDef};
 
-/// An agent's context policy, and how the provider counts tokens, learned from each reply.
+/// An agent's context policy, how the provider counts tokens (learned from each reply), and the
+/// call policy that answers a model reading back what the policy left out.
 pub(crate) struct ContextLayer {
     policy: Arc<dyn ContextPolicy>,
     calibration: Calibration,
+    pub(crate) recall: Recall,
 }
 
 impl ContextLayer {
     /// The layer for `policy`.
     pub(crate) fn new(policy: impl ContextPolicy) -> Self {
+        let recall = Recall {
+            page: policy.recall_page(),
+        };
         ContextLayer {
             policy: Arc::new(policy),
             calibration: Calibration::default(),
+            recall,
         }
     }
 
@@ -197,8 +203,9 @@ impl<S: Sync> ModelLayer<S> for InRun<'_> {
             loop {
                 let known = self.summaries.known();
                 let estimate = calibration.estimate().counting_with(self.counter);
-                let turns =
-                    Turns::estimated(&request, &estimate).in_run(&known, self.journal, step);
+                let turns = Turns::estimated(&request, &estimate)
+                    .in_run(&known, self.journal, step)
+                    .with_model_window(calibration.model_window());
                 let mut shape = self.layer.policy.shape(&turns).await?;
                 // Tried again only when the policy cuts tighter.
                 if let Some((_, error)) = refused.take_if(|(before, _)| *before == shape) {
@@ -228,18 +235,29 @@ impl<S: Sync> ModelLayer<S> for InRun<'_> {
                     request: sent,
                 };
                 let reply = next.call(call).await;
-                let tokens = reply.is_ok().then(|| unscaled_tokens(&sent, self.counter));
+                let estimated = unscaled_tokens(&sent, self.counter);
                 if let Some(history) = history {
                     self.keep(&shape, &turns, history);
                 }
                 match reply {
                     Ok(reply) => {
-                        calibration.measured(tokens.unwrap_or(0), reply.usage.input_tokens);
+                        calibration.measured(estimated, reply.usage.input_tokens);
                         return Ok(reply);
                     }
-                    // The estimate fell short of the provider's count: estimate higher, once.
-                    Err(error @ ModelError::ContextOverflow { .. }) if refused.is_none() => {
-                        calibration.overflowed();
+                    // The estimate fell short of the provider's count: learn what the refusal
+                    // says (the count, the model's window) and shape again, once.
+                    Err(error @ ModelError::ContextOverflow { tokens, limit, .. })
+                        if refused.is_none() =>
+                    {
+                        if let Some(window) = calibration.overflowed(estimated, tokens, limit) {
+                            tracing::warn!(
+                                model_window = window,
+                                "a request was refused as longer than the model's context window, \
+                                 which is {window} tokens: the context policy keeps requests \
+                                 within it from now on (a window set larger than the model's \
+                                 costs a refused request)"
+                            );
+                        }
                         refused = Some((shape, error));
                     }
                     Err(error) => return Err(error),

@@ -30,7 +30,7 @@ pub use estimate::TokenCounter;
 #[doc(hidden)]
 pub use layer::__bench;
 pub(crate) use layer::{ContextLayer, InRun};
-pub use recall::RECALL_TOOL;
+pub use recall::{RECALL_PAGE, RECALL_TOOL};
 pub(crate) use recall::{Recall, recall_definition};
 pub use summarize::Summarize;
 pub use summary::Summary;
@@ -71,6 +71,14 @@ use crate::tool::BoxFuture;
 pub trait ContextPolicy: Send + Sync + 'static {
     /// What the request for `turns` carries.
     fn shape<'a>(&'a self, turns: &'a Turns<'a>) -> BoxFuture<'a, Result<Shape, ModelError>>;
+
+    /// The most characters of a result it left out that a model reads back at once
+    /// ([`RECALL_TOOL`]): a page that fits in its requests with room to spare, or the model would
+    /// read a result back only for it to be left out again. [`RECALL_PAGE`] by default; the
+    /// crate's policies give a quarter of their window.
+    fn recall_page(&self) -> usize {
+        RECALL_PAGE
+    }
 }
 
 /// Feeds what `message` says to `hasher`.

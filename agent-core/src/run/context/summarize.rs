@@ -9,7 +9,10 @@ use std::sync::Arc;
 use super::{ContextPolicy, Shape, Summary, Turns};
 use crate::message::Message;
 use crate::model::{ChatRequest, Model, ModelError};
+use crate::texts::Texts;
 use crate::tool::BoxFuture;
+use crate::tool::wording::truncate;
+use crate::usage::Usage;
 
 /// Keeps a conversation within `max_tokens` tokens by summarizing its oldest turns with a model:
 /// when a request would pass the window, the turns before the latest that fit in half of it are
@@ -22,10 +25,17 @@ use crate::tool::BoxFuture;
 /// A summary is made once for each cut and kept with the conversation
 /// ([`Summary`]: in the run's output, and stored by its session), so later requests, runs and
 /// processes send it again until what it keeps outgrows the window.
+///
+/// The summarizer's requests fit in its window too (the policy's, unless
+/// [`summarizer_window`](Summarize::summarizer_window) says): turns left out that do not fit in
+/// one request are summarized in several, each taking in the summary the one before made, and a
+/// message larger than half that window on its own (one tool result of hundreds of kilobytes) is
+/// cut, with the run's marker ([`Texts::truncated`](crate::Texts::truncated)).
 pub struct Summarize {
     model: Arc<dyn Model>,
     max_tokens: u64,
     keep_tokens: u64,
+    summarizer_window: Option<u64>,
 }
 
 impl Summarize {
@@ -36,7 +46,15 @@ impl Summarize {
             model: Arc::new(model),
             max_tokens,
             keep_tokens: max_tokens / 2,
+            summarizer_window: None,
         }
+    }
+
+    /// The summarizer's own context window, in tokens, when it is not the one this policy keeps
+    /// (a summarizer with a larger window takes more turns in one request).
+    pub fn summarizer_window(mut self, tokens: u64) -> Self {
+        self.summarizer_window = Some(tokens);
+        self
     }
 
     /// How much a cut keeps, at most, so that the requests after it have room to grow before the
@@ -55,23 +73,26 @@ impl Summarize {
                 .position(|unit| unit.messages.start == cut)
         };
         let summary_tokens = |summary: &str| summary.len() as u64 / 4;
+        // Within the model's own window, when a refusal taught it a smaller one.
+        let max_tokens = turns.within(self.max_tokens);
+        let keep_tokens = self.keep_tokens * max_tokens / self.max_tokens.max(1);
         // The summary known that stands for the most, where a unit starts.
         let last = (turns.summaries().iter())
             .filter_map(|summary| Some((summary, unit_at(summary.covers.end)?)))
             .max_by_key(|(summary, _)| summary.covers.end);
         // The last cut, while what it keeps still fits.
         if let Some((last, first)) = last
-            && turns.tokens_from(first) + summary_tokens(&last.text) <= self.max_tokens
+            && turns.tokens_from(first) + summary_tokens(&last.text) <= max_tokens
         {
             return Ok(Shape::from_unit(first).with_summary(last.clone()));
         }
-        if last.is_none() && turns.tokens() <= self.max_tokens {
+        if last.is_none() && turns.tokens() <= max_tokens {
             return Ok(Shape::everything());
         }
         // A new cut: the earliest turn whose start keeps at most `keep_tokens`.
         let Some(first) = turns
             .turn_starts()
-            .find(|&first| turns.tokens_from(first) <= self.keep_tokens)
+            .find(|&first| turns.tokens_from(first) <= keep_tokens)
             .or_else(|| turns.turn_starts().last())
             .map(|first| turns.earliest_cut(first))
             .filter(|&first| first > 0)
@@ -80,23 +101,90 @@ impl Summarize {
         };
         let cut = turns.units()[first].messages.start;
         let from = last.map_or(0, |(last, _)| last.covers.end);
-        let left_out: Vec<&Message> = messages[from.min(cut)..cut]
-            .iter()
+        let window = turns.characters(self.summarizer_window.unwrap_or(self.max_tokens));
+        let left_out: Vec<String> = (messages[from.min(cut)..cut].iter())
             .filter(|message| !matches!(message, Message::System { .. }))
+            .map(|message| fitted(message, window / 2, turns.texts()))
             .collect();
-        let transcript = serde_json::to_string(&left_out).unwrap_or_default();
-        let previous = last.map(|(last, _)| last.text.as_str());
-        let texts = turns.texts();
-        let request = [Message::user(texts.summary_request(previous, &transcript))];
-        let reply = turns
-            .ask(
-                &*self.model,
-                ChatRequest::new(&request, &[]).with_texts(texts),
-            )
-            .await?;
-        let summary = Summary::new(0..cut, reply.message.content).made_by(reply.model, reply.usage);
+        let previous = last.map(|(last, _)| last.text.clone());
+        let mut summary = self.summarize(turns, left_out, previous, window).await?;
+        summary.covers = 0..cut;
         Ok(Shape::from_unit(first).with_summary(summary))
     }
+
+    /// The summary of `left_out` (the messages as JSON, each [`fitted`] to half the window; after
+    /// `previous`, the summary of what came before), in as many requests as it takes for each to
+    /// fit in `window` characters: the instruction and the summary so far, an eighth of the window
+    /// for the reply, and as many of the messages as the rest holds. Each request takes in the
+    /// summary the one before made.
+    async fn summarize(
+        &self,
+        turns: &Turns<'_>,
+        left_out: Vec<String>,
+        mut previous: Option<String>,
+        window: usize,
+    ) -> Result<Summary, ModelError> {
+        let texts = turns.texts();
+        let mut made: Option<(Option<String>, Usage)> = None;
+        let mut chunk: Vec<String> = Vec::new();
+        let mut size = 0;
+        let mut left_out = left_out.into_iter().peekable();
+        while let Some(message) = left_out.next() {
+            size += message.len() + 1;
+            chunk.push(message);
+            let instruction = texts.summary_request(previous.as_deref(), "").len();
+            let room = (window - window / 8).saturating_sub(instruction);
+            let full = (left_out.peek()).is_none_or(|next| size + next.len() + 1 > room);
+            if !full {
+                continue;
+            }
+            let transcript = format!("[{}]", chunk.join(","));
+            let request = [Message::user(
+                texts.summary_request(previous.as_deref(), &transcript),
+            )];
+            let reply = turns
+                .ask(
+                    &*self.model,
+                    ChatRequest::new(&request, &[]).with_texts(texts),
+                )
+                .await?;
+            let usage = made
+                .as_ref()
+                .map_or(reply.usage, |(_, used)| *used + reply.usage);
+            made = Some((reply.model, usage));
+            previous = Some(reply.message.content);
+            chunk.clear();
+            size = 0;
+        }
+        let (model, usage) = made.unwrap_or_default();
+        Ok(Summary::new(0..0, previous.unwrap_or_default()).made_by(model, usage))
+    }
+}
+
+/// `message` as JSON for the summarizer, its text cut when the whole is longer than `room`
+/// characters (one tool result of hundreds of kilobytes), with the texts' marker.
+fn fitted(message: &Message, room: usize, texts: &dyn Texts) -> String {
+    let json = |message: &Message| serde_json::to_string(message).unwrap_or_default();
+    let whole = json(message);
+    if whole.len() <= room {
+        return whole;
+    }
+    let mut cut = message.clone();
+    let text = match &mut cut {
+        Message::System { content } | Message::User { content, .. } => content,
+        Message::Assistant(reply) => &mut reply.content,
+        Message::Tool(result) => {
+            result.parts.clear();
+            &mut result.content
+        }
+    };
+    *text = truncate(std::mem::take(text), room / 2, texts);
+    if let Message::Assistant(reply) = &mut cut {
+        for call in &mut reply.tool_calls {
+            call.arguments = truncate(std::mem::take(&mut call.arguments), room / 4, texts);
+        }
+    }
+    json(&cut)
 }
 
 impl std::fmt::Debug for Summarize {
@@ -111,5 +199,12 @@ impl std::fmt::Debug for Summarize {
 impl ContextPolicy for Summarize {
     fn shape<'a>(&'a self, turns: &'a Turns<'a>) -> BoxFuture<'a, Result<Shape, ModelError>> {
         Box::pin(self.fit(turns))
+    }
+
+    /// A quarter of the window: its tokens, in characters at about four a token.
+    fn recall_page(&self) -> usize {
+        usize::try_from(self.max_tokens)
+            .unwrap_or(usize::MAX)
+            .max(1)
     }
 }

@@ -58,6 +58,8 @@ pub struct Turns<'a> {
     /// In a durable run, where a policy's own model calls are recorded, and the step.
     journal: Option<&'a dyn Journal>,
     step: usize,
+    /// The most input tokens the model takes, when a refusal said it.
+    model_window: Option<u64>,
 }
 
 /// What a [`ContextPolicy`](super::ContextPolicy) decided a request carries.
@@ -209,6 +211,7 @@ impl<'a> Turns<'a> {
             summaries: &[],
             journal: None,
             step: 0,
+            model_window: None,
         }
     }
 
@@ -224,6 +227,29 @@ impl<'a> Turns<'a> {
         self.journal = journal;
         self.step = step;
         self
+    }
+
+    /// The same turns of a model that takes at most `window` input tokens, as a refusal said.
+    pub(crate) fn with_model_window(mut self, window: Option<u64>) -> Self {
+        self.model_window = window;
+        self
+    }
+
+    /// The most input tokens the model takes, when the agent learned it from a refusal for length
+    /// (the providers' messages say it): a policy keeps its requests within it, whatever window
+    /// it was set to (the crate's do).
+    pub fn model_window(&self) -> Option<u64> {
+        self.model_window
+    }
+
+    /// About how many characters of text make `tokens` tokens, by the run's estimate.
+    pub(crate) fn characters(&self, tokens: u64) -> usize {
+        usize::try_from(self.estimate.characters(tokens)).unwrap_or(usize::MAX)
+    }
+
+    /// `window`, or the model's, when that is smaller.
+    pub(crate) fn within(&self, window: u64) -> u64 {
+        self.model_window.map_or(window, |model| model.min(window))
     }
 
     /// The summaries known for the conversation (its session's, and those made since), in the

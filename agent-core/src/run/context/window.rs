@@ -27,6 +27,12 @@ impl ContextPolicy for KeepLastTurns {
 /// latest replies of the turn under way that fit, with the question they work on. The oldest
 /// tool results are sent as a short note first, when that is enough
 /// ([`shortening_results`](TokenWindow::shortening_results)).
+///
+/// A request is never sent over the window: when not even the last reply fits with the question
+/// it works on (one tool result larger than the window, say), the results of what is kept are
+/// sent as a note, from the oldest, until it fits, whatever the setting (the model can read them
+/// back a page at a time); and when even that does not fit (a system prompt or a question larger
+/// than the window), the run fails with [`ModelError::DoesNotFit`] before anything is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TokenWindow {
     max_tokens: u64,
@@ -58,54 +64,71 @@ impl TokenWindow {
         self.max_tokens
     }
 
-    /// The shape that fits.
-    fn fit(&self, turns: &Turns<'_>) -> Shape {
-        if turns.tokens() <= self.max_tokens {
-            return Shape::everything();
+    /// The shape that fits, or why none does.
+    fn fit(&self, turns: &Turns<'_>) -> Result<Shape, ModelError> {
+        let window = turns.within(self.max_tokens);
+        if turns.tokens() <= window {
+            return Ok(Shape::everything());
         }
         if self.shorten_results
-            && let Some(shape) = self.shortened(turns)
+            && let Ok(shape) = shortened(turns, 0, window)
         {
-            return shape;
+            return Ok(shape);
         }
         // The earliest turn that fits from its start; else, inside the last turn, the earliest
-        // unit that fits; else as little as may be sent.
-        let fits = |first: usize| turns.tokens_from(first) <= self.max_tokens;
+        // unit that fits; else the last unit with its results as a note.
+        let fits = |first: usize| turns.tokens_from(first) <= window;
         if let Some(first) = turns.turn_starts().find(|&first| fits(first)) {
-            return Shape::from_unit(turns.earliest_cut(first));
+            return Ok(Shape::from_unit(turns.earliest_cut(first)));
         }
         let last_turn = turns.turn_starts().last().unwrap_or(0);
         let units = turns.units().len();
-        let first = (last_turn..units)
-            .find(|&first| fits(first))
-            .unwrap_or(units.saturating_sub(1));
-        Shape::from_unit(turns.earliest_cut(first))
-    }
-
-    /// The oldest steps' results sent as a note until the whole fits, if that is enough.
-    fn shortened(&self, turns: &Turns<'_>) -> Option<Shape> {
-        let mut over = turns.tokens() - self.max_tokens;
-        let mut shortened = Vec::new();
-        for (index, unit) in turns.units().iter().enumerate() {
-            if over == 0 {
-                break;
-            }
-            if unit.kind != UnitKind::Step {
-                continue;
-            }
-            let results = turns.result_tokens(index);
-            if results == 0 {
-                continue;
-            }
-            shortened.push(index);
-            over = over.saturating_sub(results);
+        match (last_turn..units).find(|&first| fits(first)) {
+            Some(first) => Ok(Shape::from_unit(turns.earliest_cut(first))),
+            None => shortened(turns, turns.earliest_cut(units.saturating_sub(1)), window),
         }
-        (over == 0).then(|| Shape::everything().shortening(shortened))
+    }
+}
+
+/// The units of `turns` from `first` on, the oldest steps' results among them sent as a note
+/// until the whole fits in `window`; or, when that is not enough, the error that says by how much
+/// it does not.
+fn shortened(turns: &Turns<'_>, first: usize, window: u64) -> Result<Shape, ModelError> {
+    let needed = turns.tokens_from(first);
+    let mut over = needed.saturating_sub(window);
+    let mut shortened = Vec::new();
+    for (index, unit) in turns.units().iter().enumerate().skip(first) {
+        if over == 0 {
+            break;
+        }
+        if unit.kind != UnitKind::Step {
+            continue;
+        }
+        let results = turns.result_tokens(index);
+        if results == 0 {
+            continue;
+        }
+        shortened.push(index);
+        over = over.saturating_sub(results);
+    }
+    match over {
+        0 => Ok(Shape::from_unit(first).shortening(shortened)),
+        over => Err(ModelError::DoesNotFit {
+            needed: window + over,
+            window,
+        }),
     }
 }
 
 impl ContextPolicy for TokenWindow {
     fn shape<'a>(&'a self, turns: &'a Turns<'a>) -> BoxFuture<'a, Result<Shape, ModelError>> {
-        Box::pin(ready(Ok(self.fit(turns))))
+        Box::pin(ready(self.fit(turns)))
+    }
+
+    /// A quarter of the window: its tokens, in characters at about four a token.
+    fn recall_page(&self) -> usize {
+        usize::try_from(self.max_tokens)
+            .unwrap_or(usize::MAX)
+            .max(1)
     }
 }

@@ -76,11 +76,14 @@ impl Guards {
 }
 
 /// What a run started by another run is given: the guards it checks with when its agent has none
-/// of its own (those of the run that started it, if any), and the tripwire of its tree of runs.
+/// of its own (those of the run that started it, if any), the tripwire of its tree of runs, and
+/// whether a call needing approval waits for a person when its agent has no approver of its own
+/// (the run that started it defers approvals).
 #[derive(Clone)]
 pub(crate) struct GuardScope {
     pub(crate) guards: Option<Arc<Guards>>,
     pub(crate) tripwire: Arc<Tripwire>,
+    pub(crate) defers_approvals: bool,
 }
 
 /// What the guards at a place check: shown to each, rewritten by a rewrite.

@@ -45,6 +45,30 @@ impl Touches {
     pub const fn sends_out_unapproved(self) -> bool {
         self.sends_out && !self.requires_approval
     }
+
+    /// What a tool made of `tools` touches (an agent called as a tool, with its agent's tools):
+    /// all that any of them reads, and a way out when one of them sends data out without an
+    /// approval (one that waits for a person is still asked inside). Its calls need no approval
+    /// of their own for it.
+    pub fn of_all<'a>(tools: impl IntoIterator<Item = &'a ToolDef>) -> Self {
+        tools.into_iter().fold(Touches::NONE, |all, tool| {
+            let touches = Touches::of(&tool.annotations);
+            Touches {
+                reads_untrusted: all.reads_untrusted || touches.reads_untrusted,
+                reads_private: all.reads_private || touches.reads_private,
+                sends_out: all.sends_out || touches.sends_out_unapproved(),
+                requires_approval: false,
+            }
+        })
+    }
+
+    /// Marks `annotations` with what this touches (besides what they say already).
+    pub fn mark(self, annotations: &mut ToolAnnotations) {
+        annotations.reads_untrusted |= self.reads_untrusted;
+        annotations.reads_private |= self.reads_private;
+        annotations.sends_out |= self.sends_out;
+        annotations.requires_approval |= self.requires_approval;
+    }
 }
 
 /// The lethal mix in an agent's tools: the tools of each kind (a tool may be of several).
@@ -100,8 +124,8 @@ impl fmt::Display for LethalMix {
              data, and {} send data out, so a page or a message can tell the model to send the \
              private data out. Require approval on the tools that send data out \
              (`#[tool(requires_approval)]`), add a guard on the tools' results \
-             (`Agent::guard(At::RESULTS, ...)`), or accept the risk in code \
-             (`Agent::allow_lethal_mix(\"why\")`)",
+             (`Agent::guard(At::RESULTS, ...)`, or `guard_results = ...` in `agent!`), or \
+             accept the risk in code (`Agent::allow_lethal_mix(\"why\")`)",
             list(&self.untrusted),
             list(&self.private),
             list(&self.sends_out),
@@ -148,9 +172,11 @@ impl MixCheck {
             tools,
             2,
             ", so a page or a message can tell the model to send the private data out. \
-             Fix it: put `#[tool(requires_approval)]` on the tools that send data out, add \
-             `guard_results = <a guard>` to `agent!`, or accept the risk with \
-             `allow_lethal_mix = \"why\"` in `agent!`",
+             Fix it: put `#[tool(requires_approval)]` on the tools that send data out, give \
+             `agent!` a guard on the tools' results after a `;` \
+             (`agent!(model, tool_a, tool_b; guard_results = my_guard)`: a `.guard(..)` \
+             chained after `agent!` comes too late for this check), or accept the risk \
+             the same way (`agent!(model, tool_a, tool_b; allow_lethal_mix = \"why\")`)",
         );
         (out.bytes, out.length)
     }

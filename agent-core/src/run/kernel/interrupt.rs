@@ -30,7 +30,8 @@ impl Interrupt {
     /// Why a call that had not started was not run.
     pub(super) fn not_run(self) -> NotRun {
         match self {
-            Interrupt::Cancelled | Interrupt::Tripped => NotRun::Cancelled,
+            Interrupt::Cancelled => NotRun::Cancelled,
+            Interrupt::Tripped => NotRun::Tripped,
             Interrupt::TimeLimit(_) => NotRun::TimeLimit,
         }
     }
@@ -38,7 +39,8 @@ impl Interrupt {
     /// The error of a call it cut off after it started.
     pub(super) fn cut_off(self) -> ToolError {
         let by = match self {
-            Interrupt::Cancelled | Interrupt::Tripped => CutBy::Cancelled,
+            Interrupt::Cancelled => CutBy::Cancelled,
+            Interrupt::Tripped => CutBy::Tripped,
             Interrupt::TimeLimit(_) => CutBy::TimeLimit,
         };
         ToolError::Interrupted { by }

@@ -39,7 +39,7 @@ pub use waiting::{Approvals, CannotPause, ExternalTools};
 use std::sync::Arc;
 
 use crate::run::agent::Agent;
-use crate::run::context::{InRun, Recall};
+use crate::run::context::InRun;
 use crate::run::guard::GuardRun;
 use crate::run::seams::{AnswerCheck, CallPolicy, Held, Layer, ModelLayer, Policy};
 use crate::run::tree::HandoffView;
@@ -60,6 +60,7 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
             watch,
             spending,
             pauses,
+            defers_approvals,
             guards,
         } = own;
         let mut layers: Vec<Layer<'r, S>> =
@@ -93,8 +94,8 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         policies.push(Held::Lent(&CutOffCalls));
         policies.push(Held::Lent(&agent.limits));
         // A request whose results a context policy left out offers a way to read them.
-        if agent.context.is_some() {
-            policies.push(Held::Lent(&Recall));
+        if let Some(context) = &agent.context {
+            policies.push(Held::Lent(&context.recall));
         }
         policies.extend((agent.hooks.iter()).map(|hooks| Held::Lent(hooks as &dyn CallPolicy<S>)));
         policies.extend(agent.policies.iter().map(|policy| Held::Lent(&**policy)));
@@ -103,7 +104,11 @@ impl<'r, S: Send + Sync + 'static> Stacks<'r, S> {
         }
         if agent.tools.some_calls_wait() {
             policies.push(Held::Lent(&ExternalTools));
-            policies.push(Held::Lent(&agent.approvals));
+            // An agent without an approver defers when the run that started it does.
+            policies.push(match agent.approvals.approver {
+                None if defers_approvals => Held::Own(Box::new(Approvals::deferring())),
+                _ => Held::Lent(&agent.approvals),
+            });
         }
         if !check.can_pause() || !pauses {
             policies.push(Held::Lent(&CannotPause));
@@ -129,6 +134,8 @@ pub(crate) struct RunValues<'r> {
     pub(crate) watch: Option<CacheWatch>,
     pub(crate) spending: Option<Spending>,
     pub(crate) pauses: bool,
+    /// The run that started this one defers approvals: so does an agent without an approver.
+    pub(crate) defers_approvals: bool,
     /// The guards of the part: on the input and requests, on calls and results.
     pub(crate) guards: Option<Arc<GuardRun<'r>>>,
 }

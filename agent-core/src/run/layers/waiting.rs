@@ -3,10 +3,12 @@
 
 use std::sync::Arc;
 
+use crate::message::ToolCall;
 use crate::reasons::not_run::NotRun;
 use crate::run::hooks::{Approval, Approver};
 use crate::run::pause::Waiting;
 use crate::run::seams::{CallPolicy, PolicyCall, Ruled, Ruling};
+use crate::tool::ToolDef;
 
 /// A call of an [external](crate::ToolAnnotations::external) tool waits for the caller's result.
 #[derive(Debug, Clone, Copy, Default)]
@@ -24,11 +26,37 @@ impl<S> CallPolicy<S> for ExternalTools {
 /// approver it is denied ([`NotRun::NoApprover`]).
 pub struct Approvals<S> {
     pub(crate) approver: Option<Arc<dyn Approver<S>>>,
+    /// The approver defers every call ([`Agent::defer_approvals`](crate::Agent::defer_approvals)).
+    pub(crate) deferring: bool,
 }
 
 impl<S> Default for Approvals<S> {
     fn default() -> Self {
-        Approvals { approver: None }
+        Approvals {
+            approver: None,
+            deferring: false,
+        }
+    }
+}
+
+impl<S> Approvals<S> {
+    /// Approvals that defer every call: each waits for a person.
+    pub(crate) fn deferring() -> Self {
+        Approvals {
+            approver: Some(Arc::new(|_: ToolCall, _: ToolDef| {
+                std::future::ready(Approval::Defer)
+            })),
+            deferring: true,
+        }
+    }
+
+    /// Whether calls needing approval wait for a person: this approver defers, or, without one,
+    /// `inherited` (the run that started this one defers).
+    pub(crate) fn defers(&self, inherited: bool) -> bool {
+        match self.approver {
+            Some(_) => self.deferring,
+            None => inherited,
+        }
     }
 }
 

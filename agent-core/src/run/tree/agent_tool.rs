@@ -13,6 +13,7 @@ use crate::reasons::tool_error::ToolError;
 use crate::run::agent::Agent;
 use crate::run::answer::Answer;
 use crate::run::events::EventSender;
+use crate::run::guard::Touches;
 use crate::run::kind::Starting;
 use crate::run::outcome::{ChildFailure, ChildRun, RunError, RunOutput, StopReason};
 use crate::run::request::{NoContext, RunRequest, Text};
@@ -60,6 +61,11 @@ type Answered = Result<(Result<ToolOutput, ToolError>, RunOutput), RunError>;
 ///   child's events too ([`RunEvent::SubAgent`](crate::RunEvent::SubAgent)); cancelling the
 ///   calling run (or its budget) stops the child. Its run id is the calling run's and the
 ///   call's (`run/call`), the same on every replay.
+/// - **What it touches, for the lethal mix.** The tool is marked with what its agent's tools
+///   read and whether one of them sends data out without an approval
+///   ([`Touches::of_all`](crate::guard::Touches::of_all)), so a calling agent that reads
+///   untrusted content and private data has the lethal mix through it
+///   ([`Agent::lethal_mix`]).
 /// - **Approvals anywhere in the tree.** A call of the child that waits for a person's approval
 ///   (or for the caller) pauses the child, and so the calling run: the
 ///   [`PausedRun`](crate::PausedRun) lists the child's waiting call among its own
@@ -119,9 +125,13 @@ impl AgentTool {
         description: impl Into<String>,
     ) -> AgentTool {
         let (parameters, fit) = arguments_of::<AgentInput>();
+        let mut definition = ToolDef::new(name, description, parameters);
+        // What the agent's tools touch, its own agents' included: a caller that reads untrusted
+        // pages and private mail has a way out through this tool if the agent's tools send out.
+        Touches::of_all(agent.tools.definitions()).mark(&mut definition.annotations);
         AgentTool {
             agent,
-            definition: ToolDef::new(name, description, parameters),
+            definition,
             fit,
             prompt: |fit, arguments| Ok(parse::<AgentInput>(fit, arguments)?.input),
             run: text_answer::<Starting>,

@@ -108,6 +108,11 @@ impl Family {
         lock(&self.children).push(child);
     }
 
+    /// How many children have ended.
+    pub(crate) fn ended(&self) -> usize {
+        lock(&self.children).len()
+    }
+
     /// The children that ended after the first `kept`, in the order they ended.
     pub(crate) fn ended_since(&self, kept: usize) -> Vec<ChildRun> {
         lock(&self.children)

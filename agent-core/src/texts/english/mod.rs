@@ -163,12 +163,31 @@ impl Texts for English {
         )
     }
 
-    fn recall_tool(&self) -> [&'static str; 2] {
+    fn recall_tool(&self) -> [&'static str; 3] {
         [
             "Reads a tool result that is left out of the conversation to save room, by the id \
-             of the call it answers.",
+             of the call it answers; a long result is read a page at a time.",
             "The id of the call whose result to read.",
+            "The character to read from: 0, the start, when left out; a page says where the next \
+             one starts.",
         ]
+    }
+
+    fn result_page(
+        &self,
+        from: usize,
+        to: usize,
+        total: usize,
+        call_id: &str,
+        tool: &str,
+    ) -> String {
+        match to < total {
+            true => format!(
+                "[Characters {from} to {to} of {total} of this result; to read on, call `{tool}` \
+                 with the call id \"{call_id}\" and from {to}.]"
+            ),
+            false => format!("[Characters {from} to {to} of {total} of this result: its end.]"),
+        }
     }
 
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String {

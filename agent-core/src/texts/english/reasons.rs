@@ -45,10 +45,17 @@ pub(crate) fn tool_error(error: &ToolError, f: &mut impl Write) -> fmt::Result {
              complete its work, so check before calling it again",
             human_duration(*after)
         ),
+        ToolError::Interrupted {
+            by: Interruption::Unrecorded,
+        } => f.write_str(
+            "the run stopped before this call's result was recorded: the call may have started \
+             and had its effect, or not have run at all, so check before calling it again",
+        ),
         ToolError::Interrupted { by } => {
             let when = match by {
                 Interruption::Cancelled => "when the run was cancelled",
                 Interruption::TimeLimit => "when the run's time limit passed",
+                Interruption::Tripped => "when a guard stopped the run",
                 Interruption::Unrecorded => "before its result was recorded",
             };
             write!(
@@ -161,6 +168,7 @@ pub(crate) fn not_run(why: &NotRun, f: &mut impl Write) -> fmt::Result {
         ),
         NotRun::TimeLimit => f.write_str("the run's time limit passed before this call started"),
         NotRun::Cancelled => f.write_str("the run was cancelled before this call started"),
+        NotRun::Tripped => f.write_str("a guard stopped the run before this call started"),
         NotRun::AnswerGiven => f.write_str(
             "the final answer was given in the same reply, so the run ended without this call",
         ),
