@@ -1,7 +1,8 @@
 //! An agent doing the work of A2A tasks: see [`AgentHandler`].
 
+use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_core::session::{Append, ConversationHold, SessionStore};
 use agent_core::{
@@ -35,8 +36,13 @@ use crate::wire::{Artifact, Message, MessagePart, fresh};
 ///   with the call's `grant` and `{"approved": true}`, `{"approved": false, "reason": "..."}`,
 ///   `{"arguments": {...}}` (run with those), `{"result": ...}` or `{"error": "..."}` (a client
 ///   tool's outcome). A grant is the server's signature of that call of that pause: an answer
-///   without one the server issued is refused, nothing run. A message with no decisions denies the
-///   waiting calls, its text the reason the model reads.
+///   without one the server issued, or one that answers only some of the calls, is refused with
+///   the task left waiting, nothing run. A message with no decisions denies the waiting calls, its
+///   text the reason the model reads;
+/// - each task owns its pause: only its own answer resumes it, and only its own cancel lets it
+///   go. A conversation holds one run at a time, so a new task in a context where another task
+///   waits lets that one go (its calls answered as interrupted) and ends it `canceled`, its status
+///   message naming the task that went on. Which task waits is kept in memory, as the tasks are.
 ///
 /// `A` is what its answer is: words ([`TextAnswer`], the default), or a value of a type
 /// ([`DataAnswer`]).
@@ -44,6 +50,9 @@ pub struct AgentHandler<S, A = TextAnswer> {
     agent: Arc<Agent<S>>,
     store: Arc<dyn SessionStore>,
     grants: CallGrants,
+    /// The task whose run waits in each conversation (by its store key), and where that task's
+    /// progress goes.
+    pauses: Mutex<HashMap<String, Updates>>,
     answer: PhantomData<fn() -> A>,
 }
 
@@ -54,6 +63,7 @@ impl<S, A> AgentHandler<S, A> {
             agent,
             store,
             grants,
+            pauses: Mutex::default(),
             answer: PhantomData,
         }
     }
@@ -130,10 +140,15 @@ impl<S: Send + Sync + 'static, A: AnswerKind<S>> TaskHandler<S> for AgentHandler
         Box::pin(self.work(work))
     }
 
-    fn cancelled<'a>(&'a self, conversation: &'a str, _task_id: &'a str) -> BoxFuture<'a, ()> {
+    fn cancelled<'a>(&'a self, conversation: &'a str, task_id: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             let store = &*self.store;
             let _hold = store.hold(conversation).await;
+            // What waits in the conversation is another task's (or nothing): it stays.
+            if !self.owns(conversation, task_id) {
+                return;
+            }
+            self.pauses_held().remove(conversation);
             // The waiting calls are let go: the next run answers them as interrupted.
             if let Err(problem) = clear_pause(store, conversation).await {
                 tracing::warn!(%problem, "a cancelled task's waiting calls could not be let go");
@@ -154,18 +169,30 @@ impl<S: Send + Sync + 'static, A: AnswerKind<S>> AgentHandler<S, A> {
         let store = &*self.store;
         let hold = store.hold(key).await;
         let kept = store.load(key).await.map_err(store_failed)?;
+        let task_id = updates.task_id();
         let start = match (resumes, kept.paused) {
-            (true, Some(paused)) => Start::Resume(self.decisions(key, &paused, &message)?),
-            (true, None) => {
-                return Err(RpcError::unsupported(
-                    "the task's conversation no longer waits for an answer",
-                ));
+            (true, Some(paused)) if self.owns(key, task_id) => {
+                Start::Resume(self.decisions(key, &paused, &message)?)
+            }
+            (true, _) => {
+                return Err(RpcError::unsupported(format!(
+                    "task `{task_id}` no longer waits for an answer: send a new message without \
+                     its id"
+                )));
             }
             (false, paused) => {
                 // A new task while another waits in the conversation: the waiting calls are
                 // let go (the run answers them as interrupted), the new message asked.
                 if paused.is_some() {
                     clear_pause(store, key).await.map_err(store_failed)?;
+                }
+                let earlier = self.pauses_held().remove(key);
+                if let Some(earlier) = earlier.filter(|earlier| earlier.task_id() != task_id) {
+                    let why = format!(
+                        "Task `{task_id}` went on in this context before this task was \
+                         answered: its waiting calls were let go."
+                    );
+                    earlier.let_go(Message::agent(vec![MessagePart::text(why)]));
                 }
                 let (text, parts) = input(&message);
                 Start::Ask { text, parts }
@@ -224,9 +251,17 @@ impl<S: Send + Sync + 'static, A: AnswerKind<S>> AgentHandler<S, A> {
     ) {
         match outcome {
             Ok(output) => match &output.paused {
-                Some(paused) => updates.input_required(self.waiting(key, paused)),
-                None if matches!(output.stop_reason, StopReason::Cancelled) => updates.canceled(),
+                Some(paused) => {
+                    // Told before the client learns the task waits, which may answer at once.
+                    (self.pauses_held()).insert(key.to_owned(), updates.detached());
+                    updates.input_required(self.waiting(key, paused));
+                }
+                None if matches!(output.stop_reason, StopReason::Cancelled) => {
+                    self.pauses_held().remove(key);
+                    updates.canceled();
+                }
                 None => {
+                    self.pauses_held().remove(key);
                     let answer = (!output.text.is_empty()).then(|| MessagePart::text(output.text));
                     updates.completed(Some(Message::agent(answer.into_iter().collect())));
                 }
@@ -235,6 +270,15 @@ impl<S: Send + Sync + 'static, A: AnswerKind<S>> AgentHandler<S, A> {
                 updates.failed(Message::agent(vec![MessagePart::text(error.to_string())]))
             }
         }
+    }
+
+    /// Whether the run waiting in conversation `key` is task `task_id`'s.
+    fn owns(&self, key: &str, task_id: &str) -> bool {
+        (self.pauses_held().get(key)).is_some_and(|owner| owner.task_id() == task_id)
+    }
+
+    fn pauses_held(&self) -> std::sync::MutexGuard<'_, HashMap<String, Updates>> {
+        self.pauses.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The message of a task waiting on `paused`'s calls: what each waits for, with its grant.
@@ -299,6 +343,19 @@ impl<S: Send + Sync + 'static, A: AnswerKind<S>> AgentHandler<S, A> {
                 )));
             }
             decided.push((pending.call.id.clone(), decision(pending, answer)?));
+        }
+        // A run goes on with every waiting call decided: an answer to some of them would leave
+        // the others without one, so it is refused, the task still waiting.
+        let unanswered: Vec<String> = (paused.pending().iter())
+            .filter(|pending| !decided.iter().any(|(id, _)| *id == pending.call.id))
+            .map(|pending| format!("`{}`", pending.call.id))
+            .collect();
+        if !decided.is_empty() && !unanswered.is_empty() {
+            return Err(RpcError::invalid_params(format!(
+                "call {} is not answered: answer every call the task waits on in one message, \
+                 each with its grant",
+                unanswered.join(", ")
+            )));
         }
         if decided.is_empty() {
             let reason = Some(message.text()).filter(|text| !text.is_empty());

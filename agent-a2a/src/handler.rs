@@ -114,6 +114,20 @@ impl Updates {
         }
     }
 
+    /// These updates without the caller's place under their limits: kept for a task that waits,
+    /// which holds no place meanwhile.
+    pub(crate) fn detached(&self) -> Updates {
+        Updates {
+            admission: None,
+            ..self.clone()
+        }
+    }
+
+    /// The task was let go before it was done, not by the client: `message` says why.
+    pub(crate) fn let_go(&self, message: Message) {
+        self.entry.set_status(TaskState::Canceled, Some(message));
+    }
+
     /// Completes when the task is cancelled (the client's `CancelTask`).
     pub fn cancelled(&self) -> impl Future<Output = ()> + Send + 'static {
         self.entry.cancelled()

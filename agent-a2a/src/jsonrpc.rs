@@ -82,11 +82,18 @@ impl RpcError {
         )
     }
 
-    /// The protocol version asked for is not spoken.
+    /// The protocol version asked for is not spoken: `asked` is the request's `A2A-Version`
+    /// (empty when it sent none, which asks for 0.3).
     pub(crate) fn version(asked: &str) -> Self {
+        let asked = if asked.is_empty() {
+            "a request without an `A2A-Version` header (or with an empty one) is A2A 0.3, which"
+                .to_owned()
+        } else {
+            format!("A2A version `{asked}`")
+        };
         Self::new(
             -32009,
-            format!("A2A version `{asked}` is not supported: this agent speaks 1.0"),
+            format!("{asked} is not supported: this agent speaks 1.0, send `A2A-Version: 1.0`"),
         )
     }
 

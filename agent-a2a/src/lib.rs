@@ -28,6 +28,7 @@
 //! ```
 
 mod agent_handler;
+mod card;
 mod client;
 mod follow;
 mod handler;
@@ -36,13 +37,15 @@ mod methods;
 mod parts;
 mod server;
 mod tasks;
+pub mod tck;
 mod wire;
 
 pub use agent_handler::{AgentHandler, AnswerKind, DataAnswer, TextAnswer};
+pub use card::CARD_MAX_AGE;
 pub use client::{A2aClient, A2aClientError, A2aTool, SendResult};
 pub use handler::{TaskHandler, Updates, Work};
 pub use jsonrpc::RpcError;
-pub use server::{A2aServer, DEFAULT_BODY_LIMIT};
+pub use server::{A2aServer, DEFAULT_BODY_LIMIT, DEFAULT_KEEP_ALIVE};
 pub use tasks::KEPT_TASKS;
 pub use wire::{
     AgentCard, AgentInterface, Artifact, ArtifactUpdate, Capabilities, Message, MessagePart, Role,

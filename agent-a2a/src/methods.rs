@@ -4,10 +4,11 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use agent_web::{Admission, Caller};
-use axum::body::{Body, Bytes};
-use axum::http::header;
+use axum::http::HeaderValue;
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -23,6 +24,8 @@ use crate::wire::{Message, StreamEvent, Task, fresh};
 pub(crate) struct Desk<S> {
     pub(crate) tasks: Arc<Tasks>,
     pub(crate) handler: Arc<dyn TaskHandler<S>>,
+    /// How long a stream waits before it sends a keep-alive (zero: it sends none).
+    pub(crate) keep_alive: Duration,
 }
 
 /// A call of a method: its id, its params, and who called.
@@ -54,7 +57,7 @@ pub(crate) async fn send<S: Send + Sync + 'static>(
     let history = history_length(configuration);
     if streamed {
         let follow = Follow::new(entry, seen, true, Some(handled));
-        return event_stream(id, Some(StreamEvent::Task(first)), follow);
+        return event_stream(id, Some(StreamEvent::Task(first)), follow, desk.keep_alive);
     }
     let immediately = configuration
         .and_then(|configuration| param(configuration, "returnImmediately", "return_immediately"))
@@ -268,7 +271,12 @@ pub(crate) fn subscribe<S>(desk: &Desk<S>, call: Call<S>) -> Response {
         return json_response(&response(&call.id, Err(error)));
     }
     let follow = Follow::new(entry, seen, false, None);
-    event_stream(call.id, Some(StreamEvent::Task(task)), follow)
+    event_stream(
+        call.id,
+        Some(StreamEvent::Task(task)),
+        follow,
+        desk.keep_alive,
+    )
 }
 
 /// The caller's task the params name (`id`).
@@ -296,13 +304,15 @@ fn trimmed(mut task: Task, history: Option<usize>) -> Task {
 }
 
 /// A stream of the request `id`'s events: `first`, then what `follow` reads, each a JSON-RPC
-/// response of its own on one `data:` line; the response ends with the following.
-fn event_stream(id: Value, first: Option<StreamEvent>, follow: Follow) -> Response {
-    let frame = move |outcome: Result<Value, RpcError>, id: &Value| {
-        let line = response(id, outcome).to_string();
-        Ok::<_, Infallible>(Bytes::from(format!("data: {line}\n\n")))
-    };
-    let frames = futures_util::stream::unfold(
+/// response of its own on one `data:` line; the response ends with the following. While it waits,
+/// a keep-alive comment goes every `keep_alive` (none when zero).
+fn event_stream(
+    id: Value,
+    first: Option<StreamEvent>,
+    follow: Follow,
+    keep_alive: Duration,
+) -> Response {
+    let events = futures_util::stream::unfold(
         (first, follow, id),
         move |(first, mut follow, id)| async move {
             let outcome = match first {
@@ -312,17 +322,19 @@ fn event_stream(id: Value, first: Option<StreamEvent>, follow: Follow) -> Respon
                     Next::Failed(error) => Err(error),
                 },
             };
-            let bytes = frame(outcome, &id);
-            Some((bytes, (None, follow, id)))
+            // Compact JSON has no line breaks: the response is one `data:` line.
+            let event = Event::default().data(response(&id, outcome).to_string());
+            Some((Ok::<_, Infallible>(event), (None, follow, id)))
         },
     );
-    (
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-            (header::HeaderName::from_static("x-accel-buffering"), "no"),
-        ],
-        Body::from_stream(frames),
-    )
-        .into_response()
+    let events = Sse::new(events);
+    let mut response = if keep_alive.is_zero() {
+        events.into_response()
+    } else {
+        let every = KeepAlive::new().interval(keep_alive).text("keep-alive");
+        events.keep_alive(every).into_response()
+    };
+    // Proxies that buffer (nginx) pass each event on as it comes.
+    (response.headers_mut()).insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
 }

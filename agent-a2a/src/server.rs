@@ -3,26 +3,32 @@
 //! the envelope) before its method runs.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::{Agent, OutputType};
 use agent_web::{Anonymous, CallGrants, ChatOwner, Identified, Identity, Limiter, UserLimits};
 use axum::extract::State;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::agent_handler::{AgentHandler, AnswerKind, DataAnswer, TextAnswer};
+use crate::card::{self, card_of};
 use crate::handler::TaskHandler;
 use crate::jsonrpc::{Request, RpcError, json_response, response};
 use crate::methods::{self, Call, Desk};
-use crate::wire::{AgentCard, AgentInterface, Capabilities, Skill};
+use crate::wire::AgentCard;
 
 /// The most a request body may have by default: a message with a few files.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// How long a stream waits, by default, before it sends a keep-alive (see
+/// [`A2aServer::keep_alive`]).
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// Serves an agent, or any [`TaskHandler`], over A2A (see [the crate](crate)).
 ///
@@ -35,6 +41,7 @@ pub struct A2aServer<S = (), I = Anonymous> {
     identity: I,
     limits: Option<UserLimits>,
     body_limit: usize,
+    keep_alive: Duration,
 }
 
 /// What does the tasks' work.
@@ -72,6 +79,8 @@ struct Shared<S, I> {
     identity: I,
     limiter: Option<Arc<Limiter>>,
     body_limit: usize,
+    /// When the server was built: the card's `Last-Modified`.
+    built: HeaderValue,
 }
 
 impl<S: Send + Sync + 'static> A2aServer<S, Anonymous> {
@@ -105,6 +114,7 @@ impl<S: Send + Sync + 'static> A2aServer<S, Anonymous> {
             identity: Anonymous,
             limits: None,
             body_limit: DEFAULT_BODY_LIMIT,
+            keep_alive: DEFAULT_KEEP_ALIVE,
         }
     }
 
@@ -117,6 +127,7 @@ impl<S: Send + Sync + 'static> A2aServer<S, Anonymous> {
             identity: Anonymous,
             limits: None,
             body_limit: DEFAULT_BODY_LIMIT,
+            keep_alive: DEFAULT_KEEP_ALIVE,
         }
     }
 
@@ -139,6 +150,7 @@ impl<S: Send + Sync + 'static> A2aServer<S, Anonymous> {
             identity: Identified::new(identify),
             limits: self.limits,
             body_limit: self.body_limit,
+            keep_alive: self.keep_alive,
         }
     }
 }
@@ -204,6 +216,15 @@ impl<S: Send + Sync + 'static, I> A2aServer<S, I> {
         self
     }
 
+    /// Sends a keep-alive (the comment `: keep-alive`) on a stream (`SendStreamingMessage`,
+    /// `SubscribeToTask`) that has sent nothing for `every`, so that proxies and clients do not
+    /// take a task that works a long while for a dead connection. 15 seconds by default
+    /// ([`DEFAULT_KEEP_ALIVE`]); `Duration::ZERO` sends none.
+    pub fn keep_alive(mut self, every: Duration) -> Self {
+        self.keep_alive = every;
+        self
+    }
+
     /// Serves the card and the endpoint on `listener` until the process ends, each connection
     /// holding as little memory as hyper allows ([`agent_web::serve_router`]: a request's head
     /// must fit in [`agent_web::MAX_REQUEST_HEAD`]).
@@ -233,12 +254,14 @@ impl<S: Send + Sync + 'static, I> A2aServer<S, I> {
             desk: Desk {
                 tasks: Arc::default(),
                 handler,
+                keep_alive: self.keep_alive,
             },
             card: self.card,
             public_url: self.public_url,
             identity: self.identity,
             limiter: self.limits.map(Limiter::new),
             body_limit: self.body_limit,
+            built: card::http_date(time::OffsetDateTime::now_utc()),
         });
         axum::Router::new()
             .route("/.well-known/agent-card.json", get(card::<S, I>))
@@ -247,53 +270,10 @@ impl<S: Send + Sync + 'static, I> A2aServer<S, I> {
     }
 }
 
-/// The card of `agent`: its name, its tools as skills.
-fn card_of<S: Send + Sync + 'static>(agent: &Agent<S>) -> AgentCard {
-    let name = agent.name().unwrap_or("agent").to_owned();
-    let skills = (agent.tools().definitions().iter())
-        .map(|tool| Skill {
-            id: tool.name.clone(),
-            name: tool.name.clone(),
-            description: tool.description.clone(),
-            tags: vec!["tool".to_owned()],
-            examples: Vec::new(),
-        })
-        .collect();
-    AgentCard {
-        description: format!("The agent `{name}`."),
-        name,
-        supported_interfaces: Vec::new(),
-        version: "1.0.0".to_owned(),
-        capabilities: Capabilities {
-            streaming: true,
-            push_notifications: false,
-        },
-        security_schemes: serde_json::Map::new(),
-        security_requirements: Vec::new(),
-        default_input_modes: vec!["text/plain".to_owned()],
-        default_output_modes: vec!["text/plain".to_owned()],
-        skills,
-    }
-}
-
 /// `GET /.well-known/agent-card.json`.
 async fn card<S, I>(State(shared): State<Arc<Shared<S, I>>>, headers: HeaderMap) -> Response {
-    let url = match &shared.public_url {
-        Some(url) => url.clone(),
-        None => {
-            let host = (headers.get(header::HOST))
-                .and_then(|host| host.to_str().ok())
-                .unwrap_or("127.0.0.1");
-            format!("http://{host}")
-        }
-    };
-    let mut card = shared.card.clone();
-    card.supported_interfaces = vec![AgentInterface {
-        url,
-        protocol_binding: "JSONRPC".to_owned(),
-        protocol_version: "1.0".to_owned(),
-    }];
-    json_response(&serde_json::to_value(&card).unwrap_or_default())
+    let public_url = shared.public_url.as_deref();
+    card::serve_card(&shared.card, public_url, &shared.built, &headers)
 }
 
 /// `POST /`: one JSON-RPC request.
@@ -345,7 +325,9 @@ async fn rpc<S: Send + Sync + 'static, I: Identity<S>>(
         let error = RpcError::invalid_request("not a JSON-RPC 2.0 request with a method");
         return json_response(&response(&request.id, Err(error)));
     };
-    if !(version.is_empty() || version == "1" || version == "1.0" || version.starts_with("1.0.")) {
+    // No version, or an empty one, is 0.3 (the spec's default): only 1.0 is spoken here, with
+    // any patch number.
+    if !(version == "1" || version == "1.0" || version.starts_with("1.0.")) {
         return json_response(&response(&request.id, Err(RpcError::version(&version))));
     }
     let call = Call {

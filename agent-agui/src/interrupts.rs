@@ -6,6 +6,9 @@
 //! under an id the server issued for that thread's pause: an id made up, altered, from another
 //! thread or user, or from an earlier pause of the same thread, is refused with nothing run.
 //!
+//! A resume answers every interrupt at once: one that leaves some unanswered is refused, the thread
+//! still waiting.
+//!
 //! How an answer becomes a decision:
 //! - a call awaiting approval: `resolved` approves it; with a payload `{"approved": false,
 //!   "reason": "..."}` it is denied, and with `{"arguments": {...}}` it runs with those arguments
@@ -107,6 +110,19 @@ pub(crate) fn decisions(
             )));
         }
         decided.push((pending.call.id.clone(), decision(pending, entry)?));
+    }
+    // The run goes on with every waiting call decided: answers to some of them would leave the
+    // others without one, so they are refused, the thread still waiting.
+    let unanswered: Vec<String> = (paused.pending().iter())
+        .filter(|pending| !decided.iter().any(|(id, _)| *id == pending.call.id))
+        .map(|pending| format!("`{}`", pending.call.id))
+        .collect();
+    if !unanswered.is_empty() {
+        return Err(Refusal::Unfit(format!(
+            "the interrupt of call {} is not answered: answer every interrupt the run ended \
+             with in one `resume`",
+            unanswered.join(", ")
+        )));
     }
     Ok(decided)
 }

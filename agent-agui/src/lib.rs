@@ -36,8 +36,12 @@
 //! A client that goes away (`abortRun()`) cancels its run; what it did is kept in the thread.
 //! Before the stream, a request that does not fit is an HTTP error with a JSON body
 //! (`{"error": "..."}`): `400` (not a `RunAgentInput`, no user message last, an answer that does
-//! not fit its call), `403`, `404` (a resume on a thread the caller does not have), `409` (a new
-//! message while the thread waits on interrupts, or a resume when nothing waits), `413`, `429`.
+//! not fit its call, a `resume` that leaves some interrupts unanswered), `403`, `404` (a resume on
+//! a thread the caller does not have), `409` (a new message while the thread waits on interrupts,
+//! or a resume when nothing waits), `413`, `415` (a body that is not `application/json`), `429`.
+//! While a run waits (a slow tool, a slow model), the stream sends a keep-alive comment
+//! (`: keep-alive`) every 15 seconds ([`AguiServer::keep_alive`]). Pages of other origins call
+//! the endpoint once allowed ([`AguiServer::allow_origin`], CORS as on the web endpoint).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -69,16 +73,23 @@ mod interrupts;
 mod run;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use agent_core::Agent;
 use agent_core::session::{MemorySessions, SessionStore};
-use agent_web::{Anonymous, CallGrants, ChatOwner, Identified, Identity, Limiter, UserLimits};
+use agent_web::{
+    Anonymous, CallGrants, ChatOwner, Cors, Identified, Identity, Limiter, UserLimits,
+};
 use axum::http::request::Parts;
 use axum::response::IntoResponse;
 use axum::routing::post;
 
 /// The most a request body may have by default: a message with a few images.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// How long a stream waits, by default, before it sends a keep-alive (see
+/// [`AguiServer::keep_alive`]).
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// Serves an agent over AG-UI (see [the crate](crate)).
 ///
@@ -91,6 +102,8 @@ pub struct AguiServer<S = (), I = Anonymous> {
     body_limit: usize,
     limits: Option<UserLimits>,
     grants: Option<CallGrants>,
+    cors: Cors,
+    keep_alive: Duration,
 }
 
 /// What every request of one server shares.
@@ -101,6 +114,7 @@ struct Shared<S, I> {
     body_limit: usize,
     limiter: Option<Arc<Limiter>>,
     grants: CallGrants,
+    keep_alive: Duration,
 }
 
 impl<S: Send + Sync + 'static> AguiServer<S, Anonymous> {
@@ -115,6 +129,8 @@ impl<S: Send + Sync + 'static> AguiServer<S, Anonymous> {
             body_limit: DEFAULT_BODY_LIMIT,
             limits: None,
             grants: None,
+            cors: Cors::new(),
+            keep_alive: DEFAULT_KEEP_ALIVE,
         }
     }
 
@@ -160,6 +176,8 @@ impl<S: Send + Sync + 'static> AguiServer<S, Anonymous> {
             body_limit: self.body_limit,
             limits: self.limits,
             grants: self.grants,
+            cors: self.cors,
+            keep_alive: self.keep_alive,
         }
     }
 }
@@ -187,6 +205,38 @@ impl<S: Send + Sync + 'static, I> AguiServer<S, I> {
     /// Keeps threads in `store` (an SQLite file, say) instead of memory.
     pub fn sessions(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.store = store;
+        self
+    }
+
+    /// Lets pages from `origin` (`https://app.example.com`) call the endpoint from the browser
+    /// (CORS, as [`ChatServer::allow_origin`](agent_web::ChatServer::allow_origin) does), sending
+    /// `content-type` and `authorization`: their preflights are answered. Without one, browsers
+    /// refuse other origins' pages.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.cors = self.cors.allow_origin(origin);
+        self
+    }
+
+    /// Lets the pages of the origins allowed send the request header `name` too: a sign-in
+    /// header of the application's own, which [`identify`](AguiServer::identify) reads.
+    pub fn allow_header(mut self, name: axum::http::HeaderName) -> Self {
+        self.cors = self.cors.allow_header(name);
+        self
+    }
+
+    /// Lets the pages of the origins allowed send their cookies for this server, for a sign-in
+    /// kept in a cookie; the page's requests must ask for it too (`credentials: "include"`).
+    pub fn allow_credentials(mut self) -> Self {
+        self.cors = self.cors.allow_credentials();
+        self
+    }
+
+    /// Sends a keep-alive (the comment `: keep-alive`) on a run's stream that has sent nothing
+    /// for `every` (a slow tool, a slow model), so that proxies and clients do not take the run
+    /// for a dead connection. 15 seconds by default ([`DEFAULT_KEEP_ALIVE`]); `Duration::ZERO`
+    /// sends none.
+    pub fn keep_alive(mut self, every: Duration) -> Self {
+        self.keep_alive = every;
         self
     }
 
@@ -219,9 +269,11 @@ impl<S: Send + Sync + 'static, I> AguiServer<S, I> {
             body_limit: self.body_limit,
             limiter: self.limits.map(Limiter::new),
             grants: self.grants.unwrap_or_else(CallGrants::drawn),
+            keep_alive: self.keep_alive,
         });
-        axum::Router::new()
+        let routes = (axum::Router::new())
             .route("/", post(run::run::<S, I>))
-            .with_state(shared)
+            .with_state(shared);
+        self.cors.apply(routes)
     }
 }

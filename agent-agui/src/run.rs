@@ -6,15 +6,16 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use agent_core::session::{ConversationHold, SessionStore};
 use agent_core::{
     Agent, NoContext, Ready, RunEvent, RunKind, RunOutput, RunRequest, RunStream, Text,
 };
 use agent_web::{Admission, Identity};
-use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
@@ -42,6 +43,16 @@ pub(crate) async fn run<S: Send + Sync + 'static, I: Identity<S>>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
+    // The content type first: a body of another type is not read as JSON.
+    let content_type = (parts.headers.get(header::CONTENT_TYPE))
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    let media_type = content_type.split(';').next().unwrap_or_default().trim();
+    if !media_type.eq_ignore_ascii_case("application/json") {
+        let message =
+            format!("the body's content type is `{content_type}`: send `application/json`");
+        return refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, &message);
+    }
     let caller = match shared.identity.caller(parts).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
@@ -103,6 +114,7 @@ pub(crate) async fn run<S: Send + Sync + 'static, I: Identity<S>>(
             }
         }
     };
+    let keep_alive = shared.keep_alive;
     let (sender, receiver) = mpsc::channel(QUEUE);
     let encoder = Encoder::new(thread_id, run_id);
     let thread = Thread { key, hold, encoder };
@@ -114,7 +126,7 @@ pub(crate) async fn run<S: Send + Sync + 'static, I: Identity<S>>(
         sender,
         admission,
     ));
-    event_stream(receiver)
+    event_stream(receiver, keep_alive)
 }
 
 /// The thread a run answers in: its store key, the hold on it, and the run's encoder.
@@ -132,7 +144,7 @@ async fn answer<S: Send + Sync + 'static, I>(
     context: S,
     start: Start,
     thread: Thread,
-    sender: mpsc::Sender<Bytes>,
+    sender: mpsc::Sender<String>,
     admission: Option<Admission>,
 ) {
     let Thread {
@@ -161,7 +173,7 @@ async fn answer<S: Send + Sync + 'static, I>(
                 // An event is plain data: serializing cannot fail.
                 let json = serde_json::to_string(&event).unwrap_or_default();
                 // A client gone drops what it would have read; the run is cancelled by then.
-                let _ = sender.send(Bytes::from(format!("data: {json}\n\n"))).await;
+                let _ = sender.send(json).await;
             }
         }
     };
@@ -201,19 +213,22 @@ fn streamed<'a, S: Send + Sync + 'static, K: RunKind<WithSession: Ready>>(
         .stream()
 }
 
-/// The frames as a server-sent event stream.
-fn event_stream(frames: mpsc::Receiver<Bytes>) -> Response {
-    let frames = futures_util::stream::unfold(frames, |mut frames| async move {
-        let frame = frames.recv().await?;
-        Some((Ok::<_, Infallible>(frame), frames))
+/// The events (each one's JSON) as a server-sent event stream, a keep-alive comment going every
+/// `keep_alive` while it waits (none when zero).
+fn event_stream(events: mpsc::Receiver<String>, keep_alive: Duration) -> Response {
+    let events = futures_util::stream::unfold(events, |mut events| async move {
+        let json = events.recv().await?;
+        // Compact JSON has no line breaks: each event is one `data:` line.
+        Some((Ok::<_, Infallible>(Event::default().data(json)), events))
     });
-    (
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-            (header::HeaderName::from_static("x-accel-buffering"), "no"),
-        ],
-        Body::from_stream(frames),
-    )
-        .into_response()
+    let events = Sse::new(events);
+    let mut response = if keep_alive.is_zero() {
+        events.into_response()
+    } else {
+        let every = KeepAlive::new().interval(keep_alive).text("keep-alive");
+        events.keep_alive(every).into_response()
+    };
+    // Proxies that buffer (nginx) pass each event on as it comes.
+    (response.headers_mut()).insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
 }

@@ -7,9 +7,23 @@ use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-/// What the server allows other origins (see [`ChatServer::allow_origin`](super::ChatServer::allow_origin)).
-#[derive(Debug, Default)]
-pub(super) struct Cors {
+/// What a server allows other origins' pages: which may call it from the browser, with which
+/// request headers, and whether with their cookies. [`ChatServer`](super::ChatServer) keeps one
+/// (see [`ChatServer::allow_origin`](super::ChatServer::allow_origin)); a server on another
+/// protocol takes the same rules onto its routes with [`apply`](Cors::apply).
+///
+/// ```
+/// use agent_web::Cors;
+/// use axum::http::HeaderName;
+///
+/// let cors = Cors::new()
+///     .allow_origin("https://app.example.com")
+///     .allow_header(HeaderName::from_static("x-api-key"));
+/// let routes = cors.apply(axum::Router::new());
+/// # let _ = routes;
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct Cors {
     pub(super) origins: Vec<String>,
     /// Request headers allowed beside `content-type` and `authorization`.
     pub(super) headers: Vec<HeaderName>,
@@ -17,6 +31,40 @@ pub(super) struct Cors {
 }
 
 impl Cors {
+    /// No other origin allowed: browsers keep other origins' pages out.
+    pub fn new() -> Self {
+        Cors::default()
+    }
+
+    /// Lets pages from `origin` (`https://app.example.com`) call the routes from the browser,
+    /// sending `content-type` and `authorization`.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origins.push(origin.into());
+        self
+    }
+
+    /// Lets the pages of the origins allowed send the request header `name` too (a sign-in
+    /// header of the application's own).
+    pub fn allow_header(mut self, name: HeaderName) -> Self {
+        self.headers.push(name);
+        self
+    }
+
+    /// Lets the pages of the origins allowed send their cookies
+    /// (`access-control-allow-credentials`); their requests must ask for it too
+    /// (`credentials: "include"`).
+    pub fn allow_credentials(mut self) -> Self {
+        self.credentials = true;
+        self
+    }
+
+    /// `router` under these rules: a preflight (`OPTIONS`) from an origin allowed is answered
+    /// `204` before any route, and every response to such an origin is marked for it; other
+    /// origins get no CORS header.
+    pub fn apply(self, router: axum::Router) -> axum::Router {
+        router.layer(axum::middleware::from_fn_with_state(Arc::new(self), cors))
+    }
+
     /// The `access-control-allow-headers` value: the two every chat request may send, then the
     /// server's own.
     fn allowed_headers(&self) -> HeaderValue {

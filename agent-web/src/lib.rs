@@ -107,7 +107,8 @@ use agent_core::Model;
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::{Agent, RunOutput};
 pub use answer_log::{AnswerLog, Heard, Logged};
-use cors::{Cors, cors};
+pub use cors::Cors;
+use cors::cors;
 pub use grants::CallGrants;
 pub use identity::{Anonymous, Caller, ChatOwner, Identified, Identity};
 pub use limits::{

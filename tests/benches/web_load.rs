@@ -170,7 +170,7 @@ async fn chat(endpoint: Endpoint, address: std::net::SocketAddr, chat: String) -
     let (path, body) = endpoint.request(&chat);
     let request = format!(
         "POST {path} HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
-         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+         a2a-version: 1.0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
     let mut socket = tokio::net::TcpStream::connect(address)

@@ -11,7 +11,7 @@ use agent_core::testing::ScriptedModel;
 use agent_core::{Agent, AssistantMessage, Message as CoreMessage, ToolCall};
 use serde_json::{Value, json};
 use tests::peers::Test;
-use tests::screenshot;
+use tests::{screenshot, wipe};
 
 /// Serves `server` on a loopback port; its base URL.
 async fn serve(server: A2aServer) -> String {
@@ -149,14 +149,305 @@ async fn long_report() -> String {
     "done".to_owned()
 }
 
-/// A JSON-RPC call to `url`: its whole reply.
+/// A JSON-RPC call to `url` in A2A 1.0: its whole reply.
 async fn rpc(url: &str, method: &str, params: Value) -> reqwest::Response {
-    reqwest::Client::new()
+    rpc_as(url, Some("1.0"), method, params).await
+}
+
+/// A JSON-RPC call to `url` with the header `A2A-Version: version` (none with `None`).
+async fn rpc_as(
+    url: &str,
+    version: Option<&str>,
+    method: &str,
+    params: Value,
+) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
         .post(url)
-        .json(&json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}))
+        .json(&json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}));
+    if let Some(version) = version {
+        request = request.header("a2a-version", version);
+    }
+    request.send().await.unwrap()
+}
+
+/// A JSON-RPC call's reply, read as JSON.
+async fn call(url: &str, method: &str, params: Value) -> Value {
+    rpc(url, method, params).await.json().await.unwrap()
+}
+
+/// The params of `SendMessage` for the user's `text` in context `context_id`, or in task
+/// `task_id` with `data` (decisions, say) as a data part.
+fn message(
+    text: &str,
+    context_id: Option<&str>,
+    task_id: Option<&str>,
+    data: Option<Value>,
+) -> Value {
+    let mut parts = vec![json!({"text": text})];
+    parts.extend(data.map(|data| json!({"data": data})));
+    let mut message = json!({"messageId": agent_core::RunId::new().to_string(),
+        "role": "ROLE_USER", "parts": parts});
+    if let Some(context_id) = context_id {
+        message["contextId"] = json!(context_id);
+    }
+    if let Some(task_id) = task_id {
+        message["taskId"] = json!(task_id);
+    }
+    json!({ "message": message })
+}
+
+/// The grants of the calls a task's status message says it waits on, in order.
+fn grants(task: &Value) -> Vec<Value> {
+    let parts = task["status"]["message"]["parts"].as_array().unwrap();
+    let waiting = parts
+        .iter()
+        .find_map(|part| part["data"]["waiting"].as_array());
+    waiting
+        .unwrap()
+        .iter()
+        .map(|call| call["grant"].clone())
+        .collect()
+}
+
+/// A call to `wipe` the folder `folder`.
+fn wipe_call(id: &str, folder: &str) -> ToolCall {
+    ToolCall::new(id, "wipe", json!({ "folder": folder }).to_string())
+}
+
+/// Two tasks of one context each own their pause. A new task lets the one that waited go: its
+/// calls are answered as interrupted and it ends `canceled`, saying why. The stale task's answer
+/// then reaches nobody's run, and its cancel leaves the other task waiting, still answerable.
+async fn each_task_owns_its_pause() {
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([wipe_call("c1", "/a")]),
+        AssistantMessage::tool_calls([wipe_call("c2", "/b")]),
+        AssistantMessage::text("Wiped /b."),
+    ]);
+    let agent: Agent = Agent::new(model.clone())
+        .try_tool(wipe {})
+        .unwrap()
+        .defer_approvals();
+    let url = serve(A2aServer::new(Arc::new(agent))).await;
+    let first = call(
+        &url,
+        "SendMessage",
+        message("Wipe /a", Some("ctx"), None, None),
+    )
+    .await;
+    let first = &first["result"]["task"];
+    assert_eq!(
+        first["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{first}"
+    );
+    let second = call(
+        &url,
+        "SendMessage",
+        message("Wipe /b", Some("ctx"), None, None),
+    )
+    .await;
+    let second = &second["result"]["task"];
+    assert_eq!(
+        second["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{second}"
+    );
+    let (first_id, second_id) = (
+        first["id"].as_str().unwrap(),
+        second["id"].as_str().unwrap(),
+    );
+
+    // The first task is over: a plain answer to it runs nothing.
+    let stale = call(
+        &url,
+        "SendMessage",
+        message("No.", None, Some(first_id), None),
+    )
+    .await;
+    assert!(stale["error"]["message"].as_str().is_some(), "{stale}");
+    assert_eq!(model.requests().len(), 2, "nothing ran");
+    let ended = call(&url, "GetTask", json!({"id": first_id})).await;
+    assert_eq!(
+        ended["result"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{ended}"
+    );
+    let why = ended["result"]["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(why.contains(second_id), "{why}");
+    // Its cancel does not reach the second task's pause.
+    let cancel = call(&url, "CancelTask", json!({"id": first_id})).await;
+    assert_eq!(cancel["error"]["code"], -32002, "{cancel}");
+    let waiting = call(&url, "GetTask", json!({"id": second_id})).await;
+    assert_eq!(
+        waiting["result"]["status"]["state"],
+        "TASK_STATE_INPUT_REQUIRED"
+    );
+
+    let decisions = json!({"decisions": [{"grant": grants(second)[0], "approved": true}]});
+    let done = call(
+        &url,
+        "SendMessage",
+        message("Yes.", None, Some(second_id), Some(decisions)),
+    )
+    .await;
+    let done = &done["result"]["task"];
+    assert_eq!(done["status"]["state"], "TASK_STATE_COMPLETED", "{done}");
+    assert_eq!(done["status"]["message"]["parts"][0]["text"], "Wiped /b.");
+    assert!(matches!(model.requests()[2].messages.last(),
+        Some(CoreMessage::Tool(result)) if result.content == "wiped /b"));
+}
+
+/// An answer to only some of the calls a task waits on is refused with a JSON-RPC error, as a
+/// forged grant is: nothing runs, the task stays as it was (waiting, its history without the
+/// refused message), and the full answer afterwards is taken.
+async fn a_partial_answer_is_refused_and_the_task_still_waits() {
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([wipe_call("c1", "/a"), wipe_call("c2", "/b")]),
+        AssistantMessage::text("Both wiped."),
+    ]);
+    let agent: Agent = Agent::new(model.clone())
+        .try_tool(wipe {})
+        .unwrap()
+        .defer_approvals();
+    let url = serve(A2aServer::new(Arc::new(agent))).await;
+    let waiting = call(&url, "SendMessage", message("Wipe both", None, None, None)).await;
+    let waiting = &waiting["result"]["task"];
+    assert_eq!(
+        waiting["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{waiting}"
+    );
+    let id = waiting["id"].as_str().unwrap();
+    let granted = grants(waiting);
+    assert_eq!(granted.len(), 2);
+
+    let some = json!({"decisions": [{"grant": granted[0], "approved": true}]});
+    let refused = call(
+        &url,
+        "SendMessage",
+        message("Only /a", None, Some(id), Some(some)),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let why = refused["error"]["message"].as_str().unwrap();
+    assert!(why.contains("`c2`"), "{why}");
+    assert_eq!(model.requests().len(), 1, "nothing ran");
+    let kept = call(&url, "GetTask", json!({"id": id})).await;
+    assert_eq!(
+        kept["result"]["status"]["state"], "TASK_STATE_INPUT_REQUIRED",
+        "{kept}"
+    );
+    assert_eq!(kept["result"]["history"], waiting["history"]);
+
+    let all = json!({"decisions": [
+        {"grant": granted[1], "approved": false, "reason": "keep /b"},
+        {"grant": granted[0], "approved": true},
+    ]});
+    let done = call(
+        &url,
+        "SendMessage",
+        message("Both", None, Some(id), Some(all)),
+    )
+    .await;
+    assert_eq!(
+        done["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{done}"
+    );
+    let results: Vec<String> = (model.requests()[1].messages.iter())
+        .filter_map(|message| match message {
+            CoreMessage::Tool(result) => Some(result.content.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[0], "wiped /a");
+    assert!(results[1].contains("keep /b"), "{results:?}");
+}
+
+/// A request without `A2A-Version`, or with an empty one, asks for A2A 0.3 (the spec's default):
+/// this 1.0 server refuses it, and any version but 1.0, with VersionNotSupported (`-32009`),
+/// saying which header to send. 1.0 is served, with or without a patch number.
+async fn a_request_in_another_version_is_refused() {
+    let model = ScriptedModel::new([
+        AssistantMessage::text("One."),
+        AssistantMessage::text("Two."),
+    ]);
+    let url = serve(A2aServer::new(Arc::new(Agent::new(model.clone())))).await;
+    for version in [None, Some(""), Some(" "), Some("0.3"), Some("2.0")] {
+        let params = message("Hi", None, None, None);
+        let reply: Value = rpc_as(&url, version, "SendMessage", params)
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(reply["error"]["code"], -32009, "{version:?}: {reply}");
+        assert_eq!(reply["error"]["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
+        let said = reply["error"]["message"].as_str().unwrap();
+        assert!(said.contains("`A2A-Version: 1.0`"), "{said}");
+    }
+    assert_eq!(model.requests().len(), 0, "nothing ran");
+    for version in ["1.0", "1.0.3"] {
+        let params = message("Hi", None, None, None);
+        let reply: Value = rpc_as(&url, Some(version), "SendMessage", params)
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            reply["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+            "{reply}"
+        );
+    }
+}
+
+/// The card may be cached: `Cache-Control` with a `max-age`, an `ETag` that a revalidation
+/// (`If-None-Match`) is answered `304` by, and `Last-Modified`.
+async fn the_card_can_be_cached() {
+    let agent: Agent = Agent::new(ScriptedModel::new(Vec::<AssistantMessage>::new()));
+    let url = serve(A2aServer::new(Arc::new(agent))).await;
+    let card_url = format!("{url}/.well-known/agent-card.json");
+    let http = reqwest::Client::new();
+    let card = http.get(&card_url).send().await.unwrap();
+    assert_eq!(card.status(), 200);
+    let header = |name: &str| {
+        card.headers()
+            .get(name)
+            .map(|value| value.to_str().unwrap().to_owned())
+    };
+    let cache_control = header("cache-control").expect("cache-control");
+    assert!(cache_control.contains("max-age="), "{cache_control}");
+    let etag = header("etag").expect("an etag");
+    assert!(etag.starts_with('"') && etag.ends_with('"'), "{etag}");
+    let modified = header("last-modified").expect("last-modified");
+    assert!(
+        modified.ends_with(" GMT") && modified.len() == 29,
+        "{modified}"
+    );
+    let body = card.text().await.unwrap();
+    assert!(body.contains("supportedInterfaces"));
+
+    for asked in [
+        etag.clone(),
+        format!("W/{etag}"),
+        format!("\"other\", {etag}"),
+        "*".into(),
+    ] {
+        let again = http
+            .get(&card_url)
+            .header("if-none-match", &asked)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(again.status(), 304, "{asked}");
+        assert_eq!(again.headers()["etag"], etag.as_str());
+        assert!(again.text().await.unwrap().is_empty());
+    }
+    let changed = http
+        .get(&card_url)
+        .header("if-none-match", "\"other\"")
         .send()
         .await
-        .unwrap()
+        .unwrap();
+    assert_eq!(changed.status(), 200);
+    assert_eq!(changed.text().await.unwrap(), body);
 }
 
 /// A streamed task whose tool works is cancelled by `CancelTask`: a subscriber and the stream
@@ -276,6 +567,61 @@ async fn the_tokens_a_task_uses_count_against_its_caller() {
     assert_eq!(model.requests().len(), 1);
 }
 
+/// Takes a while to look something up.
+#[agent_core::tool]
+async fn slow_lookup() -> String {
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    "found".to_owned()
+}
+
+/// While a task works a long while (a slow tool), its stream sends the comment `: keep-alive`
+/// every so often, between its events, which are sent whole as before; a subscriber's stream too.
+async fn a_stream_that_waits_sends_keep_alives() {
+    assert_eq!(agent_a2a::DEFAULT_KEEP_ALIVE, Duration::from_secs(15));
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("c1", "slow_lookup", "{}")]),
+        AssistantMessage::text("Found it."),
+    ]);
+    let agent: Agent = Agent::new(model).try_tool(slow_lookup {}).unwrap();
+    let server = A2aServer::new(Arc::new(agent)).keep_alive(Duration::from_millis(100));
+    let url = serve(server).await;
+    let mut stream = rpc(
+        &url,
+        "SendStreamingMessage",
+        message("Look it up", None, None, None),
+    )
+    .await;
+    let first = String::from_utf8(stream.chunk().await.unwrap().unwrap().to_vec()).unwrap();
+    let first = first
+        .lines()
+        .next()
+        .unwrap()
+        .strip_prefix("data: ")
+        .unwrap();
+    let task: Value = serde_json::from_str(first).unwrap();
+    let task_id = task["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let subscribed = rpc(&url, "SubscribeToTask", json!({"id": task_id}));
+    let (rest, subscribed) = tokio::join!(stream.text(), subscribed);
+    for text in [rest.unwrap(), subscribed.text().await.unwrap()] {
+        let frames: Vec<&str> = text
+            .split("\n\n")
+            .filter(|frame| !frame.is_empty())
+            .collect();
+        let kept_alive = frames
+            .iter()
+            .filter(|frame| **frame == ": keep-alive")
+            .count();
+        assert!(kept_alive >= 2, "{text}");
+        let events: Vec<Value> = (frames.iter())
+            .filter_map(|frame| frame.strip_prefix("data: "))
+            .map(|json| serde_json::from_str(json).unwrap())
+            .collect();
+        assert_eq!(events.len() + kept_alive, frames.len(), "{text}");
+        let state = &events.last().unwrap()["result"]["statusUpdate"]["status"]["state"];
+        assert_eq!(state, "TASK_STATE_COMPLETED", "{text}");
+    }
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -301,6 +647,20 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "the_tokens_a_task_uses_count_against_its_caller",
             the_tokens_a_task_uses_count_against_its_caller,
+        ),
+        Test::tokio("each_task_owns_its_pause", each_task_owns_its_pause),
+        Test::tokio(
+            "a_partial_answer_is_refused_and_the_task_still_waits",
+            a_partial_answer_is_refused_and_the_task_still_waits,
+        ),
+        Test::tokio(
+            "a_request_in_another_version_is_refused",
+            a_request_in_another_version_is_refused,
+        ),
+        Test::tokio("the_card_can_be_cached", the_card_can_be_cached),
+        Test::tokio(
+            "a_stream_that_waits_sends_keep_alives",
+            a_stream_that_waits_sends_keep_alives,
         ),
     ])
 }

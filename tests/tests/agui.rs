@@ -421,6 +421,163 @@ async fn a_request_head_over_the_limit_is_refused() {
     assert_eq!(post(&url, &ask("t", "Hi"), None).await.status, 200);
 }
 
+/// A resume that answers only some of the interrupts is a `400` before the stream, as the guide
+/// says: nothing runs, the thread still waits, and answering them all goes on.
+async fn a_resume_that_answers_some_interrupts_is_refused() {
+    let wipe_call =
+        |id: &str, folder: &str| ToolCall::new(id, "wipe", json!({ "folder": folder }).to_string());
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([wipe_call("c1", "/a"), wipe_call("c2", "/b")]),
+        AssistantMessage::text("Both wiped."),
+    ]);
+    let agent: Agent = Agent::new(model.clone())
+        .try_tool(wipe {})
+        .unwrap()
+        .defer_approvals();
+    let store = Arc::new(MemorySessions::new());
+    let url = serve(AguiServer::new(Arc::new(agent)).sessions(store.clone())).await;
+    let first = post(&url, &ask("t", "Wipe both"), None).await;
+    let interrupts = last(&first.events)["outcome"]["interrupts"].clone();
+    assert_eq!(interrupts.as_array().unwrap().len(), 2, "{interrupts}");
+    let answer = |interrupt: &Value| json!({"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": true}});
+
+    let some = post(&url, &resume("t", json!([answer(&interrupts[0])])), None).await;
+    assert_eq!(some.status, 400, "{:?}", some.events);
+    let why = some.error["error"].as_str().unwrap();
+    assert!(
+        why.contains("`c2`") && why.contains("not answered"),
+        "{why}"
+    );
+    assert_eq!(model.requests().len(), 1, "nothing ran");
+    assert!(store.load("t").await.unwrap().paused.is_some());
+
+    let all = json!([answer(&interrupts[1]), answer(&interrupts[0])]);
+    let done = post(&url, &resume("t", all), None).await;
+    assert_eq!(done.status, 200, "{}", done.error);
+    assert_eq!(last(&done.events)["outcome"]["type"], "success");
+    let results = types(&done.events)
+        .iter()
+        .filter(|kind| **kind == "TOOL_CALL_RESULT")
+        .count();
+    assert_eq!(results, 2);
+}
+
+/// A body that is not `application/json` (a form, plain text that holds JSON) is refused with
+/// `415` before it is read, and nothing runs.
+async fn a_body_that_is_not_json_is_refused() {
+    let model = ScriptedModel::new([AssistantMessage::text("Hi.")]);
+    let url = serve(AguiServer::new(Arc::new(Agent::new(model.clone())))).await;
+    let body = ask("t", "Hi").to_string();
+    for content_type in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        None,
+    ] {
+        let mut request = reqwest::Client::new().post(&url).body(body.clone());
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let refused = request.send().await.unwrap();
+        assert_eq!(refused.status(), 415, "{content_type:?}");
+        let error: Value = refused.json().await.unwrap();
+        assert!(
+            error["error"]
+                .as_str()
+                .unwrap()
+                .contains("application/json"),
+            "{error}"
+        );
+    }
+    assert_eq!(model.requests().len(), 0, "nothing ran");
+    let typed = reqwest::Client::new().post(&url).body(body);
+    let answered = typed.header("content-type", "application/json; charset=utf-8");
+    assert_eq!(answered.send().await.unwrap().status(), 200);
+}
+
+/// Pages of an origin allowed call the endpoint from the browser: their preflight is answered
+/// (`204`, the methods and headers they may send) and the run's response is marked for them.
+/// Another origin's preflight gets no CORS header, so the browser keeps its page out.
+async fn pages_of_an_origin_allowed_call_it_from_the_browser() {
+    let model = ScriptedModel::new([AssistantMessage::text("Hi.")]);
+    let server = AguiServer::new(Arc::new(Agent::new(model)))
+        .allow_origin("https://app.example.com")
+        .allow_header(axum::http::HeaderName::from_static("x-api-key"));
+    let url = serve(server).await;
+    let preflight = |origin: &'static str| {
+        reqwest::Client::new()
+            .request(reqwest::Method::OPTIONS, &url)
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "content-type, x-api-key")
+            .send()
+    };
+    let allowed = preflight("https://app.example.com").await.unwrap();
+    assert_eq!(allowed.status(), 204);
+    let header = |name: &str| allowed.headers()[name].to_str().unwrap().to_owned();
+    assert_eq!(
+        header("access-control-allow-origin"),
+        "https://app.example.com"
+    );
+    assert!(header("access-control-allow-methods").contains("POST"));
+    assert!(header("access-control-allow-headers").contains("x-api-key"));
+    let other = preflight("https://evil.example").await.unwrap();
+    assert!(other.headers().get("access-control-allow-origin").is_none());
+
+    let run = reqwest::Client::new()
+        .post(&url)
+        .header("origin", "https://app.example.com")
+        .json(&ask("t", "Hi"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(run.status(), 200);
+    assert_eq!(
+        run.headers()["access-control-allow-origin"],
+        "https://app.example.com"
+    );
+    assert!(run.text().await.unwrap().contains("RUN_FINISHED"));
+}
+
+/// Takes a while to look something up.
+#[agent_core::tool]
+async fn slow_lookup() -> String {
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    "found".to_owned()
+}
+
+/// While a run waits (a slow tool), its stream sends the comment `: keep-alive` every so often,
+/// between the run's events, which are sent whole as before.
+async fn a_run_that_waits_sends_keep_alives() {
+    assert_eq!(agent_agui::DEFAULT_KEEP_ALIVE, Duration::from_secs(15));
+    let model = ScriptedModel::new([
+        AssistantMessage::tool_calls([ToolCall::new("c1", "slow_lookup", "{}")]),
+        AssistantMessage::text("Found it."),
+    ]);
+    let agent: Agent = Agent::new(model).try_tool(slow_lookup {}).unwrap();
+    let server = AguiServer::new(Arc::new(agent)).keep_alive(Duration::from_millis(100));
+    let url = serve(server).await;
+    let response = reqwest::Client::new()
+        .post(&url)
+        .json(&ask("t", "Look it up"))
+        .send();
+    let text = response.await.unwrap().text().await.unwrap();
+    let frames: Vec<&str> = text
+        .split("\n\n")
+        .filter(|frame| !frame.is_empty())
+        .collect();
+    let kept_alive = frames
+        .iter()
+        .filter(|frame| **frame == ": keep-alive")
+        .count();
+    assert!(kept_alive >= 2, "{text}");
+    let events: Vec<Value> = (frames.iter())
+        .filter_map(|frame| frame.strip_prefix("data: "))
+        .map(|json| serde_json::from_str(json).unwrap())
+        .collect();
+    assert_eq!(events.len() + kept_alive, frames.len(), "{text}");
+    assert_eq!(last(&events)["outcome"]["type"], "success");
+}
+
 fn main() -> std::process::ExitCode {
     tests::peers::main([
         Test::tokio(
@@ -455,6 +612,22 @@ fn main() -> std::process::ExitCode {
         Test::tokio(
             "a_request_head_over_the_limit_is_refused",
             a_request_head_over_the_limit_is_refused,
+        ),
+        Test::tokio(
+            "a_resume_that_answers_some_interrupts_is_refused",
+            a_resume_that_answers_some_interrupts_is_refused,
+        ),
+        Test::tokio(
+            "a_body_that_is_not_json_is_refused",
+            a_body_that_is_not_json_is_refused,
+        ),
+        Test::tokio(
+            "pages_of_an_origin_allowed_call_it_from_the_browser",
+            pages_of_an_origin_allowed_call_it_from_the_browser,
+        ),
+        Test::tokio(
+            "a_run_that_waits_sends_keep_alives",
+            a_run_that_waits_sends_keep_alives,
         ),
     ])
 }

@@ -299,10 +299,11 @@ async fn serve_a2a(server: A2aServer) -> String {
     url
 }
 
-/// A JSON-RPC call of `method` with `params` to the A2A server at `url`.
+/// A JSON-RPC call of `method` with `params` to the A2A server at `url`, in A2A 1.0.
 async fn rpc(url: &str, method: &str, params: Value) -> reqwest::Response {
     reqwest::Client::new()
         .post(url)
+        .header("a2a-version", "1.0")
         .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
         .send()
         .await
