@@ -99,7 +99,7 @@ pub(crate) async fn answer<S: Send + Sync + 'static, I>(
             cancelled,
         ),
     };
-    let mut encoder = Encoder::answering(plan.decided, plan.denied, plan.shown);
+    let mut encoder = Encoder::answering(&plan.chat_id, plan.decided, plan.denied, plan.shown);
     send(vec![Encoder::start(&plan.message_id)]);
     while let Some(event) = events.next().await {
         if let (RunEvent::StepFinished { usage, .. }, Some(admission)) = (&event, &admission) {

@@ -11,9 +11,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::errors::store_failed;
 use super::identity::Identity;
 use super::titles::clean_title;
-use super::{Shared, chat_of, json_response, refuse, store_failed};
+use super::{Shared, chat_of, json_response, refuse};
 
 /// `GET /api/chats`: the caller's chats, newest first: `[{"id", "title", "updatedAt"}]`
 /// (`updatedAt` in milliseconds since 1970).
@@ -31,7 +32,7 @@ pub(super) async fn list<S: Send + Sync + 'static, I: Identity<S>>(
     };
     let listed = match shared.store.list(&prefix).await {
         Ok(listed) => listed,
-        Err(error) => return store_failed(error),
+        Err(error) => return store_failed(error, ""),
     };
     let chats: Vec<Value> = listed
         .into_iter()
@@ -72,11 +73,11 @@ pub(super) async fn rename<S: Send + Sync + 'static, I: Identity<S>>(
             return refuse(StatusCode::NOT_FOUND, &message);
         }
         Ok(_) => {}
-        Err(error) => return store_failed(error),
+        Err(error) => return store_failed(error, &chat_id),
     }
     match store.set_title(&key, title.as_deref()).await {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(error) => store_failed(error),
+        Err(error) => store_failed(error, &chat_id),
     }
 }
 

@@ -29,8 +29,9 @@
 //! An approval, or a client-side tool's result, is taken only with the grant the server gave the
 //! call (a `data-call-grant` part of the answer, an HMAC of the chat, the pause and the call under
 //! the server's key, which the client keeps in the message and sends back): a missing, altered,
-//! replayed or another chat's grant is a `403` with nothing run ([`ChatServer::grant_keys`] shares
-//! the key between instances and rotates it).
+//! replayed or another chat's grant, or an answer to a call that does not wait, is a `403` before
+//! any stream, with nothing run ([`ChatServer::grant_keys`] shares the key between instances and
+//! rotates it); a new message while calls wait is a `409`. No answer names the store's key.
 //! `GET /api/chats` lists a signed-in caller's chats, newest first, with their titles (a chat is
 //! titled when its first question is answered: [`ChatServer::title`]), and `PATCH
 //! /api/chat/{id}` with `{"title": "..."}` renames one; a server that does not identify callers
@@ -74,6 +75,7 @@ mod answer_log;
 mod chats;
 mod chunks;
 mod cors;
+mod errors;
 mod forget;
 mod grants;
 mod identity;
@@ -114,7 +116,7 @@ pub use limits::{
     Admission, DEFAULT_RUN_LEASE, LimitStore, Limiter, MemoryLimits, Refused, UserLimits, admit,
 };
 use live::{LiveAnswers, event_stream};
-use plan::{plan, store_failed};
+use plan::plan;
 #[cfg(feature = "postgres")]
 pub use postgres_answers::PostgresAnswers;
 #[cfg(feature = "postgres")]

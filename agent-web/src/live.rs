@@ -22,8 +22,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::{Stream, StreamExt};
 use tokio::sync::Notify;
 
+use super::errors::store_failed;
 use super::identity::Identity;
-use super::plan::store_failed;
 use super::{Shared, chat_of, refuse, shared_answers};
 
 /// The answers in progress, by chat key.
@@ -275,7 +275,7 @@ pub(super) async fn rejoin<S: Send + Sync + 'static, I: Identity<S>>(
     match shared_answers::follow(Arc::clone(log), key).await {
         Ok(Some(frames)) => stream_response(frames),
         Ok(None) => StatusCode::NO_CONTENT.into_response(),
-        Err(problem) => store_failed(problem),
+        Err(problem) => store_failed(problem, &chat_id),
     }
 }
 
@@ -299,7 +299,7 @@ pub(super) async fn stop<S: Send + Sync + 'static, I: Identity<S>>(
         // Another instance may be running it: it stops it when it next writes.
         (None, Some(log)) => match log.stop(&key).await {
             Ok(stopped) => stopped,
-            Err(problem) => return store_failed(problem),
+            Err(problem) => return store_failed(problem, &chat_id),
         },
         (None, None) => false,
     };

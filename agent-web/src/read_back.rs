@@ -20,9 +20,10 @@ use super::answer::granted;
 use super::chunks::{
     activity_chunk, activity_of, file_of, grant_chunk, input_of, paused_activity, summary_chunk,
 };
+use super::errors::store_failed;
 use super::identity::Identity;
 use super::rewind::read_back_id;
-use super::{Shared, chat_of, json_response, refuse, store_failed};
+use super::{Shared, chat_of, json_response, refuse};
 use agent_core::ChildRun;
 use agent_core::Part;
 use agent_core::session::{Conversation, KeptChild};
@@ -44,7 +45,7 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
     };
     let conversation = match shared.store.load(&key).await {
         Ok(conversation) => conversation,
-        Err(error) => return store_failed(error),
+        Err(error) => return store_failed(error, &chat_id),
     };
     if conversation.messages.is_empty() && conversation.paused.is_none() {
         let message = format!("there is no chat `{chat_id}`");
