@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::errors::store_failed;
 use super::identity::Identity;
 use super::titles::clean_title;
-use super::{Shared, chat_of, json_response, refuse};
+use super::{Shared, caller_of, chat_of, json_response, refuse};
 
 /// `GET /api/chats`: the caller's chats, newest first: `[{"id", "title", "updatedAt"}]`
 /// (`updatedAt` in milliseconds since 1970).
@@ -23,7 +23,7 @@ pub(super) async fn list<S: Send + Sync + 'static, I: Identity<S>>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, _) = request.into_parts();
-    let caller = match shared.identity.caller(parts).await {
+    let caller = match caller_of(&shared, parts).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
