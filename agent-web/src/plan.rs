@@ -7,6 +7,7 @@ use axum::response::Response;
 
 use super::chunks::paused_activity;
 use super::errors::store_failed;
+use super::live::Begun;
 use super::request::{Turn, UserInput};
 use super::rewind::{Before, Target, answer_id, edited, effects, rewind};
 use super::{Shared, refuse};
@@ -32,6 +33,27 @@ pub(super) struct Plan {
     /// The question's text, when this answer is the chat's first exchange (the chat is titled
     /// from it once answered).
     pub(super) first_question: Option<String>,
+    /// How many of the chat's stored messages, and of its summaries, come before the answer.
+    pub(super) kept: (usize, usize),
+}
+
+impl Plan {
+    /// Where the answer begins in its chat, for a read-back while it runs.
+    pub(super) fn begun(&self) -> Begun {
+        let question = match &self.start {
+            Start::Ask(input) => Some(Message::User {
+                content: input.text.clone(),
+                parts: input.parts.clone(),
+            }),
+            Start::Again | Start::Resume(_) => None,
+        };
+        Begun {
+            kept: self.kept.0,
+            summaries: self.kept.1,
+            question,
+            message_id: self.message_id.clone(),
+        }
+    }
 }
 
 /// What the run of an answer starts from.
@@ -87,6 +109,7 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
             first_question: first_question(&conversation.messages, &input),
             start: Start::Ask(input),
             message_id: new_id(len),
+            kept: kept(&conversation, len),
             denied: Vec::new(),
             decided: Vec::new(),
             shown: Vec::new(),
@@ -133,6 +156,7 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 chat_id: chat_id.to_owned(),
                 start: Start::Resume(decisions),
                 message_id: message_id.unwrap_or_else(|| new_id(len)),
+                kept: kept(&conversation, len),
                 denied,
                 decided,
                 shown,
@@ -185,6 +209,7 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                     Start::Again
                 },
                 message_id: new_id(rewound.base),
+                kept: kept(&conversation, rewound.keep),
                 denied: Vec::new(),
                 decided: Vec::new(),
                 shown: Vec::new(),
@@ -249,6 +274,7 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 first_question: first_question(&conversation.messages[..at], &question),
                 start: Start::Ask(question),
                 message_id: new_id(at),
+                kept: kept(&conversation, at),
                 denied: Vec::new(),
                 decided: Vec::new(),
                 shown: Vec::new(),
@@ -257,6 +283,15 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
         }
     };
     Ok(plan)
+}
+
+/// The first `messages` of `conversation` (as loaded, before any cut back to them), and how many
+/// of its summaries stand for messages among them (those a cut keeps).
+fn kept(conversation: &Conversation, messages: usize) -> (usize, usize) {
+    let summaries = (conversation.summaries.iter())
+        .filter(|summary| summary.covers.end <= messages)
+        .count();
+    (messages, summaries)
 }
 
 /// The text of `question`, when the messages `before` it hold no question: it starts the chat.
