@@ -1,6 +1,7 @@
 //! A signed-in user's chats: `GET /api/chats` lists them (newest first, with their titles) and
 //! `PATCH /api/chat/{id}` renames one (titles are made in `titles.rs`). A server that does not
-//! identify callers lists nothing: its chats are the clients' own to keep.
+//! identify callers lists each visitor's (a browser known by its cookie), and one that shares its
+//! chats by id lists nothing: its chats are the clients' own to keep.
 
 use std::sync::Arc;
 use std::time::SystemTime;

@@ -32,14 +32,15 @@
 //! replayed or another chat's grant, or an answer to a call that does not wait, is a `403` before
 //! any stream, with nothing run ([`ChatServer::grant_keys`] shares the key between instances and
 //! rotates it); a new message while calls wait is a `409`. No answer names the store's key.
-//! `GET /api/chats` lists a signed-in caller's chats, newest first, with their titles (a chat is
-//! titled when its first question is answered: [`ChatServer::title`]), and `PATCH
-//! /api/chat/{id}` with `{"title": "..."}` renames one; a server that does not identify callers
-//! lists nothing.
+//! `GET /api/chats` lists a signed-in caller's (or a visitor's) chats, newest first, with their
+//! titles (a chat is titled when its first question is answered: [`ChatServer::title`]), and
+//! `PATCH /api/chat/{id}` with `{"title": "..."}` renames one; a server that shares its chats by
+//! id ([`ChatServer::shared_chats`]) lists nothing.
 //! An answer outlives its connection for a while ([`ChatServer::rejoin_within`], 5 s): a client
 //! that reloads rejoins it with `GET /api/chat/{id}/stream` (what the AI SDK's `resume: true`
 //! asks; `204` when none is under way) and reads it whole from its first chunk; `DELETE
-//! /api/chat/{id}/stream` stops it at once, what it did kept. The answer's log is kept by the
+//! /api/chat/{id}/stream` stops it at once, what it did kept (a reply cut off halfway as far as it
+//! went). The answer's log is kept by the
 //! process running it, and, for several instances behind a load balancer, in a log they share
 //! ([`ChatServer::answers_shared_in`]: [`SqliteAnswers`], [`PostgresAnswers`]), where any instance
 //! serves a rejoin or a stop.
@@ -53,8 +54,10 @@
 //! cookie) into its run's context, or refuses it (`401`); the tools' [`State`](agent_core::State)
 //! parameters and the hooks get that context, and chats are kept per [`ChatOwner`], so a chat id
 //! names only a chat of the caller's own (going on with another user's is a `404`, as for one
-//! that does not exist). Without it, an `Agent<()>` is served to everyone as one anonymous user,
-//! chats kept under the client's ids. [`UserLimits`] caps each user's requests and tokens per
+//! that does not exist). Without it, an `Agent<()>` is served with each browser a visitor of its
+//! own, known by a cookie the server signs, whose chats are its own in the same way
+//! ([`ChatServer::shared_chats`] opts out: chats kept under the client's ids, for anyone who has
+//! one). [`UserLimits`] caps each user's requests and tokens per
 //! window and runs at once (`429` with `retry-after`), counted in the process
 //! ([`MemoryLimits`]), or in the database every instance shares ([`PostgresLimits`], with the
 //! `postgres` feature).
