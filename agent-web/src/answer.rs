@@ -14,6 +14,7 @@ use futures_util::StreamExt;
 
 use crate::Shared;
 use crate::chunks::{Chunk, Encoder};
+use crate::cut_off::ReplySoFar;
 use crate::grants::CallGrants;
 use crate::limits::Admission;
 use crate::live::Live;
@@ -99,9 +100,12 @@ pub(crate) async fn answer<S: Send + Sync + 'static, I>(
             cancelled,
         ),
     };
-    let mut encoder = Encoder::answering(plan.decided, plan.denied, plan.shown);
+    let mut encoder = Encoder::answering(&plan.chat_id, plan.decided, plan.denied, plan.shown);
     send(vec![Encoder::start(&plan.message_id)]);
+    let mut reply = ReplySoFar::default();
+    let mut cut_off = None;
     while let Some(event) = events.next().await {
+        reply.see(&event);
         if let (RunEvent::StepFinished { usage, .. }, Some(admission)) = (&event, &admission) {
             admission.spend(usage.total_tokens()).await;
         }
@@ -121,6 +125,7 @@ pub(crate) async fn answer<S: Send + Sync + 'static, I>(
                     Ok(output) => granted(&shared.grants, &chat_key, output.paused.as_ref()),
                     Err(_) => Vec::new(),
                 };
+                cut_off = reply.cut_off(&result);
                 encoder.finish(&result, metadata, grants)
             }
             event => encoder.encode(event),
@@ -128,6 +133,11 @@ pub(crate) async fn answer<S: Send + Sync + 'static, I>(
         send(chunks);
     }
     drop(events);
+    // A reply stopped halfway is kept as far as it went, before the stream ends (a reload then
+    // reads it back).
+    if let Some(cut_off) = cut_off {
+        cut_off.keep(store, &chat_key).await;
+    }
     // The run is over, its transcript kept: now it can be titled, before the stream ends (a list
     // asked for then has the title); a model asked for a title is awaited after it ends.
     let asked = match title {

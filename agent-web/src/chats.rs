@@ -1,6 +1,7 @@
 //! A signed-in user's chats: `GET /api/chats` lists them (newest first, with their titles) and
 //! `PATCH /api/chat/{id}` renames one (titles are made in `titles.rs`). A server that does not
-//! identify callers lists nothing: its chats are the clients' own to keep.
+//! identify callers lists each visitor's (a browser known by its cookie), and one that shares its
+//! chats by id lists nothing: its chats are the clients' own to keep.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -11,9 +12,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::errors::store_failed;
 use super::identity::Identity;
 use super::titles::clean_title;
-use super::{Shared, chat_of, json_response, refuse, store_failed};
+use super::{Shared, caller_of, chat_of, json_response, refuse};
 
 /// `GET /api/chats`: the caller's chats, newest first: `[{"id", "title", "updatedAt"}]`
 /// (`updatedAt` in milliseconds since 1970).
@@ -22,7 +24,7 @@ pub(super) async fn list<S: Send + Sync + 'static, I: Identity<S>>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, _) = request.into_parts();
-    let caller = match shared.identity.caller(parts).await {
+    let caller = match caller_of(&shared, parts).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
@@ -31,7 +33,7 @@ pub(super) async fn list<S: Send + Sync + 'static, I: Identity<S>>(
     };
     let listed = match shared.store.list(&prefix).await {
         Ok(listed) => listed,
-        Err(error) => return store_failed(error),
+        Err(error) => return store_failed(error, ""),
     };
     let chats: Vec<Value> = listed
         .into_iter()
@@ -72,11 +74,11 @@ pub(super) async fn rename<S: Send + Sync + 'static, I: Identity<S>>(
             return refuse(StatusCode::NOT_FOUND, &message);
         }
         Ok(_) => {}
-        Err(error) => return store_failed(error),
+        Err(error) => return store_failed(error, &chat_id),
     }
     match store.set_title(&key, title.as_deref()).await {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(error) => store_failed(error),
+        Err(error) => store_failed(error, &chat_id),
     }
 }
 

@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::errors::run_failed;
 use agent_core::context::Summary;
 use agent_core::{Message, PausedRun, RunError, RunEvent, RunOutput, StopReason, Waiting};
 use agent_core::{Part, Source};
@@ -237,6 +238,8 @@ pub(crate) struct Encoder {
     decided: Vec<String>,
     /// By the answer's call they run under, the calls of the agents it started, so far.
     activity: Vec<(String, Vec<Value>)>,
+    /// The chat's id as the client knows it, for the words of a failure.
+    chat_id: String,
 }
 
 impl Encoder {
@@ -244,6 +247,7 @@ impl Encoder {
     /// denied those of them in `denied`; `shown`: what the agents its calls started had done
     /// before they paused (the answer goes on in the message that showed it).
     pub(crate) fn answering(
+        chat_id: &str,
         decided: Vec<String>,
         denied: Vec<String>,
         shown: Vec<(String, Vec<Value>)>,
@@ -252,6 +256,7 @@ impl Encoder {
             decided,
             denied,
             activity: shown,
+            chat_id: chat_id.to_owned(),
             ..Encoder::default()
         }
     }
@@ -318,7 +323,7 @@ impl Encoder {
                 .into_iter()
                 .map(|(call_id, grant)| grant_chunk(call_id, grant)),
         );
-        chunks.extend(finish(outcome, metadata));
+        chunks.extend(finish(outcome, metadata, &self.chat_id));
         chunks
     }
 
@@ -493,8 +498,12 @@ fn tool_output(result: ToolResultMessage) -> Chunk {
 }
 
 /// How the answer ends: approval requests for the calls a paused run waits on, then `finish`;
-/// or the error.
-fn finish(outcome: &Result<RunOutput, RunError>, message_metadata: Option<Value>) -> Vec<Chunk> {
+/// or the error (a failure of the store worded without its key, see `errors.rs`).
+fn finish(
+    outcome: &Result<RunOutput, RunError>,
+    message_metadata: Option<Value>,
+    chat_id: &str,
+) -> Vec<Chunk> {
     match outcome {
         Ok(output) => {
             let mut chunks = Vec::new();
@@ -532,7 +541,7 @@ fn finish(outcome: &Result<RunOutput, RunError>, message_metadata: Option<Value>
             chunks
         }
         Err(error) => vec![Chunk::Error {
-            error_text: error.to_string(),
+            error_text: run_failed(error, chat_id),
         }],
     }
 }

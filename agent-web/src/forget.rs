@@ -7,8 +7,9 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
+use super::errors::store_failed;
 use super::identity::Identity;
-use super::{Shared, chat_of, refuse, store_failed};
+use super::{Shared, chat_of, refuse};
 
 /// Forgets the caller's chat `chat_id`: `204`, or `404` when the caller has no chat of that id
 /// (another user's chat included, as everywhere). A chat a run is answering is forgotten once the
@@ -27,7 +28,7 @@ pub(super) async fn forget<S: Send + Sync + 'static, I: Identity<S>>(
     let _hold = store.hold(&key).await;
     let conversation = match store.load(&key).await {
         Ok(conversation) => conversation,
-        Err(error) => return store_failed(error),
+        Err(error) => return store_failed(error, &chat_id),
     };
     let len = conversation.messages.len();
     if len == 0 && conversation.paused.is_none() {
@@ -38,6 +39,6 @@ pub(super) async fn forget<S: Send + Sync + 'static, I: Identity<S>>(
     }
     match store.truncate(&key, len, 0).await {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(error) => store_failed(error),
+        Err(error) => store_failed(error, &chat_id),
     }
 }

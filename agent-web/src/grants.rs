@@ -86,16 +86,27 @@ impl CallGrants {
     }
 }
 
-/// The MAC of one grant's fields, each with its length in front so none runs into the next.
+impl CallGrants {
+    /// A tag of `fields` under the signing key, for another use of the server's keys (a visitor's
+    /// cookie): the first field names the use, so a tag of one use is never one of another.
+    pub(crate) fn sign_fields(&self, fields: &[&str]) -> String {
+        URL_SAFE_NO_PAD.encode(mac_of(&self.keys[0], fields).finalize().into_bytes())
+    }
+
+    /// Whether `tag` is the tag of `fields` under any of the keys (compared in constant time).
+    pub(crate) fn verify_fields(&self, fields: &[&str], tag: &str) -> bool {
+        let Ok(tag) = URL_SAFE_NO_PAD.decode(tag) else {
+            return false;
+        };
+        (self.keys.iter()).any(|key| mac_of(key, fields).verify_slice(&tag).is_ok())
+    }
+}
+
+/// The MAC of one grant's fields.
 fn mac(key: &[u8], chat_key: &str, paused: &PausedRun, call: &ToolCall) -> HmacSha256 {
-    let mut mac = match HmacSha256::new_from_slice(key) {
-        Ok(mac) => mac,
-        // HMAC takes a key of any length.
-        Err(_) => unreachable!("HMAC keys have no length limit"),
-    };
     let run_id = paused.run_id().map(ToString::to_string).unwrap_or_default();
     let at = paused.messages().len().to_string();
-    for field in [
+    let fields = [
         "call-grant/1",
         chat_key,
         &run_id,
@@ -103,7 +114,19 @@ fn mac(key: &[u8], chat_key: &str, paused: &PausedRun, call: &ToolCall) -> HmacS
         &call.id,
         &call.name,
         &call.arguments,
-    ] {
+    ];
+    mac_of(key, &fields)
+}
+
+/// The MAC of `fields` under `key`, each field with its length in front so none runs into the
+/// next.
+fn mac_of(key: &[u8], fields: &[&str]) -> HmacSha256 {
+    let mut mac = match HmacSha256::new_from_slice(key) {
+        Ok(mac) => mac,
+        // HMAC takes a key of any length.
+        Err(_) => unreachable!("HMAC keys have no length limit"),
+    };
+    for field in fields {
         mac.update(&(field.len() as u64).to_be_bytes());
         mac.update(field.as_bytes());
     }

@@ -50,6 +50,8 @@ pub trait ChatOwner {
 pub struct Caller<S> {
     pub(crate) context: S,
     pub(crate) owner: Option<String>,
+    /// The owner is a visitor the server knows by its cookie (a browser, not a person signed in).
+    pub(crate) visitor: bool,
 }
 
 impl<S> Caller<S> {
@@ -78,9 +80,14 @@ impl<S> Caller<S> {
     }
 
     /// The key of the caller's use, for limits ([`Limiter::admit`](super::Limiter::admit)): their
-    /// owner, or `""` for every caller of a server that does not identify them.
+    /// owner, or `""` for every caller of a server that does not identify them (a visitor known
+    /// by a cookie included: a browser gets a new one by dropping its cookie, so the limits of a
+    /// server without sign-in are the server's).
     pub fn limit_key(&self) -> &str {
-        self.owner.as_deref().unwrap_or_default()
+        match &self.owner {
+            Some(owner) if !self.visitor => owner,
+            _ => "",
+        }
     }
 
     /// Whether the server identifies its callers: a chat id then names a chat among the caller's
@@ -129,9 +136,11 @@ pub trait Identity<S>: Send + Sync + 'static {
     fn caller(&self, parts: Parts) -> impl Future<Output = Result<Caller<S>, Response>> + Send;
 }
 
-/// A server that does not ask who is calling: every request's run has the context `()`, and a
-/// chat is kept under the id the client gives it. What [`ChatServer::new`](super::ChatServer::new)
-/// starts with.
+/// A server that does not ask who is calling: every request's run has the context `()`. What
+/// [`ChatServer::new`](super::ChatServer::new) starts with: there each browser is a visitor of its
+/// own, known by a signed cookie, and its chats are its own; on a server that opts out
+/// ([`ChatServer::shared_chats`](super::ChatServer::shared_chats)), and on the servers of other
+/// protocols, a chat is kept under the id the client gives it.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Anonymous;
 
@@ -140,6 +149,7 @@ impl Identity<()> for Anonymous {
         std::future::ready(Ok(Caller {
             context: (),
             owner: None,
+            visitor: false,
         }))
     }
 }
@@ -183,7 +193,11 @@ impl<S: ChatOwner + Send + Sync + 'static> Identity<S> for Identified<S> {
         async move {
             let context = found.await?;
             let owner = Some(context.owner().to_owned());
-            Ok(Caller { context, owner })
+            Ok(Caller {
+                context,
+                owner,
+                visitor: false,
+            })
         }
     }
 }

@@ -29,16 +29,18 @@
 //! An approval, or a client-side tool's result, is taken only with the grant the server gave the
 //! call (a `data-call-grant` part of the answer, an HMAC of the chat, the pause and the call under
 //! the server's key, which the client keeps in the message and sends back): a missing, altered,
-//! replayed or another chat's grant is a `403` with nothing run ([`ChatServer::grant_keys`] shares
-//! the key between instances and rotates it).
-//! `GET /api/chats` lists a signed-in caller's chats, newest first, with their titles (a chat is
-//! titled when its first question is answered: [`ChatServer::title`]), and `PATCH
-//! /api/chat/{id}` with `{"title": "..."}` renames one; a server that does not identify callers
-//! lists nothing.
+//! replayed or another chat's grant, or an answer to a call that does not wait, is a `403` before
+//! any stream, with nothing run ([`ChatServer::grant_keys`] shares the key between instances and
+//! rotates it); a new message while calls wait is a `409`. No answer names the store's key.
+//! `GET /api/chats` lists a signed-in caller's (or a visitor's) chats, newest first, with their
+//! titles (a chat is titled when its first question is answered: [`ChatServer::title`]), and
+//! `PATCH /api/chat/{id}` with `{"title": "..."}` renames one; a server that shares its chats by
+//! id ([`ChatServer::shared_chats`]) lists nothing.
 //! An answer outlives its connection for a while ([`ChatServer::rejoin_within`], 5 s): a client
 //! that reloads rejoins it with `GET /api/chat/{id}/stream` (what the AI SDK's `resume: true`
 //! asks; `204` when none is under way) and reads it whole from its first chunk; `DELETE
-//! /api/chat/{id}/stream` stops it at once, what it did kept. The answer's log is kept by the
+//! /api/chat/{id}/stream` stops it at once, what it did kept (a reply cut off halfway as far as it
+//! went). The answer's log is kept by the
 //! process running it, and, for several instances behind a load balancer, in a log they share
 //! ([`ChatServer::answers_shared_in`]: [`SqliteAnswers`], [`PostgresAnswers`]), where any instance
 //! serves a rejoin or a stop.
@@ -52,8 +54,10 @@
 //! cookie) into its run's context, or refuses it (`401`); the tools' [`State`](agent_core::State)
 //! parameters and the hooks get that context, and chats are kept per [`ChatOwner`], so a chat id
 //! names only a chat of the caller's own (going on with another user's is a `404`, as for one
-//! that does not exist). Without it, an `Agent<()>` is served to everyone as one anonymous user,
-//! chats kept under the client's ids. [`UserLimits`] caps each user's requests and tokens per
+//! that does not exist). Without it, an `Agent<()>` is served with each browser a visitor of its
+//! own, known by a cookie the server signs, whose chats are its own in the same way
+//! ([`ChatServer::shared_chats`] opts out: chats kept under the client's ids, for anyone who has
+//! one). [`UserLimits`] caps each user's requests and tokens per
 //! window and runs at once (`429` with `retry-after`), counted in the process
 //! ([`MemoryLimits`]), or in the database every instance shares ([`PostgresLimits`], with the
 //! `postgres` feature).
@@ -74,6 +78,8 @@ mod answer_log;
 mod chats;
 mod chunks;
 mod cors;
+mod cut_off;
+mod errors;
 mod forget;
 mod grants;
 mod identity;
@@ -93,6 +99,7 @@ mod shared_answers;
 #[cfg(feature = "sqlite")]
 mod sqlite_answers;
 mod titles;
+mod visitors;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -115,7 +122,7 @@ pub use limits::{
     Admission, DEFAULT_RUN_LEASE, LimitStore, Limiter, MemoryLimits, Refused, UserLimits, admit,
 };
 use live::{LiveAnswers, event_stream};
-use plan::{plan, store_failed};
+use plan::plan;
 #[cfg(feature = "postgres")]
 pub use postgres_answers::PostgresAnswers;
 #[cfg(feature = "postgres")]
@@ -153,6 +160,8 @@ pub struct ChatServer<S = (), I = Anonymous> {
     titler: Titler,
     rejoin_within: Duration,
     answer_log: Option<Arc<dyn AnswerLog>>,
+    /// Whether each browser is a visitor of its own (see [`shared_chats`](Self::shared_chats)).
+    visitors: bool,
 }
 
 /// What every request of one server shares.
@@ -187,6 +196,7 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             titler: Titler::first_words(),
             rejoin_within: DEFAULT_REJOIN_WITHIN,
             answer_log: None,
+            visitors: true,
         }
     }
 
@@ -265,6 +275,8 @@ impl<S: Send + Sync + 'static> ChatServer<S, Anonymous> {
             titler: self.titler,
             rejoin_within: self.rejoin_within,
             answer_log: self.answer_log,
+            // Chats are each signed-in user's own.
+            visitors: false,
         }
     }
 }
@@ -414,6 +426,30 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
         self
     }
 
+    /// Keeps the chats of a server that does not identify its callers under the ids the clients
+    /// give them, for anyone who knows an id to read and go on with: a chat id is then a bearer
+    /// token (whoever learns it reads the chat, takes its grants and approves its calls), and
+    /// `GET /api/chats` lists nothing. For a demo shared on purpose, or a front end that keeps no
+    /// cookies and is trusted with every chat.
+    ///
+    /// By default each browser is a visitor of its own instead: the server gives it a signed
+    /// cookie (`agent_web_visitor`, an id and its HMAC-SHA256 under the server's
+    /// [keys](Self::grant_keys)), keeps its chats under that id, and answers another browser's
+    /// requests on them with `404`, as for a chat that does not exist. A server that
+    /// [identifies](ChatServer::identify) its callers keeps each user's chats apart either way.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agent_web::ChatServer;
+    /// # let agent: agent_core::Agent = agent_core::Agent::new(
+    /// #     agent_core::testing::ScriptedModel::new(Vec::<agent_core::AssistantMessage>::new()));
+    /// let shared_with_anyone_who_has_the_link = ChatServer::new(Arc::new(agent)).shared_chats();
+    /// ```
+    pub fn shared_chats(mut self) -> Self {
+        self.visitors = false;
+        self
+    }
+
     /// Keeps conversations in `store` (an SQLite file, say) instead of memory.
     pub fn sessions(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.store = store;
@@ -473,6 +509,8 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
     where
         I: Identity<S>,
     {
+        let grants = self.grants.unwrap_or_else(CallGrants::drawn);
+        let visitors = self.visitors.then(|| grants.clone());
         let shared = Arc::new(Shared {
             agent: self.agent,
             identity: self.identity,
@@ -480,14 +518,14 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
             body_limit: self.body_limit,
             limiter: self.limits.map(Limiter::new),
             metadata: self.metadata,
-            grants: self.grants.unwrap_or_else(CallGrants::drawn),
+            grants,
             titler: self.titler,
             live: LiveAnswers::default(),
             rejoin_within: self.rejoin_within,
             answer_log: self.answer_log,
         });
         let cors_rules = Arc::new(self.cors);
-        axum::Router::new()
+        let router = axum::Router::new()
             .route("/", get(page))
             .route("/api/chat", post(chat::<S, I>))
             .route("/api/chats", get(chats::list::<S, I>))
@@ -501,8 +539,17 @@ impl<S: Send + Sync + 'static, I> ChatServer<S, I> {
                     .get(read_back::read_back::<S, I>)
                     .patch(chats::rename::<S, I>),
             )
-            .with_state(shared)
-            .layer(axum::middleware::from_fn_with_state(cors_rules, cors))
+            .with_state(shared);
+        // Each browser a visitor of its own, known by its cookie, inside CORS (a preflight needs
+        // no visitor).
+        let router = match visitors {
+            Some(keys) => router.layer(axum::middleware::from_fn_with_state(
+                keys,
+                visitors::visitors,
+            )),
+            None => router,
+        };
+        router.layer(axum::middleware::from_fn_with_state(cors_rules, cors))
     }
 }
 
@@ -527,9 +574,27 @@ async fn chat_of<S, I: Identity<S>>(
     parts: Parts,
     chat_id: &str,
 ) -> Result<String, Response> {
-    let caller = shared.identity.caller(parts).await?;
+    let caller = caller_of(shared, parts).await?;
     request::check_chat_id(chat_id).map_err(|problem| refuse(StatusCode::BAD_REQUEST, &problem))?;
     Ok(caller.key(chat_id).into_owned())
+}
+
+/// The caller a request is from, as the server's identity finds them; on a server that does not
+/// identify callers, the visitor its cookie names (see [`ChatServer::shared_chats`]), whose chats
+/// are theirs. Or the response that refuses the request.
+async fn caller_of<S, I: Identity<S>>(
+    shared: &Shared<S, I>,
+    parts: Parts,
+) -> Result<Caller<S>, Response> {
+    let visitor = parts.extensions.get::<visitors::Visitor>().cloned();
+    let mut caller = shared.identity.caller(parts).await?;
+    if caller.owner.is_none()
+        && let Some(visitor) = visitor
+    {
+        caller.owner = Some(visitor.owner());
+        caller.visitor = true;
+    }
+    Ok(caller)
 }
 
 /// `200` with `value` as its JSON body.
@@ -550,7 +615,7 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
     request: axum::extract::Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
-    let caller = match shared.identity.caller(parts).await {
+    let caller = match caller_of(&shared, parts).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
@@ -575,7 +640,7 @@ async fn chat<S: Send + Sync + 'static, I: Identity<S>>(
         Err(refused) => return refused,
     };
     // The answer is a log this request reads, as a client that rejoins it would.
-    let live = shared.live.start(&key);
+    let live = shared.live.start(&key, plan.begun());
     let response = event_stream(&live);
     if let Some(log) = &shared.answer_log {
         let (log, answer) = (Arc::clone(log), plan.message_id.clone());

@@ -22,9 +22,10 @@ use axum::response::{IntoResponse, Response};
 use futures_util::{Stream, StreamExt};
 use tokio::sync::Notify;
 
+use super::errors::store_failed;
 use super::identity::Identity;
-use super::plan::store_failed;
 use super::{Shared, chat_of, refuse, shared_answers};
+use agent_core::Message;
 
 /// The answers in progress, by chat key.
 #[derive(Default)]
@@ -39,9 +40,12 @@ impl LiveAnswers {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    /// The log of a new answer in the chat kept under `key`.
-    pub(crate) fn start(&self, key: &str) -> Arc<Live> {
-        let live = Arc::new(Live::default());
+    /// The log of a new answer in the chat kept under `key`, which begins there as `begun` says.
+    pub(crate) fn start(&self, key: &str, begun: Begun) -> Arc<Live> {
+        let live = Arc::new(Live {
+            begun,
+            ..Live::default()
+        });
         self.answers().insert(key.to_owned(), Arc::clone(&live));
         live
     }
@@ -60,12 +64,31 @@ impl LiveAnswers {
     }
 }
 
+/// Where an answer begins in its chat: what a read-back shows while the answer runs (the answer
+/// itself comes with the stream a client rejoins, from its first chunk).
+#[derive(Debug, Default)]
+pub(crate) struct Begun {
+    /// How many of the chat's stored messages come before the answer; the messages the run
+    /// stores after them are the answer's (and its question's, when the question is new).
+    pub(crate) kept: usize,
+    /// How many of the chat's summaries were made before the answer.
+    pub(crate) summaries: usize,
+    /// The question the answer answers, when it is new to the chat: the run stores it with its
+    /// first reply.
+    pub(crate) question: Option<Message>,
+    /// The answer's message id, which a read-back gives an answer the run goes on with (an
+    /// approval's, or the steps a regenerate kept), as the stream does.
+    pub(crate) message_id: String,
+}
+
 /// One answer's log.
 #[derive(Default)]
 pub(crate) struct Live {
     state: Mutex<State>,
     /// Woken on each frame, at the end, at a stop, and when a reader goes.
     changed: Notify,
+    /// Where the answer begins in its chat.
+    pub(crate) begun: Begun,
 }
 
 struct State {
@@ -139,6 +162,11 @@ impl Live {
             state.frames.get(from..).unwrap_or_default().to_vec(),
             state.done,
         )
+    }
+
+    /// Whether the answer is done.
+    pub(crate) fn is_done(&self) -> bool {
+        self.state().done
     }
 
     /// Completes when the answer is done.
@@ -275,7 +303,7 @@ pub(super) async fn rejoin<S: Send + Sync + 'static, I: Identity<S>>(
     match shared_answers::follow(Arc::clone(log), key).await {
         Ok(Some(frames)) => stream_response(frames),
         Ok(None) => StatusCode::NO_CONTENT.into_response(),
-        Err(problem) => store_failed(problem),
+        Err(problem) => store_failed(problem, &chat_id),
     }
 }
 
@@ -299,7 +327,7 @@ pub(super) async fn stop<S: Send + Sync + 'static, I: Identity<S>>(
         // Another instance may be running it: it stops it when it next writes.
         (None, Some(log)) => match log.stop(&key).await {
             Ok(stopped) => stopped,
-            Err(problem) => return store_failed(problem),
+            Err(problem) => return store_failed(problem, &chat_id),
         },
         (None, None) => false,
     };

@@ -6,11 +6,13 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::chunks::paused_activity;
+use super::errors::store_failed;
+use super::live::Begun;
 use super::request::{Turn, UserInput};
 use super::rewind::{Before, Target, answer_id, edited, effects, rewind};
 use super::{Shared, refuse};
 use agent_core::Message;
-use agent_core::session::{Conversation, ConversationHold, SessionError};
+use agent_core::session::{Conversation, ConversationHold};
 use agent_core::{Agent, Decision};
 
 /// How a request is answered: what the run starts from, the answer's message id, the calls the
@@ -18,6 +20,8 @@ use agent_core::{Agent, Decision};
 /// (so no other request's run gets in between: a regenerate and a new message at once are
 /// answered one after the other, each on the conversation as the other left it).
 pub(super) struct Plan {
+    /// The chat's id, as the client knows it.
+    pub(super) chat_id: String,
     pub(super) start: Start,
     pub(super) message_id: String,
     pub(super) denied: Vec<String>,
@@ -29,6 +33,27 @@ pub(super) struct Plan {
     /// The question's text, when this answer is the chat's first exchange (the chat is titled
     /// from it once answered).
     pub(super) first_question: Option<String>,
+    /// How many of the chat's stored messages, and of its summaries, come before the answer.
+    pub(super) kept: (usize, usize),
+}
+
+impl Plan {
+    /// Where the answer begins in its chat, for a read-back while it runs.
+    pub(super) fn begun(&self) -> Begun {
+        let question = match &self.start {
+            Start::Ask(input) => Some(Message::User {
+                content: input.text.clone(),
+                parts: input.parts.clone(),
+            }),
+            Start::Again | Start::Resume(_) => None,
+        };
+        Begun {
+            kept: self.kept.0,
+            summaries: self.kept.1,
+            question,
+            message_id: self.message_id.clone(),
+        }
+    }
 }
 
 /// What the run of an answer starts from.
@@ -58,7 +83,10 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
     let store = &*shared.store;
     let new_id = |base: usize| answer_id(chat_id, base);
     let hold = store.hold(key).await;
-    let conversation = store.load(key).await.map_err(store_failed)?;
+    let conversation = store
+        .load(key)
+        .await
+        .map_err(|error| store_failed(error, chat_id))?;
     if must_exist && conversation.messages.is_empty() && conversation.paused.is_none() {
         return Err(refuse(
             StatusCode::NOT_FOUND,
@@ -67,10 +95,21 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
     }
     let len = conversation.messages.len();
     let plan = match turn {
+        // A new question while calls wait for the person: the run would refuse it; refused here,
+        // before any answer starts.
+        Turn::Message(_) if conversation.paused.is_some() => {
+            let message = format!(
+                "chat `{chat_id}` waits for answers to its calls: approve, deny or answer them \
+                 first"
+            );
+            return Err(refuse(StatusCode::CONFLICT, &message));
+        }
         Turn::Message(input) => Plan {
+            chat_id: chat_id.to_owned(),
             first_question: first_question(&conversation.messages, &input),
             start: Start::Ask(input),
             message_id: new_id(len),
+            kept: kept(&conversation, len),
             denied: Vec::new(),
             decided: Vec::new(),
             shown: Vec::new(),
@@ -84,11 +123,20 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
             grants,
         } => {
             let decisions = for_waiting_calls(&conversation, decisions);
-            // Each answer to a call the run waits on comes with the grant the server gave it.
+            // Each answer is to a call the run waits on, with the grant the server gave it: an
+            // answer replayed after its call was answered, or to a call that does not wait, or
+            // without its grant, is refused before anything runs.
             if let Some(call_id) = ungranted(shared, key, &conversation, &decisions, &grants) {
                 let message = format!(
                     "chat `{chat_id}` was not asked by this server to answer call `{call_id}` \
                      this way: read the chat again and answer what it asks"
+                );
+                return Err(refuse(StatusCode::FORBIDDEN, &message));
+            }
+            if decisions.is_empty() {
+                let message = format!(
+                    "chat `{chat_id}` has no call waiting for these answers: read the chat again \
+                     and answer what it asks"
                 );
                 return Err(refuse(StatusCode::FORBIDDEN, &message));
             }
@@ -105,8 +153,10 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 .flat_map(paused_activity)
                 .collect();
             Plan {
+                chat_id: chat_id.to_owned(),
                 start: Start::Resume(decisions),
                 message_id: message_id.unwrap_or_else(|| new_id(len)),
+                kept: kept(&conversation, len),
                 denied,
                 decided,
                 shown,
@@ -149,15 +199,17 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
                 store
                     .truncate(key, len, rewound.keep)
                     .await
-                    .map_err(store_failed)?;
+                    .map_err(|error| store_failed(error, chat_id))?;
             }
             Plan {
+                chat_id: chat_id.to_owned(),
                 start: if rewound.ask {
                     Start::Ask(question)
                 } else {
                     Start::Again
                 },
                 message_id: new_id(rewound.base),
+                kept: kept(&conversation, rewound.keep),
                 denied: Vec::new(),
                 decided: Vec::new(),
                 shown: Vec::new(),
@@ -212,12 +264,17 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
             }
             // The question replaced goes, with every turn after it and a run paused in them.
             if at < len {
-                store.truncate(key, len, at).await.map_err(store_failed)?;
+                store
+                    .truncate(key, len, at)
+                    .await
+                    .map_err(|error| store_failed(error, chat_id))?;
             }
             Plan {
+                chat_id: chat_id.to_owned(),
                 first_question: first_question(&conversation.messages[..at], &question),
                 start: Start::Ask(question),
                 message_id: new_id(at),
+                kept: kept(&conversation, at),
                 denied: Vec::new(),
                 decided: Vec::new(),
                 shown: Vec::new(),
@@ -226,6 +283,15 @@ pub(super) async fn plan<S: Send + Sync + 'static, I>(
         }
     };
     Ok(plan)
+}
+
+/// The first `messages` of `conversation` (as loaded, before any cut back to them), and how many
+/// of its summaries stand for messages among them (those a cut keeps).
+fn kept(conversation: &Conversation, messages: usize) -> (usize, usize) {
+    let summaries = (conversation.summaries.iter())
+        .filter(|summary| summary.covers.end <= messages)
+        .count();
+    (messages, summaries)
 }
 
 /// The text of `question`, when the messages `before` it hold no question: it starts the chat.
@@ -260,9 +326,9 @@ fn would_repeat(chat_id: &str, what: &str, tools: &[String]) -> Response {
     refuse(StatusCode::CONFLICT, &message)
 }
 
-/// The first call among `decisions` that the chat's paused run waits on and whose grant in
-/// `grants` is missing or not the one the server gave it (for this chat, this pause, this call);
-/// `None` when every one is granted.
+/// The first call among `decisions` that the chat's paused run does not wait on (none waits when
+/// no run is paused), or whose grant in `grants` is missing or not the one the server gave it (for
+/// this chat, this pause, this call); `None` when every one waits and is granted.
 fn ungranted<'d, S, I>(
     shared: &Shared<S, I>,
     key: &str,
@@ -270,26 +336,18 @@ fn ungranted<'d, S, I>(
     decisions: &'d [(String, Decision)],
     grants: &[(String, String)],
 ) -> Option<&'d str> {
-    let paused = conversation.paused.as_ref()?;
     decisions.iter().find_map(|(call_id, _)| {
-        let pending = paused
-            .pending()
-            .iter()
-            .find(|pending| pending.call.id == *call_id)?;
-        let granted = grants.iter().any(|(granted_id, grant)| {
-            granted_id == call_id && shared.grants.verify(key, paused, &pending.call, grant)
+        let paused = conversation.paused.as_ref();
+        let pending = paused.and_then(|paused| {
+            (paused.pending().iter()).find(|pending| pending.call.id == *call_id)
+        });
+        let granted = paused.zip(pending).is_some_and(|(paused, pending)| {
+            grants.iter().any(|(granted_id, grant)| {
+                granted_id == call_id && shared.grants.verify(key, paused, &pending.call, grant)
+            })
         });
         (!granted).then_some(call_id.as_str())
     })
-}
-
-/// `409` when another process changed the conversation meanwhile, `500` when the store failed.
-pub(super) fn store_failed(error: SessionError) -> Response {
-    let status = match error {
-        SessionError::Conflict { .. } => StatusCode::CONFLICT,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    refuse(status, &error.to_string())
 }
 
 /// `decisions` without the results of calls the chat's paused run does not wait on: the message

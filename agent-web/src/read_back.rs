@@ -6,8 +6,12 @@
 //! answer's does), so a regenerate or an edit after a reload places it. A call the chat's paused
 //! run waits on is `approval-requested` (its approval's id the call's) or, for a client-side tool,
 //! `input-available`, each with its grant (a `data-call-grant` part, as the stream gave it); a call
-//! the person denied is `output-denied`. Reading does not wait for a run under way: the answer it
-//! is writing is left out, for the client to rejoin its stream (`GET /api/chat/{id}/stream`).
+//! the person denied is `output-denied`, and one of a tool that needs approval that ran carries its
+//! approval (`approved: true`), as the stream left it. Reading does not wait for a run under way:
+//! the chat is read as it was when the answer began, with the answer's question, and the answer
+//! is left out, for the client to rejoin its stream (`GET /api/chat/{id}/stream`) and read it
+//! whole from its first chunk (an answer that goes on in the chat's last message, as an approval's
+//! does, has the stream's id, so the stream goes on in it).
 
 use std::sync::Arc;
 
@@ -20,12 +24,14 @@ use super::answer::granted;
 use super::chunks::{
     activity_chunk, activity_of, file_of, grant_chunk, input_of, paused_activity, summary_chunk,
 };
+use super::errors::store_failed;
 use super::identity::Identity;
+use super::live::Live;
 use super::rewind::read_back_id;
-use super::{Shared, chat_of, json_response, refuse, store_failed};
+use super::{Shared, chat_of, json_response, refuse};
 use agent_core::ChildRun;
 use agent_core::Part;
-use agent_core::session::{Conversation, KeptChild};
+use agent_core::session::{Conversation, KeptChild, SessionError};
 use agent_core::{AssistantMessage, Message, ToolCall, ToolResultMessage};
 use agent_core::{NotRun, Texts};
 use agent_core::{PausedRun, Waiting};
@@ -42,24 +48,23 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    let conversation = match shared.store.load(&key).await {
-        Ok(conversation) => conversation,
-        Err(error) => return store_failed(error),
+    let (conversation, underway) = match read(&shared, &key).await {
+        Ok(read) => read,
+        Err(error) => return store_failed(error, &chat_id),
     };
     if conversation.messages.is_empty() && conversation.paused.is_none() {
         let message = format!("there is no chat `{chat_id}`");
         return refuse(StatusCode::NOT_FOUND, &message);
     }
     let texts = shared.agent.tools().texts();
-    let mut messages = ui_messages(&chat_id, &conversation, texts);
-    // An answer under way is left out: the client rejoins its stream (`GET .../stream`), which
-    // gives it whole from its first chunk.
-    if shared.live.get(&key).is_some()
-        && messages
-            .last()
-            .is_some_and(|message| message["role"] == "assistant")
+    let mut messages = ui_messages(&chat_id, &conversation, texts, &approval_tools(&shared));
+    // An answer the run goes on with (an approval's, or the steps a regenerate kept) has the id
+    // the stream gives it, so the stream a client rejoins goes on in it.
+    if let Some(live) = underway
+        && let Some(Value::Object(last)) = messages.last_mut()
+        && last.get("role") == Some(&Value::from("assistant"))
     {
-        messages.pop();
+        last.insert("id".into(), live.begun.message_id.clone().into());
     }
     // The calls the chat waits on go out with their grants, as the stream gave them.
     let grants = granted(&shared.grants, &key, conversation.paused.as_ref());
@@ -74,6 +79,33 @@ pub(super) async fn read_back<S: Send + Sync + 'static, I: Identity<S>>(
     json_response(&Value::Array(messages))
 }
 
+/// The chat kept under `key` as a read-back shows it, and the answer under way in it, if one is.
+/// While an answer runs, the chat as it was when the answer began, with the answer's question:
+/// every stored message before the answer, and none of the answer's, which the client reads from
+/// the stream it rejoins (whole, from its first chunk), not twice. An answer that ends while the
+/// chat is read leaves the chat read again, whole.
+async fn read<S, I>(
+    shared: &Shared<S, I>,
+    key: &str,
+) -> Result<(Conversation, Option<Arc<Live>>), SessionError> {
+    let before = shared.live.get(key);
+    let mut conversation = shared.store.load(key).await?;
+    let Some(live) = shared.live.get(key).filter(|live| !live.is_done()) else {
+        if before.is_some() {
+            conversation = shared.store.load(key).await?;
+        }
+        return Ok((conversation, None));
+    };
+    let begun = &live.begun;
+    conversation.messages.truncate(begun.kept);
+    conversation.messages.extend(begun.question.clone());
+    conversation.summaries.truncate(begun.summaries);
+    conversation.children.retain(|child| child.at < begun.kept);
+    // A paused run the answer goes on with is answered already.
+    conversation.paused = None;
+    Ok((conversation, Some(live)))
+}
+
 /// The conversation of chat `chat_id` as `UIMessage`s: the system prompt left out, each question
 /// one message, each answer (every step up to the next question) one more. The conversation is
 /// shown whole; where a summary stands for the messages before it in the model's requests, the
@@ -83,6 +115,7 @@ pub(crate) fn ui_messages(
     chat_id: &str,
     conversation: &Conversation,
     texts: &dyn Texts,
+    approval_tools: &[&str],
 ) -> Vec<Value> {
     let messages = &conversation.messages;
     let mut out = Vec::new();
@@ -116,6 +149,7 @@ pub(crate) fn ui_messages(
                     children: &conversation.children,
                     last: end == messages.len(),
                     denied: texts.not_run(&NotRun::Denied(None)),
+                    approval_tools,
                 };
                 let mut shown = summary_parts(conversation, at..end);
                 shown.extend(answer.parts());
@@ -166,6 +200,8 @@ struct Answer<'a> {
     last: bool,
     /// The text a result of a call the person denied holds.
     denied: String,
+    /// The agent's tools whose calls need approval: one that ran was approved.
+    approval_tools: &'a [&'a str],
 }
 
 impl Answer<'_> {
@@ -253,12 +289,14 @@ impl Answer<'_> {
             }
             (Some(result), _) if result.is_error => {
                 part.insert("errorText".into(), result.content.clone().into());
+                self.approved(call, &mut part);
                 "output-error"
             }
             (Some(result), _) => {
                 let output = serde_json::from_str(&result.content)
                     .unwrap_or_else(|_| Value::String(result.content.clone()));
                 part.insert("output".into(), output);
+                self.approved(call, &mut part);
                 "output-available"
             }
             (None, Some(pending)) if pending.waits_for == Waiting::Approval => {
@@ -272,6 +310,27 @@ impl Answer<'_> {
         part.insert("state".into(), state.into());
         Value::Object(part)
     }
+}
+
+impl Answer<'_> {
+    /// Marks `call`, which has its result, approved (as the stream left it once the person
+    /// approved it) when its tool needs approval: it ran, so it was approved.
+    fn approved(&self, call: &ToolCall, part: &mut Map<String, Value>) {
+        if self.approval_tools.contains(&call.name.as_str()) {
+            part.insert(
+                "approval".into(),
+                json!({ "id": call.id, "approved": true }),
+            );
+        }
+    }
+}
+
+/// The agent's tools whose calls need approval, by name.
+fn approval_tools<S: Send + Sync + 'static, I>(shared: &Shared<S, I>) -> Vec<&str> {
+    (shared.agent.tools().definitions().iter())
+        .filter(|definition| definition.annotations.requires_approval)
+        .map(|definition| definition.name.as_str())
+        .collect()
 }
 
 /// The calls of `child`'s run, each with its result, and after each the calls of the runs it

@@ -284,7 +284,12 @@ pub fn finished_stream(events: &[Result<StreamEvent, ModelError>]) -> (Vec<&str>
     }
 }
 
-/// Serves `server`'s routes on a loopback port for the rest of the test; its base URL.
+/// Serves `server`'s routes on a loopback port for the rest of the test; its base URL. A server
+/// that does not identify its callers keeps its chats under their ids
+/// (`ChatServer::shared_chats`): these tests drive it from clients that keep no cookies (a new
+/// `reqwest` client, a Node process, per request) and read its store by chat id. The default, a
+/// chat per browser known by its cookie, is served as it is by `tests/tests/web_visitors.rs` and
+/// the browser's test.
 pub async fn serve_chat<S, I>(server: agent_web::ChatServer<S, I>) -> String
 where
     S: Send + Sync + 'static,
@@ -292,7 +297,7 @@ where
 {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(server.serve(listener));
+    tokio::spawn(server.shared_chats().serve(listener));
     base
 }
 

@@ -247,9 +247,11 @@ fn chat_server(url: &str) -> ! {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         println!("listening {}", listener.local_addr().unwrap().port());
         // Both servers sign grants with the same key, as instances given it from a secret store.
+        // Chats under their ids: the client keeps no cookies, and the test reads them by id.
         agent_web::ChatServer::new(Arc::new(contract::agent()))
             .sessions(Arc::new(store))
             .grant_keys(["the-instances-shared-grant-key"])
+            .shared_chats()
             .serve(listener)
             .await
             .unwrap();
