@@ -45,7 +45,8 @@ pub use card::CARD_MAX_AGE;
 pub use client::{A2aClient, A2aClientError, A2aTool, SendResult};
 pub use handler::{TaskHandler, Updates, Work};
 pub use jsonrpc::RpcError;
-pub use server::{A2aServer, DEFAULT_BODY_LIMIT, DEFAULT_KEEP_ALIVE};
+pub use agent_web::DEFAULT_KEEP_ALIVE;
+pub use server::{A2aServer, DEFAULT_BODY_LIMIT};
 pub use tasks::KEPT_TASKS;
 pub use wire::{
     AgentCard, AgentInterface, Artifact, ArtifactUpdate, Capabilities, Message, MessagePart, Role,

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_web::{Admission, Caller};
-use axum::http::HeaderValue;
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -327,14 +326,5 @@ fn event_stream(
             Some((Ok::<_, Infallible>(event), (None, follow, id)))
         },
     );
-    let events = Sse::new(events);
-    let mut response = if keep_alive.is_zero() {
-        events.into_response()
-    } else {
-        let every = KeepAlive::new().interval(keep_alive).text("keep-alive");
-        events.keep_alive(every).into_response()
-    };
-    // Proxies that buffer (nginx) pass each event on as it comes.
-    (response.headers_mut()).insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
+    agent_web::sse_response(events, keep_alive)
 }

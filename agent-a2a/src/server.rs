@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::{Agent, OutputType};
-use agent_web::{Anonymous, CallGrants, ChatOwner, Identified, Identity, Limiter, UserLimits};
+use agent_web::{
+    Anonymous, CallGrants, ChatOwner, DEFAULT_KEEP_ALIVE, Identified, Identity, Limiter,
+    UserLimits,
+};
 use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -26,9 +29,6 @@ use crate::wire::AgentCard;
 /// The most a request body may have by default: a message with a few files.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
 
-/// How long a stream waits, by default, before it sends a keep-alive (see
-/// [`A2aServer::keep_alive`]).
-pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// Serves an agent, or any [`TaskHandler`], over A2A (see [the crate](crate)).
 ///

@@ -77,6 +77,7 @@ use std::time::Duration;
 
 use agent_core::Agent;
 use agent_core::session::{MemorySessions, SessionStore};
+pub use agent_web::DEFAULT_KEEP_ALIVE;
 use agent_web::{
     Anonymous, CallGrants, ChatOwner, Cors, Identified, Identity, Limiter, UserLimits,
 };
@@ -86,10 +87,6 @@ use axum::routing::post;
 
 /// The most a request body may have by default: a message with a few images.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
-
-/// How long a stream waits, by default, before it sends a keep-alive (see
-/// [`AguiServer::keep_alive`]).
-pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// Serves an agent over AG-UI (see [the crate](crate)).
 ///

@@ -14,8 +14,8 @@ use agent_core::{
 };
 use agent_web::{Admission, Identity};
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::http::{StatusCode, header};
+use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
@@ -221,14 +221,5 @@ fn event_stream(events: mpsc::Receiver<String>, keep_alive: Duration) -> Respons
         // Compact JSON has no line breaks: each event is one `data:` line.
         Some((Ok::<_, Infallible>(Event::default().data(json)), events))
     });
-    let events = Sse::new(events);
-    let mut response = if keep_alive.is_zero() {
-        events.into_response()
-    } else {
-        let every = KeepAlive::new().interval(keep_alive).text("keep-alive");
-        events.keep_alive(every).into_response()
-    };
-    // Proxies that buffer (nginx) pass each event on as it comes.
-    (response.headers_mut()).insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
+    agent_web::sse_response(events, keep_alive)
 }

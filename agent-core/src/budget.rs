@@ -145,6 +145,8 @@ struct Books {
     pauses: bool,
     /// When every run that shares it must end, and the time limit that set it.
     deadline: Option<(Instant, Duration)>,
+    /// Tokens the requests in flight are expected to use (see [`Budget::reserve_tokens`]).
+    reserved: u64,
 }
 
 /// What a [`Budget`] has spent and may spend, to keep (with a paused run, say) and take up
@@ -355,6 +357,66 @@ impl Budget {
         let taken = parent.take_tool_calls(granted);
         self.books().spent.tool_calls -= granted - taken;
         taken
+    }
+
+    /// Whether it, or a budget it is a slice of, limits tokens: what a request's expected tokens
+    /// are reserved for.
+    pub fn limits_tokens(&self) -> bool {
+        self.books().limits.tokens.is_some()
+            || (self.0.parent.as_ref()).is_some_and(Budget::limits_tokens)
+    }
+
+    /// Reserves `tokens`, what a request about to be sent is expected to use (its input and the
+    /// longest reply it allows), so that requests sent at once (agents called as tools in
+    /// parallel) cannot together pass the token limit: refused when they would, with the requests
+    /// already in flight, here or in a budget this is a slice of (then nothing is reserved). A
+    /// request with nothing else in flight is never refused for its expectation alone (what was
+    /// spent decides, as for [`take_request`](Budget::take_request)). Release it with
+    /// [`release_tokens`](Budget::release_tokens) once the reply is counted, or the request is
+    /// dropped.
+    ///
+    /// ```
+    /// use agent_core::{Budget, BudgetItem};
+    ///
+    /// let budget = Budget::new().max_tokens(3_500);
+    /// for _ in 0..3 {
+    ///     assert!(budget.reserve_tokens(1_050).is_ok());
+    /// }
+    /// assert_eq!(budget.reserve_tokens(1_050), Err(BudgetItem::Tokens));
+    /// budget.release_tokens(1_050);
+    /// assert!(budget.reserve_tokens(1_050).is_ok());
+    /// ```
+    pub fn reserve_tokens(&self, tokens: u64) -> Result<(), BudgetItem> {
+        {
+            let mut books = self.books();
+            let spent = books.spent.usage.total_tokens();
+            let over = (books.limits.tokens)
+                .is_some_and(|limit| books.reserved > 0 && spent + books.reserved + tokens > limit);
+            if over {
+                return Err(BudgetItem::Tokens);
+            }
+            books.reserved += tokens;
+        }
+        let reserved = match &self.0.parent {
+            Some(parent) => parent.reserve_tokens(tokens),
+            None => Ok(()),
+        };
+        if reserved.is_err() {
+            let mut books = self.books();
+            books.reserved = books.reserved.saturating_sub(tokens);
+        }
+        reserved
+    }
+
+    /// Gives back tokens [`reserve_tokens`](Budget::reserve_tokens) reserved.
+    pub fn release_tokens(&self, tokens: u64) {
+        {
+            let mut books = self.books();
+            books.reserved = books.reserved.saturating_sub(tokens);
+        }
+        if let Some(parent) = &self.0.parent {
+            parent.release_tokens(tokens);
+        }
     }
 
     /// Counts what a reply of `model` used, made by the agent at `agent` (a path's text).

@@ -67,6 +67,48 @@ async fn ten_children_started_at_once_against_three_requests_make_exactly_three(
     );
 }
 
+/// Ten children started at once against a token budget that fits three: each child's request
+/// reserves what it is expected to use (its input and its longest reply) before it is sent, so
+/// no more are sent than fit; the rest stop before asking, as for requests.
+#[tokio::test]
+async fn ten_children_started_at_once_against_tokens_for_three_send_three() {
+    let child_model = ScriptedModel::new(
+        (0..10).map(|index| said(&format!("answer {index}"), Usage::new(50, 1_000))),
+    );
+    let child = Agent::new(Slow(child_model.clone()))
+        .named("researcher")
+        .max_tokens(1_000);
+    let calls = (0..10).map(|index| research(&format!("r{index}"), &format!("question {index}")));
+    let parent_model = ScriptedModel::new([
+        calling(calls, Usage::new(10, 2)),
+        said("Three of ten answered.", Usage::new(100, 10)),
+    ]);
+    let parent = Agent::new(parent_model.clone())
+        .named("triage")
+        .try_tool(child.as_tool("research", "Research a question."))
+        .unwrap();
+    let out = parent
+        .run("Ten questions")
+        .budget(Budget::new().max_tokens(3_500))
+        .await
+        .unwrap();
+
+    assert_eq!(child_model.requests().len(), 3);
+    // The caller's first request and three children's: within the budget.
+    assert_eq!(out.tree_usage().total_tokens() - 110, 12 + 3 * 1_050);
+    let stopped = (out.children.iter())
+        .filter(|child| {
+            child.outcome.as_ref().unwrap().stop_reason
+                == StopReason::BudgetSpent {
+                    item: BudgetItem::Tokens,
+                }
+        })
+        .count();
+    assert_eq!(stopped, 7);
+    // The caller, alone in flight again, is not refused for its expectation: it answers.
+    assert_eq!(out.text, "Three of ten answered.");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn runs_on_other_threads_sharing_a_budget_cannot_overshoot_it() {
     let model = ScriptedModel::new((0..10).map(|_| said("done", Usage::new(1, 1))));

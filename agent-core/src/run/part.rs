@@ -133,9 +133,11 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
         view: over.map(|over| HandoffView { over }),
         journal: wide.journal.map(Journaled),
         watch: cached.then(CacheWatch::default),
-        spending: (wide.budget.clone()).map(|budget| Spending {
-            budget,
-            agent: path,
+        spending: (wide.budget.clone()).map(|budget| {
+            let max_reply = (wide.settings.as_ref())
+                .and_then(|own| own.max_tokens)
+                .or(agent.settings.max_tokens);
+            Spending::new(budget, path, max_reply)
         }),
         pauses: wide.pauses,
         defers_approvals: wide.defers_approvals,

@@ -131,6 +131,13 @@ impl<'c> TokenEstimate<'c> {
     }
 }
 
+/// The tokens of `messages`, estimated from their characters: what a request that carries them
+/// is expected to use of its input.
+pub(crate) fn messages_tokens(messages: &[Message]) -> u64 {
+    let estimate = TokenEstimate::unscaled();
+    messages.iter().map(|message| estimate.message(message)).sum()
+}
+
 /// The characters of a list of parts' texts, and the tokens of its media.
 fn parts_size(parts: &[Part]) -> (usize, u64) {
     parts

@@ -25,6 +25,7 @@ mod tests;
 mod turns;
 mod window;
 
+pub(crate) use estimate::messages_tokens;
 pub use estimate::TokenCounter;
 #[cfg(feature = "bench-internals")]
 #[doc(hidden)]
