@@ -11,7 +11,7 @@ use restate_sdk::endpoint::ContextInternal;
 use restate_sdk::errors::HandlerError;
 use restate_sdk::serde::Json;
 
-use agent_core::Journal;
+use agent_core::{AgentPath, Journal};
 use agent_core::ToolError;
 use agent_core::guard::{Judged, Verdict};
 use agent_core::{BoxFuture, ToolDef};
@@ -24,9 +24,21 @@ use agent_core::{ToolCall, ToolResultMessage};
 #[derive(Clone)]
 pub(super) struct RestateJournal {
     pub(super) context: ContextInternal,
+    /// The agent whose run this is, for a run an agent called as a tool started: its steps are
+    /// named by it (the top run's are not).
+    pub(super) agent: Option<Arc<str>>,
 }
 
 impl RestateJournal {
+    /// The name of a step of this journal's run: `what`, after the agent that made it when the
+    /// run is one a call started.
+    fn named(&self, what: String) -> String {
+        match &self.agent {
+            Some(agent) => format!("{agent}: {what}"),
+            None => what,
+        }
+    }
+
     /// Makes `call` as one `run` step named `name` (or gives back its recorded reply).
     fn model_step<'a>(
         &'a self,
@@ -66,7 +78,7 @@ impl Journal for RestateJournal {
         step: usize,
         call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        self.model_step(format!("model call, step {step}"), call)
+        self.model_step(self.named(format!("model call, step {step}")), call)
     }
 
     fn context_call<'a>(
@@ -74,7 +86,8 @@ impl Journal for RestateJournal {
         step: usize,
         call: BoxFuture<'a, Result<ChatResponse, ModelError>>,
     ) -> BoxFuture<'a, Result<ChatResponse, ModelError>> {
-        self.model_step(format!("context policy's model call, step {step}"), call)
+        let name = self.named(format!("context policy's model call, step {step}"));
+        self.model_step(name, call)
     }
 
     fn guard_check<'a>(
@@ -86,7 +99,7 @@ impl Journal for RestateJournal {
             let recorded = self
                 .context
                 .run(move || async move { Ok(Json(check.await)) })
-                .name(key)
+                .name(self.named(key))
                 .await;
             match recorded {
                 Ok(Json(judged)) => judged,
@@ -105,6 +118,14 @@ impl Journal for RestateJournal {
 
     fn for_runs_it_starts(&self) -> Option<Arc<dyn Journal>> {
         Some(Arc::new(self.clone()))
+    }
+
+    fn for_agent(&self, agent: &AgentPath) -> Option<Arc<dyn Journal>> {
+        let agent = Some(Arc::from(agent.as_str()));
+        Some(Arc::new(RestateJournal {
+            context: self.context.clone(),
+            agent,
+        }))
     }
 
     fn tool_call<'a>(
@@ -130,7 +151,7 @@ impl Journal for RestateJournal {
                         starts_now.store(true, Ordering::Relaxed);
                         Ok(())
                     })
-                    .name(format!("tool call {} started", call.id))
+                    .name(self.named(format!("tool call {} started", call.id)))
                     .await;
                 if let Err(terminal) = marked {
                     return Err(ToolError::Journal {
@@ -147,7 +168,7 @@ impl Journal for RestateJournal {
                     }
                     Ok(Json(Some(run.await)))
                 })
-                .name(format!("tool call {} ({})", call.id, call.name))
+                .name(self.named(format!("tool call {} ({})", call.id, call.name)))
                 .await;
             match recorded {
                 Ok(Json(Some(result))) => Ok(result),

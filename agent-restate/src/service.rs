@@ -439,6 +439,7 @@ where
     let agent = &*shared.agent;
     let journal = RestateJournal {
         context: restate.clone(),
+        agent: None,
     };
     // A budget made afresh by each execution of the handler: what a replay reads again, it
     // counts again.

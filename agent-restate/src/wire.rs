@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use agent_core::Part;
 use agent_core::context::Summary;
-use agent_core::{Agent, Decision, Input, PendingCall, RunOutput, RunRequest, StopReason};
+use agent_core::{
+    Agent, ChildRun, Decision, Input, PendingCall, RunOutput, RunRequest, StopReason,
+};
 use agent_core::{Message, Usage};
 
 /// The body of a `run` request: a new conversation's input, or a whole conversation to go on with,
@@ -208,7 +210,8 @@ pub struct DurableOutput {
     pub stop_reason: StopReason,
     /// How many model calls the run made.
     pub steps: usize,
-    /// Tokens used over the whole run.
+    /// Tokens used over the whole run, by its own agent ([`tree_usage`](Self::tree_usage) counts
+    /// the agents it called as tools too).
     pub usage: Usage,
     /// The model that answered each model call, as the journal recorded its reply
     /// ([`RunOutput::step_models`]); left out when no reply named its model.
@@ -220,6 +223,10 @@ pub struct DurableOutput {
     /// when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub summaries: Vec<Summary>,
+    /// The runs its calls started (agents called as tools), each whole with its usage and its
+    /// own children ([`RunOutput::children`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<ChildRun>,
 }
 
 impl DurableOutput {
@@ -255,6 +262,16 @@ impl DurableOutput {
         }
     }
 
+    /// The tokens of the whole tree of runs: this run's and every run below it, as
+    /// [`RunOutput::tree_usage`] counts them.
+    pub fn tree_usage(&self) -> Usage {
+        let children = self.children.iter().map(|child| match &child.outcome {
+            Ok(run) => run.tree_usage(),
+            Err(failure) => failure.usage,
+        });
+        children.fold(self.usage, |sum, usage| sum + usage)
+    }
+
     /// The output of a run that answered with `value` (a typed run's), or in text (`None`).
     pub(super) fn new(output: RunOutput, value: Option<Value>) -> Self {
         DurableOutput {
@@ -266,6 +283,7 @@ impl DurableOutput {
             step_models: output.step_models,
             messages: output.messages,
             summaries: output.summaries,
+            children: output.children,
         }
     }
 }
@@ -431,5 +449,32 @@ mod tests {
             serde_json::from_value::<DurableOutput>(sent).unwrap(),
             typed
         );
+    }
+
+    /// A tree's output keeps the runs its calls started, so the whole tree's usage is in it (it
+    /// carried the top agent's alone), and sent and read back it is the same.
+    #[tokio::test]
+    async fn a_trees_output_keeps_its_children_and_their_usage() {
+        use agent_core::testing::ScriptedModel;
+        use agent_core::{AssistantMessage, ChatResponse, ToolCall};
+
+        let said = |text: &str, usage| {
+            ChatResponse::new(AssistantMessage::text(text)).with_usage(usage)
+        };
+        let child = Agent::new(ScriptedModel::new([said("Found it.", Usage::new(30, 5))]));
+        let call = ToolCall::new("1", "find", r#"{"input":"the file"}"#);
+        let parent = Agent::new(ScriptedModel::new([
+            ChatResponse::new(AssistantMessage::tool_calls([call])).with_usage(Usage::new(10, 2)),
+            said("Here it is.", Usage::new(20, 3)),
+        ]))
+        .named("desk")
+        .try_tool(child.as_tool("find", "Find a file."))
+        .unwrap();
+        let output = DurableOutput::from(parent.run("Where is it?").await.unwrap());
+        assert_eq!(output.usage, Usage::new(30, 5));
+        assert_eq!(output.tree_usage(), Usage::new(60, 10));
+        assert_eq!(output.children[0].path.as_str(), "desk/find");
+        let sent = serde_json::to_value(&output).unwrap();
+        assert_eq!(serde_json::from_value::<DurableOutput>(sent).unwrap(), output);
     }
 }

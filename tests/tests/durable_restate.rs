@@ -427,6 +427,10 @@ async fn a_crash_inside_a_child_agent_repeats_none_of_its_steps() {
     assert_eq!(model_calls(&model).await, 5, "every model call made once");
     assert_eq!(counter(counters, "bump-x").as_deref(), Some("1"));
     assert_eq!(counter(counters, "bump-y").as_deref(), Some("1"));
+    // The output keeps the child's run, and so its usage (it carried the top agent's alone).
+    let child = &output["children"][0];
+    assert_eq!(child["path"], "desk/research", "{output}");
+    assert_eq!(child["outcome"]["Ok"]["steps"], 3, "{output}");
 }
 
 /// A run with a budget of three model requests, its service killed before model call 3 (its

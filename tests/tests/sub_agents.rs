@@ -334,6 +334,37 @@ async fn a_childs_call_waiting_for_approval_pauses_the_tree_and_goes_on_when_app
     assert_eq!(triage_model.requests().len(), 2);
 }
 
+/// Tells what the run's end shows of the runs its calls started.
+struct EndWatch(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl agent_core::Hooks for EndWatch {
+    fn on_run_end(&self, _context: &(), outcome: Result<&agent_core::RunOutput, &agent_core::RunError>) {
+        if let Ok(output) = outcome {
+            let mut seen = self.0.lock().unwrap();
+            seen.extend(output.children.iter().map(|child| child.path.to_string()));
+        }
+    }
+}
+
+/// The hooks told of a run's end see the runs its calls started, as its caller does.
+#[tokio::test]
+async fn the_hooks_told_of_a_runs_end_see_its_children() {
+    let child = Agent::new(ScriptedModel::new([said("A small bird.", Usage::new(5, 2))]))
+        .named("researcher");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let parent = Agent::new(ScriptedModel::new([
+        calling([research("p1", "What is a wren?")], Usage::new(10, 2)),
+        said("A bird.", Usage::new(20, 3)),
+    ]))
+    .named("desk")
+    .hook(EndWatch(seen.clone()))
+    .try_tool(child.as_tool("research", "Research a word."))
+    .unwrap();
+    let out = parent.run("Wren?").await.unwrap();
+    assert_eq!(out.children.len(), 1);
+    assert_eq!(*seen.lock().unwrap(), ["desk/researcher"]);
+}
+
 /// A child without an approver of its own decides as its caller does: under a caller that defers
 /// approvals, its call that needs one waits for a person and pauses the tree (as its guards are
 /// its caller's), rather than being refused for want of an approver; approved, it runs.

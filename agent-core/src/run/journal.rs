@@ -8,6 +8,7 @@ use crate::message::{ToolCall, ToolResultMessage};
 use crate::model::{ChatResponse, ModelError};
 use crate::reasons::tool_error::ToolError;
 use crate::run::guard::Judged;
+use crate::tool::scope::AgentPath;
 use crate::tool::{BoxFuture, ToolDef};
 
 /// Records each model call and each tool call of a run as one step, and hands recorded ones back
@@ -67,6 +68,15 @@ pub trait Journal: Send + Sync {
     /// its steps). `None`, the default: such a call is journaled as one tool call, and a crash
     /// inside it runs the child again.
     fn for_runs_it_starts(&self) -> Option<Arc<dyn Journal>> {
+        None
+    }
+
+    /// This journal for the run of the agent at `agent` that one of this run's calls started
+    /// (a handle from [`for_runs_it_starts`](Journal::for_runs_it_starts)): its steps say which
+    /// agent made them, so a journal of a tree of agents reads as one. `None`, the default: the
+    /// handle as it is.
+    fn for_agent(&self, agent: &AgentPath) -> Option<Arc<dyn Journal>> {
+        let _ = agent;
         None
     }
 }

@@ -34,6 +34,7 @@ use crate::run::agent::Agent;
 use crate::run::events::{HandOver, LiveEvent};
 use crate::run::outcome::{RunError, RunOutput, StopReason};
 use crate::run::seams::{Judgement, Reviewed};
+use crate::run::tree::Family;
 use run_state::Run;
 
 /// How a step ended.
@@ -77,7 +78,11 @@ pub(crate) fn drive<'r, S: Send + Sync + 'static>(
             "agent.stop_reason" = Empty,
         );
         let ending = run.go().instrument(span.clone()).await;
-        let outcome = run.conclude(ending);
+        let mut outcome = run.conclude(ending);
+        // The hooks see the runs its calls started, as its caller will.
+        if let (Ok(output), Some(family)) = (&mut outcome, Family::of(&run.scope)) {
+            output.children = family.so_far(&output.messages);
+        }
         match &outcome {
             Ok(output) => {
                 span.record("gen_ai.usage.input_tokens", output.usage.input_tokens);

@@ -121,18 +121,28 @@ impl Family {
             .to_vec()
     }
 
-    /// The children kept, in the order of the calls that started them.
+    /// The children kept, taken out, in the order of the calls in `messages` that started them.
     pub(crate) fn take(&self, messages: &[Message]) -> Vec<ChildRun> {
-        let mut children = std::mem::take(&mut *lock(&self.children));
-        // Each call's place among all the calls the run's replies made.
-        let made = (messages.iter()).flat_map(|message| match message {
-            Message::Assistant(reply) => reply.tool_calls.as_slice(),
-            _ => &[],
-        });
-        let order = |call_id: &str| made.clone().position(|call| call.id == call_id);
-        children.sort_by_key(|child| order(&child.call_id));
-        children
+        in_call_order(std::mem::take(&mut *lock(&self.children)), messages)
     }
+
+    /// A copy of the children kept so far, in the order of the calls in `messages` that started
+    /// them: what a part's hooks are told when it ends.
+    pub(crate) fn so_far(&self, messages: &[Message]) -> Vec<ChildRun> {
+        in_call_order(lock(&self.children).clone(), messages)
+    }
+}
+
+/// `children` in the order of the calls in `messages` that started them.
+fn in_call_order(mut children: Vec<ChildRun>, messages: &[Message]) -> Vec<ChildRun> {
+    // Each call's place among all the calls the run's replies made.
+    let made = (messages.iter()).flat_map(|message| match message {
+        Message::Assistant(reply) => reply.tool_calls.as_slice(),
+        _ => &[],
+    });
+    let order = |call_id: &str| made.clone().position(|call| call.id == call_id);
+    children.sort_by_key(|child| order(&child.call_id));
+    children
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
