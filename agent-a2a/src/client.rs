@@ -165,10 +165,14 @@ impl A2aClient {
             "required": ["input"],
             "additionalProperties": false
         });
-        A2aTool {
+        let mut tool = A2aTool {
             definition: ToolDef::new(name, description, parameters),
             client: self,
-        }
+        };
+        // What the model asks leaves the process for another agent.
+        tool.definition.annotations.sends_out = true;
+        tool.definition.annotations.open_world = Some(true);
+        tool
     }
 
     /// One JSON-RPC call: its result, or why there is none.
@@ -225,6 +229,38 @@ fn transport(url: &str, error: reqwest::Error) -> A2aClientError {
 pub struct A2aTool {
     definition: ToolDef,
     client: A2aClient,
+}
+
+impl A2aTool {
+    /// What the calling model sees of this tool. It is marked as sending data out (what the
+    /// model asks goes to another agent, beyond this process), so an agent that also reads
+    /// untrusted content and private data has the lethal mix through it
+    /// ([`LethalMix`](agent_core::guard::LethalMix)) unless each call waits for a person
+    /// ([`requiring_approval`](A2aTool::requiring_approval)).
+    pub fn definition(&self) -> &ToolDef {
+        &self.definition
+    }
+
+    /// Makes each call wait for approval (see
+    /// [`Agent::approve_with`](agent_core::Agent::approve_with)): for a remote agent that acts,
+    /// spends or sends on the caller's behalf.
+    pub fn requiring_approval(mut self) -> Self {
+        self.definition.annotations.requires_approval = true;
+        self
+    }
+
+    /// Says what the remote agent answers is content no one vouches for (it reads the web, or
+    /// messages from outside): one of the three kinds of the lethal mix.
+    pub fn reading_untrusted(mut self) -> Self {
+        self.definition.annotations.reads_untrusted = true;
+        self
+    }
+
+    /// Says the remote agent answers with private data (the user's mail, files, records).
+    pub fn reading_private(mut self) -> Self {
+        self.definition.annotations.reads_private = true;
+        self
+    }
 }
 
 impl<S: Send + Sync + 'static> Tool<S> for A2aTool {

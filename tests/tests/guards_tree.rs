@@ -267,6 +267,31 @@ async fn the_lethal_mix_is_seen_across_an_agent_called_as_a_tool() {
     assert_eq!(agent.lethal_mix().unwrap().untrusted, ["middle"]);
 }
 
+/// A remote agent over A2A sends out what the model asks of it: its tool is marked so, and an
+/// agent that reads untrusted pages and private mail has the lethal mix through it, unless each
+/// call waits for a person.
+#[tokio::test]
+async fn a_remote_agent_as_a_tool_sends_out() {
+    let remote: Agent = Agent::new(ScriptedModel::new([AssistantMessage::text("sent")]));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(agent_a2a::A2aServer::new(std::sync::Arc::new(remote)).serve(listener));
+    let connect = || agent_a2a::A2aClient::connect(&url);
+    let tool = connect().await.unwrap().into_tool("mailer", "Sends mail.");
+    assert!(tool.definition().annotations.sends_out);
+    let agent: Agent = agent!(obedient_model("mailer"), fetch_page, read_inbox)
+        .try_tool(tool)
+        .unwrap();
+    assert_eq!(agent.lethal_mix().unwrap().sends_out, ["mailer"]);
+    let approved = (connect().await.unwrap())
+        .into_tool("mailer", "Sends mail.")
+        .requiring_approval();
+    let agent: Agent = agent!(obedient_model("mailer"), fetch_page, read_inbox)
+        .try_tool(approved)
+        .unwrap();
+    assert!(agent.lethal_mix().is_none());
+}
+
 /// Looks something up.
 #[tool]
 fn search(query: String) -> String {
