@@ -41,11 +41,11 @@ pub mod tck;
 mod wire;
 
 pub use agent_handler::{AgentHandler, AnswerKind, DataAnswer, TextAnswer};
+pub use agent_web::DEFAULT_KEEP_ALIVE;
 pub use card::CARD_MAX_AGE;
 pub use client::{A2aClient, A2aClientError, A2aTool, SendResult};
 pub use handler::{TaskHandler, Updates, Work};
 pub use jsonrpc::RpcError;
-pub use agent_web::DEFAULT_KEEP_ALIVE;
 pub use server::{A2aServer, DEFAULT_BODY_LIMIT};
 pub use tasks::KEPT_TASKS;
 pub use wire::{

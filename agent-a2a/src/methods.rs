@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_web::{Admission, Caller};
+use axum::response::Response;
 use axum::response::sse::Event;
-use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 

@@ -8,8 +8,7 @@ use std::time::Duration;
 use agent_core::session::{MemorySessions, SessionStore};
 use agent_core::{Agent, OutputType};
 use agent_web::{
-    Anonymous, CallGrants, ChatOwner, DEFAULT_KEEP_ALIVE, Identified, Identity, Limiter,
-    UserLimits,
+    Anonymous, CallGrants, ChatOwner, DEFAULT_KEEP_ALIVE, Identified, Identity, Limiter, UserLimits,
 };
 use axum::extract::State;
 use axum::http::request::Parts;
@@ -28,7 +27,6 @@ use crate::wire::AgentCard;
 
 /// The most a request body may have by default: a message with a few files.
 pub const DEFAULT_BODY_LIMIT: usize = 16 * 1024 * 1024;
-
 
 /// Serves an agent, or any [`TaskHandler`], over A2A (see [the crate](crate)).
 ///

@@ -15,8 +15,8 @@ use agent_core::{
 use agent_web::{Admission, Identity};
 use axum::extract::State;
 use axum::http::{StatusCode, header};
+use axum::response::Response;
 use axum::response::sse::Event;
-use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 

@@ -11,9 +11,9 @@ use restate_sdk::endpoint::ContextInternal;
 use restate_sdk::errors::HandlerError;
 use restate_sdk::serde::Json;
 
-use agent_core::{AgentPath, Journal};
 use agent_core::ToolError;
 use agent_core::guard::{Judged, Verdict};
+use agent_core::{AgentPath, Journal};
 use agent_core::{BoxFuture, ToolDef};
 use agent_core::{ChatResponse, ModelError};
 use agent_core::{ToolCall, ToolResultMessage};

@@ -458,9 +458,8 @@ mod tests {
         use agent_core::testing::ScriptedModel;
         use agent_core::{AssistantMessage, ChatResponse, ToolCall};
 
-        let said = |text: &str, usage| {
-            ChatResponse::new(AssistantMessage::text(text)).with_usage(usage)
-        };
+        let said =
+            |text: &str, usage| ChatResponse::new(AssistantMessage::text(text)).with_usage(usage);
         let child = Agent::new(ScriptedModel::new([said("Found it.", Usage::new(30, 5))]));
         let call = ToolCall::new("1", "find", r#"{"input":"the file"}"#);
         let parent = Agent::new(ScriptedModel::new([
@@ -475,6 +474,9 @@ mod tests {
         assert_eq!(output.tree_usage(), Usage::new(60, 10));
         assert_eq!(output.children[0].path.as_str(), "desk/find");
         let sent = serde_json::to_value(&output).unwrap();
-        assert_eq!(serde_json::from_value::<DurableOutput>(sent).unwrap(), output);
+        assert_eq!(
+            serde_json::from_value::<DurableOutput>(sent).unwrap(),
+            output
+        );
     }
 }

@@ -96,9 +96,9 @@ mod request;
 mod rewind;
 mod serve;
 mod shared_answers;
-mod sse;
 #[cfg(feature = "sqlite")]
 mod sqlite_answers;
+mod sse;
 mod titles;
 mod visitors;
 
@@ -130,9 +130,9 @@ pub use postgres_answers::PostgresAnswers;
 pub use postgres_limits::PostgresLimits;
 pub use serve::{MAX_REQUEST_HEAD, serve_router};
 pub use shared_answers::{SHARE_EVERY, STALE_AFTER};
-pub use sse::{DEFAULT_KEEP_ALIVE, sse_response};
 #[cfg(feature = "sqlite")]
 pub use sqlite_answers::SqliteAnswers;
+pub use sse::{DEFAULT_KEEP_ALIVE, sse_response};
 pub use titles::MAX_TITLE;
 use titles::Titler;
 

@@ -338,7 +338,11 @@ async fn a_childs_call_waiting_for_approval_pauses_the_tree_and_goes_on_when_app
 struct EndWatch(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
 impl agent_core::Hooks for EndWatch {
-    fn on_run_end(&self, _context: &(), outcome: Result<&agent_core::RunOutput, &agent_core::RunError>) {
+    fn on_run_end(
+        &self,
+        _context: &(),
+        outcome: Result<&agent_core::RunOutput, &agent_core::RunError>,
+    ) {
         if let Ok(output) = outcome {
             let mut seen = self.0.lock().unwrap();
             seen.extend(output.children.iter().map(|child| child.path.to_string()));
@@ -349,8 +353,11 @@ impl agent_core::Hooks for EndWatch {
 /// The hooks told of a run's end see the runs its calls started, as its caller does.
 #[tokio::test]
 async fn the_hooks_told_of_a_runs_end_see_its_children() {
-    let child = Agent::new(ScriptedModel::new([said("A small bird.", Usage::new(5, 2))]))
-        .named("researcher");
+    let child = Agent::new(ScriptedModel::new([said(
+        "A small bird.",
+        Usage::new(5, 2),
+    )]))
+    .named("researcher");
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let parent = Agent::new(ScriptedModel::new([
         calling([research("p1", "What is a wren?")], Usage::new(10, 2)),

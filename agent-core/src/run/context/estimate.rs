@@ -135,7 +135,10 @@ impl<'c> TokenEstimate<'c> {
 /// is expected to use of its input.
 pub(crate) fn messages_tokens(messages: &[Message]) -> u64 {
     let estimate = TokenEstimate::unscaled();
-    messages.iter().map(|message| estimate.message(message)).sum()
+    messages
+        .iter()
+        .map(|message| estimate.message(message))
+        .sum()
 }
 
 /// The characters of a list of parts' texts, and the tokens of its media.

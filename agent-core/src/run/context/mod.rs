@@ -25,8 +25,8 @@ mod tests;
 mod turns;
 mod window;
 
-pub(crate) use estimate::messages_tokens;
 pub use estimate::TokenCounter;
+pub(crate) use estimate::messages_tokens;
 #[cfg(feature = "bench-internals")]
 #[doc(hidden)]
 pub use layer::__bench;

@@ -211,8 +211,11 @@ impl<S: Send + Sync + 'static> Tool<S> for AgentTool {
             let can_pause = family.is_some_and(|family| family.can_pause);
             // Under a journal that lends itself, the child's calls are journaled in it, named by
             // the child's agent when the journal names its steps.
-            let journal = (family.and_then(|family| family.journal.as_ref()))
-                .map(|journal| journal.for_agent(&path).unwrap_or_else(|| Arc::clone(journal)));
+            let journal = (family.and_then(|family| family.journal.as_ref())).map(|journal| {
+                journal
+                    .for_agent(&path)
+                    .unwrap_or_else(|| Arc::clone(journal))
+            });
             let journal = journal.as_deref();
             let guards = family.and_then(Family::guards);
             let mut outcome = match family.and_then(|family| family.take_resume(&call.id)) {
