@@ -22,9 +22,11 @@ pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// use std::time::Duration;
 /// use axum::response::sse::Event;
 ///
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
 /// let events = futures_util::stream::iter([Ok(Event::default().data("{}"))]);
 /// let response = agent_web::sse_response(events, Duration::from_secs(15));
 /// assert_eq!(response.headers()["x-accel-buffering"], "no");
+/// # });
 /// ```
 pub fn sse_response(
     events: impl Stream<Item = Result<Event, Infallible>> + Send + 'static,
