@@ -187,7 +187,8 @@ fn service_main(port: u16) -> ExitCode {
     let personal = Arc::new(agent!(model(), whoami, send_email).defer_approvals());
     let summarized = agent!(model(), bump)
         .hook(StopBeforeModelCalls)
-        .context_policy(Summarize::new(model(), 300));
+        // The summarizer's own window takes the ten turns in one request.
+        .context_policy(Summarize::new(model(), 300).summarizer_window(10_000));
     let researcher = agent!(model(), bump)
         .named("research")
         .hook(StopBeforeChildModelCalls);
