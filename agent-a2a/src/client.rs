@@ -341,7 +341,6 @@ fn task_output(task: Task) -> Result<ToolOutput, RemoteAgentProblem> {
             Ok(output(&parts))
         }
         state => Err(RemoteAgentProblem::Task {
-            id: task.id,
             state: match state {
                 TaskState::InputRequired | TaskState::AuthRequired => TaskEnd::WaitsForInput,
                 TaskState::Canceled => TaskEnd::Cancelled,

@@ -159,7 +159,7 @@ impl Texts for Japanese {
                 RemoteAgentProblem::Refused { message, code } => format!(
                     "リモートのエージェント「{agent}」が依頼を断りました：{message}（エラー {code}）"
                 ),
-                RemoteAgentProblem::Task { id, state, message } => {
+                RemoteAgentProblem::Task { state, message } => {
                     let how = match state {
                         TaskEnd::WaitsForInput => "さらに入力を待っています",
                         TaskEnd::Cancelled => "取り消されました",
@@ -167,7 +167,7 @@ impl Texts for Japanese {
                         TaskEnd::Failed => "失敗しました",
                     };
                     let mut words =
-                        format!("リモートのエージェント「{agent}」のタスク {id} は{how}");
+                        format!("リモートのエージェント「{agent}」のタスクは{how}");
                     if !message.is_empty() {
                         let _ = write!(words, "：{message}");
                     }

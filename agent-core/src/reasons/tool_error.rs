@@ -187,10 +187,9 @@ pub enum RemoteAgentProblem {
         /// The JSON-RPC error code.
         code: i64,
     },
-    /// Its task ended, or stopped, without an answer.
+    /// Its task ended, or stopped, without an answer. (The task's id is left out: the model
+    /// cannot use it, as each call starts a task of its own.)
     Task {
-        /// The task's id.
-        id: String,
         /// How it stands.
         state: TaskEnd,
         /// What the agent said of it (empty when nothing).

@@ -123,7 +123,7 @@ impl Texts for Chinese {
                 RemoteAgentProblem::Refused { message, code } => {
                     format!("远程代理 {agent} 拒绝了请求：{message}（错误 {code}）")
                 }
-                RemoteAgentProblem::Task { id, state, message } => {
+                RemoteAgentProblem::Task { state, message } => {
                     let how = match state {
                         TaskEnd::WaitsForInput => "在等待更多输入",
                         TaskEnd::Cancelled => "已被取消",
@@ -131,8 +131,8 @@ impl Texts for Chinese {
                         TaskEnd::Failed => "失败了",
                     };
                     match message.is_empty() {
-                        true => format!("远程代理 {agent} 的任务 {id} {how}"),
-                        false => format!("远程代理 {agent} 的任务 {id} {how}：{message}"),
+                        true => format!("远程代理 {agent} 的任务{how}"),
+                        false => format!("远程代理 {agent} 的任务{how}：{message}"),
                     }
                 }
             },

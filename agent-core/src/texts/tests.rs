@@ -518,7 +518,6 @@ fn every_tool_error() -> Vec<ToolError> {
     ];
     let tasks = states.into_iter().flat_map(|state| {
         ["", "没有找到航班"].map(|message| RemoteAgentProblem::Task {
-            id: "任务-1".into(),
             state,
             message: message.into(),
         })

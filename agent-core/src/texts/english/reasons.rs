@@ -165,14 +165,14 @@ fn remote_agent(agent: &str, problem: &RemoteAgentProblem, f: &mut impl Write) -
             f,
             "the remote agent `{agent}` refused the request: {message} (error {code})"
         ),
-        RemoteAgentProblem::Task { id, state, message } => {
+        RemoteAgentProblem::Task { state, message } => {
             let how = match state {
                 TaskEnd::WaitsForInput => "waits for input",
                 TaskEnd::Cancelled => "was cancelled",
                 TaskEnd::Rejected => "was refused",
                 TaskEnd::Failed => "failed",
             };
-            write!(f, "the task {id} of the remote agent `{agent}` {how}")?;
+            write!(f, "the task of the remote agent `{agent}` {how}")?;
             match message.is_empty() {
                 true => Ok(()),
                 false => write!(f, ": {message}"),
