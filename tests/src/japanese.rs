@@ -129,8 +129,11 @@ impl Texts for Japanese {
             }
             ToolError::AgentFailed { agent, why } => {
                 let why = match why {
-                    AgentFailure::Model { step } => {
+                    AgentFailure::Model { step, message } if message.is_empty() => {
                         format!("そのモデルの呼び出しがステップ {step} で失敗しました")
+                    }
+                    AgentFailure::Model { step, message } => {
+                        format!("そのモデルの呼び出しがステップ {step} で失敗しました：{message}")
                     }
                     AgentFailure::Output { tries } => {
                         format!("{tries} 回答えましたが、どれも受け付けられませんでした")

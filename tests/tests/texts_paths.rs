@@ -139,7 +139,10 @@ async fn failing_child<T: Texts + Copy>(texts: T, read: &mut Read) {
     let got = read.error("a failing child", &output.messages, &call.id);
     let failed = ToolError::AgentFailed {
         agent: "researcher".into(),
-        why: AgentFailure::Model { step: 1 },
+        why: AgentFailure::Model {
+            step: 1,
+            message: String::new(),
+        },
     };
     assert_eq!(got, caller.tools().result_message(&call, Err(failed)));
     read.model("a failing child: its caller", &model);

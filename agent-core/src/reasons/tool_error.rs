@@ -150,6 +150,9 @@ pub enum AgentFailure {
     Model {
         /// The step whose model call failed, from 1.
         step: usize,
+        /// What the provider said, in its words (empty when it said nothing: a timeout, a
+        /// connection that failed).
+        message: String,
     },
     /// Its typed answer was not taken in as many tries as it had.
     Output {

@@ -99,7 +99,12 @@ impl Texts for Chinese {
             }
             ToolError::AgentFailed { agent, why } => {
                 let why = match why {
-                    AgentFailure::Model { step } => format!("它的模型在第 {step} 步调用失败"),
+                    AgentFailure::Model { step, message } if message.is_empty() => {
+                        format!("它的模型在第 {step} 步调用失败")
+                    }
+                    AgentFailure::Model { step, message } => {
+                        format!("它的模型在第 {step} 步调用失败：{message}")
+                    }
                     AgentFailure::Output { tries } => {
                         format!("它给了 {tries} 次答案，都没有被接受")
                     }

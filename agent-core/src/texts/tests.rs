@@ -494,7 +494,14 @@ fn every_tool_error() -> Vec<ToolError> {
         }
     }
     for why in [
-        AgentFailure::Model { step: 2 },
+        AgentFailure::Model {
+            step: 2,
+            message: String::new(),
+        },
+        AgentFailure::Model {
+            step: 2,
+            message: "服务器过载".into(),
+        },
         AgentFailure::Output { tries: 3 },
         AgentFailure::NoOutput,
         AgentFailure::Tripped {

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{Family, word_parameters};
 use crate::budget::{Budget, BudgetLimits};
 use crate::message::ToolCall;
+use crate::model::ModelError;
 use crate::output::OutputType;
 use crate::reasons::tool_error::{AgentFailure, ToolError};
 use crate::run::agent::Agent;
@@ -289,7 +290,10 @@ impl std::fmt::Debug for AgentTool {
 /// How a child's run failed, as the calling model is told (in the calling run's texts).
 fn failure_of(error: &RunError) -> AgentFailure {
     match error {
-        RunError::Model { step, .. } => AgentFailure::Model { step: *step },
+        RunError::Model { step, source, .. } => AgentFailure::Model {
+            step: *step,
+            message: provider_message(source),
+        },
         RunError::Output { attempts, .. } => AgentFailure::Output {
             tries: attempts.len(),
         },
@@ -301,6 +305,21 @@ fn failure_of(error: &RunError) -> AgentFailure {
         RunError::Session { .. } => AgentFailure::Session,
         RunError::Resume { .. } => AgentFailure::Resume,
         RunError::Dropped { .. } => AgentFailure::Dropped,
+    }
+}
+
+/// What a provider said of a failed model call, in its own words (the crate's words around it
+/// are English, and the calling model reads the run's language).
+fn provider_message(error: &ModelError) -> String {
+    match error {
+        ModelError::Authentication { message, .. }
+        | ModelError::RateLimited { message, .. }
+        | ModelError::ContextOverflow { message, .. }
+        | ModelError::InvalidRequest { message, .. }
+        | ModelError::QuotaExhausted { message }
+        | ModelError::Overloaded { message, .. }
+        | ModelError::Server { message, .. } => message.clone(),
+        _ => String::new(),
     }
 }
 

@@ -135,7 +135,12 @@ pub(crate) fn tool_error(error: &ToolError, f: &mut impl Write) -> fmt::Result {
 /// How an agent called as a tool failed.
 fn agent_failure(why: &AgentFailure, f: &mut impl Write) -> fmt::Result {
     match why {
-        AgentFailure::Model { step } => write!(f, "its model failed at step {step}"),
+        AgentFailure::Model { step, message } if message.is_empty() => {
+            write!(f, "its model failed at step {step}")
+        }
+        AgentFailure::Model { step, message } => {
+            write!(f, "its model failed at step {step}: {message}")
+        }
         AgentFailure::Output { tries } => {
             write!(f, "it gave no acceptable answer in {tries} tries")
         }
