@@ -5,7 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use agent_core::{BoxFuture, Part, RunScope, Tool, ToolCall, ToolDef, ToolError, ToolOutput};
+use agent_core::{
+    ArgumentIssue, BoxFuture, English, Found, IssueKind, JsonType, Part, RemoteAgentProblem,
+    RunScope, TaskEnd, Texts, Tool, ToolCall, ToolDef, ToolError, ToolOutput,
+};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 
@@ -157,11 +160,14 @@ impl A2aClient {
 
     /// The agent as a tool named `name`: the model calls it with `{"input": "..."}`, a request in
     /// words, and reads the agent's answer (its answer's text and the artifacts it made); a task
-    /// that fails or waits for input is an error the model reads.
+    /// that fails or waits for input is an error the model reads
+    /// ([`ToolError::RemoteAgent`], worded by the calling run's texts). Its parameter is
+    /// described in English ([`Texts::agent_input`]): give the calling agent's texts with
+    /// [`A2aTool::texts`].
     pub fn into_tool(self, name: &str, description: &str) -> A2aTool {
         let parameters = json!({
             "type": "object",
-            "properties": {"input": {"type": "string", "description": "The request, in words."}},
+            "properties": {"input": {"type": "string", "description": English.agent_input()}},
             "required": ["input"],
             "additionalProperties": false
         });
@@ -261,6 +267,33 @@ impl A2aTool {
         self.definition.annotations.reads_private = true;
         self
     }
+
+    /// Describes the tool's parameter in `texts` ([`Texts::agent_input`]), the calling agent's,
+    /// so the model reads no other language (English until then).
+    ///
+    /// ```
+    /// # async fn example(client: agent_a2a::A2aClient) {
+    /// use agent_core::Chinese;
+    ///
+    /// let tool = client.into_tool("book", "订机票。").texts(&Chinese);
+    /// # }
+    /// ```
+    pub fn texts(mut self, texts: &dyn Texts) -> Self {
+        let input = (self.definition.parameters.pointer_mut("/properties/input"))
+            .and_then(Value::as_object_mut);
+        if let Some(input) = input {
+            input.insert("description".into(), texts.agent_input().into());
+        }
+        self
+    }
+
+    /// What the model is told when the agent did not answer.
+    fn problem(&self, problem: RemoteAgentProblem) -> ToolError {
+        ToolError::RemoteAgent {
+            agent: self.client.card.name.clone(),
+            problem,
+        }
+    }
 }
 
 impl<S: Send + Sync + 'static> Tool<S> for A2aTool {
@@ -280,28 +313,51 @@ impl<S: Send + Sync + 'static> Tool<S> for A2aTool {
                 .client
                 .send(Message::user(vec![MessagePart::text(input)]))
                 .await;
-            match sent.map_err(|error| ToolError::failed(error.to_string()))? {
+            let sent = sent.map_err(|error| {
+                self.problem(match error {
+                    A2aClientError::Transport { .. } | A2aClientError::NoJsonRpc { .. } => {
+                        RemoteAgentProblem::Unreachable
+                    }
+                    A2aClientError::Protocol { .. } => RemoteAgentProblem::Garbled,
+                    A2aClientError::Refused { code, message } => {
+                        RemoteAgentProblem::Refused { message, code }
+                    }
+                })
+            })?;
+            match sent {
                 SendResult::Message(message) => Ok(output(&message.parts)),
-                SendResult::Task(task) => task_output(task),
+                SendResult::Task(task) => {
+                    task_output(task).map_err(|problem| self.problem(problem))
+                }
             }
         })
     }
 }
 
-/// The request in a call's arguments: `{"input": "..."}`.
+/// The request in a call's arguments: `{"input": "..."}`; arguments that are not are what any
+/// tool's would be, reasons the run's texts word.
 fn request_text(arguments: &str) -> Result<String, ToolError> {
-    let arguments: Value = serde_json::from_str(arguments)
-        .map_err(|error| ToolError::failed(format!("the arguments are not JSON: {error}")))?;
-    arguments
-        .get("input")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| ToolError::failed("send the request as `input`, a string"))
+    let arguments: Value =
+        serde_json::from_str(arguments).map_err(|error| ToolError::invalid_json(&error))?;
+    if !arguments.is_object() {
+        return Err(ToolError::arguments_not_an_object(&arguments));
+    }
+    let kind = match arguments.get("input") {
+        Some(Value::String(input)) => return Ok(input.clone()),
+        None => IssueKind::Missing { field: None },
+        Some(other) => IssueKind::WrongType {
+            expected: vec![JsonType::String],
+            found: Found::Kind(JsonType::of(other)),
+        },
+    };
+    Err(ToolError::InvalidArguments {
+        issues: vec![ArgumentIssue::new("input", kind)],
+    })
 }
 
-/// What the model reads of a task: its answer and artifacts; a task that did not complete is an
-/// error saying how it stands.
-fn task_output(task: Task) -> Result<ToolOutput, ToolError> {
+/// What the model reads of a task: its answer and artifacts; a task that did not complete is a
+/// problem saying how it stands.
+fn task_output(task: Task) -> Result<ToolOutput, RemoteAgentProblem> {
     let said = task
         .status
         .message
@@ -318,19 +374,15 @@ fn task_output(task: Task) -> Result<ToolOutput, ToolError> {
             }
             Ok(output(&parts))
         }
-        state => {
-            let how = match state {
-                TaskState::InputRequired | TaskState::AuthRequired => "waits for input",
-                TaskState::Canceled => "was cancelled",
-                TaskState::Rejected => "was refused",
-                _ => "failed",
-            };
-            let mut message = format!("the remote agent's task {} {how}", task.id);
-            if !said.is_empty() {
-                message = format!("{message}: {said}");
-            }
-            Err(ToolError::failed(message))
-        }
+        state => Err(RemoteAgentProblem::Task {
+            state: match state {
+                TaskState::InputRequired | TaskState::AuthRequired => TaskEnd::WaitsForInput,
+                TaskState::Canceled => TaskEnd::Cancelled,
+                TaskState::Rejected => TaskEnd::Rejected,
+                _ => TaskEnd::Failed,
+            },
+            message: said,
+        }),
     }
 }
 

@@ -188,7 +188,8 @@ pub use reasons::argument_issue::{
 pub use reasons::not_run::NotRun;
 pub use reasons::output_problem::{OutputProblem, RejectedOutput};
 pub use reasons::tool_error::{
-    Interruption, RemoteProblem, RemoteServer, ThreadProblem, ToolError,
+    AgentFailure, Interruption, RemoteAgentProblem, RemoteProblem, RemoteServer, TaskEnd,
+    ThreadProblem, ToolError,
 };
 pub use run::{
     AddToolError, Agent, AgentInput, AgentTool, Answer, ChildFailure, ChildRun, ContextGiven,
@@ -200,7 +201,7 @@ pub use run::{
 pub use run::{Approval, Approver, Hooks, ToolDecision};
 pub use schema::{neutral_parameters, output_schema, parameters_schema, root_schema};
 pub use settings::{Effort, ModelSettings, PromptCache, ResponseFormat, Thinking, ToolChoice};
-pub use texts::{Chinese, ContentNote, English, ReturnedBy, Texts};
+pub use texts::{Chinese, ContentNote, English, JudgeSubject, ReturnedBy, Texts};
 pub use tool::arguments::{ToolParameter, drop_optional_nulls};
 pub use tool::blocking::{Blocking, run_blocking};
 pub use tool::call_info::{CallInfo, RunId};

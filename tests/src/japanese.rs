@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use agent_core::{
-    ArgumentIssue, ContentNote, Expected, Found, Interruption, IssueKind, JsonType, NotRun,
-    OutputProblem, Part, RemoteProblem, RemoteServer, ReturnedBy, SyntaxError, SyntaxProblem,
-    Texts, ThreadProblem, ToolError,
+    AgentFailure, ArgumentIssue, ContentNote, Expected, Found, Interruption, IssueKind, JsonType,
+    JudgeSubject, NotRun, OutputProblem, Part, RemoteAgentProblem, RemoteProblem, RemoteServer,
+    ReturnedBy, SyntaxError, SyntaxProblem, TaskEnd, Texts, ThreadProblem, ToolError,
 };
 
 /// Japanese texts.
@@ -127,6 +127,56 @@ impl Texts for Japanese {
                     }
                 }
             }
+            ToolError::AgentFailed { agent, why } => {
+                let why = match why {
+                    AgentFailure::Model { step, message } if message.is_empty() => {
+                        format!("そのモデルの呼び出しがステップ {step} で失敗しました")
+                    }
+                    AgentFailure::Model { step, message } => {
+                        format!("そのモデルの呼び出しがステップ {step} で失敗しました：{message}")
+                    }
+                    AgentFailure::Output { tries } => {
+                        format!("{tries} 回答えましたが、どれも受け付けられませんでした")
+                    }
+                    AgentFailure::NoOutput => "答えを出す前に止まりました".to_owned(),
+                    AgentFailure::Tripped { guard } => {
+                        format!("ガード「{guard}」がそれを止めました")
+                    }
+                    AgentFailure::LethalMix => "そのツールは信頼できない内容と私的なデータを読み、\
+                         外にデータを送れるため、始まりませんでした"
+                        .to_owned(),
+                    AgentFailure::Session => "その会話を読み込むことも保存することもできませんでした"
+                        .to_owned(),
+                    AgentFailure::Resume => "一時停止した実行を再開できませんでした".to_owned(),
+                    AgentFailure::Dropped => "その実行は終わる前に破棄されました".to_owned(),
+                };
+                format!("エージェント「{agent}」は最後までできませんでした：{why}")
+            }
+            ToolError::RemoteAgent { agent, problem } => match problem {
+                RemoteAgentProblem::Unreachable => {
+                    format!("リモートのエージェント「{agent}」に接続できません")
+                }
+                RemoteAgentProblem::Garbled => {
+                    format!("リモートのエージェント「{agent}」の返事がプロトコルに合っていません")
+                }
+                RemoteAgentProblem::Refused { message, code } => format!(
+                    "リモートのエージェント「{agent}」が依頼を断りました：{message}（エラー {code}）"
+                ),
+                RemoteAgentProblem::Task { state, message } => {
+                    let how = match state {
+                        TaskEnd::WaitsForInput => "さらに入力を待っています",
+                        TaskEnd::Cancelled => "取り消されました",
+                        TaskEnd::Rejected => "断られました",
+                        TaskEnd::Failed => "失敗しました",
+                    };
+                    let mut words =
+                        format!("リモートのエージェント「{agent}」のタスクは{how}");
+                    if !message.is_empty() {
+                        let _ = write!(words, "：{message}");
+                    }
+                    words
+                }
+            },
         }
     }
 
@@ -346,6 +396,31 @@ impl Texts for Japanese {
             "次のやりとりで始まる会話に、質問と同じ言語で十五文字以内の題名をつけてください。\
              題名だけを返してください。\n\n質問：\n{question}\n\n回答：\n{answer}"
         )
+    }
+
+    fn judge_request(&self, what: JudgeSubject<'_>) -> String {
+        let subject = match what {
+            JudgeSubject::Input(text) => format!("この入力を調べてください：\n\n{text}"),
+            JudgeSubject::Request(text) => format!("このリクエストを調べてください：\n\n{text}"),
+            JudgeSubject::Call { tool, arguments } => format!(
+                "この呼び出しを調べてください：\n\nツール「{tool}」を {arguments} で呼び出します"
+            ),
+            JudgeSubject::Result { tool, content } => {
+                format!("この結果を調べてください：\n\nツール「{tool}」の結果：\n{content}")
+            }
+            JudgeSubject::Answer(text) => format!("この回答を調べてください：\n\n{text}"),
+        };
+        format!(
+            "{subject}\n\n先へ進めてよいかを `allow` で、その理由を一文で `reason` で答えてください。"
+        )
+    }
+
+    fn agent_input(&self) -> &str {
+        "依頼の全文：エージェントにはこの文のほか、この会話の何も見えません。"
+    }
+
+    fn handoff_summary(&self) -> &str {
+        "次のエージェントが知っておくべき、ここまでの会話：ユーザーは誰か、何を頼んだか、何がわかり、何をしたか。"
     }
 }
 

@@ -387,6 +387,13 @@ pub fn english_run(text: &str) -> Option<String> {
     None
 }
 
+/// Whether `text` holds kana, which only the Japanese texts write (the tests' own data is
+/// Chinese, or Japanese written in kanji alone where it must not count).
+pub fn has_kana(text: &str) -> bool {
+    text.chars()
+        .any(|character| ('\u{3040}'..='\u{30ff}').contains(&character))
+}
+
 /// The README's examples, compiled (and, where they are not `no_run`, run) as doc tests of this
 /// crate, which has every crate of the workspace and every feature, so none can go stale. The
 /// guide's chapters (`docs/src/`, an mdBook) follow, one holder each, the same way.

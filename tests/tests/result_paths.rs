@@ -30,7 +30,7 @@ use agent_mcp::{McpClient, McpServer};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tests::japanese::Japanese;
-use tests::{Progress, english_run};
+use tests::{Progress, english_run, has_kana};
 
 /// A one-pixel PNG, for results with an image.
 const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
@@ -974,12 +974,6 @@ async fn no_english_sentence_reaches_a_chinese_model() {
         "周报如下\n[资源链接 document：https://例子.中国/报告.pdf]\n\
          [资源 attachment:///document：application/zip]"
     );
-}
-
-/// Whether `text` holds kana, which only the Japanese texts write (the walk's own data is Chinese).
-fn has_kana(text: &str) -> bool {
-    text.chars()
-        .any(|character| ('\u{3040}'..='\u{30ff}').contains(&character))
 }
 
 /// A language defined outside the crate ([`Japanese`], in `tests/src/japanese.rs`) words every

@@ -123,6 +123,94 @@ pub enum ToolError {
         /// What went wrong.
         problem: RemoteProblem,
     },
+    /// An agent called as a tool ([`AgentTool`](crate::AgentTool)) failed: its run ended in an
+    /// error (the error itself, for people, is in the calling run's
+    /// [`RunOutput::children`](crate::RunOutput::children)).
+    AgentFailed {
+        /// The agent's name.
+        agent: String,
+        /// How its run failed.
+        why: AgentFailure,
+    },
+    /// A remote agent (an A2A agent called as a tool, `agent_a2a::A2aTool`) did not answer the
+    /// call. What the agent itself said is data: the words around it are the agent's.
+    RemoteAgent {
+        /// The remote agent's name, from its card.
+        agent: String,
+        /// What went wrong.
+        problem: RemoteAgentProblem,
+    },
+}
+
+/// How the run of an agent called as a tool failed ([`ToolError::AgentFailed`]): the kind of its
+/// [`RunError`](crate::RunError), as data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentFailure {
+    /// A call of its model failed.
+    Model {
+        /// The step whose model call failed, from 1.
+        step: usize,
+        /// What the provider said, in its words (empty when it said nothing: a timeout, a
+        /// connection that failed).
+        message: String,
+    },
+    /// Its typed answer was not taken in as many tries as it had.
+    Output {
+        /// How many answers it gave.
+        tries: usize,
+    },
+    /// It ended before it gave its typed answer (a limit, a hook, a cancellation).
+    NoOutput,
+    /// A guard stopped it.
+    Tripped {
+        /// The guard's name.
+        guard: String,
+    },
+    /// Its tools make the lethal mix, so it did not start.
+    LethalMix,
+    /// Its session could not be loaded or saved.
+    Session,
+    /// Its paused run could not be resumed.
+    Resume,
+    /// Its run was dropped before it ended.
+    Dropped,
+}
+
+/// Why a remote agent did not answer a call ([`ToolError::RemoteAgent`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteAgentProblem {
+    /// The request did not go, or the reply did not come.
+    Unreachable,
+    /// It answered with something its protocol does not allow.
+    Garbled,
+    /// It refused the request with a JSON-RPC error.
+    Refused {
+        /// Its message.
+        message: String,
+        /// The JSON-RPC error code.
+        code: i64,
+    },
+    /// Its task ended, or stopped, without an answer. (The task's id is left out: the model
+    /// cannot use it, as each call starts a task of its own.)
+    Task {
+        /// How it stands.
+        state: TaskEnd,
+        /// What the agent said of it (empty when nothing).
+        message: String,
+    },
+}
+
+/// How a remote agent's task stands when it gave no answer ([`RemoteAgentProblem::Task`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskEnd {
+    /// It waits for more input (or for a sign-in).
+    WaitsForInput,
+    /// It was cancelled.
+    Cancelled,
+    /// The agent refused it.
+    Rejected,
+    /// It failed.
+    Failed,
 }
 
 /// What cut off a call that had started ([`ToolError::Interrupted`]).

@@ -97,6 +97,50 @@ impl Texts for Chinese {
                     }
                 }
             }
+            ToolError::AgentFailed { agent, why } => {
+                let why = match why {
+                    AgentFailure::Model { step, message } if message.is_empty() => {
+                        format!("它的模型在第 {step} 步调用失败")
+                    }
+                    AgentFailure::Model { step, message } => {
+                        format!("它的模型在第 {step} 步调用失败：{message}")
+                    }
+                    AgentFailure::Output { tries } => {
+                        format!("它给了 {tries} 次答案，都没有被接受")
+                    }
+                    AgentFailure::NoOutput => "它在给出答案之前就停止了".to_owned(),
+                    AgentFailure::Tripped { guard } => format!("守卫 {guard} 停止了它"),
+                    AgentFailure::LethalMix => {
+                        "它的工具既能读取不可信的内容和私密数据，又能向外发送数据，因此没有启动"
+                            .to_owned()
+                    }
+                    AgentFailure::Session => "无法加载或保存它的对话".to_owned(),
+                    AgentFailure::Resume => "无法恢复它暂停的运行".to_owned(),
+                    AgentFailure::Dropped => "它的运行在结束前被丢弃了".to_owned(),
+                };
+                format!("代理 {agent} 未能完成：{why}")
+            }
+            ToolError::RemoteAgent { agent, problem } => match problem {
+                RemoteAgentProblem::Unreachable => format!("无法连接远程代理 {agent}"),
+                RemoteAgentProblem::Garbled => {
+                    format!("远程代理 {agent} 的回答不符合它的协议")
+                }
+                RemoteAgentProblem::Refused { message, code } => {
+                    format!("远程代理 {agent} 拒绝了请求：{message}（错误 {code}）")
+                }
+                RemoteAgentProblem::Task { state, message } => {
+                    let how = match state {
+                        TaskEnd::WaitsForInput => "在等待更多输入",
+                        TaskEnd::Cancelled => "已被取消",
+                        TaskEnd::Rejected => "被拒绝了",
+                        TaskEnd::Failed => "失败了",
+                    };
+                    match message.is_empty() {
+                        true => format!("远程代理 {agent} 的任务{how}"),
+                        false => format!("远程代理 {agent} 的任务{how}：{message}"),
+                    }
+                }
+            },
         }
     }
 
@@ -281,6 +325,29 @@ impl Texts for Chinese {
             "为以下面这段问答开头的对话写一个标题，不超过十二个字，使用提问所用的语言。\
              只回复标题本身。\n\n问题：\n{question}\n\n回答：\n{answer}"
         )
+    }
+
+    fn judge_request(&self, what: JudgeSubject<'_>) -> String {
+        let subject = match what {
+            JudgeSubject::Input(text) => format!("这条输入：\n\n{text}"),
+            JudgeSubject::Request(text) => format!("这个请求：\n\n{text}"),
+            JudgeSubject::Call { tool, arguments } => {
+                format!("这次调用：\n\n以 {arguments} 调用工具 {tool}")
+            }
+            JudgeSubject::Result { tool, content } => {
+                format!("这个结果：\n\n工具 {tool} 的结果：\n{content}")
+            }
+            JudgeSubject::Answer(text) => format!("这个回答：\n\n{text}"),
+        };
+        format!("请检查{subject}\n\n用 `allow` 回答是否可以继续，用 `reason` 一句话说明理由。")
+    }
+
+    fn agent_input(&self) -> &str {
+        "完整的请求：除了这段文字，该代理看不到这段对话的任何内容。"
+    }
+
+    fn handoff_summary(&self) -> &str {
+        "下一个代理需要知道的到目前为止的对话内容：用户是谁，问了什么，查到了什么、做了什么。"
     }
 }
 

@@ -13,7 +13,8 @@ use crate::reasons::argument_issue::{
 use crate::reasons::not_run::NotRun;
 use crate::reasons::output_problem::OutputProblem;
 use crate::reasons::tool_error::{
-    Interruption, RemoteProblem, RemoteServer, ThreadProblem, ToolError,
+    AgentFailure, Interruption, RemoteAgentProblem, RemoteProblem, RemoteServer, TaskEnd,
+    ThreadProblem, ToolError,
 };
 
 mod chinese;
@@ -135,6 +136,52 @@ pub trait Texts: Send + Sync + 'static {
     /// `ChatServer::title_by_model`): the instruction, the question and the answer, in one user
     /// message. The reply is the title alone.
     fn chat_title_prompt(&self, question: &str, answer: &str) -> String;
+
+    /// What a judge's model is asked (a [`guard::Judge`](crate::guard::Judge), asked by the
+    /// judge's own agent's texts): to check `what`, and to answer with `allow` (whether it may
+    /// go on) and `reason` (why, in a sentence), the fields of its answer.
+    ///
+    /// Added in this version: a language of one's own words it too.
+    fn judge_request(&self, what: JudgeSubject<'_>) -> String;
+
+    /// The description of the one parameter (`input`) of an agent called as a tool: an
+    /// [`AgentTool`](crate::AgentTool) (in the called agent's texts) and a remote A2A agent's
+    /// tool. It says the called agent sees nothing of the conversation but this text.
+    ///
+    /// Added in this version: a language of one's own words it too.
+    fn agent_input(&self) -> &str;
+
+    /// The description of the `summary` parameter of a hand-off tool that passes a summary on
+    /// ([`HandoffHistory::Summary`](crate::HandoffHistory::Summary), in the texts of the agent
+    /// handed to): what the next agent needs to know of the conversation.
+    ///
+    /// Added in this version: a language of one's own words it too.
+    fn handoff_summary(&self) -> &str;
+}
+
+/// What a judge checks, as [`Texts::judge_request`] words it: the place of the run and its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JudgeSubject<'a> {
+    /// The run's input: its text.
+    Input(&'a str),
+    /// A request to the model: the text of its newest message.
+    Request(&'a str),
+    /// A call about to run.
+    Call {
+        /// The tool called.
+        tool: &'a str,
+        /// Its arguments, as JSON.
+        arguments: &'a str,
+    },
+    /// A tool's result, before the model reads it.
+    Result {
+        /// The tool that gave it.
+        tool: &'a str,
+        /// The result's text.
+        content: &'a str,
+    },
+    /// The run's answer.
+    Answer(&'a str),
 }
 
 /// The call a tool result's parts came from, as [`Texts::returned_parts`] names it: by what the

@@ -329,11 +329,13 @@ fn tool_error_kind(error: &ToolError) -> usize {
         ToolError::Unserializable { .. } => 15,
         ToolError::Remote { .. } => 16,
         ToolError::Withheld { .. } => 17,
+        ToolError::AgentFailed { .. } => 18,
+        ToolError::RemoteAgent { .. } => 19,
     }
 }
 
 /// How many kinds [`tool_error_kind`] tells apart.
-const TOOL_ERROR_KINDS: usize = 18;
+const TOOL_ERROR_KINDS: usize = 20;
 
 /// Why a call was not run, by a match with no wildcard arm: a reason added to [`NotRun`] is a
 /// compile error here until [`every_not_run`] has it.
@@ -491,12 +493,93 @@ fn every_tool_error() -> Vec<ToolError> {
             });
         }
     }
+    for why in [
+        AgentFailure::Model {
+            step: 2,
+            message: String::new(),
+        },
+        AgentFailure::Model {
+            step: 2,
+            message: "服务器过载".into(),
+        },
+        AgentFailure::Output { tries: 3 },
+        AgentFailure::NoOutput,
+        AgentFailure::Tripped {
+            guard: "注入".into(),
+        },
+        AgentFailure::LethalMix,
+        AgentFailure::Session,
+        AgentFailure::Resume,
+        AgentFailure::Dropped,
+    ] {
+        errors.push(ToolError::AgentFailed {
+            agent: "研究员".into(),
+            why,
+        });
+    }
+    let states = [
+        TaskEnd::WaitsForInput,
+        TaskEnd::Cancelled,
+        TaskEnd::Rejected,
+        TaskEnd::Failed,
+    ];
+    let tasks = states.into_iter().flat_map(|state| {
+        ["", "没有找到航班"].map(|message| RemoteAgentProblem::Task {
+            state,
+            message: message.into(),
+        })
+    });
+    let problems = [
+        RemoteAgentProblem::Unreachable,
+        RemoteAgentProblem::Garbled,
+        RemoteAgentProblem::Refused {
+            message: "没有这个方法".into(),
+            code: -32601,
+        },
+    ];
+    for problem in problems.into_iter().chain(tasks) {
+        errors.push(ToolError::RemoteAgent {
+            agent: "订票".into(),
+            problem,
+        });
+    }
     errors.extend(
         every_not_run()
             .into_iter()
             .map(|why| ToolError::NotRun { why }),
     );
     errors
+}
+
+/// Every subject a judge is asked about.
+fn every_judge_subject() -> [JudgeSubject<'static>; 5] {
+    [
+        JudgeSubject::Input("今天天气如何"),
+        JudgeSubject::Request("今天天气如何"),
+        JudgeSubject::Call {
+            tool: "天气",
+            arguments: r#"{"城市":"北京"}"#,
+        },
+        JudgeSubject::Result {
+            tool: "天气",
+            content: "小雨",
+        },
+        JudgeSubject::Answer("要带伞"),
+    ]
+}
+
+#[test]
+fn what_other_agents_and_judges_read_is_worded_in_chinese() {
+    for what in every_judge_subject() {
+        let words = Chinese.judge_request(what);
+        assert!(!english_run(&words), "{what:?} in Chinese: {words}");
+        assert!(words.contains("`allow`") && words.contains("`reason`"));
+        let english = English.judge_request(what);
+        assert!(english.contains("`allow`") && english.contains("`reason`"));
+    }
+    for words in [Chinese.agent_input(), Chinese.handoff_summary()] {
+        assert!(!english_run(words), "{words}");
+    }
 }
 
 /// Which kind of problem an issue is, by a match with no wildcard arm: a kind added to

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Checked, Checking, Guard, Judged, Verdict, What};
 use crate::run::agent::Agent;
+use crate::texts::JudgeSubject;
 
 /// What a judge answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -17,10 +18,23 @@ pub struct JudgeVerdict {
     pub reason: String,
 }
 
+// The answer a judge's model is asked for: `JudgeVerdict`'s fields with no descriptions, since
+// a schema's descriptions reach the model and these would be English whatever the judge's texts;
+// `Texts::judge_request` says what the fields mean instead.
+#[derive(Deserialize, JsonSchema)]
+struct Answer {
+    allow: bool,
+    reason: String,
+}
+
 /// A guard that asks an agent (a model and its instructions) whether what it checks may go on:
 /// the agent is shown the place and the text ([`What::text`]) and answers a [`JudgeVerdict`].
 /// A "no" trips the run, or, with [`refusing`](Judge::refusing), refuses (where a refusal has
 /// a meaning: a call, a result, an answer).
+///
+/// What the judge's model reads is worded by the judge's agent's [texts](Agent::texts) (the
+/// request, [`Texts::judge_request`](crate::Texts::judge_request), and its run's own words): give
+/// it the guarded agent's language.
 ///
 /// ```
 /// use agent_core::guard::{At, Judge};
@@ -69,27 +83,28 @@ impl Guard for Judge {
     }
 
     fn check<'a>(&'a self, checked: &Checked<'_>) -> Checking<'a> {
-        let place = checked.what.place();
+        let text = checked.what.text();
         let subject = match &checked.what {
-            What::Call { call, .. } => {
-                format!("a call of the tool `{}` with {}", call.name, call.arguments)
-            }
-            What::Result { call, result, .. } => {
-                format!(
-                    "the result of the tool `{}`:\n{}",
-                    call.name, result.content
-                )
-            }
-            what => what.text(),
+            What::Input(_) => JudgeSubject::Input(&text),
+            What::Request(_) => JudgeSubject::Request(&text),
+            What::Call { call, .. } => JudgeSubject::Call {
+                tool: &call.name,
+                arguments: &call.arguments,
+            },
+            What::Result { call, result, .. } => JudgeSubject::Result {
+                tool: &call.name,
+                content: &result.content,
+            },
+            What::Answer { .. } => JudgeSubject::Answer(&text),
         };
-        let prompt = format!("Check this {place}:\n\n{subject}");
+        let prompt = self.agent.tools.texts().judge_request(subject);
         Checking::Later(Box::pin(async move {
-            match self.agent.run(prompt).output::<JudgeVerdict>().await {
+            match self.agent.run(prompt).output::<Answer>().await {
                 Ok(judged) => {
                     let verdict = match judged.value {
-                        JudgeVerdict { allow: true, .. } => Verdict::Allow,
-                        JudgeVerdict { reason, .. } if self.refuses => Verdict::Refuse(reason),
-                        JudgeVerdict { reason, .. } => Verdict::trip(reason),
+                        Answer { allow: true, .. } => Verdict::Allow,
+                        Answer { reason, .. } if self.refuses => Verdict::Refuse(reason),
+                        Answer { reason, .. } => Verdict::trip(reason),
                     };
                     Judged::new(verdict, judged.run.usage)
                 }

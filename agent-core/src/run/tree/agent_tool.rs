@@ -5,11 +5,12 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::Family;
+use super::{Family, word_parameters};
 use crate::budget::{Budget, BudgetLimits};
 use crate::message::ToolCall;
+use crate::model::ModelError;
 use crate::output::OutputType;
-use crate::reasons::tool_error::ToolError;
+use crate::reasons::tool_error::{AgentFailure, ToolError};
 use crate::run::agent::Agent;
 use crate::run::answer::Answer;
 use crate::run::events::EventSender;
@@ -24,7 +25,9 @@ use crate::tool::closure::{arguments_of, parse};
 use crate::tool::scope::RunScope;
 use crate::tool::{BoxFuture, Tool, ToolDef, ToolOutput};
 
-/// What an agent called as a tool is asked, when its tool takes plain text (the default).
+/// What an agent called as a tool is asked, when its tool takes plain text (the default). The
+/// model reads its field's description in the called agent's texts
+/// ([`Texts::agent_input`](crate::Texts::agent_input)), not this one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AgentInput {
     /// The request, in full: the agent sees nothing of this conversation but this text.
@@ -124,7 +127,9 @@ impl AgentTool {
         name: impl Into<String>,
         description: impl Into<String>,
     ) -> AgentTool {
-        let (parameters, fit) = arguments_of::<AgentInput>();
+        let (mut parameters, fit) = arguments_of::<AgentInput>();
+        // The field's description in the agent's language, in place of its doc comment's.
+        word_parameters(&mut parameters, "input", agent.tools.texts().agent_input());
         let mut definition = ToolDef::new(name, description, parameters);
         // What the agent's tools touch, its own agents' included: a caller that reads untrusted
         // pages and private mail has a way out through this tool if the agent's tools send out.
@@ -253,7 +258,11 @@ impl<S: Send + Sync + 'static> Tool<S> for AgentTool {
                         usage: error.usage(),
                         messages: error.messages().to_vec(),
                     };
-                    (Err(ToolError::failed(error.to_string())), Err(failure))
+                    let failed = ToolError::AgentFailed {
+                        agent: name.to_owned(),
+                        why: failure_of(&error),
+                    };
+                    (Err(failed), Err(failure))
                 }
             };
             if let Some(family) = family {
@@ -280,6 +289,42 @@ impl std::fmt::Debug for AgentTool {
             .field("agent", &self.agent.name())
             .field("budget", &self.slice)
             .finish_non_exhaustive()
+    }
+}
+
+/// How a child's run failed, as the calling model is told (in the calling run's texts).
+fn failure_of(error: &RunError) -> AgentFailure {
+    match error {
+        RunError::Model { step, source, .. } => AgentFailure::Model {
+            step: *step,
+            message: provider_message(source),
+        },
+        RunError::Output { attempts, .. } => AgentFailure::Output {
+            tries: attempts.len(),
+        },
+        RunError::NoOutput { .. } => AgentFailure::NoOutput,
+        RunError::Tripped { trip, .. } => AgentFailure::Tripped {
+            guard: trip.guard.clone(),
+        },
+        RunError::LethalMix { .. } => AgentFailure::LethalMix,
+        RunError::Session { .. } => AgentFailure::Session,
+        RunError::Resume { .. } => AgentFailure::Resume,
+        RunError::Dropped { .. } => AgentFailure::Dropped,
+    }
+}
+
+/// What a provider said of a failed model call, in its own words (the crate's words around it
+/// are English, and the calling model reads the run's language).
+fn provider_message(error: &ModelError) -> String {
+    match error {
+        ModelError::Authentication { message, .. }
+        | ModelError::RateLimited { message, .. }
+        | ModelError::ContextOverflow { message, .. }
+        | ModelError::InvalidRequest { message, .. }
+        | ModelError::QuotaExhausted { message }
+        | ModelError::Overloaded { message, .. }
+        | ModelError::Server { message, .. } => message.clone(),
+        _ => String::new(),
     }
 }
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::word_parameters;
 use crate::message::AssistantMessage;
 use crate::message::{Message, ToolCall};
 use crate::model::{ChatRequest, ChatResponse, ModelError};
@@ -94,15 +95,18 @@ impl<S: Send + Sync + 'static> Handoff<S> {
     pub fn to(target: Agent<S>, description: impl Into<String>) -> Self {
         let name = format!("transfer_to_{}", target.path.as_str());
         Handoff {
-            tool: HandoffTool::new(name, description.into(), false),
+            tool: HandoffTool::new(name, description.into(), None),
             target,
             history: HandoffHistory::All,
         }
     }
 
-    /// What the target sees of the conversation before the hand-off (all of it by default).
+    /// What the target sees of the conversation before the hand-off (all of it by default). The
+    /// summary of [`HandoffHistory::Summary`] is described to the handing model in the target's
+    /// texts ([`Texts::handoff_summary`]).
     pub fn history(mut self, history: HandoffHistory) -> Self {
         let summary = matches!(history, HandoffHistory::Summary);
+        let summary = summary.then(|| self.target.tools.texts().handoff_summary());
         self.tool = HandoffTool::new(
             self.tool.definition.name.clone(),
             self.tool.definition.description.clone(),
@@ -137,12 +141,12 @@ impl<S> fmt::Debug for Handoff<S> {
     }
 }
 
-/// What the handing model writes when the hand-off passes a summary on.
+/// What the handing model writes when the hand-off passes a summary on. (Its field has no doc
+/// comment: the model reads its description in the target's texts, `Texts::handoff_summary`,
+/// and none of this one.)
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Summary {
-    /// What the next agent needs to know of the conversation so far: who the user is, what they
-    /// asked, what was found and done.
     summary: String,
 }
 
@@ -155,13 +159,15 @@ pub(crate) struct HandoffTool {
 }
 
 impl HandoffTool {
-    fn new(name: String, description: String, summary: bool) -> Self {
+    /// The tool `name`; with `summary` (the words describing it) when it takes a summary.
+    fn new(name: String, description: String, summary: Option<&str>) -> Self {
         let (parameters, fit) = match summary {
-            true => {
-                let (parameters, fit) = arguments_of::<Summary>();
+            Some(words) => {
+                let (mut parameters, fit) = arguments_of::<Summary>();
+                word_parameters(&mut parameters, "summary", words);
                 (parameters, Some(fit))
             }
-            false => (
+            None => (
                 serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}),
                 None,
             ),

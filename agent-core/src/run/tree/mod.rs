@@ -23,6 +23,24 @@ use crate::run::outcome::ChildRun;
 use crate::run::pause::{ChildResume, PausedChild, PausedRun};
 use crate::tool::scope::{AgentPath, RunScope};
 
+/// Words the parameters of a tool the crate derives from a type (an agent's input, a hand-off's
+/// summary) in a language: the one field `field` described by `words`, and no description of the
+/// whole, since the type's doc comments, which schemars puts there, are English whatever the
+/// run's texts.
+pub(crate) fn word_parameters(parameters: &mut serde_json::Value, field: &str, words: &str) {
+    let Some(root) = parameters.as_object_mut() else {
+        return;
+    };
+    root.remove("description");
+    let property = (root
+        .get_mut("properties")
+        .and_then(|properties| properties.get_mut(field)))
+    .and_then(serde_json::Value::as_object_mut);
+    if let Some(property) = property {
+        property.insert("description".into(), words.into());
+    }
+}
+
 /// What a run keeps for the runs its calls start: where their events go (a streamed run's
 /// stream), whether they may pause, their outputs as they end, those that paused (their calls
 /// then wait for them), and those that go on from a pause. In a run's [`RunScope`] when one of

@@ -197,4 +197,31 @@ impl Texts for English {
              Question:\n{question}\n\nAnswer:\n{answer}"
         )
     }
+
+    fn judge_request(&self, what: JudgeSubject<'_>) -> String {
+        let subject = match what {
+            JudgeSubject::Input(text) => format!("input:\n\n{text}"),
+            JudgeSubject::Request(text) => format!("request:\n\n{text}"),
+            JudgeSubject::Call { tool, arguments } => {
+                format!("call:\n\na call of the tool `{tool}` with {arguments}")
+            }
+            JudgeSubject::Result { tool, content } => {
+                format!("result:\n\nthe result of the tool `{tool}`:\n{content}")
+            }
+            JudgeSubject::Answer(text) => format!("answer:\n\n{text}"),
+        };
+        format!(
+            "Check this {subject}\n\nAnswer with `allow`, whether it may go on, and `reason`, \
+             why, in a sentence."
+        )
+    }
+
+    fn agent_input(&self) -> &str {
+        "The request, in full: the agent sees nothing of this conversation but this text."
+    }
+
+    fn handoff_summary(&self) -> &str {
+        "What the next agent needs to know of the conversation so far: who the user is, what \
+         they asked, what was found and done."
+    }
 }

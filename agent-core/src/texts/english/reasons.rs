@@ -11,7 +11,8 @@ use crate::reasons::argument_issue::{
 use crate::reasons::not_run::NotRun;
 use crate::reasons::output_problem::OutputProblem;
 use crate::reasons::tool_error::{
-    Interruption, RemoteProblem, RemoteServer, ThreadProblem, ToolError,
+    AgentFailure, Interruption, RemoteAgentProblem, RemoteProblem, RemoteServer, TaskEnd,
+    ThreadProblem, ToolError,
 };
 use crate::texts::human_duration;
 
@@ -121,6 +122,65 @@ pub(crate) fn tool_error(error: &ToolError, f: &mut impl Write) -> fmt::Result {
                     f.write_str(" cannot be reached: it stopped or closed the connection")
                 }
                 RemoteProblem::Failed { message } => write!(f, " failed: {message}"),
+            }
+        }
+        ToolError::AgentFailed { agent, why } => {
+            write!(f, "the agent `{agent}` could not finish: ")?;
+            agent_failure(why, f)
+        }
+        ToolError::RemoteAgent { agent, problem } => remote_agent(agent, problem, f),
+    }
+}
+
+/// How an agent called as a tool failed.
+fn agent_failure(why: &AgentFailure, f: &mut impl Write) -> fmt::Result {
+    match why {
+        AgentFailure::Model { step, message } if message.is_empty() => {
+            write!(f, "its model failed at step {step}")
+        }
+        AgentFailure::Model { step, message } => {
+            write!(f, "its model failed at step {step}: {message}")
+        }
+        AgentFailure::Output { tries } => {
+            write!(f, "it gave no acceptable answer in {tries} tries")
+        }
+        AgentFailure::NoOutput => f.write_str("it stopped before it gave its answer"),
+        AgentFailure::Tripped { guard } => write!(f, "the guard `{guard}` stopped it"),
+        AgentFailure::LethalMix => f.write_str(
+            "its tools could read untrusted content and private data and send data out, so it \
+             did not start",
+        ),
+        AgentFailure::Session => f.write_str("its conversation could not be loaded or saved"),
+        AgentFailure::Resume => f.write_str("its paused run could not be resumed"),
+        AgentFailure::Dropped => f.write_str("its run was dropped before it ended"),
+    }
+}
+
+/// Why a remote agent did not answer.
+fn remote_agent(agent: &str, problem: &RemoteAgentProblem, f: &mut impl Write) -> fmt::Result {
+    match problem {
+        RemoteAgentProblem::Unreachable => {
+            write!(f, "the remote agent `{agent}` could not be reached")
+        }
+        RemoteAgentProblem::Garbled => write!(
+            f,
+            "the remote agent `{agent}` answered with something its protocol does not allow"
+        ),
+        RemoteAgentProblem::Refused { message, code } => write!(
+            f,
+            "the remote agent `{agent}` refused the request: {message} (error {code})"
+        ),
+        RemoteAgentProblem::Task { state, message } => {
+            let how = match state {
+                TaskEnd::WaitsForInput => "waits for input",
+                TaskEnd::Cancelled => "was cancelled",
+                TaskEnd::Rejected => "was refused",
+                TaskEnd::Failed => "failed",
+            };
+            write!(f, "the task of the remote agent `{agent}` {how}")?;
+            match message.is_empty() {
+                true => Ok(()),
+                false => write!(f, ": {message}"),
             }
         }
     }
