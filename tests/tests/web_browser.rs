@@ -385,7 +385,9 @@ async fn a_summarized_chat_is_shown_whole() {
         (0..TURNS).map(|index| AssistantMessage::text(format!("Summary {index} of the chat.")));
     let summarizer = Arc::new(ScriptedModel::new(summaries));
     let agent: Agent = Agent::new(ScriptedModel::new(answers))
-        .context_policy(Summarize::new(Arc::clone(&summarizer), 200));
+        // The summarizer's own window takes what a cut leaves out in one request: each summary
+        // is one request, and shows as one note.
+        .context_policy(Summarize::new(Arc::clone(&summarizer), 200).summarizer_window(10_000));
     let (store, client, _driver) = open_chat(agent).await;
     for turn in 0..TURNS {
         ask(
