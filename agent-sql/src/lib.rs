@@ -13,6 +13,8 @@
 
 #[cfg(feature = "postgres")]
 mod postgres;
+#[cfg(feature = "postgres")]
+mod postgres_schema;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -68,6 +68,9 @@ const MIGRATIONS: &[&str] = &[
          body TEXT NOT NULL,
          PRIMARY KEY (conversation, position)
      ) WITHOUT ROWID;",
+    // 5: what its last model request sent (JSON): where the context policy cut, and what a
+    // prompt cache holds of it.
+    "ALTER TABLE conversations ADD COLUMN last_request TEXT;",
 ];
 
 /// A [`SessionStore`] in an SQLite file. Several processes may share the file: their appends are
@@ -264,15 +267,19 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
     // One read transaction: the messages, the paused run, the usage and the summaries of one
     // moment, whatever another process appends meanwhile.
     let transaction = connection.transaction().map_err(store_error)?;
-    let row: Option<(Option<String>, Option<String>)> = transaction
+    type Row = (Option<String>, Option<String>, Option<String>);
+    let row: Option<Row> = transaction
         .query_row(
-            "SELECT paused, usage FROM conversations WHERE id = ?1",
+            "SELECT paused, usage, last_request FROM conversations WHERE id = ?1",
             [id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
         )
         .optional()
         .map_err(store_error)?;
-    let (paused, usage) = row.unzip();
+    let (paused, usage, last_request) = match row {
+        Some((paused, usage, last)) => (paused, usage, last),
+        None => (None, None, None),
+    };
     let messages = bodies_of(
         &transaction,
         "SELECT body FROM messages WHERE conversation = ?1 ORDER BY position",
@@ -283,11 +290,11 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
     .map(|(position, body)| message_from(id, position, body))
     .collect::<Result<Vec<_>, _>>()?;
     let len = messages.len();
-    let paused = paused
-        .flatten()
-        .map(|text| paused_from(id, len, &text))
+    let paused = paused.map(|text| paused_from(id, len, &text)).transpose()?;
+    let usage = usage_from(id, len, usage.as_deref())?;
+    let last_request = (last_request.as_deref())
+        .map(|text| kept_from(id, len, "last request", 0, text))
         .transpose()?;
-    let usage = usage_from(id, len, usage.flatten().as_deref())?;
     let summaries = bodies_of(
         &transaction,
         "SELECT body FROM summaries WHERE conversation = ?1 ORDER BY position",
@@ -310,7 +317,8 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
         .with_paused(paused)
         .with_summaries(summaries)
         .with_usage(usage)
-        .with_children(children))
+        .with_children(children)
+        .with_last_request(last_request))
 }
 
 /// The texts `query` (of one column, for conversation `id`) reads, in its order.
@@ -334,6 +342,7 @@ struct Written {
     summaries: Vec<(usize, String)>,
     children: Vec<(usize, String)>,
     usage: UsageByModel,
+    last_request: Option<String>,
 }
 
 impl Written {
@@ -350,6 +359,7 @@ impl Written {
             summaries,
             children,
             usage: added.usage.clone(),
+            last_request: added.last_request.as_ref().map(body).transpose()?,
         })
     }
 }
@@ -428,6 +438,14 @@ fn append(
         id,
         &written.children,
     )?;
+    if let Some(last) = &written.last_request {
+        transaction
+            .execute(
+                "UPDATE conversations SET last_request = ?2 WHERE id = ?1",
+                params![id, last],
+            )
+            .map_err(store_error)?;
+    }
     if !written.usage.is_empty() {
         let before: Option<String> = transaction
             .query_row(
