@@ -33,7 +33,7 @@ async fn runs_in_a_conversation_go_on_from_each_other() {
     let reopened = SqliteSessions::open(&path).unwrap();
     assert_eq!(reopened.ids().unwrap(), ["alice"]);
     assert_eq!(reopened.load("alice").await.unwrap().messages.len(), 9);
-    assert_eq!(reopened.schema_version().unwrap(), 4);
+    assert_eq!(reopened.schema_version().unwrap(), 5);
 }
 
 #[tokio::test]
@@ -91,7 +91,7 @@ async fn a_first_schema_database_is_brought_up_to_date() {
             .unwrap();
     }
     let store = SqliteSessions::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(store.schema_version().unwrap(), 5);
     assert_eq!(store.load("old").await.unwrap().messages.len(), 1);
     store.set_title("old", Some("Greeting")).await.unwrap();
     let listed = store.list("").await.unwrap();
@@ -151,7 +151,7 @@ fn a_database_from_a_newer_build_is_refused() {
     let path = database("newer");
     {
         let connection = SqliteSessions::open(&path).unwrap();
-        assert_eq!(connection.schema_version().unwrap(), 4);
+        assert_eq!(connection.schema_version().unwrap(), 5);
     }
     // Bump the version as a newer build would, through SQLite itself.
     set_user_version(&path, 99);
