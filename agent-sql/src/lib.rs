@@ -17,6 +17,8 @@ mod postgres;
 mod postgres_schema;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_loaded;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod stored;
 

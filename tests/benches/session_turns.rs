@@ -97,7 +97,7 @@ fn run_at(bencher: Bencher, turns: usize) {
     let question = "Where is order 88213, and when will it come?";
     runtime.block_on(async {
         for _ in 0..turns {
-            agent.run(question).session(&store, "mei").await.unwrap();
+            let _ = agent.run(question).session(&store, "mei").await.unwrap();
         }
     });
     // The system prompt, then a question and an answer a turn.
@@ -110,7 +110,7 @@ fn run_at(bencher: Bencher, turns: usize) {
         })
         .bench_local_values(|()| {
             runtime.block_on(async {
-                agent.run(question).session(&store, "mei").await.unwrap();
+                let _ = agent.run(question).session(&store, "mei").await.unwrap();
             })
         });
 }
