@@ -13,8 +13,12 @@
 
 #[cfg(feature = "postgres")]
 mod postgres;
+#[cfg(feature = "postgres")]
+mod postgres_schema;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_loaded;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod stored;
 

@@ -21,52 +21,12 @@ use deadpool_postgres::tokio_postgres::{self, NoTls};
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::postgres_schema::MIGRATIONS;
 use super::stored::{bodies, body, kept_from, message_from, paused_from, usage_from};
 use agent_core::session::{
     Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
 };
 use agent_core::{BoxFuture, PausedRun};
-
-/// The schema, one migration per version; a database at version `n` runs the migrations after
-/// the `n`th (the table `agent_core_schema` keeps `n`). Never edit one that shipped: add the next.
-const MIGRATIONS: &[&str] = &[
-    // 1: conversations (with their length, so an append checks it on the row it locks), their
-    // messages in order, and the paused run of each.
-    "CREATE TABLE agent_core_conversations (
-         id text PRIMARY KEY,
-         length bigint NOT NULL DEFAULT 0,
-         paused text
-     );
-     CREATE TABLE agent_core_messages (
-         conversation text NOT NULL REFERENCES agent_core_conversations (id),
-         position bigint NOT NULL,
-         body text NOT NULL,
-         PRIMARY KEY (conversation, position)
-     );",
-    // 2: each conversation's title, and when it last changed, for lists of them.
-    "ALTER TABLE agent_core_conversations
-         ADD COLUMN title text,
-         ADD COLUMN updated timestamptz NOT NULL DEFAULT now();",
-    // 3: what each conversation's runs used (JSON), and the summaries of its parts, in order,
-    // each with the end of the messages it stands for (a cut before that end removes it).
-    "ALTER TABLE agent_core_conversations ADD COLUMN usage text;
-     CREATE TABLE agent_core_summaries (
-         conversation text NOT NULL REFERENCES agent_core_conversations (id),
-         position bigint NOT NULL,
-         covers_end bigint NOT NULL,
-         body text NOT NULL,
-         PRIMARY KEY (conversation, position)
-     );",
-    // 4: the runs its calls started (agents called as tools), in the order they ended, each with
-    // the position of the reply that started it (a cut before it removes it).
-    "CREATE TABLE agent_core_children (
-         conversation text NOT NULL REFERENCES agent_core_conversations (id),
-         position bigint NOT NULL,
-         started_at bigint NOT NULL,
-         body text NOT NULL,
-         PRIMARY KEY (conversation, position)
-     );",
-];
 
 /// Adds what is kept beside conversation `id`'s messages (summaries, child runs) after what it
 /// has in `table`: each body with the position in the messages it goes with (column `at`).
@@ -441,7 +401,8 @@ impl SessionStore for PostgresSessions {
                             ARRAY(SELECT body FROM agent_core_summaries
                                   WHERE conversation = $1 ORDER BY position),
                             ARRAY(SELECT body FROM agent_core_children
-                                  WHERE conversation = $1 ORDER BY position)",
+                                  WHERE conversation = $1 ORDER BY position),
+                            (SELECT last_request FROM agent_core_conversations WHERE id = $1)",
                     &[&id],
                 )
                 .await
@@ -451,6 +412,7 @@ impl SessionStore for PostgresSessions {
             let usage: Option<String> = row.try_get(2).map_err(store_error)?;
             let summaries: Vec<String> = row.try_get(3).map_err(store_error)?;
             let children: Vec<String> = row.try_get(4).map_err(store_error)?;
+            let last_request: Option<String> = row.try_get(5).map_err(store_error)?;
             let messages = bodies
                 .iter()
                 .enumerate()
@@ -465,11 +427,15 @@ impl SessionStore for PostgresSessions {
             let children = (children.iter().enumerate())
                 .map(|(index, body)| kept_from(id, len, "child run", index, body))
                 .collect::<Result<Vec<_>, _>>()?;
+            let last_request = (last_request.as_deref())
+                .map(|text| kept_from(id, len, "last request", 0, text))
+                .transpose()?;
             Ok(Conversation::new(messages)
                 .with_paused(paused)
                 .with_summaries(summaries)
                 .with_usage(usage)
-                .with_children(children))
+                .with_children(children)
+                .with_last_request(last_request))
         })
     }
 
@@ -484,6 +450,7 @@ impl SessionStore for PostgresSessions {
             let children = bodies(added.children)?;
             let bodies = bodies(added.messages)?;
             let paused = added.paused.map(PausedRun::to_json);
+            let last_request = added.last_request.as_ref().map(body).transpose()?;
             let ends: Vec<i64> = (added.summaries.iter())
                 .map(|summary| sql_integer(summary.covers.end))
                 .collect();
@@ -505,9 +472,15 @@ impl SessionStore for PostgresSessions {
                 .map_err(store_error)?;
             transaction
                 .execute(
-                    "UPDATE agent_core_conversations SET length = $2, paused = $3, updated = now()
+                    "UPDATE agent_core_conversations SET length = $2, paused = $3, updated = now(),
+                         last_request = coalesce($4, last_request)
                      WHERE id = $1",
-                    &[&id, &sql_integer(expected_len + bodies.len()), &paused],
+                    &[
+                        &id,
+                        &sql_integer(expected_len + bodies.len()),
+                        &paused,
+                        &last_request,
+                    ],
                 )
                 .await
                 .map_err(store_error)?;

@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
+use super::sqlite_loaded::Loaded;
 use super::stored::{bodies, body, kept_from, message_from, paused_from, usage_from};
 use agent_core::session::{
     Append, Conversation, ConversationHold, ConversationLocks, Listed, SessionError, SessionStore,
@@ -68,6 +69,11 @@ const MIGRATIONS: &[&str] = &[
          body TEXT NOT NULL,
          PRIMARY KEY (conversation, position)
      ) WITHOUT ROWID;",
+    // 5: what its last model request sent (JSON): where the context policy cut, and what a
+    // prompt cache holds of it; and how many times it was cut back, so that a store that kept
+    // its messages loaded knows whether they are still its first ones.
+    "ALTER TABLE conversations ADD COLUMN last_request TEXT;
+     ALTER TABLE conversations ADD COLUMN cuts INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// A [`SessionStore`] in an SQLite file. Several processes may share the file: their appends are
@@ -77,6 +83,8 @@ const MIGRATIONS: &[&str] = &[
 pub struct SqliteSessions {
     connection: Arc<Mutex<Connection>>,
     locks: Arc<ConversationLocks>,
+    /// The messages of the conversations loaded last, so a load reads only those appended since.
+    loaded: Arc<Mutex<Loaded>>,
 }
 
 impl SqliteSessions {
@@ -117,6 +125,7 @@ impl SqliteSessions {
         Ok(SqliteSessions {
             connection: Arc::new(Mutex::new(connection)),
             locks,
+            loaded: Arc::default(),
         })
     }
 
@@ -216,7 +225,11 @@ impl SessionStore for SqliteSessions {
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Conversation, SessionError>> {
         let id = id.to_owned();
-        Box::pin(self.with(move |connection| load(connection, &id)))
+        let loaded = Arc::clone(&self.loaded);
+        Box::pin(self.with(move |connection| {
+            let mut loaded = loaded.lock().unwrap_or_else(|poison| poison.into_inner());
+            load(connection, &mut loaded, &id)
+        }))
     }
 
     fn append<'a>(
@@ -242,7 +255,11 @@ impl SessionStore for SqliteSessions {
         keep: usize,
     ) -> BoxFuture<'a, Result<(), SessionError>> {
         let id = id.to_owned();
-        Box::pin(self.with(move |connection| truncate(connection, &id, expected_len, keep)))
+        let loaded = Arc::clone(&self.loaded);
+        Box::pin(self.with(move |connection| {
+            let mut loaded = loaded.lock().unwrap_or_else(|poison| poison.into_inner());
+            truncate(connection, &mut loaded, &id, expected_len, keep)
+        }))
     }
 
     fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<Listed>, SessionError>> {
@@ -260,34 +277,53 @@ impl SessionStore for SqliteSessions {
     }
 }
 
-fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionError> {
+fn load(
+    connection: &mut Connection,
+    loaded: &mut Loaded,
+    id: &str,
+) -> Result<Conversation, SessionError> {
     // One read transaction: the messages, the paused run, the usage and the summaries of one
     // moment, whatever another process appends meanwhile.
     let transaction = connection.transaction().map_err(store_error)?;
-    let row: Option<(Option<String>, Option<String>)> = transaction
+    type Row = (Option<String>, Option<String>, Option<String>, i64);
+    let row: Option<Row> = transaction
         .query_row(
-            "SELECT paused, usage FROM conversations WHERE id = ?1",
+            "SELECT paused, usage, last_request, cuts FROM conversations WHERE id = ?1",
             [id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
         )
         .optional()
         .map_err(store_error)?;
-    let (paused, usage) = row.unzip();
-    let messages = bodies_of(
-        &transaction,
-        "SELECT body FROM messages WHERE conversation = ?1 ORDER BY position",
-        id,
-    )?
-    .iter()
-    .enumerate()
-    .map(|(position, body)| message_from(id, position, body))
-    .collect::<Result<Vec<_>, _>>()?;
+    let (paused, usage, last_request, cuts) = match row {
+        Some((paused, usage, last, cuts)) => (paused, usage, last, cuts),
+        None => (None, None, None, 0),
+    };
+    // The messages loaded before, while the conversation was not cut back since: only those
+    // appended after them are read (by this process or another).
+    let mut messages = loaded.take(id, cuts, stored_len(&transaction, id)?);
+    let from = messages.len();
+    let mut statement = transaction
+        .prepare_cached(
+            "SELECT body FROM messages WHERE conversation = ?1 AND position >= ?2 ORDER BY position",
+        )
+        .map_err(store_error)?;
+    let rows = statement
+        .query_map(params![id, sql_integer(from)], |row| {
+            row.get::<_, String>(0)
+        })
+        .map_err(store_error)?;
+    for (offset, body) in rows.enumerate() {
+        let body = body.map_err(store_error)?;
+        messages.push(message_from(id, from + offset, &body)?);
+    }
+    drop(statement);
+    loaded.keep(id, cuts, &messages);
     let len = messages.len();
-    let paused = paused
-        .flatten()
-        .map(|text| paused_from(id, len, &text))
+    let paused = paused.map(|text| paused_from(id, len, &text)).transpose()?;
+    let usage = usage_from(id, len, usage.as_deref())?;
+    let last_request = (last_request.as_deref())
+        .map(|text| kept_from(id, len, "last request", 0, text))
         .transpose()?;
-    let usage = usage_from(id, len, usage.flatten().as_deref())?;
     let summaries = bodies_of(
         &transaction,
         "SELECT body FROM summaries WHERE conversation = ?1 ORDER BY position",
@@ -310,7 +346,8 @@ fn load(connection: &mut Connection, id: &str) -> Result<Conversation, SessionEr
         .with_paused(paused)
         .with_summaries(summaries)
         .with_usage(usage)
-        .with_children(children))
+        .with_children(children)
+        .with_last_request(last_request))
 }
 
 /// The texts `query` (of one column, for conversation `id`) reads, in its order.
@@ -334,6 +371,7 @@ struct Written {
     summaries: Vec<(usize, String)>,
     children: Vec<(usize, String)>,
     usage: UsageByModel,
+    last_request: Option<String>,
 }
 
 impl Written {
@@ -350,18 +388,14 @@ impl Written {
             summaries,
             children,
             usage: added.usage.clone(),
+            last_request: added.last_request.as_ref().map(body).transpose()?,
         })
     }
 }
 
-/// How many messages conversation `id` has, refused with [`SessionError::Conflict`] unless
-/// `expected_len`. Read inside the write transaction that depends on it, from the last position
-/// (positions run from 0 without gaps): one step down the index, however long the conversation.
-fn check_len(
-    transaction: &rusqlite::Transaction<'_>,
-    id: &str,
-    expected_len: usize,
-) -> Result<(), SessionError> {
+/// How many messages conversation `id` has, read from the last position (positions run from 0
+/// without gaps): one step down the index, however long the conversation.
+fn stored_len(transaction: &rusqlite::Transaction<'_>, id: &str) -> Result<usize, SessionError> {
     let last: Option<i64> = transaction
         .query_row(
             "SELECT position FROM messages WHERE conversation = ?1 ORDER BY position DESC LIMIT 1",
@@ -370,7 +404,17 @@ fn check_len(
         )
         .optional()
         .map_err(store_error)?;
-    let found = last.map_or(0, |last| usize::try_from(last + 1).unwrap_or(usize::MAX));
+    Ok(last.map_or(0, |last| usize::try_from(last + 1).unwrap_or(usize::MAX)))
+}
+
+/// How many messages conversation `id` has, refused with [`SessionError::Conflict`] unless
+/// `expected_len`. Read inside the write transaction that depends on it.
+fn check_len(
+    transaction: &rusqlite::Transaction<'_>,
+    id: &str,
+    expected_len: usize,
+) -> Result<(), SessionError> {
+    let found = stored_len(transaction, id)?;
     if found != expected_len {
         return Err(SessionError::Conflict {
             id: id.to_owned(),
@@ -428,6 +472,14 @@ fn append(
         id,
         &written.children,
     )?;
+    if let Some(last) = &written.last_request {
+        transaction
+            .execute(
+                "UPDATE conversations SET last_request = ?2 WHERE id = ?1",
+                params![id, last],
+            )
+            .map_err(store_error)?;
+    }
     if !written.usage.is_empty() {
         let before: Option<String> = transaction
             .query_row(
@@ -470,6 +522,7 @@ fn add_kept(
 
 fn truncate(
     connection: &mut Connection,
+    loaded: &mut Loaded,
     id: &str,
     expected_len: usize,
     keep: usize,
@@ -504,15 +557,20 @@ fn truncate(
         .map_err(store_error)?;
     // The paused run waited in the last message, which is gone; a conversation cut to nothing
     // loses its title too.
-    transaction
-        .execute(
-            "UPDATE conversations SET paused = NULL, updated = ?2,
+    let cuts: i64 = transaction
+        .query_row(
+            "UPDATE conversations SET paused = NULL, updated = ?2, cuts = cuts + 1,
                  title = CASE WHEN ?3 = 0 THEN NULL ELSE title END
-             WHERE id = ?1",
+             WHERE id = ?1
+             RETURNING cuts",
             params![id, now_millis(), sql_integer(keep)],
+            |row| row.get(0),
         )
         .map_err(store_error)?;
-    transaction.commit().map_err(store_error)
+    transaction.commit().map_err(store_error)?;
+    // The messages this store keeps loaded are cut the same way.
+    loaded.cut(id, cuts, keep);
+    Ok(())
 }
 
 fn list(connection: &mut Connection, prefix: &str) -> Result<Vec<Listed>, SessionError> {

@@ -33,7 +33,7 @@ async fn runs_in_a_conversation_go_on_from_each_other() {
     let reopened = SqliteSessions::open(&path).unwrap();
     assert_eq!(reopened.ids().unwrap(), ["alice"]);
     assert_eq!(reopened.load("alice").await.unwrap().messages.len(), 9);
-    assert_eq!(reopened.schema_version().unwrap(), 4);
+    assert_eq!(reopened.schema_version().unwrap(), 5);
 }
 
 #[tokio::test]
@@ -91,7 +91,7 @@ async fn a_first_schema_database_is_brought_up_to_date() {
             .unwrap();
     }
     let store = SqliteSessions::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(store.schema_version().unwrap(), 5);
     assert_eq!(store.load("old").await.unwrap().messages.len(), 1);
     store.set_title("old", Some("Greeting")).await.unwrap();
     let listed = store.list("").await.unwrap();
@@ -151,7 +151,7 @@ fn a_database_from_a_newer_build_is_refused() {
     let path = database("newer");
     {
         let connection = SqliteSessions::open(&path).unwrap();
-        assert_eq!(connection.schema_version().unwrap(), 4);
+        assert_eq!(connection.schema_version().unwrap(), 5);
     }
     // Bump the version as a newer build would, through SQLite itself.
     set_user_version(&path, 99);
@@ -292,4 +292,43 @@ async fn a_conversation_is_cut_back_whole_and_a_paused_run_with_it() {
         SqliteSessions::open(&path).unwrap(),
     );
     contract::a_cut_refuses_a_stale_append(&one, &two).await;
+}
+
+/// A store keeps the messages it loaded and reads only those appended since: what another
+/// process appends is read, and a conversation another process cut back and wrote again is read
+/// whole again, never the messages it kept from before the cut. Its own cuts cut what it keeps.
+#[tokio::test]
+async fn a_store_that_kept_a_conversation_loaded_reads_what_another_wrote() {
+    use agent_core::session::Append;
+    let path = database("kept_loaded");
+    let (one, two) = (
+        SqliteSessions::open(&path).unwrap(),
+        SqliteSessions::open(&path).unwrap(),
+    );
+    let said = |text: &str| [Message::user(text)];
+    one.append("mei", 0, Append::messages(&said("a")))
+        .await
+        .unwrap();
+    assert_eq!(one.load("mei").await.unwrap().messages, said("a"));
+    // Appended by the other: read.
+    two.append("mei", 1, Append::messages(&said("b")))
+        .await
+        .unwrap();
+    let loaded = one.load("mei").await.unwrap().messages;
+    assert_eq!(loaded, [said("a"), said("b")].concat());
+    // Cut back and written again by the other, to the same length: read whole again.
+    two.truncate("mei", 2, 0).await.unwrap();
+    two.append("mei", 0, Append::messages(&[said("c"), said("d")].concat()))
+        .await
+        .unwrap();
+    let loaded = one.load("mei").await.unwrap().messages;
+    assert_eq!(loaded, [said("c"), said("d")].concat());
+    // Its own cut, then an append: what it keeps follows.
+    one.truncate("mei", 2, 1).await.unwrap();
+    one.append("mei", 1, Append::messages(&said("e")))
+        .await
+        .unwrap();
+    let loaded = one.load("mei").await.unwrap().messages;
+    assert_eq!(loaded, [said("c"), said("e")].concat());
+    assert_eq!(two.load("mei").await.unwrap().messages, loaded);
 }

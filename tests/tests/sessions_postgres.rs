@@ -35,7 +35,7 @@ async fn runs_in_a_conversation_go_on_from_each_other() {
     let again = PostgresSessions::connect(&url).await.unwrap();
     assert_eq!(again.ids().await.unwrap(), ["alice"]);
     assert_eq!(again.load("alice").await.unwrap().messages.len(), 9);
-    assert_eq!(again.schema_version().await.unwrap(), 4);
+    assert_eq!(again.schema_version().await.unwrap(), 5);
 }
 
 async fn conversations_are_listed_newest_first_with_their_titles() {
@@ -132,7 +132,7 @@ async fn a_run_refused_before_the_model_leaves_the_conversation_as_it_was() {
 
 async fn a_database_from_a_newer_build_is_refused() {
     let (store, url) = fresh("newer").await;
-    assert_eq!(store.schema_version().await.unwrap(), 4);
+    assert_eq!(store.schema_version().await.unwrap(), 5);
     let client = store.pool().get().await.unwrap();
     client
         .batch_execute("UPDATE agent_core_schema SET version = 99")

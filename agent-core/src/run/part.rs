@@ -10,7 +10,7 @@ use std::sync::Arc;
 use futures_util::future::Shared;
 
 use super::agent::Agent;
-use super::context::RunSummaries;
+use super::context::{LastSent, RunSummaries};
 use super::events::EventSender;
 use super::guard::{GuardRun, GuardScope, GuardedAnswer, Guards, Place, Tripwire};
 use super::journal::Journal;
@@ -38,6 +38,8 @@ pub(super) struct RunWide<'r, S> {
     /// The cancel signal (the run's own, or its budget's), shared by every part.
     pub(super) cancel: Option<Shared<BoxFuture<'r, ()>>>,
     pub(super) summaries: RunSummaries,
+    /// What the run's last model request sent (the session's last when it began).
+    pub(super) sent: LastSent,
     /// The run's own settings, over each agent's.
     pub(super) settings: Option<ModelSettings>,
     /// For a run in a session: its store, its id, and the run's hold on it.
@@ -128,11 +130,12 @@ pub(super) fn part<'r, 'w: 'r, S: Send + Sync + 'static, C: AnswerCheck<S>>(
     let own = RunValues {
         context: (agent.context.as_ref()).map(|layer| {
             let counter = agent.token_counter.as_deref();
-            layer.in_run(&wide.summaries, wide.journal, counter, wide.events.clone())
+            let events = wide.events.clone();
+            layer.in_run(&wide.summaries, &wide.sent, wide.journal, counter, events)
         }),
         view: over.map(|over| HandoffView { over }),
         journal: wide.journal.map(Journaled),
-        watch: cached.then(CacheWatch::default),
+        watch: cached.then(|| CacheWatch::new(&wide.sent)),
         spending: (wide.budget.clone()).map(|budget| {
             let max_reply = (wide.settings.as_ref())
                 .and_then(|own| own.max_tokens)

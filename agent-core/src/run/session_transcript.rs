@@ -2,7 +2,7 @@
 //! part of the transcript the run completes is appended to the conversation in the store, one
 //! transaction each, with the summaries made, the usage and the child runs that ended since.
 
-use super::context::RunSummaries;
+use super::context::{LastSent, RunSummaries};
 use super::outcome::{RunError, RunOutput, StopReason};
 use super::pause::PausedRun;
 use super::seams::{Transcript, Used};
@@ -47,6 +47,8 @@ pub(super) struct SessionTranscript<'a> {
     /// The summaries the run knows, of which it made the first `summaries_kept` stored.
     summaries: &'a RunSummaries,
     summaries_kept: usize,
+    /// What the run's last model request sent, stored with each write.
+    sent: &'a LastSent,
     /// The run's model calls whose usage is stored (a resumed run's from before its pause
     /// included).
     steps_kept: usize,
@@ -56,7 +58,8 @@ pub(super) struct SessionTranscript<'a> {
 }
 
 impl<'a> SessionTranscript<'a> {
-    /// The transcript of conversation `id` in `store`, loaded at `place`; `summaries`: the run's;
+    /// The transcript of conversation `id` in `store`, loaded at `place`; `summaries` and `sent`:
+    /// the run's;
     /// `steps`: the model calls the run had made when it began (a resumed run's, stored at its
     /// pause).
     pub(super) fn new(
@@ -64,6 +67,7 @@ impl<'a> SessionTranscript<'a> {
         id: &'a str,
         place: Place,
         summaries: &'a RunSummaries,
+        sent: &'a LastSent,
         steps: usize,
         family: Option<&'a Family>,
     ) -> Self {
@@ -74,6 +78,7 @@ impl<'a> SessionTranscript<'a> {
             kept: place.new_from,
             summaries,
             summaries_kept: 0,
+            sent,
             steps_kept: steps,
             family,
             // Those that ended before (a resumed run's, before its pause) are stored.
@@ -107,7 +112,7 @@ impl<'a> SessionTranscript<'a> {
     }
 
     /// Appends `messages` from where the store's copy ends, sets the paused run, and keeps the
-    /// summaries made and the usage since the last write.
+    /// summaries made and the usage since the last write, and what the last request sent.
     async fn append(
         &mut self,
         messages: &[Message],
@@ -126,7 +131,8 @@ impl<'a> SessionTranscript<'a> {
             .paused(paused)
             .summaries(&summaries)
             .usage(usage)
-            .children(&children);
+            .children(&children)
+            .last_request(self.sent.to_store());
         self.store.append(self.id, expected, added).await?;
         self.kept = self.kept.max(messages.len());
         self.children_kept += ended;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use futures_util::{FutureExt, TryFutureExt};
 
 use super::agent::Agent;
-use super::context::{Positions, RunSummaries, Summary};
+use super::context::{LastSent, Positions, RunSummaries, Summary};
 use super::events::EventSender;
 use super::guard::Tripwire;
 use super::kernel::Resumption;
@@ -89,9 +89,9 @@ async fn ready<'a, S: Send + Sync + 'static>(
             usage: Usage::default(),
         });
     }
-    let (start, history, given, session) = match source {
-        Source::New => (start, None, summaries, None),
-        Source::History(history) => (start, Some(history), summaries, None),
+    let (start, history, given, session, last_request) = match source {
+        Source::New => (start, None, summaries, None, None),
+        Source::History(history) => (start, Some(history), summaries, None, None),
         Source::Session { store, id, held } => {
             let hold = match held {
                 Some(hold) => hold,
@@ -99,13 +99,20 @@ async fn ready<'a, S: Send + Sync + 'static>(
             };
             let stored = (store.load(&id).await)
                 .map_err(|source| session_error(source, Vec::new(), Usage::default()))?;
+            let last_request = stored.last_request;
             let (start, messages, summaries) = from_session(start, &id, stored)?;
             let session = InSession {
                 store,
                 id,
                 _hold: hold,
             };
-            (start, Some(messages), summaries, Some(session))
+            (
+                start,
+                Some(messages),
+                summaries,
+                Some(session),
+                last_request,
+            )
         }
     };
     let (opening, positions) = begin(agent, start, history, parts)?;
@@ -142,6 +149,7 @@ async fn ready<'a, S: Send + Sync + 'static>(
         events,
         budget,
         cancel,
+        sent: LastSent::new(last_request, positions.clone()),
         summaries: RunSummaries::new(given, positions),
         settings,
         session,
@@ -222,6 +230,7 @@ async fn parts<S: Send + Sync + 'static, C: AnswerCheck<S>>(
             &session.id,
             opening.place,
             &wide.summaries,
+            &wide.sent,
             opening.steps_before,
             wide.family.as_deref(),
         )

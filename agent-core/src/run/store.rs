@@ -34,6 +34,45 @@ pub struct Conversation {
     /// The runs its calls started (agents called as tools), each whole, in the order they
     /// ended, with where the reply that started each is.
     pub children: Vec<KeptChild>,
+    /// What its last model request sent, as far as the next run needs it: where the context
+    /// policy cut the history, and what a prompt cache holds of it (`None`: no request yet, or
+    /// one made before stores kept it).
+    pub last_request: Option<LastRequest>,
+}
+
+/// What the last model request of a conversation sent, kept with it so that the next run's
+/// requests go on from it: its context policy keeps the same cut while it fits (the prefix a
+/// provider's prompt cache reuses stays the same), and a request that does not begin with it
+/// whole is counted as a cache bust ([`Usage::cache_busts`]), across runs and processes as within
+/// a run.
+///
+/// Positions are the stored conversation's (a system prompt a run puts in front is not one).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LastRequest {
+    /// The first message its history kept (0: from the start); those before it, system messages
+    /// aside, were left out or stood for by a summary.
+    pub kept_from: usize,
+    /// The end of the messages whose tool results it sent as a short note (`kept_from`: none).
+    pub shortened_to: usize,
+    /// How many messages it sent, as sent (after the policy's shape)...
+    pub sent: usize,
+    /// ...and a hash of its tool definitions and those messages. It is Rust's default hasher
+    /// with fixed keys: a build with another Rust may hash differently, which counts one bust.
+    pub hash: u64,
+}
+
+impl LastRequest {
+    /// A request that kept its history from `kept_from`, its results up to `shortened_to` sent
+    /// as a note, that sent `sent` messages hashing (with its tools) to `hash`.
+    pub fn new(kept_from: usize, shortened_to: usize, sent: usize, hash: u64) -> Self {
+        LastRequest {
+            kept_from,
+            shortened_to,
+            sent,
+            hash,
+        }
+    }
 }
 
 /// A run a conversation's call started (an agent called as a tool), kept with the conversation.
@@ -86,6 +125,12 @@ impl Conversation {
         self
     }
 
+    /// The same, its last request `last`.
+    pub fn with_last_request(mut self, last: Option<LastRequest>) -> Self {
+        self.last_request = last;
+        self
+    }
+
     /// What its runs cost at `prices`; `None` when a model they asked has no price there.
     pub fn cost(&self, prices: &PriceTable) -> Option<f64> {
         prices.cost_by_model(&self.usage)
@@ -108,6 +153,9 @@ pub struct Append<'a> {
     pub usage: UsageByModel,
     /// The runs of its calls that ended since the last write (agents called as tools).
     pub children: &'a [KeptChild],
+    /// What its last model request sent, when a request was made since the last write (`None`
+    /// keeps what is stored).
+    pub last_request: Option<LastRequest>,
 }
 
 impl<'a> Append<'a> {
@@ -140,6 +188,12 @@ impl<'a> Append<'a> {
     /// The same, with `children` that ended since the last write.
     pub fn children(mut self, children: &'a [KeptChild]) -> Self {
         self.children = children;
+        self
+    }
+
+    /// The same, its last request now `last` (`None` keeps what is stored).
+    pub fn last_request(mut self, last: Option<LastRequest>) -> Self {
+        self.last_request = last;
         self
     }
 }
@@ -203,7 +257,8 @@ pub trait SessionStore: Send + Sync {
 
     /// Appends `added`'s messages to conversation `id`, which must still have `expected_len`
     /// messages ([`SessionError::Conflict`] otherwise), sets its paused run (`None` clears it),
-    /// keeps its summaries and adds its usage to the conversation's, all at once: after a crash
+    /// keeps its summaries, sets its last request (when `added` has one) and adds its usage to
+    /// the conversation's, all at once: after a crash
     /// either all of it is stored or none.
     fn append<'a>(
         &'a self,

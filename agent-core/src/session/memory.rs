@@ -68,6 +68,9 @@ impl SessionStore for MemorySessions {
             conversation.summaries.extend_from_slice(added.summaries);
             conversation.children.extend_from_slice(added.children);
             conversation.usage.merge(&added.usage);
+            if added.last_request.is_some() {
+                conversation.last_request = added.last_request;
+            }
             kept.updated = Some(SystemTime::now());
             Ok(())
         } else {

@@ -24,7 +24,7 @@ mod memory;
 
 pub use crate::run::context::Summary;
 pub use crate::run::store::{
-    Append, Conversation, ConversationHold, ConversationLocks, KeptChild, Listed, SessionError,
-    SessionStore,
+    Append, Conversation, ConversationHold, ConversationLocks, KeptChild, LastRequest, Listed,
+    SessionError, SessionStore,
 };
 pub use memory::MemorySessions;

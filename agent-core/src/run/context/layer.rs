@@ -6,7 +6,9 @@ use std::hash::{DefaultHasher, Hasher};
 use std::sync::{Arc, Mutex};
 
 use super::estimate::{Calibration, TokenCounter, TokenEstimate};
-use super::{ContextPolicy, Recall, RunSummaries, Shape, Turns, message_hash, recall_definition};
+use super::{
+    ContextPolicy, LastSent, Recall, RunSummaries, Shape, Turns, message_hash, recall_definition,
+};
 use crate::message::Message;
 use crate::model::{ChatRequest, ChatResponse, ModelError};
 use crate::run::events::{EventSender, LiveEvent};
@@ -35,12 +37,13 @@ impl ContextLayer {
         }
     }
 
-    /// The layer in a run that knows `summaries`, journaled in `journal` when durable, its
+    /// The layer in a run that knows `summaries` and what its last request `sent`, journaled in `journal` when durable, its
     /// tokens counted by `counter` when the agent has one, telling `events` of each summary made
     /// when streamed.
     pub(crate) fn in_run<'r>(
         &'r self,
         summaries: &'r RunSummaries,
+        sent: &'r LastSent,
         journal: Option<&'r dyn Journal>,
         counter: Option<&'r dyn TokenCounter>,
         events: Option<EventSender>,
@@ -48,6 +51,7 @@ impl ContextLayer {
         InRun {
             layer: self,
             summaries,
+            sent,
             journal,
             counter,
             events,
@@ -70,6 +74,8 @@ impl std::fmt::Debug for ContextLayer {
 pub(crate) struct InRun<'r> {
     layer: &'r ContextLayer,
     summaries: &'r RunSummaries,
+    /// What the last request sent: where it cut, for the policy to keep while it fits.
+    sent: &'r LastSent,
     journal: Option<&'r dyn Journal>,
     counter: Option<&'r dyn TokenCounter>,
     events: Option<EventSender>,
@@ -203,10 +209,17 @@ impl<S: Sync> ModelLayer<S> for InRun<'_> {
             loop {
                 let known = self.summaries.known();
                 let estimate = calibration.estimate().counting_with(self.counter);
+                let last = self.sent.last();
                 let turns = Turns::estimated(&request, &estimate)
                     .in_run(&known, self.journal, step)
-                    .with_model_window(calibration.model_window());
+                    .with_model_window(calibration.model_window())
+                    .after(last.map(|last| (last.kept_from, last.shortened_to)));
                 let mut shape = self.layer.policy.shape(&turns).await?;
+                let (kept_from, shortened_to) = turns.cut_and_shortened(&shape);
+                self.sent.update(|last| {
+                    last.kept_from = kept_from;
+                    last.shortened_to = shortened_to;
+                });
                 // Tried again only when the policy cuts tighter.
                 if let Some((_, error)) = refused.take_if(|(before, _)| *before == shape) {
                     return Err(error);
@@ -277,7 +290,7 @@ pub mod __bench {
     use std::sync::Mutex;
     use std::task::{Context, Poll, Waker};
 
-    use super::{Built, ContextLayer, RunSummaries, Turns};
+    use super::{Built, ContextLayer, LastSent, RunSummaries, Turns};
     use crate::context::ContextPolicy;
     use crate::message::Message;
     use crate::model::ChatRequest;
@@ -286,6 +299,7 @@ pub mod __bench {
     pub struct Run {
         layer: ContextLayer,
         summaries: RunSummaries,
+        sent: LastSent,
         built: Option<Built>,
     }
 
@@ -295,6 +309,7 @@ pub mod __bench {
             Run {
                 layer: ContextLayer::new(policy),
                 summaries: RunSummaries::default(),
+                sent: LastSent::default(),
                 built: None,
             }
         }
@@ -305,14 +320,17 @@ pub mod __bench {
             let run = super::InRun {
                 layer: &self.layer,
                 summaries: &self.summaries,
+                sent: &self.sent,
                 journal: None,
                 counter: None,
                 events: None,
                 built: Mutex::new(self.built.take()),
             };
             let known = self.summaries.known();
+            let last = self.sent.last();
             let turns = Turns::estimated(request, &self.layer.calibration.estimate())
-                .in_run(&known, None, 1);
+                .in_run(&known, None, 1)
+                .after(last.map(|last| (last.kept_from, last.shortened_to)));
             let mut shape = match pin!(self.layer.policy.shape(&turns))
                 .as_mut()
                 .poll(&mut Context::from_waker(Waker::noop()))
@@ -320,6 +338,11 @@ pub mod __bench {
                 Poll::Ready(shape) => shape.expect("a shape"),
                 Poll::Pending => panic!("the policy waited"),
             };
+            let (kept_from, shortened_to) = turns.cut_and_shortened(&shape);
+            self.sent.update(|last| {
+                last.kept_from = kept_from;
+                last.shortened_to = shortened_to;
+            });
             let history = run.history(&mut shape, &turns);
             let sent: &[Message] = history.as_deref().unwrap_or(request.messages);
             let length = sent.len();

@@ -12,12 +12,14 @@
 //! - `window`: the policies that leave turns out ([`KeepLastTurns`], [`TokenWindow`]);
 //! - `summarize`: the policy that puts a model's summary in their place ([`Summarize`]);
 //! - `summary`: a summary and the messages it stands for, as a run and a session keep them;
+//! - `sent`: what the last request sent (where it cut, its prefix), kept across runs;
 //! - `recall`: the tool a model reads a result left out with, answered from the transcript;
 //! - `layer`: the model-call layer that asks the policy, in one run.
 
 mod estimate;
 mod layer;
 mod recall;
+mod sent;
 mod summarize;
 mod summary;
 #[cfg(test)]
@@ -33,6 +35,7 @@ pub use layer::__bench;
 pub(crate) use layer::{ContextLayer, InRun};
 pub use recall::{RECALL_PAGE, RECALL_TOOL};
 pub(crate) use recall::{Recall, recall_definition};
+pub(crate) use sent::LastSent;
 pub use summarize::Summarize;
 pub use summary::Summary;
 pub(crate) use summary::{Positions, RunSummaries};

@@ -90,7 +90,7 @@ pub(crate) struct Positions {
 
 impl Positions {
     /// The run's position of the given message at `given`.
-    fn to_run(&self, given: usize) -> usize {
+    pub(super) fn to_run(&self, given: usize) -> usize {
         let mut run = given + self.prompt;
         for &repair in &self.repairs {
             if repair <= run {
@@ -101,7 +101,7 @@ impl Positions {
     }
 
     /// The given position of the run's message at `run`.
-    fn to_given(&self, run: usize) -> usize {
+    pub(super) fn to_given(&self, run: usize) -> usize {
         let repairs = self.repairs.iter().filter(|&&repair| repair < run).count();
         run.saturating_sub(self.prompt + repairs)
     }

@@ -6,8 +6,8 @@
 use std::ops::Range;
 
 use super::estimate::TokenEstimate;
-use super::{RECALL_TOOL, Summary};
-use crate::message::Message;
+use super::{RECALL_TOOL, Summary, recall_definition};
+use crate::message::{Message, ToolResultMessage};
 use crate::model::{ChatRequest, ChatResponse, Model, ModelError};
 use crate::run::journal::Journal;
 use crate::texts::Texts;
@@ -60,6 +60,9 @@ pub struct Turns<'a> {
     step: usize,
     /// The most input tokens the model takes, when a refusal said it.
     model_window: Option<u64>,
+    /// Where the conversation's last request kept its history from, and the end of the messages
+    /// whose results it sent as a note, in the history's positions.
+    last: Option<(usize, usize)>,
 }
 
 /// What a [`ContextPolicy`](super::ContextPolicy) decided a request carries.
@@ -212,6 +215,7 @@ impl<'a> Turns<'a> {
             journal: None,
             step: 0,
             model_window: None,
+            last: None,
         }
     }
 
@@ -233,6 +237,48 @@ impl<'a> Turns<'a> {
     pub(crate) fn with_model_window(mut self, window: Option<u64>) -> Self {
         self.model_window = window;
         self
+    }
+
+    /// The same turns of a conversation whose last request kept its history from message
+    /// `kept_from` on, with the results of the messages before `shortened_to` sent as a note.
+    pub(crate) fn after(mut self, last: Option<(usize, usize)>) -> Self {
+        self.last = last;
+        self
+    }
+
+    /// The shape of the conversation's last request (this run's, or the one its session kept),
+    /// when it still applies to this history: a policy that keeps it while it fits keeps the
+    /// prefix a provider's prompt cache reuses (the crate's policies do). Its results sent as a
+    /// note are those of the steps from its first unit up to where they ended.
+    pub fn last_shape(&self) -> Option<Shape> {
+        let (kept_from, shortened_to) = self.last?;
+        let unit_at =
+            |position: usize| (self.units.iter()).position(|unit| unit.messages.start == position);
+        let first = if kept_from == 0 {
+            0
+        } else {
+            unit_at(kept_from)?
+        };
+        let end = match shortened_to {
+            end if end <= kept_from => first,
+            end => (self.units.iter()).position(|unit| unit.messages.end == end)? + 1,
+        };
+        let shortened = (first..end).filter(|&index| {
+            self.units[index].kind == UnitKind::Step && self.saved_by_note(index) > 0
+        });
+        Some(Shape::from_unit(first).shortening(shortened))
+    }
+
+    /// Where the history `shape` keeps starts, and the end of the messages whose results it sends
+    /// as a note (the start when none): what the next request is told of this one.
+    pub(crate) fn cut_and_shortened(&self, shape: &Shape) -> (usize, usize) {
+        let cut = self.cut_of(shape);
+        let shortened = (shape.shortened.iter())
+            .filter_map(|&index| self.units.get(index))
+            .map(|unit| unit.messages.end)
+            .max()
+            .unwrap_or(cut);
+        (cut, shortened.max(cut))
     }
 
     /// The most input tokens the model takes, when the agent learned it from a refusal for length
@@ -311,6 +357,30 @@ impl<'a> Turns<'a> {
             .filter(|message| matches!(message, Message::Tool(_)))
             .map(|message| self.estimate.message(message))
             .sum()
+    }
+
+    /// What sending the results of the unit at `index` as a note saves: their tokens less the
+    /// note's.
+    pub(crate) fn saved_by_note(&self, index: usize) -> u64 {
+        let messages = &self.messages[self.units[index].messages.clone()];
+        (messages.iter())
+            .filter_map(|message| match message {
+                Message::Tool(result) => Some((message, result)),
+                _ => None,
+            })
+            .map(|(message, result)| {
+                let characters = result.content.chars().count();
+                let note =
+                    (self.texts).result_left_out(characters, &result.tool_call_id, RECALL_TOOL);
+                let note = Message::Tool(ToolResultMessage::new(result.tool_call_id.clone(), note));
+                (self.estimate.message(message)).saturating_sub(self.estimate.message(&note))
+            })
+            .sum()
+    }
+
+    /// The tokens of the tool a request with results sent as a note offers to read them back.
+    pub(crate) fn recall_tokens(&self) -> u64 {
+        self.estimate.tools(&[recall_definition(self.texts)])
     }
 
     /// The index of the first unit of each turn (a user message), in order.

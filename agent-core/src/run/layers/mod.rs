@@ -131,7 +131,7 @@ pub(crate) struct RunValues<'r> {
     pub(crate) context: Option<InRun<'r>>,
     pub(crate) view: Option<HandoffView<'r>>,
     pub(crate) journal: Option<Journaled<'r>>,
-    pub(crate) watch: Option<CacheWatch>,
+    pub(crate) watch: Option<CacheWatch<'r>>,
     pub(crate) spending: Option<Spending>,
     pub(crate) pauses: bool,
     /// The run that started this one defers approvals: so does an agent without an approver.
