@@ -125,6 +125,13 @@ impl Summarize {
         window: usize,
     ) -> Result<Summary, ModelError> {
         let texts = turns.texts();
+        // The room for the messages beside the instruction and the summary so far: the same
+        // until a request makes a new summary.
+        let room_beside = |previous: Option<&str>| {
+            let instruction = texts.summary_request(previous, "").len();
+            (window - window / 8).saturating_sub(instruction)
+        };
+        let mut room = room_beside(previous.as_deref());
         let mut made: Option<(Option<String>, Usage)> = None;
         let mut chunk: Vec<String> = Vec::new();
         let mut size = 0;
@@ -132,8 +139,6 @@ impl Summarize {
         while let Some(message) = left_out.next() {
             size += message.len() + 1;
             chunk.push(message);
-            let instruction = texts.summary_request(previous.as_deref(), "").len();
-            let room = (window - window / 8).saturating_sub(instruction);
             let full = (left_out.peek()).is_none_or(|next| size + next.len() + 1 > room);
             if !full {
                 continue;
@@ -153,6 +158,7 @@ impl Summarize {
                 .map_or(reply.usage, |(_, used)| *used + reply.usage);
             made = Some((reply.model, usage));
             previous = Some(reply.message.content);
+            room = room_beside(previous.as_deref());
             chunk.clear();
             size = 0;
         }
